@@ -1,0 +1,55 @@
+"""Pure rules engines, and the registry that finds them by name.
+
+Built-in games are imported lazily by name, so that importing the registry does
+not import every engine (and a broken engine cannot break the others).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
+
+__all__ = [
+    "Action",
+    "BadGameData",
+    "Event",
+    "Expectation",
+    "Game",
+    "IllegalAction",
+    "MalformedAction",
+    "GAME_NAMES",
+    "get_game",
+    "register",
+]
+
+# name -> module that defines and registers it
+_BUILTIN: dict[str, str] = {
+    "terror": "controller.games.terror",
+    "superstition": "controller.games.superstition",
+    "dogs": "controller.games.dogs",
+}
+
+GAME_NAMES: tuple[str, ...] = tuple(_BUILTIN)
+
+_REGISTRY: dict[str, type[Game]] = {}
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Class decorator: make a game findable by its ``name``."""
+    existing = _REGISTRY.get(cls.name)
+    if existing is not None and existing is not cls:
+        raise ValueError(f"game name {cls.name!r} is already registered by {existing.__qualname__}")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_game(name: str) -> type[Game]:
+    """The game class registered under ``name``; ``ValueError`` naming the choices if none."""
+    if name not in _REGISTRY and name in _BUILTIN:
+        importlib.import_module(_BUILTIN[name])
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        choices = ", ".join(sorted(set(_BUILTIN) | set(_REGISTRY)))
+        raise ValueError(f"unknown game {name!r} (choose one of: {choices})") from None

@@ -1,0 +1,100 @@
+"""Secrets on an open broker: signed commands and sealed private views.
+
+Anyone may subscribe to ``#`` on a club's broker, so nothing secret may travel
+in clear text and the control token itself never travels at all:
+
+* Commands carry ``auth``, an HMAC-SHA256 of the canonical JSON of the rest of
+  the command under the table's control token. The controller checks it and
+  refuses a command id it has already accepted, so a captured command cannot
+  be replayed.
+* A player's private view is sealed with AES-GCM under a key derived from the
+  control token, the table id and the seat, and published on
+  ``<base>/<table>/private/<seat>``. Only a holder of the token (the panel) can
+  open it; the panel shows it only to the player who joined with that seat's
+  join code.
+* Join codes are derived from the token, the table, the game id and the seat,
+  so a new game gets new codes and the controller and panel agree on them
+  without exchanging them.
+
+Broker ACLs, username/password and TLS are supported on top of this (see
+``docs/topics.md``), but the promise holds on an open broker too.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+_JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+
+
+class SealError(ValueError):
+    """A sealed payload could not be opened: wrong key, wrong seat, or tampered."""
+
+
+def canonical(payload: Mapping[str, Any]) -> bytes:
+    """The bytes that are signed: sorted keys, no spaces, ``auth`` left out."""
+    body = {k: v for k, v in payload.items() if k != "auth"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def sign(token: str, payload: Mapping[str, Any]) -> str:
+    return hmac.new(token.encode(), canonical(payload), hashlib.sha256).hexdigest()
+
+
+def signed(token: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``payload`` with its ``auth`` field filled in."""
+    out = dict(payload)
+    out["auth"] = sign(token, out)
+    return out
+
+
+def verify(token: str, payload: Mapping[str, Any]) -> bool:
+    auth = payload.get("auth")
+    if not isinstance(auth, str):
+        return False
+    return hmac.compare_digest(auth, sign(token, payload))
+
+
+def _key(token: str, table: str, seat: int) -> bytes:
+    return HKDF(
+        algorithm=SHA256(), length=32, salt=b"gravekeeper-private-view", info=f"{table}/{seat}".encode()
+    ).derive(token.encode())
+
+
+def seal(token: str, table: str, seat: int, obj: Any) -> str:
+    """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string."""
+    nonce = os.urandom(12)
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    ct = AESGCM(_key(token, table, seat)).encrypt(nonce, data, f"{table}/{seat}".encode())
+    return base64.b64encode(nonce + ct).decode()
+
+
+def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
+    try:
+        raw = base64.b64decode(sealed, validate=True)
+        nonce, ct = raw[:12], raw[12:]
+        data = AESGCM(_key(token, table, seat)).decrypt(nonce, ct, f"{table}/{seat}".encode())
+        return json.loads(data)
+    except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
+        raise SealError(f"cannot open the private view of seat {seat} on table {table!r}") from exc
+
+
+def join_code(token: str, table: str, game_id: str, seat: int) -> str:
+    """A six-character code a player types to join ``seat``; easy to read aloud."""
+    digest = hmac.new(token.encode(), f"join/{table}/{game_id}/{seat}".encode(), hashlib.sha256).digest()
+    n = int.from_bytes(digest[:8], "big")
+    chars = []
+    for _ in range(6):
+        n, r = divmod(n, len(_JOIN_ALPHABET))
+        chars.append(_JOIN_ALPHABET[r])
+    return "".join(chars)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine with Python 3.11.
+# It installs what the tests need (Mosquitto and Chromium from Debian, Python
+# packages into .venv) and fails loudly when something cannot be had: a
+# missing broker or browser must never turn into a skipped test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need_apt+=(mosquitto)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "test.sh: installing Debian packages: ${need_apt[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "test.sh: need root to install ${need_apt[*]} (or install them yourself)" >&2
+        exit 1
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+[ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || { echo "test.sh: mosquitto is not available" >&2; exit 1; }
+[ -x /usr/bin/chromium ] || { echo "test.sh: /usr/bin/chromium is not available" >&2; exit 1; }
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test]'
+
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

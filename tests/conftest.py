@@ -1,0 +1,111 @@
+"""Fixtures shared by the whole suite: a real Mosquitto on a free port.
+
+Mosquitto is required, not optional: if it cannot be started the fixture fails
+(it never skips), so a missing broker cannot hide behind a skipped test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+MOSQUITTO_CANDIDATES = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def mosquitto_binary() -> str:
+    for path in MOSQUITTO_CANDIDATES:
+        if Path(path).exists():
+            return path
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    pytest.fail("mosquitto is not installed: run the README's test command, which installs it")
+
+
+@dataclass
+class Broker:
+    """A Mosquitto process on 127.0.0.1:``port``; ``stop()``/``start()`` simulate an outage."""
+
+    port: int
+    conf: Path
+    log: Path
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.proc = subprocess.Popen(
+            [mosquitto_binary(), "-c", str(self.conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.log, "ab"),  # noqa: SIM115 - handed to the child
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                pytest.fail(f"mosquitto exited at start: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)  # polling a port that has no event to wait on
+        pytest.fail(f"mosquitto did not listen on {self.port} within {timeout}s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+
+def make_broker(tmp: Path, port: int | None = None, extra_conf: str = "") -> Broker:
+    port = port or free_port()
+    conf = tmp / f"mosquitto-{port}.conf"
+    conf.write_text(
+        f"listener {port} 127.0.0.1\n"
+        "allow_anonymous true\n"
+        "persistence false\n"
+        "max_queued_messages 10000\n"
+        f"{extra_conf}"
+    )
+    broker = Broker(port=port, conf=conf, log=tmp / f"mosquitto-{port}.log")
+    broker.start()
+    return broker
+
+
+@pytest.fixture(scope="session")
+def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """One broker for the session (tests use distinct table ids to stay apart)."""
+    broker = make_broker(tmp_path_factory.mktemp("mosquitto"))
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def fresh_mosquitto(tmp_path: Path) -> Iterator[Broker]:
+    """A broker of the test's own, for tests that stop and restart it."""
+    broker = make_broker(tmp_path)
+    yield broker
+    broker.stop()
