@@ -1,0 +1,373 @@
+"""The controller's configuration: one TOML file, a default for every key.
+
+Every key is declared once in :data:`KEYS` (type, default, check, meaning);
+loading, validation and ``docs/config.md`` all follow that table. A bad key or
+value raises :class:`ConfigError` whose one-line message starts with the dotted
+key, e.g. ``mqtt.port: must be an integer 1-65535, got 'x'``; the CLI prints it
+and exits with status 2.
+
+The ``[hardware]`` section belongs to the sensor layer and is validated by
+``hardware.config.load_hardware_config``, imported only when a config is loaded
+so that the controller does not pull in gpiozero to print ``--help``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from controller.games import GAME_NAMES
+
+
+class ConfigError(ValueError):
+    """A bad config key or value; the message is one line that names the key."""
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    url: str | None
+    host: str
+    port: int
+    base_topic: str
+    username: str | None
+    password: str | None
+    tls: bool
+    ca_file: str | None
+    client_id: str | None
+    keepalive: int
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str
+    token: str
+    game: str
+    players: tuple[str, ...]
+    seed: int | None
+    token_generated: bool = False  # True when no token was configured: `run` must print it
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    path: str
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    enabled: bool
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    board: str  # "sensors" | "manual"
+    tomb_grace_ms: int
+    skull_window_ms: int
+    trap_window_ms: int
+    mismatch_grace_ms: int
+
+
+@dataclass(frozen=True)
+class Config:
+    table: TableConfig
+    mqtt: MqttConfig
+    journal: JournalConfig
+    panel: PanelConfig
+    referee: RefereeConfig
+    hardware: Any  # hardware.config.HardwareConfig
+    simulate: bool
+
+
+# ----- checks -----------------------------------------------------------------
+Check = Callable[[Any], str | None]  # returns the complaint, or None when the value is fine
+
+_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_range(lo: int, hi: int) -> Check:
+    def check(v: Any) -> str | None:
+        return None if _is_int(v) and lo <= v <= hi else f"must be an integer {lo}-{hi}"
+
+    return check
+
+
+def _bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "must be true or false"
+
+
+def _text(v: Any) -> str | None:
+    return None if isinstance(v, str) else "must be a string"
+
+
+def _nonempty(v: Any) -> str | None:
+    return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
+
+
+def _opt_text(v: Any) -> str | None:
+    return None if v is None or isinstance(v, str) else "must be a string"
+
+
+def _table_id(v: Any) -> str | None:
+    if isinstance(v, str) and _ID_RE.match(v):
+        return None
+    return "must be 1-64 letters, digits, '-' or '_' (it is part of MQTT topics)"
+
+
+def _base_topic(v: Any) -> str | None:
+    if not isinstance(v, str) or not v or v.startswith("/") or v.endswith("/"):
+        return "must be a topic like 'gravekeeper' (no leading or trailing '/')"
+    if any(c in v for c in "+#\0"):
+        return "must not contain the MQTT wildcards '+' or '#'"
+    return None
+
+
+def _game(v: Any) -> str | None:
+    return None if v in GAME_NAMES else f"must be one of {', '.join(GAME_NAMES)}"
+
+
+def _players(v: Any) -> str | None:
+    if not isinstance(v, (list, tuple)) or not v:
+        return "must be a list of player names"
+    if not all(isinstance(p, str) and p.strip() and len(p) <= 40 for p in v):
+        return "must be a list of non-empty names of at most 40 characters"
+    if len({p.strip().casefold() for p in v}) != len(v):
+        return "must not repeat a name"
+    return None
+
+
+def _seed(v: Any) -> str | None:
+    return None if v is None or (_is_int(v) and 0 <= v < 2**63) else "must be an integer 0 or more"
+
+
+def _board(v: Any) -> str | None:
+    return None if v in ("sensors", "manual") else "must be 'sensors' or 'manual'"
+
+
+def _mqtt_url(v: Any) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        return "must be a string like mqtt://host:1883"
+    try:
+        parts = urlsplit(v)
+        port = parts.port
+    except ValueError:
+        return "must be a URL like mqtt://host:1883 (bad port)"
+    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl") or not parts.hostname:
+        return "must be a URL like mqtt://host:1883 or mqtts://host:8883"
+    if port is not None and not 1 <= port <= 65535:
+        return "must have a port 1-65535"
+    return None
+
+
+# key -> (default, check, meaning).  Order is the order of docs/config.md.
+KEYS: dict[str, tuple[Any, Check, str]] = {
+    "table.id": ("t1", _table_id, "Table id; part of every MQTT topic (`<base>/<id>/...`)."),
+    "table.token": (
+        "",
+        _text,
+        "Control token: signs commands and seals private views. Empty: a random one is made at "
+        "each start and printed by `gravekeeper run`.",
+    ),
+    "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
+    "table.players": (["Player 1", "Player 2"], _players, "Seat names of that first game, in seat order."),
+    "table.seed": (None, _seed, "Seed of that first game; unset: a random seed (kept in the journal)."),
+    "mqtt.url": (
+        None,
+        _mqtt_url,
+        "Broker URL (`mqtt://user:pass@host:1883`, `mqtts://` for TLS). Unset, with no host or "
+        "port either: `run` uses a broker already answering on 127.0.0.1:1883, or starts its own.",
+    ),
+    "mqtt.host": ("127.0.0.1", _nonempty, "Broker host, when no URL is given."),
+    "mqtt.port": (1883, _int_range(1, 65535), "Broker port, when no URL is given."),
+    "mqtt.base_topic": ("gravekeeper", _base_topic, "First level of every topic."),
+    "mqtt.username": (None, _opt_text, "Broker user name (optional)."),
+    "mqtt.password": (None, _opt_text, "Broker password (optional)."),
+    "mqtt.tls": (False, _bool, "Use TLS (also implied by an `mqtts://` URL)."),
+    "mqtt.ca_file": (None, _opt_text, "CA certificate file for TLS; unset: the system's CAs."),
+    "mqtt.client_id": (None, _opt_text, "MQTT client id; unset: `gravekeeper-<table id>`."),
+    "mqtt.keepalive": (30, _int_range(5, 3600), "MQTT keepalive in seconds (also how fast the last will fires)."),
+    "journal.path": (
+        "",
+        _text,
+        "SQLite journal file. Empty: `$XDG_STATE_HOME/gravekeeper/<table id>.journal` "
+        "(`~/.local/state/gravekeeper/...`).",
+    ),
+    "panel.enabled": (True, _bool, "Start the web panel with `gravekeeper run`."),
+    "panel.host": ("127.0.0.1", _nonempty, "Panel address; `0.0.0.0` to reach it from other devices."),
+    "panel.port": (8080, _int_range(1, 65535), "Panel port."),
+    "referee.board": (
+        "sensors",
+        _board,
+        "`sensors`: the sensed board drives the game; `manual`: no sensors, every move is a command.",
+    ),
+    "referee.tomb_grace_ms": (
+        2000,
+        _int_range(0, 60000),
+        "How long a tomb may sit between positions (`moving`) before it is a mismatch.",
+    ),
+    "referee.skull_window_ms": (
+        8000,
+        _int_range(100, 120000),
+        "After a skull attempt: how long to wait for the Headless Ghost to fly before it counts as a miss.",
+    ),
+    "referee.trap_window_ms": (
+        2000,
+        _int_range(100, 60000),
+        "After a peg is pulled: how long the trap has to spring (zapped) before it counts as sneaked by.",
+    ),
+    "referee.mismatch_grace_ms": (
+        300,
+        _int_range(0, 10000),
+        "How long an unexpected reading may last before it is reported (sensors settle in any order).",
+    ),
+    "simulate": (False, _bool, "Use simulated sensors instead of GPIO and the MCU."),
+}
+
+_SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware"}
+
+
+def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "hardware":
+            continue
+        if key in _SECTIONS:
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{key}: must be a table ([{key}])")
+            for sub, sub_value in value.items():
+                flat[f"{key}.{sub}"] = sub_value
+        else:
+            flat[key] = value
+    return flat
+
+
+def _describe(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _default_journal_path(table_id: str) -> str:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "gravekeeper", f"{table_id}.journal")
+
+
+def _mqtt(values: Mapping[str, Any], explicit: set[str]) -> MqttConfig:
+    url = values["mqtt.url"]
+    host, port, tls = values["mqtt.host"], values["mqtt.port"], values["mqtt.tls"]
+    username, password = values["mqtt.username"], values["mqtt.password"]
+    if url is not None:
+        parts = urlsplit(url)
+        tls = tls or parts.scheme in ("mqtts", "ssl")
+        host = parts.hostname or host
+        port = parts.port or (8883 if tls else 1883)
+        if parts.username:
+            username = unquote(parts.username)
+        if parts.password:
+            password = unquote(parts.password)
+    elif explicit & {"mqtt.host", "mqtt.port"}:
+        # A host or port in the config is a configured broker: give it a URL so that
+        # "url is None" keeps meaning "nothing configured, embedded broker allowed".
+        url = f"{'mqtts' if tls else 'mqtt'}://{host}:{port}"
+    if password is not None and username is None:
+        raise ConfigError("mqtt.password: needs mqtt.username too")
+    return MqttConfig(
+        url=url,
+        host=host,
+        port=port,
+        base_topic=values["mqtt.base_topic"],
+        username=username,
+        password=password,
+        tls=tls,
+        ca_file=values["mqtt.ca_file"],
+        client_id=values["mqtt.client_id"],
+        keepalive=values["mqtt.keepalive"],
+    )
+
+
+def _hardware(section: Any) -> Any:
+    if not isinstance(section, Mapping):
+        raise ConfigError("hardware: must be a table ([hardware])")
+    from hardware.config import load_hardware_config  # lazy: gpiozero is heavy
+
+    try:
+        return load_hardware_config(section)
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(message if message.startswith("hardware") else f"hardware.{message}") from None
+
+
+def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> Config:
+    """Read ``path`` (or only defaults), apply CLI ``overrides`` and validate everything.
+
+    Overrides are dotted keys (``{"table.id": "t2", "simulate": True}``); a ``None``
+    value means "not given" so the CLI can pass its options straight through.
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError(f"config: file not found: {path}") from None
+        except OSError as exc:
+            raise ConfigError(f"config: cannot read {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config: {path} is not valid TOML: {exc}") from None
+    flat = _flatten(data)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            flat[key] = value
+    unknown = sorted(k for k in flat if k not in KEYS)
+    if unknown:
+        raise ConfigError(f"{unknown[0]}: unknown key (see docs/config.md)")
+    values: dict[str, Any] = {}
+    for key, (default, check, _) in KEYS.items():
+        value = flat.get(key, default)
+        problem = check(value)
+        if problem is not None:
+            raise ConfigError(f"{key}: {problem}, got {_describe(value)}")
+        values[key] = value
+    explicit = set(flat)
+    token = values["table.token"]
+    generated = not token
+    if generated:
+        token = secrets.token_urlsafe(18)
+    table = TableConfig(
+        id=values["table.id"],
+        token=token,
+        game=values["table.game"],
+        players=tuple(p.strip() for p in values["table.players"]),
+        seed=values["table.seed"],
+        token_generated=generated,
+    )
+    journal_path = values["journal.path"] or _default_journal_path(table.id)
+    return Config(
+        table=table,
+        mqtt=_mqtt(values, explicit),
+        journal=JournalConfig(path=os.path.expanduser(journal_path)),
+        panel=PanelConfig(values["panel.enabled"], values["panel.host"], values["panel.port"]),
+        referee=RefereeConfig(
+            board=values["referee.board"],
+            tomb_grace_ms=values["referee.tomb_grace_ms"],
+            skull_window_ms=values["referee.skull_window_ms"],
+            trap_window_ms=values["referee.trap_window_ms"],
+            mismatch_grace_ms=values["referee.mismatch_grace_ms"],
+        ),
+        hardware=_hardware(data.get("hardware", {})),
+        simulate=values["simulate"],
+    )

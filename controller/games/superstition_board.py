@@ -1,0 +1,277 @@
+"""The Superstition board as data: load, validate and index it.
+
+The rulebook gives no layout, so the default board in
+``data/superstition_board.json`` is a reconstruction (drawn in
+``docs/rules/superstition.md``). Owners may edit a copy to match their own
+printing and pass it as ``options={"board": path}``; every mistake is reported
+as :class:`BadGameData` naming the entry, because a silently wrong board would
+referee a game wrongly.
+
+Shape of the file::
+
+    spaces        id -> {"kind": brick|stone|circle|platform|tomb_side, "x": n, "y": n}
+    brick_path    the outer ring of brick spaces, in clockwise order
+    gate          the brick space next to the start circles
+    stone_path    the inner ring of stone spaces, in clockwise order
+    start_circles colour -> circle space
+    platforms     ladder|mirror -> {"kind": "ladder_mirror", "space", "brick_entrance", "stone_exit"}
+                  grave1|grave2 -> {"kind": "grave", "space", "front", "tomb_side"}
+    tomb          {"x", "y", "width", "height"}: where to draw the Wizard's Tomb
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .base import BadGameData
+
+DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "superstition_board.json"
+
+SPACE_KINDS = ("brick", "stone", "circle", "platform", "tomb_side")
+LADDER_MIRROR = ("ladder", "mirror")
+GRAVES = ("grave1", "grave2")
+TRAPS = LADDER_MIRROR + GRAVES
+_TOP_KEYS = {"spaces", "brick_path", "gate", "stone_path", "start_circles", "platforms", "tomb"}
+_OPTIONAL_TOP_KEYS = {"name", "notes"}
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A Superstition trap's platform and the spaces that lead to it.
+
+    For the Ladder and Mirror, ``brick`` is the entrance space on the brick path
+    and ``stone`` the space on the stone path where a pawn steps off. For a
+    Grave, ``stone`` is the space in front of it and ``tomb_side`` the space
+    between it and the Wizard's Tomb.
+    """
+
+    trap: str
+    kind: str
+    space: str
+    stone: str
+    brick: str | None = None
+    tomb_side: str | None = None
+
+
+@dataclass(frozen=True)
+class Board:
+    raw: dict[str, Any]
+    spaces: dict[str, tuple[str, float, float]]
+    brick: tuple[str, ...]
+    stone: tuple[str, ...]
+    gate: str
+    circles: dict[str, str]
+    platforms: dict[str, Platform]
+
+    @property
+    def colours(self) -> list[str]:
+        return list(self.circles)
+
+    def ring(self, name: str) -> tuple[str, ...]:
+        return self.brick if name == "brick" else self.stone
+
+    def kind(self, space: str) -> str:
+        return self.spaces[space][0]
+
+    def path_spaces(self) -> tuple[str, ...]:
+        """Spaces a Whammy may stand on: every brick and stone path space."""
+        return self.brick + self.stone
+
+    def platform_at(self, space: str) -> Platform | None:
+        for platform in self.platforms.values():
+            if platform.space == space:
+                return platform
+        return None
+
+    def geometry(self) -> dict[str, Any]:
+        """What a panel needs to draw the board (coordinates for an SVG)."""
+        return {
+            "name": self.raw.get("name", ""),
+            "spaces": {sid: {"kind": k, "x": x, "y": y} for sid, (k, x, y) in self.spaces.items()},
+            "brick_path": list(self.brick),
+            "stone_path": list(self.stone),
+            "gate": self.gate,
+            "start_circles": dict(self.circles),
+            "platforms": {t: dict(self.raw["platforms"][t]) for t in TRAPS},
+            "tomb": dict(self.raw["tomb"]),
+        }
+
+
+def load_board(source: str | Path | None = None) -> Board:
+    """Read and validate a board file (the default board when ``source`` is None)."""
+    path = Path(source) if source is not None else DEFAULT_BOARD_PATH
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadGameData(f"board file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BadGameData(f"board file {str(path)!r} is not valid JSON: {exc}") from None
+    return parse_board(data, where=f"board file {str(path)!r}")
+
+
+def parse_board(data: Any, where: str = "board") -> Board:
+    """Validate board JSON; :class:`BadGameData` names the first bad entry."""
+
+    def bad(entry: str, problem: str) -> BadGameData:
+        return BadGameData(f"{where}: {entry} {problem}")
+
+    if not isinstance(data, Mapping):
+        raise bad("the top level", "must be a JSON object")
+    missing = sorted(_TOP_KEYS - set(data))
+    if missing:
+        raise bad(f"key {missing[0]!r}", "is missing")
+    unknown = sorted(set(data) - _TOP_KEYS - _OPTIONAL_TOP_KEYS)
+    if unknown:
+        raise bad(f"key {unknown[0]!r}", "is not a board key")
+
+    raw_spaces = data["spaces"]
+    if not isinstance(raw_spaces, Mapping) or not raw_spaces:
+        raise bad("'spaces'", "must be a non-empty object of id -> space")
+    spaces: dict[str, tuple[str, float, float]] = {}
+    for sid, spec in raw_spaces.items():
+        if not isinstance(spec, Mapping):
+            raise bad(f"spaces[{sid!r}]", "must be an object")
+        kind = spec.get("kind")
+        if kind not in SPACE_KINDS:
+            raise bad(f"spaces[{sid!r}].kind", f"is {kind!r}; expected one of {', '.join(SPACE_KINDS)}")
+        coords = []
+        for axis in ("x", "y"):
+            value = spec.get(axis)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise bad(f"spaces[{sid!r}].{axis}", f"must be a number, got {value!r}")
+            coords.append(value)
+        extra = sorted(set(spec) - {"kind", "x", "y"})
+        if extra:
+            raise bad(f"spaces[{sid!r}].{extra[0]}", "is not a space field")
+        spaces[sid] = (kind, coords[0], coords[1])
+
+    def ring(key: str, kind: str) -> tuple[str, ...]:
+        value = data[key]
+        if not isinstance(value, list) or len(value) < 4:
+            raise bad(f"{key!r}", "must be a list of at least 4 space ids")
+        seen: set[str] = set()
+        for i, sid in enumerate(value):
+            if not isinstance(sid, str) or sid not in spaces:
+                raise bad(f"{key}[{i}]", f"is {sid!r}, which is not a space id")
+            if spaces[sid][0] != kind:
+                raise bad(f"{key}[{i}]", f"is {sid!r}, a {spaces[sid][0]} space; expected a {kind} space")
+            if sid in seen:
+                raise bad(f"{key}[{i}]", f"repeats {sid!r}")
+            seen.add(sid)
+        unlisted = sorted(s for s, (k, _, _) in spaces.items() if k == kind and s not in seen)
+        if unlisted:
+            raise bad(f"spaces[{unlisted[0]!r}]", f"is a {kind} space missing from {key!r}")
+        return tuple(value)
+
+    brick = ring("brick_path", "brick")
+    stone = ring("stone_path", "stone")
+
+    gate = data["gate"]
+    if gate not in brick:
+        raise bad("'gate'", f"is {gate!r}; it must be a space of 'brick_path'")
+
+    raw_circles = data["start_circles"]
+    if not isinstance(raw_circles, Mapping) or len(raw_circles) < 4:
+        raise bad("'start_circles'", "must map at least 4 colours to circle spaces")
+    circles: dict[str, str] = {}
+    for colour, sid in raw_circles.items():
+        if not isinstance(sid, str) or sid not in spaces or spaces[sid][0] != "circle":
+            raise bad(f"start_circles[{colour!r}]", f"is {sid!r}, which is not a circle space")
+        if sid in circles.values():
+            raise bad(f"start_circles[{colour!r}]", f"reuses circle {sid!r}")
+        circles[colour] = sid
+    stray = sorted(s for s, (k, _, _) in spaces.items() if k == "circle" and s not in circles.values())
+    if stray:
+        raise bad(f"spaces[{stray[0]!r}]", "is a circle no colour starts on")
+
+    platforms = _parse_platforms(data["platforms"], spaces, brick, stone, gate, bad)
+
+    tomb = data["tomb"]
+    if not isinstance(tomb, Mapping):
+        raise bad("'tomb'", "must be an object with x, y, width, height")
+    for key in ("x", "y", "width", "height"):
+        value = tomb.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad(f"tomb.{key}", f"must be a number, got {value!r}")
+
+    return Board(
+        raw=json.loads(json.dumps(data)),
+        spaces=spaces,
+        brick=brick,
+        stone=stone,
+        gate=gate,
+        circles=circles,
+        platforms=platforms,
+    )
+
+
+def _parse_platforms(
+    raw: Any,
+    spaces: dict[str, tuple[str, float, float]],
+    brick: tuple[str, ...],
+    stone: tuple[str, ...],
+    gate: str,
+    bad: Any,
+) -> dict[str, Platform]:
+    if not isinstance(raw, Mapping):
+        raise bad("'platforms'", "must be an object")
+    missing = [t for t in TRAPS if t not in raw]
+    if missing:
+        raise bad(f"platforms[{missing[0]!r}]", "is missing (the board needs ladder, mirror, grave1, grave2)")
+    unknown = sorted(set(raw) - set(TRAPS))
+    if unknown:
+        raise bad(f"platforms[{unknown[0]!r}]", "is not a trap (ladder, mirror, grave1, grave2)")
+
+    def field(trap: str, spec: Mapping[str, Any], key: str, kind: str, ring: tuple[str, ...] | None) -> str:
+        sid = spec.get(key)
+        if not isinstance(sid, str) or sid not in spaces:
+            raise bad(f"platforms[{trap!r}].{key}", f"is {sid!r}, which is not a space id")
+        if spaces[sid][0] != kind:
+            raise bad(f"platforms[{trap!r}].{key}", f"is {sid!r}, a {spaces[sid][0]} space; expected {kind}")
+        if ring is not None and sid not in ring:
+            raise bad(f"platforms[{trap!r}].{key}", f"is {sid!r}, which is not on the path")
+        return sid
+
+    out: dict[str, Platform] = {}
+    used: dict[str, str] = {gate: "the gate"}
+    for trap in TRAPS:
+        spec = raw[trap]
+        if not isinstance(spec, Mapping):
+            raise bad(f"platforms[{trap!r}]", "must be an object")
+        want = "ladder_mirror" if trap in LADDER_MIRROR else "grave"
+        if spec.get("kind") != want:
+            raise bad(f"platforms[{trap!r}].kind", f"is {spec.get('kind')!r}; expected {want!r}")
+        keys = ("space", "brick_entrance", "stone_exit") if want == "ladder_mirror" else ("space", "front", "tomb_side")
+        extra = sorted(set(spec) - {"kind", *keys})
+        if extra:
+            raise bad(f"platforms[{trap!r}].{extra[0]}", f"is not a {want} platform field")
+        space = field(trap, spec, "space", "platform", None)
+        if want == "ladder_mirror":
+            platform = Platform(
+                trap, want, space,
+                stone=field(trap, spec, "stone_exit", "stone", stone),
+                brick=field(trap, spec, "brick_entrance", "brick", brick),
+            )
+            refs = {"space": space, "stone_exit": platform.stone, "brick_entrance": platform.brick or ""}
+        else:
+            platform = Platform(
+                trap, want, space,
+                stone=field(trap, spec, "front", "stone", stone),
+                tomb_side=field(trap, spec, "tomb_side", "tomb_side", None),
+            )
+            refs = {"space": space, "front": platform.stone, "tomb_side": platform.tomb_side or ""}
+        for key, sid in refs.items():
+            if sid in used:
+                raise bad(f"platforms[{trap!r}].{key}", f"is {sid!r}, already used by {used[sid]}")
+            used[sid] = f"platforms[{trap!r}].{key}"
+        out[trap] = platform
+    for sid, (kind, _, _) in spaces.items():
+        if kind in ("platform", "tomb_side") and sid not in used:
+            raise bad(f"spaces[{sid!r}]", f"is a {kind} space no platform uses")
+    return out

@@ -1,0 +1,464 @@
+"""The Terror in the Graveyard board: a grid of spaces over three sliding platforms.
+
+The board file (``data/terror_board.json``, or an owner's own) has a ``layout``
+of equal-length strings, one character a cell, and three ``platforms``. Each
+platform belongs to one tomb and one colour; it lists the three cells of its
+tomb ``track`` (``end_a``, ``middle``, ``end_b``) and, for every cell that
+shows through a hole in the board, the space type seen at each tomb position.
+The track cell under the tomb is the pit, so it shows ``"pit"`` there.
+
+Layout characters::
+
+    .  grass          #  bushes (block every pawn)     (blank)  not part of the board
+    g  "G" space      p  Magic Potion                  E  Entrance    X  Exit
+    S  Gate platform (start)        C  Crypt platform   1 2 3  a cell of platform 1, 2, 3
+
+Platform cell types: ``grass``, ``g``, ``potion``, ``hand`` (Skeleton Hand),
+``arrow-<colour>``, ``danger-<colour>`` and ``pit``.
+
+Movement is orthogonal, over spaces only (never bushes, pits, the Gate
+platform or outside the grid), never onto a cell already visited this move,
+and the Crypt platform is entered only from the Exit, which ends the move at
+once (the rulebook's "jump" that needs no full count). Adjacency is computed
+once per tomb configuration, and reachable destinations are cached per
+(configuration, start, count), so enumeration is cheap after the first call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .base import BadGameData
+
+TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
+POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
+COLOURS: tuple[str, ...] = ("red", "purple", "gold")
+PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
+ALL_CONFIGS = 27  # 3 tombs x 3 positions
+
+DEFAULT_BOARD = Path(__file__).with_name("data") / "terror_board.json"
+
+_LAYOUT_TYPES: dict[str, str] = {
+    ".": "grass",
+    "#": "bush",
+    "g": "g",
+    "p": "potion",
+    "E": "entrance",
+    "X": "exit",
+    "S": "gate",
+    "C": "crypt",
+}
+# Types a pawn may stand on and walk across.
+_WALKABLE = frozenset({"grass", "g", "potion", "hand", "entrance", "exit", "crypt"})
+_BLOCKING = frozenset({"bush", "pit", "gate"})
+_MAX_CACHE = 200_000
+
+
+def is_walkable(space: str | None) -> bool:
+    return space is not None and (space in _WALKABLE or space.startswith(("arrow-", "danger-")))
+
+
+@dataclass(frozen=True)
+class Platform:
+    number: int
+    colour: str
+    tomb: str
+    track: Mapping[str, int]  # position -> cell index
+    spaces: Mapping[int, Mapping[str, str]]  # cell index -> position -> type
+
+
+@dataclass
+class Board:
+    """A validated board. Cells are indexed ``row * cols + col``."""
+
+    name: str
+    rows: int
+    cols: int
+    static: list[str | None]  # per cell: fixed type, "platform", or None (off the board)
+    platforms: dict[str, Platform]  # by tomb
+    gate: int
+    crypt: int
+    entrance: int
+    exit: int
+    digest: str
+    _types: dict[int, tuple[str | None, ...]] = field(default_factory=dict, repr=False)
+    _adjacency: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict, repr=False)
+    _dest_cache: dict[tuple[int, int, int], dict[int, tuple[int, ...]]] = field(default_factory=dict, repr=False)
+
+    # ----- coordinates -----------------------------------------------------
+    def cell(self, rc: Any) -> int:
+        """Cell index of ``[row, col]``; ``ValueError`` naming the bad value."""
+        if (
+            not isinstance(rc, (list, tuple))
+            or len(rc) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in rc)
+        ):
+            raise ValueError(f"a board cell is [row, col], got {rc!r}")
+        r, c = rc
+        if not (0 <= r < self.rows and 0 <= c < self.cols) or self.static[r * self.cols + c] is None:
+            raise ValueError(f"cell {[r, c]} is not on the board")
+        return r * self.cols + c
+
+    def rc(self, index: int) -> list[int]:
+        return [index // self.cols, index % self.cols]
+
+    # ----- tomb configurations ------------------------------------------------
+    @staticmethod
+    def config_index(tombs: Mapping[str, str]) -> int:
+        return sum(POSITIONS.index(tombs[t]) * 3**k for k, t in enumerate(TOMBS))
+
+    @staticmethod
+    def config_tombs(index: int) -> dict[str, str]:
+        return {t: POSITIONS[(index // 3**k) % 3] for k, t in enumerate(TOMBS)}
+
+    def types(self, cfg: int) -> tuple[str | None, ...]:
+        """Every cell's current type for tomb configuration ``cfg``."""
+        found = self._types.get(cfg)
+        if found is None:
+            tombs = self.config_tombs(cfg)
+            cells = list(self.static)
+            for tomb, platform in self.platforms.items():
+                for index, by_pos in platform.spaces.items():
+                    cells[index] = by_pos[tombs[tomb]]
+            found = self._types[cfg] = tuple(cells)
+        return found
+
+    def adjacency(self, cfg: int) -> tuple[tuple[int, ...], ...]:
+        """Per cell, the cells one orthogonal step away that a pawn may enter."""
+        found = self._adjacency.get(cfg)
+        if found is None:
+            types = self.types(cfg)
+            adj: list[tuple[int, ...]] = []
+            for index, here in enumerate(types):
+                if here is None or here in ("bush", "pit"):
+                    adj.append(())
+                    continue
+                r, c = divmod(index, self.cols)
+                out = []
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                    rr, cc = r + dr, c + dc
+                    if 0 <= rr < self.rows and 0 <= cc < self.cols:
+                        n = rr * self.cols + cc
+                        if not is_walkable(types[n]):
+                            continue
+                        if n == self.crypt and index != self.exit:
+                            continue
+                        out.append(n)
+                adj.append(tuple(out))
+            found = self._adjacency[cfg] = tuple(adj)
+        return found
+
+    def danger_cell(self, cfg: int, colour: str) -> int:
+        """Where an Arrow of ``colour`` sends a pawn (validated to be unique)."""
+        types = self.types(cfg)
+        for tomb, platform in self.platforms.items():
+            if platform.colour == colour:
+                for index in platform.spaces:
+                    if types[index] == f"danger-{colour}":
+                        return index
+        raise AssertionError(f"no {colour} Danger space in configuration {cfg}")  # validated at load
+
+    # ----- movement -------------------------------------------------------------
+    def destinations(self, cfg: int, start: int, steps: int) -> dict[int, tuple[int, ...]]:
+        """Every cell reachable by a legal walk of ``steps``, with one such walk each.
+
+        The result is shared and cached: callers must not mutate it.
+        """
+        key = (cfg, start, steps)
+        found = self._dest_cache.get(key)
+        if found is not None:
+            return found
+        adj = self.adjacency(cfg)
+        crypt = self.crypt
+        found = {}
+        path: list[int] = []
+
+        def walk(node: int, visited: int, left: int) -> None:
+            for nxt in adj[node]:
+                if visited >> nxt & 1:
+                    continue
+                if left == 1 or nxt == crypt:
+                    if nxt not in found:
+                        found[nxt] = (*path, nxt)
+                    continue
+                path.append(nxt)
+                walk(nxt, visited | (1 << nxt), left - 1)
+                path.pop()
+
+        if steps > 0:
+            walk(start, 1 << start, steps)
+        if len(self._dest_cache) >= _MAX_CACHE:
+            self._dest_cache.clear()
+        self._dest_cache[key] = found
+        return found
+
+    def check_path(self, cfg: int, start: int, steps: int, path: Sequence[int]) -> str | None:
+        """Why ``path`` is not a legal walk of ``steps`` from ``start`` (``None`` if it is)."""
+        adj = self.adjacency(cfg)
+        seen = {start}
+        here = start
+        for i, nxt in enumerate(path):
+            if nxt in seen:
+                return f"step {i + 1} doubles back onto {self.rc(nxt)}"
+            if nxt not in adj[here]:
+                what = self.types(cfg)[nxt]
+                if what in _BLOCKING:
+                    reason = "a pit" if what == "pit" else "bushes" if what == "bush" else "the Gate platform"
+                    return f"step {i + 1} to {self.rc(nxt)} is blocked by {reason}"
+                if nxt == self.crypt:
+                    return "the Crypt platform can only be entered from the Exit"
+                return f"step {i + 1} from {self.rc(here)} to {self.rc(nxt)} is not one orthogonal step"
+            seen.add(nxt)
+            here = nxt
+            if nxt == self.crypt and i + 1 != len(path):
+                return "the move must end on the Crypt platform"
+        if len(path) != steps and not (path and path[-1] == self.crypt):
+            return f"the path has {len(path)} step(s); the count is {steps}"
+        return None
+
+    # ----- for the views ------------------------------------------------------
+    def describe(self, cfg: int) -> dict[str, Any]:
+        types = self.types(cfg)
+        return {
+            "name": self.name,
+            "rows": self.rows,
+            "cols": self.cols,
+            "cells": [list(types[r * self.cols : (r + 1) * self.cols]) for r in range(self.rows)],
+            "gate": self.rc(self.gate),
+            "crypt": self.rc(self.crypt),
+            "entrance": self.rc(self.entrance),
+            "exit": self.rc(self.exit),
+            "platforms": {
+                t: {
+                    "number": p.number,
+                    "colour": p.colour,
+                    "track": {pos: self.rc(i) for pos, i in p.track.items()},
+                    "cells": [self.rc(i) for i in sorted(p.spaces)],
+                }
+                for t, p in self.platforms.items()
+            },
+        }
+
+
+# ----- loading and validation ----------------------------------------------------
+_BOARD_CACHE: dict[str, Board] = {}
+
+
+def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
+    """Load and validate a board: the default, a file path, or an already-parsed object."""
+    if source is None:
+        source = DEFAULT_BOARD
+    if isinstance(source, Mapping):
+        data: Any = source
+        raw = json.dumps(source, sort_keys=True).encode()
+        where = "board"
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        where = str(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise BadGameData(f"board file {where}: cannot read it ({exc.strerror or exc})") from None
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise BadGameData(f"board file {where}: not valid JSON ({exc})") from None
+    else:
+        raise BadGameData(f"board must be a file path or an object, got {type(source).__name__}")
+    digest = hashlib.sha256(raw).hexdigest()[:16]
+    cached = _BOARD_CACHE.get(digest)
+    if cached is None:
+        cached = _BOARD_CACHE[digest] = _validate(data, where, digest)
+    return cached
+
+
+def _fail(where: str, msg: str) -> BadGameData:
+    return BadGameData(f"{where}: {msg}")
+
+
+def _validate(data: Any, where: str, digest: str) -> Board:
+    if not isinstance(data, Mapping):
+        raise _fail(where, "the board must be a JSON object")
+    unknown = set(data) - {"name", "layout", "platforms", "notes"}
+    if unknown:
+        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}")
+    layout = data.get("layout")
+    if not isinstance(layout, list) or not layout or not all(isinstance(r, str) for r in layout):
+        raise _fail(where, "layout must be a non-empty list of strings")
+    cols = len(layout[0])
+    rows = len(layout)
+    static: list[str | None] = []
+    marks: dict[str, list[int]] = {"1": [], "2": [], "3": []}
+    for r, line in enumerate(layout):
+        if len(line) != cols:
+            raise _fail(where, f"layout[{r}] has {len(line)} characters; layout[0] has {cols}")
+        for c, ch in enumerate(line):
+            if ch == " ":
+                static.append(None)
+            elif ch in marks:
+                marks[ch].append(r * cols + c)
+                static.append("platform")
+            elif ch in _LAYOUT_TYPES:
+                static.append(_LAYOUT_TYPES[ch])
+            else:
+                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}")
+    specials: dict[str, int] = {}
+    for kind in ("gate", "crypt", "entrance", "exit"):
+        cells = [i for i, t in enumerate(static) if t == kind]
+        if len(cells) != 1:
+            raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}")
+        specials[kind] = cells[0]
+
+    def rc(i: int) -> list[int]:
+        return [i // cols, i % cols]
+
+    def neighbours(i: int) -> list[int]:
+        r, c = divmod(i, cols)
+        return [
+            rr * cols + cc
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < rows and 0 <= cc < cols
+        ]
+
+    if specials["entrance"] not in neighbours(specials["gate"]):
+        raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance")
+    crypt_next = [n for n in neighbours(specials["crypt"]) if static[n] not in (None, "bush")]
+    if crypt_next != [specials["exit"]]:
+        raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space")
+
+    platforms_raw = data.get("platforms")
+    if not isinstance(platforms_raw, list) or len(platforms_raw) != 3:
+        raise _fail(where, "platforms must be a list of three platforms")
+    platforms: dict[str, Platform] = {}
+    colours_seen: set[str] = set()
+    for n, p in enumerate(platforms_raw):
+        platforms_where = f"{where} platforms[{n}]"
+        platform = _validate_platform(p, platforms_where, n + 1, static, marks, rows, cols, neighbours)
+        if platform.tomb in platforms:
+            raise _fail(platforms_where, f"tomb {platform.tomb!r} has two platforms")
+        if platform.colour in colours_seen:
+            raise _fail(platforms_where, f"colour {platform.colour!r} is used by two platforms")
+        colours_seen.add(platform.colour)
+        platforms[platform.tomb] = platform
+    name = data.get("name", "board")
+    if not isinstance(name, str):
+        raise _fail(where, "name must be a string")
+    board = Board(
+        name=name,
+        rows=rows,
+        cols=cols,
+        static=static,
+        platforms=platforms,
+        gate=specials["gate"],
+        crypt=specials["crypt"],
+        entrance=specials["entrance"],
+        exit=specials["exit"],
+        digest=digest,
+    )
+    _validate_configs(board, where)
+    return board
+
+
+def _validate_platform(
+    p: Any,
+    where: str,
+    number: int,
+    static: list[str | None],
+    marks: dict[str, list[int]],
+    rows: int,
+    cols: int,
+    neighbours: Any,
+) -> Platform:
+    if not isinstance(p, Mapping):
+        raise _fail(where, "a platform must be an object")
+    unknown = set(p) - {"number", "colour", "tomb", "track", "spaces"}
+    if unknown:
+        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}")
+    if p.get("number") != number:
+        raise _fail(where, f"number must be {number} (platforms are listed in order)")
+    colour, tomb = p.get("colour"), p.get("tomb")
+    if colour not in COLOURS:
+        raise _fail(where, f"colour {colour!r} is not one of {', '.join(COLOURS)}")
+    if tomb not in TOMBS:
+        raise _fail(where, f"tomb {tomb!r} is not one of {', '.join(TOMBS)}")
+
+    def cell(value: Any, at: str) -> int:
+        if (
+            not isinstance(value, list)
+            or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            or not (0 <= value[0] < rows and 0 <= value[1] < cols)
+        ):
+            raise _fail(at, f"{value!r} is not a [row, col] inside the grid")
+        index = value[0] * cols + value[1]
+        if index not in marks[str(number)]:
+            raise _fail(at, f"cell {value} is not marked {number} in the layout")
+        return index
+
+    track_raw = p.get("track")
+    if not isinstance(track_raw, Mapping) or set(track_raw) != set(POSITIONS):
+        raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells")
+    track = {pos: cell(track_raw[pos], f"{where} track.{pos}") for pos in POSITIONS}
+    if track["middle"] not in neighbours(track["end_a"]) or track["middle"] not in neighbours(track["end_b"]):
+        raise _fail(where + " track", "the middle position must be next to both ends")
+    spaces_raw = p.get("spaces")
+    if not isinstance(spaces_raw, list) or not spaces_raw:
+        raise _fail(where, "spaces must be a non-empty list")
+    spaces: dict[int, dict[str, str]] = {}
+    allowed = {*PLAIN_TYPES, "pit", *(f"arrow-{c}" for c in COLOURS), f"danger-{colour}"}
+    for k, s in enumerate(spaces_raw):
+        at = f"{where} spaces[{k}]"
+        if not isinstance(s, Mapping) or set(s) != {"cell", *POSITIONS}:
+            raise _fail(at, f"a space is an object with exactly: cell, {', '.join(POSITIONS)}")
+        index = cell(s["cell"], at + ".cell")
+        if index in spaces:
+            raise _fail(at, f"cell {s['cell']} is listed twice")
+        by_pos: dict[str, str] = {}
+        for pos in POSITIONS:
+            value = s[pos]
+            if value not in allowed:
+                raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})")
+            is_pit_here = index == track[pos]
+            if (value == "pit") != is_pit_here:
+                raise _fail(
+                    f"{at}.{pos}",
+                    "the tomb's own cell must show 'pit'" if is_pit_here else "only the cell under the tomb is a pit",
+                )
+            by_pos[pos] = value
+        if all(by_pos[pos] == "hand" for pos in POSITIONS):
+            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever")
+        spaces[index] = by_pos
+    missing = sorted(set(marks[str(number)]) - set(spaces))
+    if missing:
+        raise _fail(where, f"layout cell {[missing[0] // cols, missing[0] % cols]} is marked {number} but has no space entry")
+    for pos, index in track.items():
+        if index not in spaces:
+            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry")
+    for pos in POSITIONS:
+        dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]
+        if len(dangers) != 1:
+            raise _fail(where, f"with the tomb at {pos}, exactly one {colour} Danger space must show; found {len(dangers)}")
+        if track[pos] not in neighbours(dangers[0]):
+            raise _fail(where, f"with the tomb at {pos}, the {colour} Danger space must sit next to the pit")
+    return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
+
+
+def _validate_configs(board: Board, where: str) -> None:
+    """Every configuration must leave a way from the Gate to the Crypt (ignoring hands)."""
+    for cfg in range(ALL_CONFIGS):
+        adj = board.adjacency(cfg)
+        seen = {board.gate}
+        todo = [board.gate]
+        while todo:
+            here = todo.pop()
+            for n in adj[here]:
+                if n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        if board.crypt not in seen:
+            raise _fail(where, f"with tombs at {board.config_tombs(cfg)} no path leads from the Gate to the Crypt")

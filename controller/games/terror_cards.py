@@ -1,0 +1,162 @@
+"""The Goosebumps card deck: data model, loader and validator.
+
+The deck file (``data/terror_cards.json``, or an owner's own) is an object with
+a ``cards`` list. Each card has a unique ``id``, a ``kind`` (when it may be
+played), an ``effect`` (what it does), a ``title`` and a ``text``; a
+``move_pawn`` card also has ``steps``.
+
+=================  ==========================================================
+kind               timing (rulebook "Goosebumps Cards")
+=================  ==========================================================
+``now``            Play Now!: read aloud and resolved the moment it is drawn
+``later``          Play Later!: saved, secret, under the pawn that drew it
+``now_or_later``   Play Now or Later!: saved; playable at any time of the
+                   owner's own turn (straight away counts as "now")
+``anytime``        Play Anytime!: saved; playable at any time, on any turn
+=================  ==========================================================
+
+Effects, and the kinds each may have: ``monster`` and ``cure_all`` (now);
+``ring`` and ``reversal`` (later); ``steal_ring``, ``move_pawn``, ``switch``
+and ``extra_turn`` (now_or_later or anytime).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .base import BadGameData
+
+KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")
+KIND_NAMES: dict[str, str] = {
+    "now": "Play Now!",
+    "later": "Play Later!",
+    "now_or_later": "Play Now or Later!",
+    "anytime": "Play Anytime!",
+}
+EFFECT_KINDS: dict[str, frozenset[str]] = {
+    "monster": frozenset({"now"}),
+    "cure_all": frozenset({"now"}),
+    "ring": frozenset({"later"}),
+    "reversal": frozenset({"later"}),
+    "steal_ring": frozenset({"now_or_later", "anytime"}),
+    "move_pawn": frozenset({"now_or_later", "anytime"}),
+    "switch": frozenset({"now_or_later", "anytime"}),
+    "extra_turn": frozenset({"now_or_later", "anytime"}),
+}
+MAX_MOVE_STEPS = 6
+
+DEFAULT_CARDS = Path(__file__).with_name("data") / "terror_cards.json"
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    kind: str
+    effect: str
+    title: str
+    text: str
+    steps: int = 0
+
+    @property
+    def playable(self) -> bool:
+        """Saved cards that a seat plays by choice (rings and reversals act by themselves)."""
+        return self.kind in ("now_or_later", "anytime")
+
+    def public(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "kind_name": KIND_NAMES[self.kind],
+            "effect": self.effect,
+            "title": self.title,
+            "text": self.text,
+        }
+        if self.effect == "move_pawn":
+            out["steps"] = self.steps
+        return out
+
+
+@dataclass(frozen=True)
+class Deck:
+    cards: dict[str, Card]  # by id, in file order
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+
+_CACHE: dict[str, Deck] = {}
+
+
+def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
+    """Load and validate a deck: the default, a file path, or an already-parsed object."""
+    if source is None:
+        source = DEFAULT_CARDS
+    if isinstance(source, Mapping):
+        data: Any = source
+        where = "cards"
+        key = json.dumps(source, sort_keys=True)
+    elif isinstance(source, (str, Path)):
+        where = str(source)
+        try:
+            key = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadGameData(f"card file {where}: cannot read it ({exc})") from None
+        try:
+            data = json.loads(key)
+        except ValueError as exc:
+            raise BadGameData(f"card file {where}: not valid JSON ({exc})") from None
+    else:
+        raise BadGameData(f"cards must be a file path or an object, got {type(source).__name__}")
+    deck = _CACHE.get(key)
+    if deck is None:
+        deck = _CACHE[key] = _validate(data, where)
+    return deck
+
+
+def _validate(data: Any, where: str) -> Deck:
+    if not isinstance(data, Mapping) or not isinstance(data.get("cards"), list):
+        raise BadGameData(f"{where}: the deck must be an object with a 'cards' list")
+    unknown = set(data) - {"cards", "name", "notes"}
+    if unknown:
+        raise BadGameData(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    cards: dict[str, Card] = {}
+    for n, raw in enumerate(data["cards"]):
+        at = f"{where} cards[{n}]"
+        if not isinstance(raw, Mapping):
+            raise BadGameData(f"{at}: a card must be an object")
+        card_id = raw.get("id")
+        if isinstance(card_id, str) and card_id:
+            at = f"{at} ({card_id})"
+        else:
+            raise BadGameData(f"{at}: id must be a non-empty string")
+        extra = set(raw) - {"id", "kind", "effect", "title", "text", "steps"}
+        if extra:
+            raise BadGameData(f"{at}: unknown key(s) {', '.join(sorted(extra))}")
+        if card_id in cards:
+            raise BadGameData(f"{at}: id {card_id!r} is used twice")
+        effect, kind = raw.get("effect"), raw.get("kind")
+        if effect not in EFFECT_KINDS:
+            raise BadGameData(f"{at}: effect {effect!r} is not one of {', '.join(EFFECT_KINDS)}")
+        if kind not in EFFECT_KINDS[effect]:
+            raise BadGameData(f"{at}: a {effect} card must be {' or '.join(sorted(EFFECT_KINDS[effect]))}, not {kind!r}")
+        for text_key in ("title", "text"):
+            if not isinstance(raw.get(text_key), str) or not raw[text_key].strip():
+                raise BadGameData(f"{at}: {text_key} must be a non-empty string")
+        steps = raw.get("steps", 0)
+        if effect == "move_pawn":
+            if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_MOVE_STEPS:
+                raise BadGameData(f"{at}: steps must be a whole number from 1 to {MAX_MOVE_STEPS}")
+        elif "steps" in raw:
+            raise BadGameData(f"{at}: only a move_pawn card has steps")
+        cards[card_id] = Card(card_id, kind, effect, raw["title"], raw["text"], steps)
+    if not any(c.effect == "ring" for c in cards.values()):
+        raise BadGameData(f"{where}: the deck needs at least one Magic Ring card")
+    return Deck(cards)

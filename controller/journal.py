@@ -1,0 +1,298 @@
+"""The durable journal: every accepted input and every event, in one SQLite file.
+
+A decision of the referee is one transaction: the input that was accepted and
+the events it caused are committed together, so after ``kill -9`` or a power
+cut the journal holds either the whole decision or none of it. WAL mode with
+``synchronous=FULL`` makes a committed decision survive a power cut.
+
+The journal is also the MQTT outbox: events carry a gap-free ``seq`` per table
+and ``published_seq`` is the cursor of the last event the broker acknowledged.
+After an outage the link publishes ``events_after(published_seq())`` in order.
+
+Private parts of events (``private_to``/``secret``) are stored, because replay
+verification compares them too, but never returned by :meth:`events_after`,
+whose dicts go straight onto public topics.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+SCHEMA_VERSION = 1
+INPUT_KINDS = ("new_game", "command", "observation", "timeout", "reconcile")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    time REAL NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS inputs_by_table ON inputs (table_id, id);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    input_id INTEGER NOT NULL REFERENCES inputs (id),
+    type TEXT NOT NULL,
+    time REAL NOT NULL,
+    data TEXT NOT NULL,
+    private_to INTEGER,
+    secret TEXT,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_by_input ON events (input_id);
+CREATE TABLE IF NOT EXISTS commands (
+    table_id TEXT NOT NULL,
+    command_id TEXT NOT NULL,
+    input_id INTEGER NOT NULL,
+    PRIMARY KEY (table_id, command_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outbox (table_id TEXT PRIMARY KEY, published_seq INTEGER NOT NULL);
+"""
+
+
+class JournalError(ValueError):
+    """The journal file is missing, corrupt, of another version, or the call is invalid."""
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Journal:
+    """One SQLite connection shared by threads under a lock (decisions are rare and short)."""
+
+    def __init__(self, path: str | Path, *, table: str, create: bool = True) -> None:
+        self.path = Path(path)
+        self.table = table
+        self._lock = threading.Lock()
+        self._closed = False
+        if not create and not self.path.is_file():
+            raise JournalError(f"journal not found: {self.path}")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            uri = f"file:{self.path}?mode={'rwc' if create else 'rw'}"
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open journal {self.path}: {exc}") from None
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            with self._transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if row is None:
+                    self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                elif row[0] != str(SCHEMA_VERSION):
+                    raise JournalError(f"journal {self.path} has schema {row[0]}, expected {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise JournalError(f"journal {self.path} is not a readable journal: {exc}") from None
+        except JournalError:
+            self._db.close()
+            raise
+
+    # ----- plumbing ---------------------------------------------------------------
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> None:
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: type[BaseException] | None, *_: Any) -> None:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+    def _transaction(self) -> "Journal._Tx":
+        return Journal._Tx(self._db)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise JournalError(f"journal {self.path} is closed")
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
+
+    # ----- writing --------------------------------------------------------------
+    def record(self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Store one accepted input and its events in ONE transaction; return the events as stored.
+
+        Each event dict has ``type`` and ``data``, optionally ``time``, ``private_to``
+        and ``secret``. The returned dicts are the public form
+        ``{"seq", "table", "type", "time", "data"}``.
+        """
+        if kind not in INPUT_KINDS:
+            raise JournalError(f"unknown input kind {kind!r} (one of {', '.join(INPUT_KINDS)})")
+        now = time.time()
+        payload_text = _dumps(payload)
+        command_id = payload.get("command_id") if kind == "command" else None
+        with self._lock:
+            self._check_open()
+            with self._transaction():
+                cur = self._db.execute(
+                    "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
+                    (self.table, kind, now, payload_text),
+                )
+                input_id = cur.lastrowid
+                if command_id is not None:
+                    try:
+                        self._db.execute(
+                            "INSERT INTO commands VALUES (?, ?, ?)", (self.table, str(command_id), input_id)
+                        )
+                    except sqlite3.IntegrityError:
+                        raise JournalError(f"command id {command_id!r} was already accepted") from None
+                seq = self._last_seq_locked()
+                stored: list[dict[str, Any]] = []
+                for event in events:
+                    seq += 1
+                    at = float(event.get("time", now))
+                    secret = event.get("secret") or None
+                    self._db.execute(
+                        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            self.table,
+                            seq,
+                            input_id,
+                            event["type"],
+                            at,
+                            _dumps(event.get("data") or {}),
+                            event.get("private_to"),
+                            _dumps(secret) if secret else None,
+                        ),
+                    )
+                    stored.append(
+                        {"seq": seq, "table": self.table, "type": event["type"], "time": at,
+                         "data": json.loads(_dumps(event.get("data") or {}))}
+                    )
+        return stored
+
+    def mark_published(self, seq: int) -> None:
+        """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""
+        with self._lock:
+            self._check_open()
+            last = self._last_seq_locked()
+            if seq > last:
+                raise JournalError(f"cannot mark seq {seq} published: the last event is {last}")
+            with self._transaction():
+                self._db.execute(
+                    "INSERT INTO outbox VALUES (?, ?) ON CONFLICT (table_id) "
+                    "DO UPDATE SET published_seq = max(published_seq, excluded.published_seq)",
+                    (self.table, seq),
+                )
+
+    # ----- reading --------------------------------------------------------------
+    def _last_seq_locked(self) -> int:
+        row = self._db.execute("SELECT max(seq) FROM events WHERE table_id = ?", (self.table,)).fetchone()
+        return int(row[0] or 0)
+
+    def last_seq(self) -> int:
+        with self._lock:
+            self._check_open()
+            return self._last_seq_locked()
+
+    def published_seq(self) -> int:
+        with self._lock:
+            self._check_open()
+            row = self._db.execute("SELECT published_seq FROM outbox WHERE table_id = ?", (self.table,)).fetchone()
+            return int(row[0]) if row else 0
+
+    def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]:
+        """Public events with a seq above ``seq``, in order (at most ``limit``)."""
+        with self._lock:
+            self._check_open()
+            rows = self._db.execute(
+                "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (self.table, seq, -1 if limit is None else limit),
+            ).fetchall()
+        return [{"seq": s, "table": self.table, "type": t, "time": at, "data": json.loads(d)} for s, t, at, d in rows]
+
+    def inputs(self) -> Iterator[dict[str, Any]]:
+        """Every recorded input in order: ``{"id", "kind", "time", "payload", "events"}``.
+
+        ``events`` are the full stored events (private parts included), for
+        verification. Read in pages so a long journal does not sit in memory.
+        """
+        last_id = 0
+        while True:
+            with self._lock:
+                self._check_open()
+                rows = self._db.execute(
+                    "SELECT id, kind, time, payload FROM inputs WHERE table_id = ? AND id > ? ORDER BY id LIMIT 500",
+                    (self.table, last_id),
+                ).fetchall()
+                if not rows:
+                    return
+                first, last = rows[0][0], rows[-1][0]
+                event_rows = self._db.execute(
+                    "SELECT input_id, seq, type, time, data, private_to, secret FROM events "
+                    "WHERE table_id = ? AND input_id BETWEEN ? AND ? ORDER BY seq",
+                    (self.table, first, last),
+                ).fetchall()
+            by_input: dict[int, list[dict[str, Any]]] = {}
+            for input_id, seq, etype, at, data, private_to, secret in event_rows:
+                by_input.setdefault(input_id, []).append(
+                    {"seq": seq, "table": self.table, "type": etype, "time": at, "data": json.loads(data),
+                     "private_to": private_to, "secret": json.loads(secret) if secret else {}}
+                )
+            for input_id, kind, at, payload in rows:
+                yield {"id": input_id, "kind": kind, "time": at, "payload": json.loads(payload),
+                       "events": by_input.get(input_id, [])}
+            last_id = rows[-1][0]
+
+    def has_command(self, command_id: str) -> bool:
+        with self._lock:
+            self._check_open()
+            row = self._db.execute(
+                "SELECT 1 FROM commands WHERE table_id = ? AND command_id = ?", (self.table, str(command_id))
+            ).fetchone()
+        return row is not None
+
+    def integrity_check(self) -> str:
+        """``"ok"``, or SQLite's description of what is damaged, plus any seq gap."""
+        with self._lock:
+            self._check_open()
+            try:
+                rows = self._db.execute("PRAGMA integrity_check").fetchall()
+                gap = self._db.execute(
+                    "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE table_id = ?", (self.table,)
+                ).fetchone()
+            except sqlite3.DatabaseError as exc:
+                return str(exc)
+        message = "; ".join(str(r[0]) for r in rows)
+        if message != "ok":
+            return message
+        if gap[0] != gap[1]:
+            return f"events of table {self.table!r} have a seq gap: {gap[0]} events up to seq {gap[1]}"
+        return "ok"
+
+    def tables(self) -> list[str]:
+        """Every table id this file holds inputs for (one file may serve several tables)."""
+        with self._lock:
+            self._check_open()
+            rows = self._db.execute("SELECT DISTINCT table_id FROM inputs ORDER BY table_id").fetchall()
+        return [r[0] for r in rows]

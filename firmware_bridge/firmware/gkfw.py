@@ -1,0 +1,267 @@
+# The reference firmware's protocol logic, written for MicroPython on a
+# Raspberry Pi Pico and importable unchanged on CPython.
+#
+# It is deliberately plain: no dataclasses, no typing imports, no f-strings in
+# hot paths, nothing MicroPython lacks. COBS and CRC-16/CCITT are implemented
+# here in pure Python because MicroPython has neither the ``cobs`` package nor
+# ``binascii.crc_hqx``; the host codec (firmware_bridge.protocol) uses those and
+# the tests prove both sides agree byte for byte.
+#
+# The board glue (pins, UART, the main loop) lives in main.py. The virtual MCU
+# (firmware_bridge.virtual_mcu) drives this same Firmware class on a
+# pseudo-terminal, so the simulator and the board speak identical bytes.
+#
+# The wire format is specified in docs/protocol.md.
+
+import struct
+
+PROTOCOL_VERSION = 1
+FIRMWARE_VERSION = "gkfw-1.0.0"
+
+# MCU -> host
+HELLO = 0x01
+SNAPSHOT = 0x02
+CHANGE = 0x03
+HEARTBEAT = 0x04
+PONG = 0x05
+NAK = 0x06
+# host -> MCU
+GET_HELLO = 0x80
+GET_SNAPSHOT = 0x81
+SET_OUTPUT = 0x82
+PING = 0x83
+
+HELLO_BOOT = 0
+HELLO_REPLY = 1
+
+# NAK codes: why a host frame was refused
+NAK_CRC = 1
+NAK_COBS = 2
+NAK_VERSION = 3
+NAK_TYPE = 4
+NAK_LENGTH = 5
+NAK_CHANNEL = 6
+NAK_OVERSIZE = 7
+
+MAX_HOST_FRAME = 32  # encoded bytes; the longest host frame is 10
+MAX_STRING = 32
+TIME_MASK = 0xFFFFFFFF
+
+_CRC_TABLE = []
+for _i in range(256):
+    _c = _i << 8
+    for _ in range(8):
+        _c = ((_c << 1) ^ 0x1021) if _c & 0x8000 else (_c << 1)
+    _CRC_TABLE.append(_c & 0xFFFF)
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), as binascii.crc_hqx."""
+    table = _CRC_TABLE
+    for b in data:
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
+    return crc
+
+
+def cobs_encode(data):
+    out = bytearray()
+    block = bytearray()
+    for b in data:
+        if b == 0:
+            out.append(len(block) + 1)
+            out.extend(block)
+            block = bytearray()
+        else:
+            block.append(b)
+            if len(block) == 254:
+                out.append(255)
+                out.extend(block)
+                block = bytearray()
+    out.append(len(block) + 1)
+    out.extend(block)
+    return bytes(out)
+
+
+def cobs_decode(data):
+    """Decode one COBS block (without its 0x00 delimiter); ValueError if malformed."""
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        if code == 0:
+            raise ValueError("zero byte inside a COBS frame")
+        end = i + code
+        if end > n:
+            raise ValueError("COBS code runs past the frame")
+        out.extend(data[i + 1:end])
+        i = end
+        if code < 255 and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def build_frame(msg_type, seq, body):
+    payload = struct.pack(">BBH", PROTOCOL_VERSION, msg_type, seq & 0xFFFF) + body
+    crc = crc16(payload)
+    return cobs_encode(payload + struct.pack(">H", crc)) + b"\x00"
+
+
+def ticks_diff_30(a, b):
+    # MicroPython's ticks wrap at 2**30 on the rp2 port; the host-side stand-ins
+    # use the same period so the wrap handling is exercised in tests.
+    half = 1 << 29
+    return ((a - b + half) & ((1 << 30) - 1)) - half
+
+
+class Firmware:
+    """Scans inputs, reports edges, answers the host. One instance per boot.
+
+    ``inputs`` and ``outputs`` are Pin-like objects (``value()`` /
+    ``value(v)``); an output may also offer ``duty_u16(v)`` for PWM.
+    ``write(bytes)`` sends to the host. ``ticks_us()`` and
+    ``ticks_diff(a, b)`` are MicroPython's ``time`` functions.
+    """
+
+    def __init__(self, inputs, outputs, write, ticks_us, ticks_diff, board_id,
+                 version=FIRMWARE_VERSION, heartbeat_us=500000):
+        if len(inputs) > 255 or len(outputs) > 255:
+            raise ValueError("at most 255 inputs and 255 outputs")
+        self.inputs = inputs
+        self.outputs = outputs
+        self._write = write
+        self._ticks_us = ticks_us
+        self._ticks_diff = ticks_diff
+        self.board_id = str(board_id)[:MAX_STRING]
+        self.version = str(version)[:MAX_STRING]
+        self.heartbeat_us = heartbeat_us
+        self.seq = 0
+        self._rx = bytearray()
+        self._rx_skipping = False
+        self._last_ticks = ticks_us()
+        self._now = 0  # 32-bit microseconds since boot, extended past the ticks wrap
+        self._last_tx = 0
+        self.levels = [1 if p.value() else 0 for p in inputs]
+        self.output_values = [0] * len(outputs)
+        self.rx_errors = 0
+        self.frames_in = 0
+
+    # -- time ---------------------------------------------------------------
+    def now(self):
+        t = self._ticks_us()
+        self._now = (self._now + self._ticks_diff(t, self._last_ticks)) & TIME_MASK
+        self._last_ticks = t
+        return self._now
+
+    # -- sending ------------------------------------------------------------
+    def send(self, msg_type, body=b""):
+        frame = build_frame(msg_type, self.seq, body)
+        self.seq = (self.seq + 1) & 0xFFFF
+        self._last_tx = self._now
+        self._write(frame)
+
+    def send_hello(self, reason):
+        fw = self.version.encode()
+        bid = self.board_id.encode()
+        body = struct.pack(">BBBI", reason, len(self.inputs), len(self.outputs), self.now())
+        body += bytes([len(fw)]) + fw + bytes([len(bid)]) + bid
+        self.send(HELLO, body)
+
+    def send_snapshot(self):
+        t = self.now()
+        self.levels = [1 if p.value() else 0 for p in self.inputs]
+        bitmap = bytearray((len(self.inputs) + 7) // 8)
+        for i, level in enumerate(self.levels):
+            if level:
+                bitmap[i >> 3] |= 1 << (i & 7)
+        self.send(SNAPSHOT, struct.pack(">IB", t, len(self.inputs)) + bytes(bitmap))
+
+    def nak(self, code, ref_seq=0xFFFF, arg=0):
+        self.send(NAK, struct.pack(">BHB", code, ref_seq & 0xFFFF, arg & 0xFF))
+
+    # -- the main loop's three steps ----------------------------------------
+    def boot(self):
+        self.now()
+        self.send_hello(HELLO_BOOT)
+
+    def scan(self):
+        """Report every input whose level differs from the last one reported."""
+        levels = self.levels
+        for i, pin in enumerate(self.inputs):
+            v = 1 if pin.value() else 0
+            if v != levels[i]:
+                levels[i] = v
+                self.send(CHANGE, struct.pack(">BBI", i, v, self.now()))
+
+    def tick(self):
+        t = self.now()
+        if (t - self._last_tx) & TIME_MASK >= self.heartbeat_us:
+            self.send(HEARTBEAT, struct.pack(">I", t))
+
+    def poll(self, data=None):
+        if data:
+            self.feed(data)
+        self.scan()
+        self.tick()
+
+    # -- receiving ----------------------------------------------------------
+    def feed(self, data):
+        for b in data:
+            if b == 0:
+                if self._rx_skipping:
+                    self._rx_skipping = False
+                elif self._rx:
+                    self._handle(bytes(self._rx))
+                self._rx = bytearray()
+            elif not self._rx_skipping:
+                self._rx.append(b)
+                if len(self._rx) > MAX_HOST_FRAME:
+                    self._rx = bytearray()
+                    self._rx_skipping = True
+                    self.rx_errors += 1
+                    self.nak(NAK_OVERSIZE)
+
+    def _handle(self, encoded):
+        try:
+            payload = cobs_decode(encoded)
+        except ValueError:
+            self.rx_errors += 1
+            self.nak(NAK_COBS)
+            return
+        if len(payload) < 6 or crc16(payload) != 0:
+            self.rx_errors += 1
+            self.nak(NAK_CRC)
+            return
+        version, msg_type, seq = struct.unpack(">BBH", payload[:4])
+        body = payload[4:-2]
+        if version != PROTOCOL_VERSION:
+            self.rx_errors += 1
+            self.nak(NAK_VERSION, seq, version)
+            return
+        self.frames_in += 1
+        if msg_type == GET_HELLO and not body:
+            self.send_hello(HELLO_REPLY)
+        elif msg_type == GET_SNAPSHOT and not body:
+            self.send_snapshot()
+        elif msg_type == PING and len(body) == 2:
+            self.send(PONG, body + struct.pack(">I", self.now()))
+        elif msg_type == SET_OUTPUT and len(body) == 3:
+            channel, value = struct.unpack(">BH", body)
+            if channel >= len(self.outputs):
+                self.nak(NAK_CHANNEL, seq, channel)
+                return
+            self.set_output(channel, value)
+        elif msg_type in (GET_HELLO, GET_SNAPSHOT, PING, SET_OUTPUT):
+            self.rx_errors += 1
+            self.nak(NAK_LENGTH, seq, msg_type)
+        else:
+            self.rx_errors += 1
+            self.nak(NAK_TYPE, seq, msg_type)
+
+    def set_output(self, channel, value):
+        pin = self.outputs[channel]
+        self.output_values[channel] = value
+        if hasattr(pin, "duty_u16"):
+            pin.duty_u16(value)
+        else:
+            pin.value(1 if value else 0)

@@ -1,0 +1,204 @@
+"""The self-test report: checks, guided steps, and their text and JSON forms.
+
+The JSON form is a contract (``docs/selftest.md``); ``SCHEMA`` names its
+version and ``validate_report`` checks a dict against it, so the panel, the
+health topic and the tests all agree on one shape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+SCHEMA = "gravekeeper.selftest/1"
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+class StepStatus(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    SKIPPED = "skipped"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One automatic check: its id (``group.subject``), outcome and one line for people."""
+
+    id: str
+    group: str
+    status: Status
+    message: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "group": self.group,
+            "status": self.status.value,
+            "message": self.message,
+            "data": dict(self.data),
+        }
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One guided step: what the person was asked, and what the board answered."""
+
+    id: str
+    prompt: str
+    status: StepStatus
+    message: str
+    sensor: str
+    expected: str
+    answered: tuple[str, ...] = ()
+    crossed: tuple[str, ...] = ()
+    bounces: int = 0
+    settle_ms: float | None = None
+    latency_ms: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "prompt": self.prompt,
+            "status": self.status.value,
+            "message": self.message,
+            "sensor": self.sensor,
+            "expected": self.expected,
+            "answered": list(self.answered),
+            "crossed": list(self.crossed),
+            "bounces": self.bounces,
+            "settle_ms": self.settle_ms,
+            "latency_ms": self.latency_ms,
+        }
+
+
+@dataclass
+class Report:
+    checks: list[CheckResult] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    guided: bool = False
+
+    def add(self, results: CheckResult | Iterable[CheckResult]) -> None:
+        if isinstance(results, CheckResult):
+            self.checks.append(results)
+        else:
+            self.checks.extend(results)
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status is Status.FAIL for c in self.checks) or any(
+            s.status in (StepStatus.FAIL, StepStatus.TIMEOUT) for s in self.steps
+        )
+
+    def summary(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Status}
+        for c in self.checks:
+            counts[c.status.value] += 1
+        steps = {s.value: 0 for s in StepStatus}
+        for st in self.steps:
+            steps[st.status.value] += 1
+        return {**counts, **{f"steps_{k}": v for k, v in steps.items()}}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "ok": not self.failed,
+            "started": self.started,
+            "finished": self.finished,
+            "guided": self.guided,
+            "summary": self.summary(),
+            "checks": [c.to_json() for c in self.checks],
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+    def to_text(self) -> str:
+        marks = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
+        lines = []
+        for c in self.checks:
+            lines.append(f"[{marks[c.status.value]}] {c.id}: {c.message}")
+        for s in self.steps:
+            extra = []
+            if s.bounces:
+                extra.append(f"{s.bounces} bounce(s)")
+            if s.settle_ms is not None:
+                extra.append(f"settled in {s.settle_ms:.1f} ms")
+            if s.latency_ms is not None:
+                extra.append(f"latency {s.latency_ms:.1f} ms")
+            tail = f" ({', '.join(extra)})" if extra else ""
+            lines.append(f"[{s.status.value.upper()}] step {s.id}: {s.message}{tail}")
+        summ = self.summary()
+        lines.append(
+            f"{'FAILED' if self.failed else 'OK'}: {summ['pass']} passed, {summ['warn']} warned, "
+            f"{summ['fail']} failed, {summ['skip']} skipped"
+            + (
+                f"; steps {summ['steps_pass']} passed, {summ['steps_fail']} failed, "
+                f"{summ['steps_timeout']} timed out, {summ['steps_skipped']} skipped"
+                if self.steps
+                else ""
+            )
+        )
+        return "\n".join(lines)
+
+
+_CHECK_KEYS = {"id": str, "group": str, "status": str, "message": str, "data": dict}
+_STEP_KEYS = {
+    "id": str,
+    "prompt": str,
+    "status": str,
+    "message": str,
+    "sensor": str,
+    "expected": str,
+    "answered": list,
+    "crossed": list,
+    "bounces": int,
+}
+
+
+def validate_report(data: Any) -> None:
+    """Raise ``ValueError`` naming the first field that breaks the documented schema."""
+    if not isinstance(data, dict):
+        raise ValueError("report: must be an object")
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"report.schema: must be {SCHEMA!r}")
+    for key, typ in (("ok", bool), ("started", (int, float)), ("guided", bool), ("summary", dict)):
+        if not isinstance(data.get(key), typ):
+            raise ValueError(f"report.{key}: missing or of the wrong type")
+    if data.get("finished") is not None and not isinstance(data["finished"], (int, float)):
+        raise ValueError("report.finished: must be a number or null")
+    for list_key, keys, statuses in (
+        ("checks", _CHECK_KEYS, {s.value for s in Status}),
+        ("steps", _STEP_KEYS, {s.value for s in StepStatus}),
+    ):
+        items = data.get(list_key)
+        if not isinstance(items, list):
+            raise ValueError(f"report.{list_key}: must be a list")
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ValueError(f"report.{list_key}[{i}]: must be an object")
+            for key, typ in keys.items():
+                if not isinstance(item.get(key), typ):
+                    raise ValueError(f"report.{list_key}[{i}].{key}: missing or of the wrong type")
+            if item["status"] not in statuses:
+                raise ValueError(f"report.{list_key}[{i}].status: {item['status']!r} is not one of {sorted(statuses)}")
+        if list_key == "steps":
+            for i, item in enumerate(items):
+                for key in ("settle_ms", "latency_ms"):
+                    if item.get(key) is not None and not isinstance(item[key], (int, float)):
+                        raise ValueError(f"report.steps[{i}].{key}: must be a number or null")
+    expected_ok = not any(c["status"] == "fail" for c in data["checks"]) and not any(
+        s["status"] in ("fail", "timeout") for s in data["steps"]
+    )
+    if data["ok"] != expected_ok:
+        raise ValueError("report.ok: disagrees with the checks and steps")

@@ -1,0 +1,95 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .auth import SessionStore, csrf_token, current_session
+from .mqtt_view import MqttView
+from .settings import PanelSettings
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the panel.
+
+    ``test_config`` may hold Flask config keys plus:
+
+    * ``PANEL_SETTINGS``: a :class:`PanelSettings` (default: ``PanelSettings()``);
+    * ``MQTT_VIEW``: an :class:`MqttView` to use instead of making one (it is
+      then the caller's to start and close);
+    * ``START_MQTT``: ``False`` to build the view without connecting (tests
+      that feed messages with ``MqttView.handle``).
+    """
+    config = dict(test_config or {})
+    settings: PanelSettings = config.pop("PANEL_SETTINGS", None) or PanelSettings()
+    view: MqttView | None = config.pop("MQTT_VIEW", None)
+    start_mqtt = bool(config.pop("START_MQTT", True))
+
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=settings.secret_key or secrets.token_hex(32),
+        SESSION_COOKIE_NAME="gk_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        MAX_CONTENT_LENGTH=64 * 1024,
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config)
+
+    if view is None:
+        view = MqttView(settings)
+        if start_mqtt:
+            view.start()
+        app.config["PANEL_OWNS_VIEW"] = True
+    app.extensions["gravekeeper"] = view
+    app.extensions["gravekeeper_settings"] = settings
+    app.extensions["gravekeeper_sessions"] = SessionStore()
+
+    from .views import control, player, tables
+
+    app.register_blueprint(tables.bp)
+    app.register_blueprint(control.bp)
+    app.register_blueprint(player.bp)
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"csrf_token": csrf_token, "base_topic": settings.base_topic}
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+        )
+        if response.mimetype == "text/html":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Any:
+        # Every refusal says why, as JSON to scripts and as a page to people.
+        reason = exc.description or exc.name
+        if _wants_json():
+            return jsonify({"ok": False, "error": reason}), exc.code
+        current_session()  # the error page has a CSRF token for its forms like any other
+        return render_template("error.html", code=exc.code, name=exc.name, reason=reason), exc.code
+
+    return app
+
+
+def _wants_json() -> bool:
+    if request.path.startswith("/api/") or "/cmd/" in request.path or request.path.endswith("/stream"):
+        return True
+    if request.is_json:
+        return True
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "application/json" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]

@@ -1,0 +1,137 @@
+"""Who may do what: server-side sessions, the CSRF check, tokens and joined seats.
+
+The browser's cookie holds only a random session id (signed by Flask). The
+control token a referee typed, and the seat a player joined, live here on
+the server, so neither ever reaches the browser, a URL or a log line.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+from flask import abort, current_app, g, request, session
+
+SESSION_IDLE_SECONDS = 12 * 3600
+MAX_SESSIONS = 5000
+JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
+JOIN_FAILURE_WINDOW = 60.0
+
+
+@dataclass
+class Seat:
+    """A player's place: the seat of one game (a new game needs a new code)."""
+
+    game_id: str
+    seat: int
+
+
+@dataclass
+class PanelSession:
+    sid: str
+    csrf: str
+    tokens: dict[str, str] = field(default_factory=dict)  # table -> control token
+    seats: dict[str, Seat] = field(default_factory=dict)  # table -> joined seat
+    join_failures: list[float] = field(default_factory=list)
+    last_used: float = field(default_factory=time.monotonic)
+
+    def join_blocked(self, now: float) -> bool:
+        self.join_failures = [t for t in self.join_failures if now - t < JOIN_FAILURE_WINDOW]
+        return len(self.join_failures) >= JOIN_FAILURES_ALLOWED
+
+
+class SessionStore:
+    """In-memory sessions; they end with the panel process, which is what a table expects."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, PanelSession] = {}
+
+    def get(self, sid: str | None) -> PanelSession | None:
+        if not isinstance(sid, str):
+            return None
+        with self._lock:
+            sess = self._sessions.get(sid)
+            if sess is None:
+                return None
+            now = time.monotonic()
+            if now - sess.last_used > SESSION_IDLE_SECONDS:
+                del self._sessions[sid]
+                return None
+            sess.last_used = now
+            return sess
+
+    def create(self) -> PanelSession:
+        sess = PanelSession(sid=secrets.token_urlsafe(24), csrf=secrets.token_urlsafe(24))
+        with self._lock:
+            if len(self._sessions) >= MAX_SESSIONS:
+                self._prune()
+            self._sessions[sess.sid] = sess
+        return sess
+
+    def _prune(self) -> None:
+        # Drop idle sessions first, then the least recently used half.
+        now = time.monotonic()
+        for sid in [s for s, v in self._sessions.items() if now - v.last_used > SESSION_IDLE_SECONDS]:
+            del self._sessions[sid]
+        if len(self._sessions) >= MAX_SESSIONS:
+            oldest = sorted(self._sessions.values(), key=lambda v: v.last_used)
+            for v in oldest[: len(oldest) // 2]:
+                del self._sessions[v.sid]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+
+def store() -> SessionStore:
+    return current_app.extensions["gravekeeper_sessions"]
+
+
+def current_session(create: bool = True) -> PanelSession | None:
+    """This request's session; a new one is made (and its id set in the cookie) if asked."""
+    if "panel_session" in g:
+        return g.panel_session
+    sess = store().get(session.get("sid"))
+    if sess is None and create:
+        sess = store().create()
+        session["sid"] = sess.sid
+        session.permanent = True
+    g.panel_session = sess
+    return sess
+
+
+def csrf_token() -> str:
+    sess = current_session()
+    assert sess is not None
+    return sess.csrf
+
+
+def check_csrf() -> None:
+    """Abort with 403 unless the request carries this session's CSRF token."""
+    sess = current_session(create=False)
+    sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
+    if sess is None or not hmac.compare_digest(sent.encode(), sess.csrf.encode()):
+        abort(403, description="missing or wrong CSRF token: reload the page and try again")
+
+
+def control_token(table: str) -> str | None:
+    """The token this session may sign ``table``'s commands with, or ``None`` (read-only)."""
+    sess = current_session(create=False)
+    if sess is None:
+        return None
+    return sess.tokens.get(table)
+
+
+def joined_seat(table: str, game_id: str | None) -> int | None:
+    """The seat this session joined on ``table``, if it is a seat of the current game."""
+    sess = current_session(create=False)
+    if sess is None or game_id is None:
+        return None
+    seat = sess.seats.get(table)
+    if seat is None or seat.game_id != game_id:
+        return None
+    return seat.seat

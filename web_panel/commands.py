@@ -1,0 +1,131 @@
+"""Checking a command from the browser before it is signed and sent to a table.
+
+The controller checks every command again (and is the judge of the rules);
+this check exists so that a malformed form gets a precise reason at once,
+and so that the panel never signs something it does not understand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.games import GAME_NAMES, Action, MalformedAction
+from hardware.observation import sensor_values
+
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+MAX_BODY = 16 * 1024  # the controller refuses bigger commands too
+MAX_PLAYERS = 8
+MAX_NAME = 40
+
+
+class CommandError(ValueError):
+    """A command from the browser is malformed; the message names the bad field."""
+
+
+def _no_extra(name: str, body: Mapping[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(body) - allowed)
+    if extra:
+        raise CommandError(f"{name}: unknown field(s): {', '.join(extra)}")
+
+
+def _int(value: Any, what: str) -> int:
+    """An integer from JSON or from a form field (which arrives as text)."""
+    if isinstance(value, bool):
+        raise CommandError(f"{what} must be a whole number, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    raise CommandError(f"{what} must be a whole number, got {value!r}")
+
+
+def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("new_game", body, {"game", "players", "seed", "options"})
+    game = body.get("game")
+    if game not in GAME_NAMES:
+        raise CommandError(f"new_game: game must be one of {', '.join(GAME_NAMES)}, got {game!r}")
+    players = body.get("players")
+    if isinstance(players, str):
+        players = [p.strip() for p in players.replace("\n", ",").split(",") if p.strip()]
+    if not isinstance(players, list) or not players:
+        raise CommandError("new_game: players must be a non-empty list of names")
+    if len(players) > MAX_PLAYERS:
+        raise CommandError(f"new_game: at most {MAX_PLAYERS} players, got {len(players)}")
+    for i, p in enumerate(players):
+        if not isinstance(p, str) or not p.strip() or len(p.strip()) > MAX_NAME:
+            raise CommandError(f"new_game: player {i + 1} must be a name of 1 to {MAX_NAME} characters")
+    names = [p.strip() for p in players]
+    if len(set(names)) != len(names):
+        raise CommandError("new_game: two players have the same name")
+    out: dict[str, Any] = {"game": game, "players": names}
+    seed = body.get("seed")
+    if seed is not None and seed != "":
+        seed = _int(seed, "new_game: seed")
+        if not 0 <= seed < 2**63:
+            raise CommandError("new_game: seed must be from 0 to 2^63 - 1")
+        out["seed"] = seed
+    options = body.get("options")
+    if options is not None:
+        if not isinstance(options, dict):
+            raise CommandError("new_game: options must be an object")
+        out["options"] = options
+    return out
+
+
+def _act(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("act", body, {"action"})
+    if "action" not in body:
+        raise CommandError("act: the action is missing")
+    try:
+        action = Action.from_json(body["action"])
+    except MalformedAction as exc:
+        raise CommandError(f"act: {exc}") from None
+    return {"action": action.to_json()}
+
+
+def _sim(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("sim", body, {"sensor", "value"})
+    sensor, value = body.get("sensor"), body.get("value")
+    if not isinstance(sensor, str):
+        raise CommandError("sim: sensor must be a sensor id such as tomb.wolf")
+    try:
+        allowed = sensor_values(sensor)
+    except ValueError as exc:
+        raise CommandError(f"sim: {exc}") from None
+    if value not in allowed:
+        raise CommandError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
+    return {"sensor": sensor, "value": value}
+
+
+def _resync(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("resync", body, set())
+    return {}
+
+
+def _selftest(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("selftest", body, {"guided", "skip"})
+    out: dict[str, Any] = {}
+    if "guided" in body:
+        if not isinstance(body["guided"], bool):
+            raise CommandError("selftest: guided must be true or false")
+        out["guided"] = body["guided"]
+    if "skip" in body:
+        skip = body["skip"]
+        if not isinstance(skip, (bool, str, list)):
+            raise CommandError("selftest: skip must be true, a check name or a list of check names")
+        out["skip"] = skip
+    return out
+
+
+_CHECKS = {"new_game": _new_game, "act": _act, "sim": _sim, "resync": _resync, "selftest": _selftest}
+
+
+def validate(name: str, body: Any) -> dict[str, Any]:
+    """The fields to sign and send for command ``name``; ``CommandError`` if malformed."""
+    check = _CHECKS.get(name)
+    if check is None:
+        raise CommandError(f"unknown command {name!r} (one of {', '.join(COMMANDS)})")
+    if not isinstance(body, Mapping):
+        raise CommandError(f"{name}: the command must be a JSON object")
+    return check(body)

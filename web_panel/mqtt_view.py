@@ -1,0 +1,386 @@
+"""The panel's picture of the broker: the latest retained topics of every table.
+
+One paho-mqtt 2 client subscribes to every table under the base topic, keeps
+the last retained ``status``, ``state``, ``sensors``, ``health`` and sealed
+``private/<seat>`` of each, plus a short log of recent events, and fans every
+change out to the SSE clients watching that table. It also sends signed
+commands and waits for their replies.
+
+Sealed private views are stored sealed. They are opened only when a player's
+own stream asks for them (see ``views/player.py``), so nothing secret sits in
+the shared picture that every page reads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import socket
+import ssl
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.security import signed
+
+from .settings import TABLE_ID_RE, PanelSettings
+
+log = logging.getLogger(__name__)
+
+RETAINED_KINDS = ("status", "state", "sensors", "health")
+MAX_PAYLOAD = 1 << 20  # a state bigger than this is a broken publisher, not a game
+SUBSCRIBER_QUEUE = 1000
+RESYNC_MIN_INTERVAL = 2.0
+
+
+class CommandTimeout(TimeoutError):
+    """The table did not answer a command in time."""
+
+
+@dataclass
+class TableView:
+    """What the panel knows of one table. Only public data; private views stay sealed."""
+
+    table: str
+    status: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    sensors: dict[str, Any] | None = None
+    health: dict[str, Any] | None = None
+    sealed: dict[int, dict[str, Any]] = field(default_factory=dict)
+    events: deque[dict[str, Any]] = field(default_factory=deque)
+    last_seq: int | None = None
+    gaps: int = 0
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything public, as one JSON object (what a page draws on connect)."""
+        return {
+            "table": self.table,
+            "status": self.status,
+            "state": self.state,
+            "sensors": self.sensors,
+            "health": self.health,
+            "events": list(self.events),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        status = self.status or {}
+        state = self.state or {}
+        return {
+            "table": self.table,
+            "online": status.get("state") == "online",
+            "game": state.get("game") or status.get("game"),
+            "players": state.get("players") or [],
+            "over": bool(state.get("over")),
+            "mismatch": bool(state.get("mismatch")),
+        }
+
+
+class Subscriber:
+    """One SSE client's queue. A client too slow to keep up is told to resync, not blocked on."""
+
+    def __init__(self, table: str, maxsize: int = SUBSCRIBER_QUEUE) -> None:
+        self.table = table
+        self.queue: queue.Queue[tuple[str, Any] | None] = queue.Queue(maxsize)
+        self.overflowed = threading.Event()
+
+    def offer(self, item: tuple[str, Any] | None) -> None:
+        try:
+            self.queue.put_nowait(item)
+        except queue.Full:
+            self.overflowed.set()
+
+    def get(self, timeout: float) -> tuple[str, Any] | None:
+        """The next item; raises ``queue.Empty`` on timeout; ``None`` means the panel is closing."""
+        return self.queue.get(timeout=timeout)
+
+    def drain(self) -> None:
+        while True:
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                return
+
+
+class MqttView:
+    """The shared, thread-safe picture of every table, kept current from MQTT."""
+
+    def __init__(self, settings: PanelSettings, client_id: str | None = None) -> None:
+        self.settings = settings
+        self.base = settings.base_topic
+        self._lock = threading.RLock()
+        self._tables: dict[str, TableView] = {}
+        self._subscribers: dict[str, set[Subscriber]] = {}
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._last_resync: dict[str, float] = {}
+        self.connected = threading.Event()
+        self.bad_messages = 0
+        self._closed = False
+        self._client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"gk-panel-{uuid.uuid4().hex[:12]}",
+            clean_session=True,
+        )
+        if settings.broker_username is not None:
+            self._client.username_pw_set(settings.broker_username, settings.broker_password)
+        if settings.broker_tls:
+            self._client.tls_set(ca_certs=settings.broker_ca_file, cert_reqs=ssl.CERT_REQUIRED)
+        self._client.reconnect_delay_set(0.2, 5)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+
+    # ----- lifecycle -----------------------------------------------------------
+    def start(self, wait: float | None = None) -> None:
+        """Connect in the background (a broker that is down now is retried); optionally wait."""
+        self._client.connect_async(self.settings.broker_host, self.settings.broker_port, keepalive=30)
+        self._client.loop_start()
+        if wait is not None:
+            self.connected.wait(wait)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            subscribers = [s for subs in self._subscribers.values() for s in subs]
+        for sub in subscribers:
+            sub.offer(None)
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    # ----- paho callbacks (paho's network thread) --------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.warning("panel: broker refused the connection: %s", reason)
+            return
+        sock = client.socket()
+        if isinstance(sock, socket.socket):
+            # paho leaves Nagle on; with delayed ACKs that costs 40 ms per small message.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        b = self.base
+        client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events")]
+                         + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1)])
+        self.connected.set()
+        self._broadcast_all(("link", {"broker": "connected"}))
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+        if not self._closed:
+            self._broadcast_all(("link", {"broker": "disconnected"}))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self.handle(msg.topic, msg.payload)
+        except Exception:  # noqa: BLE001 - one bad message must not kill paho's thread
+            log.exception("panel: failed to handle a message on %s", msg.topic)
+
+    # ----- the picture -------------------------------------------------------------
+    def handle(self, topic: str, payload: bytes) -> None:
+        """Take one message into the picture (public so tests can feed it directly)."""
+        prefix = self.base + "/"
+        if not topic.startswith(prefix):
+            return
+        parts = topic[len(prefix):].split("/")
+        if len(parts) < 2 or not TABLE_ID_RE.match(parts[0]):
+            return
+        table, kind = parts[0], parts[1]
+        if not payload:
+            if kind in RETAINED_KINDS and len(parts) == 2:
+                self._clear(table, kind)  # a retained message deleted by its owner
+            return
+        if len(payload) > MAX_PAYLOAD:
+            self.bad_messages += 1
+            log.warning("panel: ignored an oversized message on %s", topic)
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            self.bad_messages += 1
+            log.warning("panel: ignored a message that is not a JSON object on %s", topic)
+            return
+        if kind == "reply" and len(parts) == 3:
+            self._on_reply(data)
+        elif kind == "private" and len(parts) == 3:
+            self._on_private(table, parts[2], data)
+        elif kind == "events" and len(parts) == 2:
+            self._on_event(table, data)
+        elif kind in RETAINED_KINDS and len(parts) == 2:
+            with self._lock:
+                view = self._table(table)
+                setattr(view, kind, data)
+                if kind == "state" and isinstance(data.get("seq"), int):
+                    if view.last_seq is None or data["seq"] > view.last_seq:
+                        view.last_seq = data["seq"]
+            self._broadcast(table, (kind, data))
+
+    def _table(self, table: str) -> TableView:
+        view = self._tables.get(table)
+        if view is None:
+            view = TableView(table, events=deque(maxlen=self.settings.event_log_size))
+            self._tables[table] = view
+        return view
+
+    def _clear(self, table: str, kind: str) -> None:
+        with self._lock:
+            view = self._tables.get(table)
+            if view is None:
+                return
+            setattr(view, kind, None)
+            if all(getattr(view, k) is None for k in RETAINED_KINDS):
+                del self._tables[table]
+        self._broadcast(table, (kind, None))
+
+    def _on_event(self, table: str, data: dict[str, Any]) -> None:
+        seq = data.get("seq")
+        gap = False
+        with self._lock:
+            view = self._table(table)
+            if isinstance(seq, int) and not isinstance(seq, bool):
+                if view.last_seq is not None and seq <= view.last_seq and any(
+                        e.get("seq") == seq for e in view.events):
+                    return  # a QoS 1 duplicate
+                if view.last_seq is not None and seq > view.last_seq + 1:
+                    gap = True
+                    view.gaps += 1
+                if view.last_seq is None or seq > view.last_seq:
+                    view.last_seq = seq
+            view.events.append(data)
+        self._broadcast(table, ("event", data))
+        if gap:
+            self.request_resync(table)
+
+    def _on_private(self, table: str, seat_text: str, data: dict[str, Any]) -> None:
+        try:
+            seat = int(seat_text)
+        except ValueError:
+            self.bad_messages += 1
+            return
+        if not isinstance(data.get("sealed"), str):
+            self.bad_messages += 1
+            return
+        with self._lock:
+            view = self._table(table)
+            view.sealed[seat] = data
+        # Only the sealed envelope's arrival is announced; a player's own stream opens it.
+        self._broadcast(table, ("private_changed", {"seat": seat}))
+
+    def request_resync(self, table: str) -> bool:
+        """Ask the table to republish its retained topics after a gap (needs its token)."""
+        token = self.settings.token_for(table)
+        now = time.monotonic()
+        with self._lock:
+            if token is None or now - self._last_resync.get(table, -1e9) < RESYNC_MIN_INTERVAL:
+                return False
+            self._last_resync[table] = now
+        self.publish_command(table, "resync", {}, token)
+        return True
+
+    # ----- reading ------------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self._tables[t].summary() for t in sorted(self._tables)]
+
+    def has_table(self, table: str) -> bool:
+        with self._lock:
+            return table in self._tables
+
+    def snapshot(self, table: str) -> dict[str, Any] | None:
+        with self._lock:
+            view = self._tables.get(table)
+            snap = view.snapshot() if view is not None else None
+        if snap is not None:
+            snap["broker"] = "connected" if self.connected.is_set() else "disconnected"
+        return snap
+
+    def state(self, table: str) -> dict[str, Any] | None:
+        with self._lock:
+            view = self._tables.get(table)
+            return view.state if view is not None else None
+
+    def sealed_view(self, table: str, seat: int) -> dict[str, Any] | None:
+        with self._lock:
+            view = self._tables.get(table)
+            return view.sealed.get(seat) if view is not None else None
+
+    # ----- fan-out ------------------------------------------------------------------------
+    def subscribe(self, table: str) -> Subscriber:
+        sub = Subscriber(table)
+        with self._lock:
+            if self._closed:
+                sub.offer(None)
+            self._subscribers.setdefault(table, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        with self._lock:
+            subs = self._subscribers.get(sub.table)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subscribers[sub.table]
+
+    def subscriber_count(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subscribers.values())
+
+    def _broadcast(self, table: str, item: tuple[str, Any]) -> None:
+        with self._lock:
+            subs = list(self._subscribers.get(table, ()))
+        for sub in subs:
+            sub.offer(item)
+
+    def _broadcast_all(self, item: tuple[str, Any]) -> None:
+        with self._lock:
+            subs = [s for group in self._subscribers.values() for s in group]
+        for sub in subs:
+            sub.offer(item)
+
+    # ----- commands ---------------------------------------------------------------------------
+    def publish_command(self, table: str, name: str, fields: dict[str, Any], token: str) -> str:
+        """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
+        cmd_id = uuid.uuid4().hex
+        payload = signed(token, {"id": cmd_id, **fields})
+        self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
+        return cmd_id
+
+    def command(self, table: str, name: str, fields: dict[str, Any], token: str,
+                timeout: float | None = None) -> dict[str, Any]:
+        """Send a signed command and wait for the reply with the same id.
+
+        Raises :class:`CommandTimeout` when no reply comes within ``timeout``.
+        """
+        cmd_id = uuid.uuid4().hex
+        done = threading.Event()
+        box: list[dict[str, Any]] = []
+        with self._lock:
+            self._pending[cmd_id] = (done, box)
+        try:
+            payload = signed(token, {"id": cmd_id, **fields})
+            self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
+            wait = self.settings.command_timeout if timeout is None else timeout
+            if not done.wait(wait):
+                raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
+            return box[0]
+        finally:
+            with self._lock:
+                self._pending.pop(cmd_id, None)
+
+    def _on_reply(self, data: dict[str, Any]) -> None:
+        cmd_id = data.get("id")
+        if not isinstance(cmd_id, str):
+            return
+        with self._lock:
+            pending = self._pending.get(cmd_id)
+        if pending is not None:
+            pending[1].append(data)
+            pending[0].set()
+

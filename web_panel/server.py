@@ -1,0 +1,82 @@
+"""Serving the panel from a background thread (``gravekeeper run`` and ``gravekeeper panel``)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from .app import create_app
+from .settings import PanelSettings
+
+log = logging.getLogger(__name__)
+
+
+class PanelServer:
+    """A running panel: a threaded werkzeug server plus its MQTT view. ``close()`` is idempotent."""
+
+    def __init__(self, settings: PanelSettings, server: BaseWSGIServer, app: Any) -> None:
+        self.settings = settings
+        self.app = app
+        self._server = server
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=server.serve_forever, name="gk-panel-http", daemon=True)
+
+    @property
+    def host(self) -> str:
+        return str(self._server.host)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.port)
+
+    @property
+    def url(self) -> str:
+        host = self.host
+        if host in ("0.0.0.0", "::", ""):
+            host = "127.0.0.1"  # a wildcard listener is reached on loopback from this machine
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        # Streams end first (their generators wake on the view closing), then the listener.
+        self.app.extensions["gravekeeper"].close()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+    def __enter__(self) -> PanelServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_panel(settings: PanelSettings) -> PanelServer:
+    """Connect to the broker (in the background) and serve the panel; returns at once.
+
+    Raises ``OSError`` when the listen address cannot be bound (the port is taken).
+    """
+    app = create_app({"PANEL_SETTINGS": settings})
+    try:
+        server = make_server(settings.listen_host, settings.listen_port, app, threaded=True)
+    except BaseException:
+        app.extensions["gravekeeper"].close()
+        raise
+    # Request threads must not hold the process open after close (an SSE stream may still be writing).
+    server.daemon_threads = True  # type: ignore[attr-defined]
+    panel = PanelServer(settings, server, app)
+    panel.start()
+    log.info("panel listening on %s", panel.url)
+    return panel

@@ -1,0 +1,123 @@
+"""The panel's settings: where the broker is, where to listen, and the control tokens.
+
+``gravekeeper run`` builds a :class:`PanelSettings` from its own config and
+hands it to :func:`web_panel.server.start_panel`; ``gravekeeper panel`` builds
+one from its command line. Every field has a default, so ``PanelSettings()``
+is a read-only panel on a local broker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+# A table id is one MQTT topic level; keep it to characters that are also safe in URLs.
+TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class SettingsError(ValueError):
+    """A panel setting is wrong; the message names it."""
+
+
+@dataclass(frozen=True)
+class PanelSettings:
+    """Everything the panel needs to know; see ``docs/panel.md``.
+
+    ``token`` is the control token of every table; ``tokens`` overrides it
+    for single tables (table id -> token). Without a token for a table, its
+    page is read-only and its players cannot join.
+    """
+
+    broker_host: str = "127.0.0.1"
+    broker_port: int = 1883
+    broker_username: str | None = None
+    broker_password: str | None = None
+    broker_tls: bool = False
+    broker_ca_file: str | None = None
+    base_topic: str = "gravekeeper"
+    listen_host: str = "127.0.0.1"
+    listen_port: int = 8080
+    token: str | None = None
+    tokens: Mapping[str, str] = field(default_factory=dict)
+    secret_key: str | None = None
+    command_timeout: float = 5.0
+    event_log_size: int = 200
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.broker_host, str) or not self.broker_host:
+            raise SettingsError("broker_host must be a host name or address")
+        _check_port("broker_port", self.broker_port, allow_zero=False)
+        _check_port("listen_port", self.listen_port, allow_zero=True)
+        if not isinstance(self.listen_host, str) or not self.listen_host:
+            raise SettingsError("listen_host must be a host name or address")
+        base = self.base_topic
+        if not isinstance(base, str) or not base or base.startswith("/") or base.endswith("/"):
+            raise SettingsError(f"base_topic {base!r} must be a non-empty topic without a leading or trailing '/'")
+        if any(c in base for c in "+#\0"):
+            raise SettingsError(f"base_topic {base!r} must not contain '+', '#' or NUL")
+        if self.token is not None and (not isinstance(self.token, str) or not self.token):
+            raise SettingsError("token must be a non-empty string when given")
+        if not isinstance(self.tokens, Mapping):
+            raise SettingsError("tokens must map table ids to tokens")
+        for table, tok in self.tokens.items():
+            if not isinstance(table, str) or not TABLE_ID_RE.match(table):
+                raise SettingsError(f"tokens: {table!r} is not a valid table id")
+            if not isinstance(tok, str) or not tok:
+                raise SettingsError(f"tokens.{table} must be a non-empty string")
+        if self.broker_password is not None and self.broker_username is None:
+            raise SettingsError("broker_password needs broker_username")
+        if self.broker_ca_file is not None and not self.broker_tls:
+            raise SettingsError("broker_ca_file needs broker_tls")
+        if isinstance(self.command_timeout, bool) or not isinstance(self.command_timeout, (int, float)) \
+                or not 0 < self.command_timeout <= 120:
+            raise SettingsError("command_timeout must be a number of seconds in (0, 120]")
+        if isinstance(self.event_log_size, bool) or not isinstance(self.event_log_size, int) \
+                or not 1 <= self.event_log_size <= 10000:
+            raise SettingsError("event_log_size must be an integer from 1 to 10000")
+
+    def token_for(self, table: str) -> str | None:
+        """The control token of ``table``: its own if mapped, else the common one."""
+        return self.tokens.get(table, self.token)
+
+    def with_broker_url(self, url: str) -> PanelSettings:
+        """A copy with the broker taken from ``mqtt[s]://[user[:password]@]host[:port]``."""
+        return replace(self, **parse_broker_url(url))
+
+
+def _check_port(name: str, value: Any, *, allow_zero: bool) -> None:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 65535:
+        raise SettingsError(f"{name} must be an integer from {low} to 65535, got {value!r}")
+
+
+def parse_broker_url(url: str) -> dict[str, Any]:
+    """Broker fields from a URL; ``SettingsError`` naming what is wrong.
+
+    ``mqtt://`` is plain TCP (default port 1883), ``mqtts://`` is TLS (8883).
+    """
+    if not isinstance(url, str) or "://" not in url:
+        raise SettingsError(f"broker URL {url!r} must look like mqtt://host[:port]")
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
+        raise SettingsError(f"broker URL {url!r}: scheme must be mqtt or mqtts")
+    tls = parts.scheme in ("mqtts", "ssl")
+    try:
+        port = parts.port
+    except ValueError:
+        raise SettingsError(f"broker URL {url!r}: the port is not a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise SettingsError(f"broker URL {url!r} has no host")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise SettingsError(f"broker URL {url!r} must not have a path or query")
+    out: dict[str, Any] = {
+        "broker_host": parts.hostname,
+        "broker_port": port or (8883 if tls else 1883),
+        "broker_tls": tls,
+    }
+    if parts.username:
+        out["broker_username"] = unquote(parts.username)
+        out["broker_password"] = unquote(parts.password) if parts.password is not None else None
+    return out

@@ -1,0 +1,191 @@
+/* The live picture of one table, kept by server-sent events, shared by the table and player pages.
+ *
+ * On connect the server sends a snapshot of everything retained, then changes.
+ * Events carry a gap-free seq: one that skips ahead means something was lost, so
+ * the page fetches the retained state again (and the server asks the table to
+ * republish). EventSource reconnects by itself; a closed stream is reopened.
+ */
+(function () {
+  "use strict";
+  const W = window.GKWords;
+
+  function $(id) { return document.getElementById(id); }
+
+  function GKLive(opts) {
+    const live = {
+      status: null, state: null, sensors: null, health: null, broker: null,
+      events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0,
+      onchange: opts.onchange || function () {}, onextra: opts.onextra || {},
+    };
+    let es = null;
+
+    function setLive(text) { const el = $("live-state"); if (el) el.textContent = text; }
+
+    function takeSeq(seq) {
+      if (typeof seq === "number" && (live.lastSeq === null || seq > live.lastSeq)) live.lastSeq = seq;
+    }
+
+    function logEvent(ev) {
+      if (typeof ev.seq === "number") {
+        if (live.seen.has(ev.seq)) return false;
+        live.seen.add(ev.seq);
+      }
+      live.events.push(ev);
+      if (live.events.length > 300) {
+        const old = live.events.shift();
+        if (typeof old.seq === "number") live.seen.delete(old.seq);
+      }
+      return true;
+    }
+
+    function applySnapshot(snap) {
+      if (!snap) return;
+      live.status = snap.status; live.state = snap.state; live.sensors = snap.sensors; live.health = snap.health;
+      if (snap.broker) live.broker = snap.broker;
+      live.lastSeq = null;
+      if (live.state) takeSeq(live.state.seq);
+      for (const ev of snap.events || []) { logEvent(ev); takeSeq(ev.seq); }
+      live.events.sort((a, b) => (a.seq || 0) - (b.seq || 0));
+      live.onchange("snapshot");
+    }
+
+    async function resync() {
+      live.resyncs += 1;
+      document.body.dataset.resyncs = String(live.resyncs);
+      if (!opts.snapshotUrl) { reopen(); return; }
+      try {
+        const r = await fetch(opts.snapshotUrl, { credentials: "same-origin" });
+        if (r.ok) applySnapshot(await r.json());
+      } catch (e) { /* the stream will reconnect and send a snapshot anyway */ }
+    }
+
+    function onEvent(ev) {
+      const seq = ev.seq;
+      if (typeof seq === "number" && live.lastSeq !== null) {
+        if (seq <= live.lastSeq) {            // already part of the state we hold
+          if (logEvent(ev)) live.onchange("event");
+          return;
+        }
+        if (seq > live.lastSeq + 1) {          // something was lost: start again from the retained state
+          live.gaps += 1;
+          document.body.dataset.gaps = String(live.gaps);
+          logEvent(ev); takeSeq(seq);
+          resync();
+          return;
+        }
+      }
+      logEvent(ev); takeSeq(seq);
+      live.onchange("event");
+    }
+
+    function open() {
+      es = new EventSource(opts.streamUrl);
+      es.addEventListener("open", () => { live.opened += 1; document.body.dataset.opened = String(live.opened); setLive("live"); });
+      es.addEventListener("error", () => {
+        setLive("reconnecting…");
+        if (es.readyState === EventSource.CLOSED) setTimeout(reopen, 2000);
+      });
+      es.addEventListener("snapshot", e => applySnapshot(JSON.parse(e.data)));
+      for (const kind of ["status", "state", "sensors", "health"]) {
+        es.addEventListener(kind, e => {
+          const data = JSON.parse(e.data);
+          live[kind] = data;
+          if (kind === "state" && data) takeSeq(data.seq);
+          live.onchange(kind);
+        });
+      }
+      es.addEventListener("event", e => onEvent(JSON.parse(e.data)));
+      es.addEventListener("link", e => { live.broker = JSON.parse(e.data).broker; live.onchange("link"); });
+      for (const kind of Object.keys(live.onextra)) {
+        es.addEventListener(kind, e => live.onextra[kind](JSON.parse(e.data)));
+      }
+    }
+
+    function reopen() { if (es) es.close(); open(); }
+
+    live.start = open;
+    live.resync = resync;
+    return live;
+  }
+
+  /** Send one command; resolves to the reply ({ok, error?, data?}), shown in #reply. */
+  async function sendCommand(cmdUrl, csrf, name, fields, label) {
+    const out = $("reply");
+    const what = label || W.humanize(name);
+    if (out) { out.className = "reply"; out.textContent = what + "…"; }
+    let reply;
+    try {
+      const r = await fetch(cmdUrl.replace("NAME", encodeURIComponent(name)), {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify(fields || {}),
+      });
+      try { reply = await r.json(); } catch (e) { reply = { ok: false, error: "HTTP " + r.status }; }
+    } catch (e) {
+      reply = { ok: false, error: "the panel cannot be reached" };
+    }
+    if (out) {
+      out.className = "reply " + (reply.ok ? "ok" : "err");
+      out.textContent = reply.ok ? what + ": done" : what + " refused: " + reply.error;
+    }
+    return reply;
+  }
+
+  /** The parts every page shows the same way: banners, turn, dice, waiting, log. */
+  function renderCommon(live) {
+    const st = live.state || {};
+    const mm = st.mismatch;
+    const banner = $("mismatch");
+    if (banner) {
+      banner.hidden = !mm;
+      if (mm) {
+        $("mismatch-message").textContent = mm.message || "The board and the game disagree.";
+        $("mismatch-guidance").textContent = mm.guidance || "";
+      }
+    }
+    const over = $("over");
+    if (over) {
+      over.hidden = !st.over;
+      if (st.over) {
+        const names = (st.winners || []).map(s => W.playerName(st, s));
+        over.textContent = names.length ? "Game over: " + names.join(" and ") + (names.length > 1 ? " win." : " wins.") : "Game over.";
+      }
+    }
+    const turn = $("turn");
+    if (turn) turn.textContent = st.game ? (st.over ? "game over" : W.playerName(st, st.current_player)) : "no game yet";
+    const dice = $("dice");
+    if (dice) dice.textContent = diceText((st.view || {}));
+    const wait = $("waiting-for");
+    if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
+    const log = $("log");
+    if (log) {
+      const items = live.events.slice(-120).reverse();
+      log.innerHTML = "";
+      for (const ev of items) {
+        const li = document.createElement("li");
+        if (typeof ev.seq === "number") li.value = ev.seq;
+        const t = document.createElement("span");
+        t.className = "t";
+        t.textContent = typeof ev.time === "number" ? new Date(ev.time * 1000).toLocaleTimeString() : "";
+        li.appendChild(t);
+        li.appendChild(document.createTextNode(W.event(ev, st)));
+        log.appendChild(li);
+      }
+    }
+  }
+
+  function diceText(view) {
+    const d = view.dice !== undefined ? view.dice : (view.roll !== undefined ? view.roll : view.last_roll);
+    if (d === undefined || d === null) return "—";
+    if (typeof d === "object" && !Array.isArray(d)) {
+      const parts = [];
+      for (const k of Object.keys(d)) if (d[k] !== null && d[k] !== undefined) parts.push(W.humanize(k).toLowerCase() + " " + W.value(d[k]));
+      return parts.length ? parts.join(", ") : "—";
+    }
+    return W.value(d);
+  }
+
+  window.GKLive = GKLive;
+  window.GKLive.sendCommand = sendCommand;
+  window.GKLive.renderCommon = renderCommon;
+})();

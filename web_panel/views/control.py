@@ -1,0 +1,133 @@
+"""What needs the table's control token: logging in, commands, and join codes.
+
+Commands arrive as JSON with the session's CSRF token in ``X-CSRF-Token``;
+they are checked (``commands.validate``), signed with the token kept in the
+server-side session, published on ``<base>/<t>/cmd/<name>``, and the table's
+reply is handed back. A player who joined a seat may also send ``act`` for
+that seat alone (to play the cards only they can see).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
+
+from controller.security import join_code
+
+from ..auth import check_csrf, control_token, current_session, joined_seat
+from ..commands import COMMANDS, MAX_BODY, CommandError, validate
+from ..mqtt_view import CommandTimeout
+from .common import known_table, mqtt_view, settings
+
+bp = Blueprint("control", __name__)
+
+
+@bp.post("/t/<table>/login")
+def login(table: str) -> Any:
+    known_table(table)
+    check_csrf()
+    token = request.form.get("token", "")
+    if not token:
+        abort(400, description="type the table's control token to log in")
+    configured = settings().token_for(table)
+    if configured is not None and not hmac.compare_digest(token.encode(), configured.encode()):
+        abort(403, description=f"that is not the control token of table {table!r}")
+    sess = current_session()
+    assert sess is not None
+    sess.tokens[table] = token
+    return redirect(url_for("tables.table_page", table=table), code=303)
+
+
+@bp.post("/t/<table>/logout")
+def logout(table: str) -> Any:
+    known_table(table)
+    check_csrf()
+    sess = current_session(create=False)
+    if sess is not None:
+        sess.tokens.pop(table, None)
+    return redirect(url_for("tables.table_page", table=table), code=303)
+
+
+def _body() -> Any:
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        abort(413, description=f"a command is at most {MAX_BODY} bytes")
+    raw = request.get_data(cache=False)
+    if len(raw) > MAX_BODY:
+        abort(413, description=f"a command is at most {MAX_BODY} bytes")
+    if request.mimetype == "application/json" or raw[:1] in (b"{", b"["):
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError as exc:
+            abort(400, description=f"the command is not valid JSON: {exc}")
+    return {k: v for k, v in request.form.items() if k != "csrf"}
+
+
+@bp.post("/t/<table>/cmd/<name>")
+def command(table: str, name: str) -> Any:
+    known_table(table)
+    check_csrf()
+    if name not in COMMANDS:
+        abort(404, description=f"unknown command {name!r} (one of {', '.join(COMMANDS)})")
+    body = _body()
+    try:
+        fields = validate(name, body)
+    except CommandError as exc:
+        abort(400, description=str(exc))
+    token = control_token(table)
+    if token is None:
+        token = _player_token(table, name, fields)
+    reply = _send(table, name, fields, token)
+    if reply.get("ok") is True:
+        return jsonify({"ok": True, "id": reply.get("id"), "data": reply.get("data")})
+    error = str(reply.get("error") or "the table refused the command without a reason")
+    status = 403 if error.startswith("not authorised") else 422
+    return jsonify({"ok": False, "id": reply.get("id"), "error": error}), status
+
+
+def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
+    """A joined player may act for their own seat; anyone else without the token is read-only."""
+    state = mqtt_view().state(table) or {}
+    seat = joined_seat(table, state.get("game_id"))
+    token = settings().token_for(table)
+    if seat is None or token is None:
+        abort(403, description="read-only: log in with the table's control token to send commands")
+    if name != "act":
+        abort(403, description="a player may only act for their own seat; other commands need the control token")
+    if fields["action"].get("player") != seat:
+        abort(403, description=f"you joined as seat {seat}; you cannot act for seat {fields['action'].get('player')}")
+    return token
+
+
+def _send(table: str, name: str, fields: dict[str, Any], token: str) -> dict[str, Any]:
+    view = mqtt_view()
+    if not view.connected.is_set():
+        abort(503, description="the panel is not connected to the broker; try again in a moment")
+    status = (view.snapshot(table) or {}).get("status") or {}
+    if status.get("state") == "offline":
+        abort(503, description=f"table {table!r} is offline")
+    try:
+        return view.command(table, name, fields, token)
+    except CommandTimeout as exc:
+        abort(504, description=str(exc))
+
+
+@bp.get("/api/t/<table>/codes")
+def codes(table: str) -> Response:
+    """The join code of every seat of the current game, for token holders only."""
+    known_table(table)
+    token = control_token(table)
+    if token is None:
+        abort(403, description="join codes are shown only to holders of the table's control token")
+    state = mqtt_view().state(table) or {}
+    game_id = state.get("game_id")
+    players = state.get("players") or []
+    if not isinstance(game_id, str) or not game_id:
+        return jsonify({"game_id": None, "codes": []})
+    return jsonify({
+        "game_id": game_id,
+        "codes": [{"seat": i, "player": p, "code": join_code(token, table, game_id, i)}
+                  for i, p in enumerate(players)],
+    })

@@ -1,0 +1,139 @@
+"""A player's own page: join with a code, then see your hand and act for your seat.
+
+The panel opens ``<base>/<t>/private/<seat>`` with the table's token only
+inside this player's request or stream, and sends it to no one else.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+
+from controller.security import SealError, join_code, unseal
+
+from ..auth import Seat, check_csrf, current_session, joined_seat
+from ..mqtt_view import MqttView
+from ..sse import stream
+from .common import known_table, mqtt_view, settings
+
+bp = Blueprint("player", __name__)
+
+
+def _normalise(code: str) -> str:
+    # People read codes aloud and type them in lower case, with spaces or dashes.
+    return "".join(c for c in code.upper() if c.isalnum())
+
+
+@bp.get("/t/<table>/join")
+def join_form(table: str) -> str:
+    known_table(table)
+    current_session()
+    return render_template("join.html", table=table, error=None)
+
+
+@bp.post("/t/<table>/join")
+def join(table: str) -> Any:
+    known_table(table)
+    check_csrf()
+    sess = current_session()
+    assert sess is not None
+    now = time.monotonic()
+    if sess.join_blocked(now):
+        abort(429, description="too many wrong join codes; wait a minute and try again")
+    token = settings().token_for(table)
+    if token is None:
+        abort(409, description=f"this panel does not hold table {table!r}'s control token, so players cannot join")
+    state = mqtt_view().state(table) or {}
+    game_id, players = state.get("game_id"), state.get("players") or []
+    if not isinstance(game_id, str) or not players:
+        abort(409, description=f"table {table!r} has no game to join yet")
+    code = _normalise(request.form.get("code", ""))
+    if not code:
+        abort(400, description="type the join code the referee gave you")
+    for seat in range(len(players)):
+        if hmac.compare_digest(code, join_code(token, table, game_id, seat)):
+            sess.seats[table] = Seat(game_id=game_id, seat=seat)
+            return redirect(url_for("player.me", table=table), code=303)
+    sess.join_failures.append(now)
+    abort(403, description="that join code does not match a seat of the current game")
+
+
+@bp.post("/t/<table>/leave")
+def leave(table: str) -> Any:
+    known_table(table)
+    check_csrf()
+    sess = current_session(create=False)
+    if sess is not None:
+        sess.seats.pop(table, None)
+    return redirect(url_for("tables.table_page", table=table), code=303)
+
+
+def _seat_or_403(table: str) -> int:
+    state = mqtt_view().state(table) or {}
+    seat = joined_seat(table, state.get("game_id"))
+    if seat is None:
+        abort(403, description="join this table with your join code to see your own view")
+    return seat
+
+
+def private_view(table: str, seat: int) -> dict[str, Any]:
+    """The opened private view of ``seat``, or an explanation of why there is none yet."""
+    return _open(settings().token_for(table), mqtt_view(), table, seat)
+
+
+@bp.get("/t/<table>/me")
+def me(table: str) -> str:
+    known_table(table)
+    seat = _seat_or_403(table)
+    players = (mqtt_view().state(table) or {}).get("players") or []
+    name = players[seat] if seat < len(players) else f"seat {seat}"
+    return render_template("player.html", table=table, seat=seat, name=name)
+
+
+@bp.get("/api/t/<table>/me")
+def api_me(table: str) -> Response:
+    known_table(table)
+    return jsonify(private_view(table, _seat_or_403(table)))
+
+
+@bp.get("/t/<table>/me/stream")
+def me_stream(table: str) -> Response:
+    known_table(table)
+    seat = _seat_or_403(table)
+    sess = current_session(create=False)
+    assert sess is not None
+    settings_now, view = settings(), mqtt_view()
+
+    def still_seated() -> bool:
+        # Checked on every item: a new game, or leaving, ends the private feed at once.
+        joined = sess.seats.get(table)
+        game_id = (view.state(table) or {}).get("game_id")
+        return joined is not None and joined.seat == seat and joined.game_id == game_id
+
+    def opened() -> list[tuple[str, Any]]:
+        if not still_seated():
+            return [("left", {"reason": "the game changed or you left; join again"})]
+        return [("private", _open(settings_now.token_for(table), view, table, seat))]
+
+    def filter_item(kind: str, data: Any) -> list[tuple[str, Any]] | None:
+        if kind == "private_changed":
+            return opened() if data.get("seat") == seat else None
+        if kind == "state" and not still_seated():
+            return [(kind, data), ("left", {"reason": "a new game started; join again with its code"})]
+        return [(kind, data)]
+
+    return stream(view, table, first=opened, filter_item=filter_item)
+
+
+def _open(token: str | None, view: MqttView, table: str, seat: int) -> dict[str, Any]:
+    envelope = view.sealed_view(table, seat)
+    if token is None or envelope is None:
+        return {"seat": seat, "available": False, "reason": "your private view has not arrived yet"}
+    try:
+        opened = unseal(token, table, seat, envelope["sealed"])
+    except SealError as exc:
+        return {"seat": seat, "available": False, "reason": str(exc)}
+    return {"seat": seat, "available": True, "seq": envelope.get("seq"), "view": opened}
