@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS inputs (
     payload TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS inputs_by_table ON inputs (table_id, id);
+CREATE INDEX IF NOT EXISTS inputs_by_kind ON inputs (table_id, kind, id);
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -86,6 +87,10 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
+            if not create and not self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+            ).fetchone():
+                raise JournalError(f"{self.path} is not a gravekeeper journal")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -150,7 +155,7 @@ class Journal:
             raise JournalError(f"unknown input kind {kind!r} (one of {', '.join(INPUT_KINDS)})")
         now = time.time()
         payload_text = _dumps(payload)
-        command_id = payload.get("command_id") if kind == "command" else None
+        command_id = payload.get("command_id") if kind in ("command", "new_game") else None
         with self._lock:
             self._check_open()
             with self._transaction():
@@ -231,13 +236,14 @@ class Journal:
             ).fetchall()
         return [{"seq": s, "table": self.table, "type": t, "time": at, "data": json.loads(d)} for s, t, at, d in rows]
 
-    def inputs(self) -> Iterator[dict[str, Any]]:
+    def inputs(self, start_id: int = 0) -> Iterator[dict[str, Any]]:
         """Every recorded input in order: ``{"id", "kind", "time", "payload", "events"}``.
 
+        ``start_id``: begin with the input of that id (from :meth:`last_input_id`).
         ``events`` are the full stored events (private parts included), for
         verification. Read in pages so a long journal does not sit in memory.
         """
-        last_id = 0
+        last_id = max(0, start_id - 1)
         while True:
             with self._lock:
                 self._check_open()
@@ -263,6 +269,15 @@ class Journal:
                 yield {"id": input_id, "kind": kind, "time": at, "payload": json.loads(payload),
                        "events": by_input.get(input_id, [])}
             last_id = rows[-1][0]
+
+    def last_input_id(self, kind: str) -> int | None:
+        """The id of the table's latest input of ``kind`` (``None``: there is none)."""
+        with self._lock:
+            self._check_open()
+            row = self._db.execute(
+                "SELECT max(id) FROM inputs WHERE table_id = ? AND kind = ?", (self.table, kind)
+            ).fetchone()
+        return int(row[0]) if row[0] is not None else None
 
     def has_command(self, command_id: str) -> bool:
         with self._lock:

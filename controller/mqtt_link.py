@@ -49,6 +49,7 @@ WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
 _SEEN_IDS = 4096
+_ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
 
 
 class OutboxJournal(Protocol):
@@ -132,6 +133,16 @@ def dumps(obj: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def _id_of(raw: bytes) -> Any:
+    """The command's id if it can be read (for the reply), else None."""
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    cid = payload.get("id") if isinstance(payload, dict) else None
+    return cid if isinstance(cid, (str, int)) and not isinstance(cid, bool) else None
+
+
 class CommandChecker:
     """Size, JSON, id, name, signature and replay checks of one incoming command."""
 
@@ -144,11 +155,14 @@ class CommandChecker:
 
     def check(self, name: str, raw: bytes) -> Command:
         if len(raw) > MAX_COMMAND_BYTES:
-            raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})")
+            raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
+                                 _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
         try:
             payload = json.loads(raw)
-        except (UnicodeDecodeError, ValueError) as exc:
+        except ValueError as exc:  # UnicodeDecodeError included
             raise CommandRefused(f"bad JSON: {exc}") from None
+        except RecursionError:
+            raise CommandRefused("bad JSON: nested too deeply") from None
         if not isinstance(payload, dict):
             raise CommandRefused(f"a command must be a JSON object, got {type(payload).__name__}")
         cid = payload.get("id")
@@ -309,13 +323,19 @@ class MqttLink:
             self._replies.append((self.topics.reply(name), dumps(body)))
 
     # ----- publishing (one thread only) -----------------------------------
-    def flush(self) -> None:
-        """Publish pending events, then dirty retained topics, then replies, while connected."""
+    def flush(self, *, events_only: bool = False, persist: bool = True) -> None:
+        """Publish pending events, then dirty retained topics, then replies, while connected.
+
+        ``events_only`` sends just the events (the service does that before it computes
+        the new views, so an event is not held up by them); ``persist`` writes the outbox
+        cursor down (an fsync; the service skips it while more input is waiting).
+        """
         self._drain_acks()
         with self._lock:
             ready = self._ready
         if not ready:
-            self._persist_mark()
+            if persist:
+                self._persist_mark()
             return
         if self._need_marker_check:
             self._apply_broker_marker()
@@ -323,16 +343,17 @@ class MqttLink:
             self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
         backlog = False
         room = WINDOW - len(self._inflight)
-        if room > 0 and self._sent_seq < self._journal.last_seq():
+        last = self._journal.last_seq()
+        if room > 0 and self._sent_seq < last:
             for event in self._journal.events_after(self._sent_seq, limit=room):
                 self._publish(self.topics.events, dumps({k: event.get(k) for k in EVENT_KEYS}), False,
                               int(event["seq"]))
                 self._sent_seq = int(event["seq"])
                 self._published_events += 1
             room = WINDOW - len(self._inflight)
-        if self._sent_seq < self._journal.last_seq():
+        if self._sent_seq < last:
             backlog = True  # retained state must not overtake the events it includes
-        else:
+        elif not events_only:
             for topic in list(self._dirty):
                 if room <= 0:
                     backlog = True
@@ -340,7 +361,7 @@ class MqttLink:
                 self._publish(topic, self._retained[topic], True, None)
                 del self._dirty[topic]
                 room -= 1
-        while room > 0:
+        while room > 0 and not events_only:
             with self._lock:
                 if not self._replies:
                     break
@@ -348,8 +369,9 @@ class MqttLink:
             self._publish(topic, data, False, None)
             room -= 1
         with self._lock:
-            self._want_wake = backlog or bool(self._replies)
-        self._persist_mark()
+            self._want_wake = backlog or bool(self._replies) or bool(self._dirty)
+        if persist:
+            self._persist_mark()
 
     def _publish(self, topic: str, data: bytes, retain: bool, seq: int | None) -> None:
         info = self.client.publish(topic, data, qos=1, retain=retain)
@@ -447,8 +469,8 @@ class MqttLink:
             self._ready = False
             if was:
                 self._disconnects += 1
-            if reason.is_failure:
-                self._last_error = f"disconnected: {reason}"
+                if reason.is_failure:  # a refused CONNECT keeps its own, clearer, message
+                    self._last_error = f"disconnected: {reason}"
         if was and not self._closed:
             log.warning("MQTT: lost the broker at %s:%d (%s); events are kept", self.host, self.port, reason)
 
@@ -479,6 +501,11 @@ class MqttLink:
         except CommandRefused as exc:
             log.info("refused %s command: %s", name, exc)
             self.reply(name, exc.command_id, False, error=str(exc))
+            self._on_wake()
+            return
+        except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+            log.exception("could not check a %s command", name)
+            self.reply(name, None, False, error="internal error while checking the command")
             self._on_wake()
             return
         self._on_command(command)

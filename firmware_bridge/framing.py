@@ -15,6 +15,7 @@ from typing import NamedTuple
 from cobs import cobs
 
 from firmware_bridge.protocol import MAX_ENCODED, PROTOCOL_VERSION, ChangeMsg, Frame, FrameError, decode_payload
+from firmware_bridge.protocol import decode as decode_frame
 
 # version, type, seq, channel, level, time, crc: a whole CHANGE payload
 _CHANGE = struct.Struct(">BBHBBIH")
@@ -76,7 +77,18 @@ class FrameDecoder:
         decode = cobs.decode
         unpack_change = _CHANGE.unpack
         new = tuple.__new__
-        leading = self._leading
+        if self._leading and chunks:
+            # Only the first delimited chunk after a restart can be a tail.
+            self._leading = False
+            first = chunks.pop(0)
+            if first:
+                try:
+                    item = decode_frame(first)
+                except FrameError:
+                    counters["resyncs"] += 1
+                else:
+                    out.append(item)
+                    ok += 1
         for chunk in chunks:
             if not chunk:
                 continue  # idle delimiters between frames are legal
@@ -95,8 +107,6 @@ class FrameDecoder:
                 if version == PROTOCOL_VERSION and level < 2:
                     append(new(Frame, (seq, new(ChangeMsg, (channel, level == 1, t)))))
                     ok += 1
-                    if leading:
-                        leading = self._leading = False
                     continue
             try:
                 append(decode_payload(payload))
@@ -104,8 +114,6 @@ class FrameDecoder:
                 self._bad(out, exc.kind, str(exc), chunk)
                 continue
             ok += 1
-            if leading:
-                leading = self._leading = False
         counters["frames_ok"] += ok
         if len(tail) > self.max_encoded:
             if not self._skipping:
@@ -118,9 +126,6 @@ class FrameDecoder:
     def _bad(self, out: list[Frame | BadFrame], kind: str, reason: str, raw: bytes) -> None:
         counters = self.counters
         counters["resyncs"] += 1
-        if self._leading:
-            self._leading = False
-            return
         counters[kind] += 1
         counters["bad_frames"] += 1
         out.append(BadFrame(kind, reason, raw))

@@ -230,7 +230,8 @@ def encode_payload(msg: Message, seq: int, version: int = PROTOCOL_VERSION) -> b
 
 def encode(msg: Message, seq: int) -> bytes:
     """The complete wire frame of ``msg``: COBS-encoded payload and the 0x00 delimiter."""
-    return cobs.encode(encode_payload(msg, seq)) + b"\x00"
+    encoded: bytes = cobs.encode(encode_payload(msg, seq))
+    return encoded + b"\x00"
 
 
 # -- decoding -----------------------------------------------------------------

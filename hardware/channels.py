@@ -109,6 +109,7 @@ class McuClock:
     """
 
     DRIFT = 200e-6
+    MAX_DELAY = 0.5  # no serial transport is this slow; a larger lag is a clock jump
     WRAP = 1 << 32
 
     def __init__(self) -> None:
@@ -128,6 +129,8 @@ class McuClock:
         self._last_raw = raw
         mcu_s = (raw + self._epoch) / 1e6
         sample = received - mcu_s
+        if self._offset is not None and mcu_s + self._offset < received - self.MAX_DELAY:
+            self._offset = None  # the MCU clock jumped (an unnoticed restart): learn it again
         if self._offset is None:
             self._offset = sample
         else:

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.observation import CHUTES, TOMB_POSITIONS, TOMBS, TRAPS
+from hardware.observation import ALL_SENSORS, TOMB_POSITIONS
 
 SOURCES = ("gpio", "mcu", "sim")
 PULLS = ("up", "down", "none")
@@ -165,14 +165,7 @@ def _kind_of(sensor_id: str) -> str:
 
 def _sensor_layout() -> dict[str, tuple[str, ...]]:
     """Every configurable sensor id and its input roles, in product order."""
-    layout: dict[str, tuple[str, ...]] = {f"tomb.{t}": TOMB_POSITIONS for t in TOMBS}
-    layout["launcher"] = ("input",)
-    for trap in TRAPS:
-        for part in ("peg_a", "peg_b", "sprung"):
-            layout[f"trap.{trap}.{part}"] = ("input",)
-    for chute in CHUTES:
-        layout[f"chute.{chute}"] = ("input",)
-    return layout
+    return {sid: TOMB_POSITIONS if sid.startswith("tomb.") else ("input",) for sid in ALL_SENSORS}
 
 
 LAYOUT = _sensor_layout()
@@ -255,8 +248,9 @@ def _flatten_sensors(tree: Mapping[str, Any], path: str) -> dict[str, Any]:
         if node is False and group:
             found.update({sid: False for sid in group})
             return
-        if not isinstance(node, Mapping):
-            raise _err(here, "is not a sensor (see hardware/observation.py for sensor ids)")
+        if not isinstance(node, Mapping) or (prefix and not group):
+            raise _err(here, "unknown sensor (expected tomb.<mummy|monster|wolf>, "
+                       "trap.<ladder|mirror|grave1|grave2>.<peg_a|peg_b|sprung>, launcher, chute.<left|right>)")
         for key, child in node.items():
             walk(child, f"{prefix}.{key}" if prefix else key)
 
@@ -378,7 +372,8 @@ def _check_unique(sensors: list[SensorSpec], outputs: list[OutputSpec], where: s
             elif spec.source == "mcu":
                 assert spec.channel is not None
                 if spec.channel in channels:
-                    raise _err(f"{path}.channel", f"MCU channel {spec.channel} is already used by {channels[spec.channel]}")
+                    user = channels[spec.channel]
+                    raise _err(f"{path}.channel", f"MCU channel {spec.channel} is already used by {user}")
                 channels[spec.channel] = label
     out_channels: dict[int, str] = {}
     for out in outputs:
@@ -391,7 +386,8 @@ def _check_unique(sensors: list[SensorSpec], outputs: list[OutputSpec], where: s
         else:
             assert out.channel is not None
             if out.channel in out_channels:
-                raise _err(f"{path}.channel", f"MCU output {out.channel} is already used by {out_channels[out.channel]}")
+                user = out_channels[out.channel]
+                raise _err(f"{path}.channel", f"MCU output {out.channel} is already used by {user}")
             out_channels[out.channel] = out.name
 
 

@@ -27,7 +27,9 @@ from typing import Any
 from hardware.observation import TOMB_POSITIONS, sensor_values
 
 _ALL_VALUES = frozenset(
-    v for s in ("tomb.wolf", "trap.ladder.peg_a", "trap.ladder.sprung", "launcher", "chute.left") for v in sensor_values(s)
+    v
+    for s in ("tomb.wolf", "trap.ladder.peg_a", "trap.ladder.sprung", "launcher", "chute.left")
+    for v in sensor_values(s)
 )
 
 # kind -> (value when closed, value when open)

@@ -22,6 +22,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +121,7 @@ class MqttView:
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
         self.connected = threading.Event()
+        self.changed = threading.Condition(self._lock)  # notified after every message taken in
         self.bad_messages = 0
         self._closed = False
         self._client = mqtt.Client(
@@ -184,6 +186,18 @@ class MqttView:
     # ----- the picture -------------------------------------------------------------
     def handle(self, topic: str, payload: bytes) -> None:
         """Take one message into the picture (public so tests can feed it directly)."""
+        try:
+            self._handle(topic, payload)
+        finally:
+            with self.changed:
+                self.changed.notify_all()
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``predicate()`` holds after some message (or already does); False on timeout."""
+        with self.changed:
+            return self.changed.wait_for(predicate, timeout)
+
+    def _handle(self, topic: str, payload: bytes) -> None:
         prefix = self.base + "/"
         if not topic.startswith(prefix):
             return
@@ -361,8 +375,9 @@ class MqttView:
         cmd_id = uuid.uuid4().hex
         done = threading.Event()
         box: list[dict[str, Any]] = []
-        with self._lock:
+        with self.changed:
             self._pending[cmd_id] = (done, box)
+            self.changed.notify_all()
         try:
             payload = signed(token, {"id": cmd_id, **fields})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from .app import create_app
 from .settings import PanelSettings
 
 log = logging.getLogger(__name__)
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Request lines go to our logger at debug level: an SSE page reconnecting is not news."""
+
+    def setup(self) -> None:
+        super().setup()
+        # An SSE stream is many small writes; Nagle plus the browser's delayed ACK would hold each one back.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log(self, type: str, message: str, *args: object) -> None:  # noqa: A002 - werkzeug's signature
+        level = logging.DEBUG if type == "info" else logging.WARNING
+        log.log(level, "%s %s", self.address_string(), message % args)
 
 
 class PanelServer:
@@ -68,12 +82,18 @@ def start_panel(settings: PanelSettings) -> PanelServer:
 
     Raises ``OSError`` when the listen address cannot be bound (the port is taken).
     """
+    # Bind here: werkzeug answers a taken port with sys.exit(), which a caller cannot handle.
+    listener = socket.create_server((settings.listen_host, settings.listen_port),
+                                    family=socket.AF_INET6 if ":" in settings.listen_host else socket.AF_INET)
     app = create_app({"PANEL_SETTINGS": settings})
     try:
-        server = make_server(settings.listen_host, settings.listen_port, app, threaded=True)
+        server = make_server(settings.listen_host, listener.getsockname()[1], app, threaded=True,
+                             request_handler=_QuietHandler, fd=listener.fileno())
     except BaseException:
         app.extensions["gravekeeper"].close()
         raise
+    finally:
+        listener.close()  # werkzeug holds its own duplicate of the socket
     # Request threads must not hold the process open after close (an SSE stream may still be writing).
     server.daemon_threads = True  # type: ignore[attr-defined]
     panel = PanelServer(settings, server, app)

@@ -34,37 +34,47 @@ class Graveyard:
             self.min_x, self.max_x, self.min_y, self.max_y = min(xs), max(xs), min(ys), max(ys)
         else:
             self.min_x = self.max_x = self.min_y = self.max_y = 0
-        self.width = self.max_x - self.min_x + 1 + 2 * self.pad
-        self.index: dict[Square, int] = {sq: self._bit_index(sq) for sq in self.features}
-        self.square_at: dict[int, Square] = {i: sq for sq, i in self.index.items()}
-        self.mask = 0
-        for i in self.index.values():
-            self.mask |= 1 << i
-        self._neighbours: dict[Square, list[Square]] = {
-            (x, y): [(x + dx, y + dy) for dx, dy in ORTHOGONAL if (x + dx, y + dy) in self.features]
-            for x, y in self.features
-        }
+        self.width = w = self.max_x - self.min_x + 1 + 2 * self.pad
+        self.ox, self.oy = self.pad - self.min_x, self.pad - self.min_y
+        rows = self.max_y - self.min_y + 1 + 2 * self.pad
+        bitmap = bytearray((rows * w + 7) // 8)
+        for x, y in self.features:
+            i = (y + self.oy) * w + x + self.ox
+            bitmap[i >> 3] |= 1 << (i & 7)
+        self.mask = int.from_bytes(bitmap, "little")
+        self._placements: dict[int, list[Square]] = {}
+        # Derived data callers may keep while the graveyard is unchanged (a new
+        # tile builds a new Graveyard, so nothing here can go stale).
+        self.memo: dict[object, object] = {}
 
     # ----- bitboard basics ---------------------------------------------------
-    def _bit_index(self, sq: Square) -> int:
-        return (sq[1] - self.min_y + self.pad) * self.width + (sq[0] - self.min_x + self.pad)
+    def bit_index(self, sq: Square) -> int:
+        """The bit of a square of the graveyard (KeyError for any other square)."""
+        if sq not in self.features:
+            raise KeyError(sq)
+        return (sq[1] + self.oy) * self.width + sq[0] + self.ox
 
     def _frame_square(self, index: int) -> Square:
         row, col = divmod(index, self.width)
-        return (col - self.pad + self.min_x, row - self.pad + self.min_y)
+        return (col - self.ox, row - self.oy)
+
+    def contains(self, bits: int, sq: Square) -> bool:
+        return sq in self.features and bool((bits >> self.bit_index(sq)) & 1)
 
     def bits(self, squares: Iterable[Square]) -> int:
         out = 0
         for sq in squares:
-            out |= 1 << self.index[sq]
+            out |= 1 << self.bit_index(sq)
         return out
 
     def squares(self, bits: int) -> list[Square]:
         """The board squares in ``bits``, in bit order (row by row)."""
         out = []
+        w, ox, oy = self.width, self.ox, self.oy
         while bits:
             low = bits & -bits
-            out.append(self.square_at[low.bit_length() - 1])
+            row, col = divmod(low.bit_length() - 1, w)
+            out.append((col - ox, row - oy))
             bits ^= low
         return out
 
@@ -83,21 +93,22 @@ class Graveyard:
         Revisiting is allowed and tokens never block, so this is the set of
         ends of all walks, computed layer by layer.
         """
-        bits = 1 << self.index[start]
+        bits = 1 << self.bit_index(start)
         for _ in range(steps):
             bits = self.step(bits, diagonal)
         return bits
 
     def within(self, start: Square, steps: int) -> int:
         """Squares at most ``steps`` orthogonal steps away through the graveyard."""
-        bits = 1 << self.index[start]
+        bits = 1 << self.bit_index(start)
         for _ in range(steps):
             bits |= self.step(bits)
         return bits
 
     def neighbours(self, sq: Square) -> list[Square]:
         """Orthogonally adjacent squares of the graveyard (diagonals are not adjacent)."""
-        return self._neighbours.get(sq, [])
+        x, y = sq
+        return [(x + dx, y + dy) for dx, dy in ORTHOGONAL if (x + dx, y + dy) in self.features]
 
     # ----- tile placement --------------------------------------------------------
     def contacts(self, x: int, y: int) -> tuple[bool, int]:
@@ -113,33 +124,38 @@ class Graveyard:
 
     def placements(self, min_contact: int) -> list[Square]:
         """Top-left squares where a new tile fits: no overlap, and at least
-        ``min_contact`` of its square edges meet the graveyard."""
+        ``min_contact`` of its square edges meet the graveyard. Cached: the
+        graveyard does not change until a tile is added, which builds a new one."""
+        cached = self._placements.get(min_contact)
+        if cached is None:
+            cached = self._placements[min_contact] = self._find_placements(min_contact)
+        return cached
+
+    def _find_placements(self, min_contact: int) -> list[Square]:
         if not self.features:
             return [(0, 0)]
         k, w, board = self.tile_size, self.width, self.mask
         frontier = ((board << 1) | (board >> 1) | (board << w) | (board >> w)) & ~board
-        block = 0
         candidates = 0
         overlapping = 0
         for dy in range(k):
             for dx in range(k):
                 shift = dy * w + dx
-                block |= 1 << shift
                 candidates |= frontier >> shift
                 overlapping |= board >> shift
         candidates &= ~overlapping
+        # The squares just outside the tile's edges, relative to the square
+        # diagonally above-left of its top-left corner. With no overlap, every
+        # one of them that is in the graveyard is one square that lines up.
+        ring = 0
+        for i in range(k):
+            for dx, dy in ((i + 1, 0), (i + 1, k + 1), (0, i + 1), (k + 1, i + 1)):
+                ring |= 1 << (dy * w + dx)
         out: list[Square] = []
         while candidates:
             low = candidates & -candidates
             origin = low.bit_length() - 1
             candidates ^= low
-            tile = block << origin
-            touching = (
-                ((tile << 1) & board).bit_count()
-                + ((tile >> 1) & board).bit_count()
-                + ((tile << w) & board).bit_count()
-                + ((tile >> w) & board).bit_count()
-            )
-            if touching >= min_contact:
+            if ((ring << (origin - w - 1)) & board).bit_count() >= min_contact:
                 out.append(self._frame_square(origin))
         return out

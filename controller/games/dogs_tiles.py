@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,17 +44,28 @@ class TileDef:
 
     def rotated(self, rotation: int) -> tuple[str, ...]:
         """The grid turned ``rotation`` quarter turns clockwise."""
-        grid = [list(row) for row in self.grid]
-        for _ in range(rotation % 4):
-            grid = [list(row) for row in zip(*grid[::-1])]
-        return tuple("".join(row) for row in grid)
+        return _rotate(self.grid, rotation % 4)
 
-    def features(self, rotation: int) -> list[tuple[int, int, str]]:
+    def features(self, rotation: int) -> tuple[tuple[int, int, str], ...]:
         """``(dx, dy, feature)`` for every square of the rotated tile."""
-        return [(dx, dy, ch) for dy, row in enumerate(self.rotated(rotation)) for dx, ch in enumerate(row)]
+        return _features(self.grid, rotation % 4)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "grid": list(self.grid)}
+
+
+@lru_cache(maxsize=512)
+def _rotate(grid: tuple[str, ...], rotation: int) -> tuple[str, ...]:
+    rows = [list(row) for row in grid]
+    for _ in range(rotation):
+        rows = [list(row) for row in zip(*rows[::-1])]
+    return tuple("".join(row) for row in rows)
+
+
+@lru_cache(maxsize=512)
+def _features(grid: tuple[str, ...], rotation: int) -> tuple[tuple[int, int, str], ...]:
+    # Cached: the graveyard is rebuilt from its tiles after every placement.
+    return tuple((dx, dy, ch) for dy, row in enumerate(_rotate(grid, rotation)) for dx, ch in enumerate(row))
 
 
 def dog_start_squares(grid: tuple[str, ...]) -> list[Square]:

@@ -35,6 +35,7 @@ SPACE_KINDS = ("brick", "stone", "circle", "platform", "tomb_side")
 LADDER_MIRROR = ("ladder", "mirror")
 GRAVES = ("grave1", "grave2")
 TRAPS = LADDER_MIRROR + GRAVES
+TRAP_NAMES = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
 _TOP_KEYS = {"spaces", "brick_path", "gate", "stone_path", "start_circles", "platforms", "tomb"}
 _OPTIONAL_TOP_KEYS = {"name", "notes"}
 
@@ -164,7 +165,7 @@ def parse_board(data: Any, where: str = "board") -> Board:
             if sid in seen:
                 raise bad(f"{key}[{i}]", f"repeats {sid!r}")
             seen.add(sid)
-        unlisted = sorted(s for s, (k, _, _) in spaces.items() if k == kind and s not in seen)
+        unlisted = [s for s, (k, _, _) in spaces.items() if k == kind and s not in seen]
         if unlisted:
             raise bad(f"spaces[{unlisted[0]!r}]", f"is a {kind} space missing from {key!r}")
         return tuple(value)
@@ -186,7 +187,7 @@ def parse_board(data: Any, where: str = "board") -> Board:
         if sid in circles.values():
             raise bad(f"start_circles[{colour!r}]", f"reuses circle {sid!r}")
         circles[colour] = sid
-    stray = sorted(s for s, (k, _, _) in spaces.items() if k == "circle" and s not in circles.values())
+    stray = [s for s, (k, _, _) in spaces.items() if k == "circle" and s not in circles.values()]
     if stray:
         raise bad(f"spaces[{stray[0]!r}]", "is a circle no colour starts on")
 

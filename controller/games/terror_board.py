@@ -105,7 +105,8 @@ class Board:
         return r * self.cols + c
 
     def rc(self, index: int) -> list[int]:
-        return [index // self.cols, index % self.cols]
+        r, c = divmod(index, self.cols)
+        return [r, c]
 
     # ----- tomb configurations ------------------------------------------------
     @staticmethod
@@ -185,6 +186,13 @@ class Board:
                 if left == 1 or nxt == crypt:
                     if nxt not in found:
                         found[nxt] = (*path, nxt)
+                    continue
+                if left == 2:
+                    # The last two steps inline: a third fewer calls for the same walks.
+                    seen = visited | (1 << nxt)
+                    for last in adj[nxt]:
+                        if not seen >> last & 1 and last not in found:
+                            found[last] = (*path, nxt, last)
                     continue
                 path.append(nxt)
                 walk(nxt, visited | (1 << nxt), left - 1)

@@ -17,7 +17,8 @@ kind               timing (rulebook "Goosebumps Cards")
 
 Effects, and the kinds each may have: ``monster`` and ``cure_all`` (now);
 ``ring`` and ``reversal`` (later); ``steal_ring``, ``move_pawn``, ``switch``
-and ``extra_turn`` (now_or_later or anytime).
+(now_or_later or anytime) and ``extra_turn``
+(now_or_later only: it is about your own turn).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ EFFECT_KINDS: dict[str, frozenset[str]] = {
     "steal_ring": frozenset({"now_or_later", "anytime"}),
     "move_pawn": frozenset({"now_or_later", "anytime"}),
     "switch": frozenset({"now_or_later", "anytime"}),
-    "extra_turn": frozenset({"now_or_later", "anytime"}),
+    "extra_turn": frozenset({"now_or_later"}),
 }
 MAX_MOVE_STEPS = 6
 

@@ -15,6 +15,16 @@
 
 import struct
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for type checkers only: MicroPython has no typing module
+    from typing import Callable, Protocol, Sequence
+
+    class InputPin(Protocol):
+        def value(self) -> int: ...
+
+    class OutputPin(Protocol):
+        def value(self, v: int) -> object: ...
+
 PROTOCOL_VERSION = 1
 FIRMWARE_VERSION = "gkfw-1.0.0"
 
@@ -55,7 +65,7 @@ for _i in range(256):
     _CRC_TABLE.append(_c & 0xFFFF)
 
 
-def crc16(data, crc=0xFFFF):
+def crc16(data: bytes, crc: int = 0xFFFF) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), as binascii.crc_hqx."""
     table = _CRC_TABLE
     for b in data:
@@ -63,7 +73,7 @@ def crc16(data, crc=0xFFFF):
     return crc
 
 
-def cobs_encode(data):
+def cobs_encode(data: bytes) -> bytes:
     out = bytearray()
     block = bytearray()
     for b in data:
@@ -82,7 +92,7 @@ def cobs_encode(data):
     return bytes(out)
 
 
-def cobs_decode(data):
+def cobs_decode(data: bytes) -> bytes:
     """Decode one COBS block (without its 0x00 delimiter); ValueError if malformed."""
     out = bytearray()
     i = 0
@@ -101,13 +111,13 @@ def cobs_decode(data):
     return bytes(out)
 
 
-def build_frame(msg_type, seq, body):
+def build_frame(msg_type: int, seq: int, body: bytes) -> bytes:
     payload = struct.pack(">BBH", PROTOCOL_VERSION, msg_type, seq & 0xFFFF) + body
     crc = crc16(payload)
     return cobs_encode(payload + struct.pack(">H", crc)) + b"\x00"
 
 
-def ticks_diff_30(a, b):
+def ticks_diff_30(a: int, b: int) -> int:
     # MicroPython's ticks wrap at 2**30 on the rp2 port; the host-side stand-ins
     # use the same period so the wrap handling is exercised in tests.
     half = 1 << 29
@@ -123,8 +133,10 @@ class Firmware:
     ``ticks_diff(a, b)`` are MicroPython's ``time`` functions.
     """
 
-    def __init__(self, inputs, outputs, write, ticks_us, ticks_diff, board_id,
-                 version=FIRMWARE_VERSION, heartbeat_us=500000):
+    def __init__(self, inputs: "Sequence[InputPin]", outputs: "Sequence[OutputPin]",
+                 write: "Callable[[bytes], object]", ticks_us: "Callable[[], int]",
+                 ticks_diff: "Callable[[int, int], int]", board_id: str,
+                 version: str = FIRMWARE_VERSION, heartbeat_us: int = 500000) -> None:
         if len(inputs) > 255 or len(outputs) > 255:
             raise ValueError("at most 255 inputs and 255 outputs")
         self.inputs = inputs
@@ -147,27 +159,27 @@ class Firmware:
         self.frames_in = 0
 
     # -- time ---------------------------------------------------------------
-    def now(self):
+    def now(self) -> int:
         t = self._ticks_us()
         self._now = (self._now + self._ticks_diff(t, self._last_ticks)) & TIME_MASK
         self._last_ticks = t
         return self._now
 
     # -- sending ------------------------------------------------------------
-    def send(self, msg_type, body=b""):
+    def send(self, msg_type: int, body: bytes = b"") -> None:
         frame = build_frame(msg_type, self.seq, body)
         self.seq = (self.seq + 1) & 0xFFFF
         self._last_tx = self._now
         self._write(frame)
 
-    def send_hello(self, reason):
+    def send_hello(self, reason: int) -> None:
         fw = self.version.encode()
         bid = self.board_id.encode()
         body = struct.pack(">BBBI", reason, len(self.inputs), len(self.outputs), self.now())
         body += bytes([len(fw)]) + fw + bytes([len(bid)]) + bid
         self.send(HELLO, body)
 
-    def send_snapshot(self):
+    def send_snapshot(self) -> None:
         t = self.now()
         self.levels = [1 if p.value() else 0 for p in self.inputs]
         bitmap = bytearray((len(self.inputs) + 7) // 8)
@@ -176,15 +188,18 @@ class Firmware:
                 bitmap[i >> 3] |= 1 << (i & 7)
         self.send(SNAPSHOT, struct.pack(">IB", t, len(self.inputs)) + bytes(bitmap))
 
-    def nak(self, code, ref_seq=0xFFFF, arg=0):
+    def nak(self, code: int, ref_seq: int = 0xFFFF, arg: int = 0) -> None:
         self.send(NAK, struct.pack(">BHB", code, ref_seq & 0xFFFF, arg & 0xFF))
 
     # -- the main loop's three steps ----------------------------------------
-    def boot(self):
+    def boot(self) -> None:
+        # A lone delimiter first ends whatever partial frame the host holds,
+        # so the boot HELLO is never mistaken for the tail of older bytes.
+        self._write(b"\x00")
         self.now()
         self.send_hello(HELLO_BOOT)
 
-    def scan(self):
+    def scan(self) -> None:
         """Report every input whose level differs from the last one reported."""
         levels = self.levels
         for i, pin in enumerate(self.inputs):
@@ -193,19 +208,19 @@ class Firmware:
                 levels[i] = v
                 self.send(CHANGE, struct.pack(">BBI", i, v, self.now()))
 
-    def tick(self):
+    def tick(self) -> None:
         t = self.now()
         if (t - self._last_tx) & TIME_MASK >= self.heartbeat_us:
             self.send(HEARTBEAT, struct.pack(">I", t))
 
-    def poll(self, data=None):
+    def poll(self, data: "bytes | None" = None) -> None:
         if data:
             self.feed(data)
         self.scan()
         self.tick()
 
     # -- receiving ----------------------------------------------------------
-    def feed(self, data):
+    def feed(self, data: bytes) -> None:
         for b in data:
             if b == 0:
                 if self._rx_skipping:
@@ -221,7 +236,7 @@ class Firmware:
                     self.rx_errors += 1
                     self.nak(NAK_OVERSIZE)
 
-    def _handle(self, encoded):
+    def _handle(self, encoded: bytes) -> None:
         try:
             payload = cobs_decode(encoded)
         except ValueError:
@@ -258,7 +273,7 @@ class Firmware:
             self.rx_errors += 1
             self.nak(NAK_TYPE, seq, msg_type)
 
-    def set_output(self, channel, value):
+    def set_output(self, channel: int, value: int) -> None:
         pin = self.outputs[channel]
         self.output_values[channel] = value
         if hasattr(pin, "duty_u16"):

@@ -14,8 +14,18 @@
   function GKLive(opts) {
     const live = {
       status: null, state: null, sensors: null, health: null, broker: null,
-      events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0,
-      onchange: opts.onchange || function () {}, onextra: opts.onextra || {},
+      events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0, renders: 0,
+      onextra: opts.onextra || {},
+    };
+    // One change often arrives as several messages (event, state, sensors, health): draw once for all of them.
+    let pending = null;
+    live.onchange = function (why) {
+      if (pending === null) {
+        pending = new Set();
+        const flush = () => { const whys = pending; pending = null; live.renders += 1; (opts.onchange || function () {})(whys); };
+        if (document.hidden) setTimeout(flush, 50); else requestAnimationFrame(flush);
+      }
+      pending.add(why);
     };
     let es = null;
 

@@ -81,7 +81,8 @@ def _seat_or_403(table: str) -> int:
 
 def private_view(table: str, seat: int) -> dict[str, Any]:
     """The opened private view of ``seat``, or an explanation of why there is none yet."""
-    return _open(settings().token_for(table), mqtt_view(), table, seat)
+    game_id = (mqtt_view().state(table) or {}).get("game_id")
+    return _open(settings().token_for(table), mqtt_view(), table, seat, game_id)
 
 
 @bp.get("/t/<table>/me")
@@ -116,7 +117,8 @@ def me_stream(table: str) -> Response:
     def opened() -> list[tuple[str, Any]]:
         if not still_seated():
             return [("left", {"reason": "the game changed or you left; join again"})]
-        return [("private", _open(settings_now.token_for(table), view, table, seat))]
+        game_id = (view.state(table) or {}).get("game_id")
+        return [("private", _open(settings_now.token_for(table), view, table, seat, game_id))]
 
     def filter_item(kind: str, data: Any) -> list[tuple[str, Any]] | None:
         if kind == "private_changed":
@@ -128,7 +130,7 @@ def me_stream(table: str) -> Response:
     return stream(view, table, first=opened, filter_item=filter_item)
 
 
-def _open(token: str | None, view: MqttView, table: str, seat: int) -> dict[str, Any]:
+def _open(token: str | None, view: MqttView, table: str, seat: int, game_id: str | None) -> dict[str, Any]:
     envelope = view.sealed_view(table, seat)
     if token is None or envelope is None:
         return {"seat": seat, "available": False, "reason": "your private view has not arrived yet"}
@@ -136,4 +138,7 @@ def _open(token: str | None, view: MqttView, table: str, seat: int) -> dict[str,
         opened = unseal(token, table, seat, envelope["sealed"])
     except SealError as exc:
         return {"seat": seat, "available": False, "reason": str(exc)}
+    if isinstance(opened, dict) and opened.get("game_id") not in (None, game_id):
+        # A retained view left from the previous game: never show one game's hand in another.
+        return {"seat": seat, "available": False, "reason": "your view of this game has not arrived yet"}
     return {"seat": seat, "available": True, "seq": envelope.get("seq"), "view": opened}

@@ -1,0 +1,219 @@
+"""Sensor edge to MQTT event at an outside subscriber, against bare paho, through one Mosquitto.
+
+Starts its own Mosquitto on a free loopback port, then alternates rounds of:
+
+* ``bare``: a paho 2 client publishes a QoS 1 message; an outside subscriber
+  receives it. Both clients set TCP_NODELAY, so the baseline is the best paho
+  can do (without it, Nagle stalls would flatter the ratio);
+* ``controller``: the real service (simulated board, Terror, journal on disk
+  with synchronous=FULL) sees the Headless Ghost launcher flip; the referee
+  decides (a foul, then its recovery), the journal commits, the link publishes
+  the event; the same subscriber receives it.
+
+For the controller two latencies are reported, both on the monotonic clock of
+this one process: from the moment the debouncer settled the input (the
+software path the target is about) and from the first raw edge (adds the
+sensor's stability window, measured on its own by the debounce bench).
+
+Usage: ``python bench/bench_edge_to_event.py [--samples N] [--rounds R] [--dir PATH]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+
+from controller.broker import BrokerChoice  # noqa: E402
+from controller.config import load_config  # noqa: E402
+from controller.service import Service  # noqa: E402
+
+TARGET_RATIO = 1.5
+TABLE = "bench-edge"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_mosquitto(tmp: Path) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    conf = tmp / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    binary = next((p for p in ("/usr/sbin/mosquitto", "/usr/bin/mosquitto") if Path(p).exists()), "mosquitto")
+    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.02)
+    proc.kill()
+    raise SystemExit("mosquitto did not start")
+
+
+def nodelay(client: mqtt.Client) -> None:
+    sock = client.socket()
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class Receiver:
+    """The outside subscriber: records the monotonic arrival time of every message per topic."""
+
+    def __init__(self, port: int, topics: list[str]) -> None:
+        self.arrivals: dict[str, list[float]] = {t: [] for t in topics}
+        self.cond = threading.Condition()
+        ready = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-receiver")
+        self.client.on_connect = lambda c, *a: (nodelay(c), [c.subscribe(t, qos=1) for t in topics])
+        self.client.on_subscribe = lambda *a: ready.set()
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        if not ready.wait(5):
+            raise SystemExit("receiver did not subscribe")
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        now = time.monotonic()
+        with self.cond:
+            if msg.topic in self.arrivals:
+                self.arrivals[msg.topic].append(now)
+                self.cond.notify_all()
+
+    def wait_count(self, topic: str, n: int, timeout: float = 10.0) -> None:
+        with self.cond:
+            if not self.cond.wait_for(lambda: len(self.arrivals[topic]) >= n, timeout):
+                raise SystemExit(f"only {len(self.arrivals[topic])} of {n} messages arrived on {topic}")
+
+
+def bare_round(port: int, receiver: Receiver, samples: int, gap: float) -> list[float]:
+    topic = "bench/bare"
+    pub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-pub-{time.monotonic_ns()}")
+    pub.connect("127.0.0.1", port)
+    nodelay(pub)
+    pub.loop_start()
+    out = []
+    pause = threading.Event()
+    for _ in range(samples):
+        n = len(receiver.arrivals[topic])
+        t0 = time.monotonic()
+        pub.publish(topic, b'{"seq":1,"type":"x"}', qos=1)
+        receiver.wait_count(topic, n + 1)
+        out.append(receiver.arrivals[topic][n] - t0)
+        pause.wait(gap)
+    pub.disconnect()
+    pub.loop_stop()
+    return out
+
+
+class BenchService(Service):
+    """The real service, noting when each observation was settled and first seen."""
+
+    observed: list[tuple[float, float]]
+
+    def _on_observation(self, obs: Any) -> None:
+        if not obs.initial:
+            self.observed.append((obs.first_edge, obs.settled))
+        super()._on_observation(obs)
+
+
+def controller_round(svc: BenchService, receiver: Receiver, samples: int, gap: float,
+                     value: list[str]) -> tuple[list[float], list[float]]:
+    topic = f"gk/{TABLE}/events"
+    settled, edge = [], []
+    pause = threading.Event()
+    for _ in range(samples):
+        n = len(receiver.arrivals[topic])
+        k = len(svc.observed)
+        value[0] = "armed" if value[0] == "launched" else "launched"
+        svc.hub.simulate("launcher", value[0])
+        receiver.wait_count(topic, n + 1)
+        first_edge, settled_at = svc.observed[k]
+        arrival = receiver.arrivals[topic][n]
+        settled.append(arrival - settled_at)
+        edge.append(arrival - first_edge)
+        pause.wait(gap)
+    return settled, edge
+
+
+def pct(data: list[float], q: float) -> float:
+    s = sorted(data)
+    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
+
+
+def row(name: str, data: list[float]) -> str:
+    return (f"| {name} | {len(data)} | {pct(data, 50) * 1000:.3f} | {pct(data, 99) * 1000:.3f} | "
+            f"{max(data) * 1000:.3f} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=200, help="samples per round and kind (default 200)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    ap.add_argument("--gap-ms", type=float, default=5.0, help="pause between samples (default 5 ms)")
+    ap.add_argument("--dir", help="directory for the journal (default: a temp dir on the disk under /tmp)")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="gk-bench-", dir=args.dir))
+    proc, port = start_mosquitto(tmp)
+    gap = args.gap_ms / 1000
+    try:
+        receiver = Receiver(port, ["bench/bare", f"gk/{TABLE}/events"])
+        cfg = load_config(None, overrides={
+            "simulate": True, "table.id": TABLE, "table.token": "bench", "table.game": "terror",
+            "journal.path": str(tmp / "bench.journal"), "mqtt.url": f"mqtt://127.0.0.1:{port}",
+            "mqtt.base_topic": "gk", "referee.mismatch_grace_ms": 0, "panel.enabled": False,
+        })
+        svc = BenchService(cfg, BrokerChoice("127.0.0.1", port, False))
+        svc.observed = []
+        svc.start()
+        if not svc.wait_online(5):
+            raise SystemExit("controller did not come online")
+        receiver.wait_count(f"gk/{TABLE}/events", 1)  # game_started
+        bare: list[float] = []
+        settled: list[float] = []
+        edge: list[float] = []
+        value = ["armed"]
+        bare_round(port, receiver, 20, gap)  # warm-up
+        controller_round(svc, receiver, 20, gap, value)
+        for _ in range(args.rounds):
+            bare += bare_round(port, receiver, args.samples, gap)
+            s, e = controller_round(svc, receiver, args.samples, gap, value)
+            settled += s
+            edge += e
+        svc.stop()
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    ratio = pct(settled, 99) / pct(bare, 99)
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, journal on {tmp}")
+    print(f"command: python bench/bench_edge_to_event.py --samples {args.samples} --rounds {args.rounds}\n")
+    print("| path | samples | p50 ms | p99 ms | max ms |")
+    print("|---|---|---|---|---|")
+    print(row("bare paho publish -> subscriber (QoS 1, TCP_NODELAY)", bare))
+    print(row("controller: settled input -> event at subscriber", settled))
+    print(row("controller: first raw edge -> event (adds the 20 ms launcher window)", edge))
+    verdict = "meets" if ratio <= TARGET_RATIO else "misses"
+    print(f"\np99 ratio (settled -> event) / bare: {ratio:.2f}x; target <= {TARGET_RATIO}x: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

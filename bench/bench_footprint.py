@@ -1,0 +1,132 @@
+"""The controller's footprint: start to "online", resident memory, idle CPU.
+
+Starts its own Mosquitto on a free loopback port and an outside subscriber on
+the table's status topic, then runs ``gravekeeper run --simulate`` as a
+subprocess (Terror, journal in a temp dir) several times:
+
+* start to online: from ``Popen`` to the retained ``{"state": "online"}``
+  arriving at the subscriber (interpreter start and imports included);
+* RSS: the process's resident set after it has been idle for a few seconds;
+* idle CPU: user + system CPU time over an idle window, as % of one core.
+
+Both with the web panel (what ``gravekeeper run`` does by default) and
+without it (``panel.enabled = false``: the controller alone).
+Usage: ``python bench/bench_footprint.py [--runs N] [--idle S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_edge_to_event import free_port, start_mosquitto  # noqa: E402  (same directory)
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = {"online_s": 2.0, "rss_mb": 50.0, "cpu_pct": 1.0}
+
+
+def watch_status(port: int, table: str) -> tuple[mqtt.Client, threading.Event]:
+    online = threading.Event()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-fp-{table}")
+
+    def on_message(c: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        if msg.payload and json.loads(msg.payload).get("state") == "online":
+            online.set()
+
+    subscribed = threading.Event()
+    client.on_message = on_message
+    client.on_subscribe = lambda *a: subscribed.set()
+    client.connect("127.0.0.1", port)
+    client.subscribe(f"gravekeeper/{table}/status", qos=1)
+    client.loop_start()
+    if not subscribed.wait(5):
+        raise SystemExit("status watcher did not subscribe")
+    return client, online
+
+
+def one_run(tmp: Path, port: int, index: int, panel: bool, idle: float) -> dict[str, float]:
+    table = f"fp{index}{'p' if panel else 'c'}"
+    cfg = tmp / f"{table}.toml"
+    panel_conf = f"enabled = true\nport = {free_port()}" if panel else "enabled = false"
+    cfg.write_text(f'[table]\nid = "{table}"\ntoken = "bench"\ngame = "terror"\n'
+                   f'[journal]\npath = "{tmp / (table + ".journal")}"\n[panel]\n{panel_conf}\n')
+    watcher, online = watch_status(port, table)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(cfg), "--simulate",
+         "--broker", f"mqtt://127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not online.wait(30):
+            raise SystemExit("the controller did not come online within 30 s")
+        online_s = time.monotonic() - t0
+        ps = psutil.Process(proc.pid)
+        threading.Event().wait(3.0)  # let start-up work (imports, first views) finish
+        cpu0 = ps.cpu_times()
+        w0 = time.monotonic()
+        threading.Event().wait(idle)
+        cpu1 = ps.cpu_times()
+        wall = time.monotonic() - w0
+        rss_mb = ps.memory_info().rss / 2**20
+        busy = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+        return {"online_s": online_s, "rss_mb": rss_mb, "cpu_pct": 100 * busy / wall}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+        watcher.disconnect()
+        watcher.loop_stop()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per variant (default 3)")
+    ap.add_argument("--idle", type=float, default=20.0, help="idle window in seconds (default 20)")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="gk-fp-"))
+    proc, port = start_mosquitto(tmp)
+    results: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+    try:
+        for i in range(args.runs):
+            for panel in (False, True):
+                results[panel].append(one_run(tmp, port, i, panel, args.idle))
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    load = os.getloadavg()[0]
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}; load average at the end {load:.1f}")
+    print(f"command: python bench/bench_footprint.py --runs {args.runs} --idle {args.idle:g}\n")
+    print("| variant | start to online s (median / worst) | RSS MB (median / worst) | idle CPU % (median / worst) |")
+    print("|---|---|---|---|")
+    for panel in (False, True):
+        rs = results[panel]
+        cells = []
+        for key in ("online_s", "rss_mb", "cpu_pct"):
+            vals = [r[key] for r in rs]
+            cells.append(f"{statistics.median(vals):.2f} / {max(vals):.2f}")
+        name = "controller + panel (default)" if panel else "controller alone (panel.enabled = false)"
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\ntargets: start to online <= {TARGETS['online_s']} s, RSS <= {TARGETS['rss_mb']:g} MB, "
+          f"idle CPU <= {TARGETS['cpu_pct']:g} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

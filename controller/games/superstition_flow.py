@@ -1,0 +1,296 @@
+"""Superstition turn flow: what each accepted action does, and who plays next.
+
+``superstition_rules`` validates an action first; the handlers here run only
+for legal actions, so they mutate the state without checking again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import Event
+from .superstition_board import GRAVES
+from .superstition_moves import CHARM_NAMES, LEAVING_LEGS, WHAMMY_NAMES, Walk
+
+if TYPE_CHECKING:
+    from .superstition import Superstition
+
+
+def jump_block(game: "Superstition", seat: int) -> str | None:
+    """Why the pawn beside the tomb cannot jump now (Part II rule 1), or None."""
+    pawn = game.pawns[seat]
+    platform = game.board.platforms[pawn["target"]]
+    if pawn["space"] == platform.tomb_side:
+        return "you are already beside the grave you must challenge"
+    front = _front_block(game, seat)
+    if front is not None:
+        return front
+    for other, q in enumerate(game.pawns):
+        if other == seat or q["space"] != platform.tomb_side:
+            continue
+        wants_across = q["leg"] == "tomb" and game.board.platforms[q["target"]].tomb_side != q["space"]
+        if not wants_across:
+            return f"{game.seat_name(other)} waits beside the {game.trap_name(platform.trap)}"
+    return None
+
+
+# ----- handlers --------------------------------------------------------------------
+def _roll(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    if "value" in params:
+        dice = [params["value"]]
+    else:
+        dice = [game.rng.die() for _ in range(game.options["dice"])]
+    if game.phase == "opening":
+        game.opening["rolls"][p] = sum(dice)
+        events = [Event("opening_roll", {"player": p, "dice": dice, "total": sum(dice)})]
+        if game._opening_pending():
+            return events
+        rolls = game.opening["rolls"]
+        best = max(rolls.values())
+        top = [s for s in game.opening["round"] if rolls[s] == best]
+        if len(top) > 1:
+            game.opening = {"round": top, "rolls": {}}
+            events.append(Event("opening_tie", {"players": top, "total": best}))
+            return events
+        events.append(Event("first_player", {"player": top[0], "total": best}))
+        return events + _start_turn(game, top[0])
+    game.dice = dice
+    game.phase = "move"
+    return [Event("rolled", {"player": p, "dice": dice, "total": sum(dice)})]
+
+
+def _move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    walk = game.options_for(p)[params["direction"]]
+    assert isinstance(walk, Walk)
+    pawn = game.pawns[p]
+    origin = pawn["space"]
+    pawn["space"] = walk.destination
+    data: dict[str, Any] = {
+        "player": p, "from": origin, "to": walk.destination, "path": list(walk.path),
+        "direction": walk.direction, "roll": sum(game.dice),
+    }
+    if walk.charm:
+        data["charm"] = game.hands[p]["charm"]
+    events = [Event("moved", data)]
+    game.dice = []
+    platform = game.board.platform_at(walk.destination)
+    if platform is not None:
+        return events + _open_challenge(game, p, platform.trap)
+    if walk.destination == game.board.circles[game.colours[p]]:
+        pawn["leg"] = "home"
+        game.winner = p
+        game.phase = "over"
+        game.turn = None
+        return events + [Event("won", {"player": p})]
+    if pawn["leg"] in LEAVING_LEGS and walk.destination in game.whammies:
+        game.phase = "relocate"
+        game.relocate_from = walk.destination
+        return events + [Event("landed_on_whammy", {"player": p, "space": walk.destination})]
+    return events + _end_turn(game)
+
+
+def _end_turn_action(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    events = [Event("turn_passed", {"player": p, "reason": "blocked"})]
+    return events + _end_turn(game)
+
+
+def _jump(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    pawn = game.pawns[p]
+    side = game.board.platforms[pawn["target"]].tomb_side
+    origin = pawn["space"]
+    events: list[Event] = []
+    for other, q in enumerate(game.pawns):
+        if other != p and q["space"] == side:
+            q["space"] = origin
+            events.append(Event("traded_places", {"players": [p, other], "spaces": [origin, side]}))
+    pawn["space"] = side
+    events.append(Event("jumped_tomb", {"player": p, "from": origin, "to": side}))
+    return events + _open_challenge(game, p, pawn["target"])
+
+
+def _pull_peg(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    trap, peg = params["trap"], params["peg"]
+    assert game.challenge is not None
+    game.challenge["peg"] = peg
+    events = [Event("peg_pulled", {"player": p, "trap": trap, "peg": peg})]
+    if game.options["challenge"] == "sensors":
+        game.traps[trap]["pulled"] = peg
+        game.phase = "outcome"
+        return events
+    zapped = game.traps[trap]["live"] == peg
+    events += _resolve(game, p, trap, zapped)
+    # Secret reset: a fresh live peg, drawn after the outcome so it reveals nothing.
+    game.traps[trap]["live"] = "ab"[game.rng.below(2)]
+    events.append(Event("trap_reset", {"trap": trap}))
+    return events + _continue(game)
+
+
+def _challenge_result(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    trap = params["trap"]
+    game.traps[trap]["sprung"] = params["zapped"]
+    events = _resolve(game, p, trap, params["zapped"])
+    game.phase = "reset"
+    return events
+
+
+def _reset_trap(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    trap = params["trap"]
+    game.traps[trap].update(pulled=None, sprung=False)
+    return [Event("trap_reset", {"trap": trap})] + _continue(game)
+
+
+def _place_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    whammy = game.hands[p]["whammy"]
+    game.hands[p]["whammy"] = None
+    game.whammies[params["space"]] = whammy
+    data = {"player": p, "space": params["space"], "whammy": whammy, "name": WHAMMY_NAMES[whammy]}
+    return [Event("whammy_placed", data)]
+
+
+def _relocate_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    origin = game.relocate_from
+    assert origin is not None
+    whammy = game.whammies.pop(origin)
+    game.whammies[params["to"]] = whammy
+    game.relocate_from = None
+    event = Event("whammy_moved", {"player": p, "from": origin, "to": params["to"], "whammy": whammy})
+    return [event] + _end_turn(game)
+
+
+def _leave_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    game.relocate_from = None
+    return _end_turn(game)
+
+
+def _draw_tokens_action(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    return _take_tokens(game, p, params["whammy"], params["charm"]) + _end_turn(game)
+
+
+HANDLERS = {
+    "draw_tokens": _draw_tokens_action,
+    "roll": _roll,
+    "move": _move,
+    "charm_move": _move,
+    "end_turn": _end_turn_action,
+    "jump": _jump,
+    "pull_peg": _pull_peg,
+    "challenge_result": _challenge_result,
+    "reset_trap": _reset_trap,
+    "place_whammy": _place_whammy,
+    "relocate_whammy": _relocate_whammy,
+    "leave_whammy": _leave_whammy,
+}
+
+
+# ----- turn flow -------------------------------------------------------------------
+def _open_challenge(game: "Superstition", p: int, trap: str) -> list[Event]:
+    game.phase = "challenge"
+    game.challenge = {"trap": trap, "peg": None}
+    return [Event("challenge_begins", {"player": p, "trap": trap})]
+
+
+def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Event]:
+    """Apply a challenge's consequence (rules 6, 7, 10, 11, 12; Part II 1, 2, 4)."""
+    board = game.board
+    pawn = game.pawns[p]
+    platform = board.platforms[trap]
+    leg = pawn["leg"]
+    peg = game.challenge.get("peg") if game.challenge else None
+    data: dict[str, Any] = {"player": p, "trap": trap, "peg": peg, "zapped": zapped}
+    events = [Event("challenge_resolved", data)]
+    then = "end"
+    if leg == "in1":
+        if zapped:
+            pawn.update(space=board.circles[game.colours[p]], zapped=[])
+        else:
+            pawn.update(leg="in2", zapped=[])
+            then = "roll"
+    elif leg == "in2":
+        if zapped:
+            pawn.update(space=platform.stone, zapped=_add_zap(pawn["zapped"], trap))
+        else:
+            other = GRAVES[1 - GRAVES.index(trap)]
+            pawn.update(space=platform.tomb_side, leg="tomb", target=other, zapped=[])
+            if game.options["tokens"] == "engine":
+                events += _draw_tokens(game, p)
+            elif not game.hands[p]["drawn"]:
+                then = "draw"  # the player says what they drew from the real tomb
+    elif leg == "tomb":
+        if zapped:
+            pawn["target"] = GRAVES[1 - GRAVES.index(trap)]
+        else:
+            pawn.update(space=platform.stone, leg="out1", target=None, zapped=[])
+    elif leg == "out1":
+        if zapped:
+            pawn.update(space=platform.stone, zapped=_add_zap(pawn["zapped"], trap))
+        else:
+            pawn.update(leg="out2", zapped=[])
+            then = "roll"
+    data["to"] = pawn["space"]
+    game.after_reset = then
+    return events
+
+
+def _add_zap(zapped: list[str], trap: str) -> list[str]:
+    return [t for t in zapped if t != trap] + [trap]
+
+
+def _draw_tokens(game: "Superstition", p: int) -> list[Event]:
+    hand = game.hands[p]
+    if hand["drawn"]:
+        return []
+    whammies, charms = game.pools["whammies"], game.pools["charms"]
+    return _take_tokens(game, p, whammies[game.rng.below(len(whammies))], charms[game.rng.below(len(charms))])
+
+
+def _take_tokens(game: "Superstition", p: int, whammy: str, charm: str) -> list[Event]:
+    game.pools["whammies"].remove(whammy)
+    game.pools["charms"].remove(charm)
+    game.hands[p].update(whammy=whammy, charm=charm, drawn=True)
+    secret = {"whammy": whammy, "whammy_name": WHAMMY_NAMES[whammy], "charm": charm, "charm_name": CHARM_NAMES[charm]}
+    return [Event("drew_tokens", {"player": p}, private_to=p, secret=secret)]
+
+
+def _continue(game: "Superstition") -> list[Event]:
+    then = game.after_reset
+    game.after_reset = None
+    game.challenge = None
+    assert game.turn is not None
+    if then == "roll":
+        game.phase = "roll"
+        return [Event("second_throw", {"player": game.turn})]
+    if then == "draw":
+        game.phase = "draw"
+        return [Event("draw_due", {"player": game.turn})]
+    return _end_turn(game)
+
+
+def _end_turn(game: "Superstition") -> list[Event]:
+    assert game.turn is not None
+    return _start_turn(game, (game.turn + 1) % len(game._players))
+
+
+def _start_turn(game: "Superstition", seat: int) -> list[Event]:
+    game.turn = seat
+    game.turns += 1
+    game.dice = []
+    game.challenge = None
+    pawn = game.pawns[seat]
+    game.phase = "roll"
+    if pawn["leg"] == "tomb":
+        platform = game.board.platforms[pawn["target"]]
+        game.phase = "tomb"
+        if pawn["space"] == platform.tomb_side and _front_block(game, seat) is None:
+            # Put here by a trade: the jump is made, the challenge is due (Part II 1).
+            events = [Event("turn_started", {"player": seat})]
+            return events + _open_challenge(game, seat, platform.trap)
+    return [Event("turn_started", {"player": seat})]
+
+
+def _front_block(game: "Superstition", seat: int) -> str | None:
+    """A pawn in front of the Grave a tomb pawn targets leaves it nowhere to go on sneaking by."""
+    platform = game.board.platforms[game.pawns[seat]["target"]]
+    for other, q in enumerate(game.pawns):
+        if other != seat and q["space"] == platform.stone:
+            return f"{game.seat_name(other)} stands in front of the {game.trap_name(platform.trap)}"
+    return None

@@ -1,0 +1,194 @@
+"""Superstition movement: where a throw can take a pawn, or why it cannot.
+
+A pawn's *leg* says where it is in its trip (rulebook Part I and Part II):
+
+========  ==========================================================
+``in1``   on the brick path (or its start circle), heading for the Ladder or Mirror
+``in2``   past the Ladder/Mirror, on the stone path, heading for a Grave
+``tomb``  beside the Wizard's Tomb: Part II, jumping to challenge a Grave
+``out1``  on the stone path, heading out for the Ladder or Mirror
+``out2``  past the Ladder/Mirror, on the brick path, heading for its own circle
+``home``  back on its own circle: the winner
+========  ==========================================================
+
+Every move walks one ring (brick or stone) in one direction for the full count
+(rule 2); another pawn anywhere on the way blocks that direction (rule 3); on
+the way in, reaching the entrance of a platform the pawn must challenge ends the
+move on the platform, which counts as one space (rules 4 and 8); on the way out
+a Whammy blocks passing unless the pawn's Charm matches it (Whammy rules 1, 2),
+and the pawn's own circle is reached only by exact count (Winner).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .superstition_board import GRAVES, LADDER_MIRROR, Platform
+
+if TYPE_CHECKING:
+    from .superstition import Superstition
+
+LEAVING_LEGS = frozenset({"tomb", "out1", "out2"})
+
+# Each Charm passes exactly one Whammy (the table in "The Whammy").
+CHARM_FOR_WHAMMY: dict[str, str] = {
+    "the_raven": "wishbone",
+    "witching_hour": "hex_sign",
+    "mummys_curse": "rabbits_foot",
+    "friday_13th": "four_leaf_clover",
+}
+WHAMMY_NAMES: dict[str, str] = {
+    "the_raven": "The Raven",
+    "witching_hour": "Witching Hour",
+    "mummys_curse": "Mummy's Curse",
+    "friday_13th": "Friday, 13th",
+}
+CHARM_NAMES: dict[str, str] = {
+    "wishbone": "Wishbone",
+    "hex_sign": "Hex Sign",
+    "rabbits_foot": "Rabbit's Foot",
+    "four_leaf_clover": "4-Leaf Clover",
+}
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A legal move: the spaces entered in order (the last is where the pawn stops)."""
+
+    direction: str
+    path: tuple[str, ...]
+    charm: bool = False
+
+    @property
+    def destination(self) -> str:
+        return self.path[-1]
+
+
+def targets(pawn: dict[str, Any], kind: tuple[str, ...]) -> list[str]:
+    """Traps of ``kind`` the pawn may challenge: not those that zapped it this leg.
+
+    Zapped by both, it may try either one again (rules 12 and Part II 4).
+    """
+    left = [t for t in kind if t not in pawn["zapped"]]
+    return left or list(kind)
+
+
+def lane(game: "Superstition", pawn: dict[str, Any]) -> tuple[str, dict[str, Platform]]:
+    """The ring a pawn moves on, and the entrance spaces that force it onto a platform."""
+    board = game.board
+    leg = pawn["leg"]
+    if leg == "in1":
+        return "brick", {board.platforms[t].brick or "": board.platforms[t] for t in LADDER_MIRROR}
+    if leg == "in2":
+        return "stone", {board.platforms[t].stone: board.platforms[t] for t in targets(pawn, GRAVES)}
+    if leg == "out1":
+        return "stone", {board.platforms[t].stone: board.platforms[t] for t in targets(pawn, LADDER_MIRROR)}
+    return "brick", {}
+
+
+def entry_block(game: "Superstition", seat: int, platform: Platform) -> str | None:
+    """Why the pawn cannot stop on ``platform`` now, or None."""
+    for other, pawn in enumerate(game.pawns):
+        if other == seat:
+            continue
+        if pawn["space"] == platform.space:
+            return f"the {game.trap_name(platform.trap)} platform is taken by {game.seat_name(other)}"
+        # A Grave is blocked while its tomb-side space is taken: the pawn would have
+        # nowhere to go on sneaking by (see docs/rules/superstition.md).
+        if platform.tomb_side is not None and pawn["space"] == platform.tomb_side:
+            return (
+                f"the space beside the {game.trap_name(platform.trap)} is taken by "
+                f"{game.seat_name(other)}"
+            )
+    return None
+
+
+def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk | str]:
+    """direction -> the walk, or the reason that direction is blocked."""
+    pawn = game.pawns[seat]
+    ring_name, forced = lane(game, pawn)
+    here = pawn["space"]
+    options: dict[str, Walk | str] = {}
+    if here in forced:
+        platform = forced[here]
+        block = entry_block(game, seat, platform)
+        options["in"] = block or Walk("in", (platform.space,))
+        # Standing on an entrance it must challenge, the pawn goes in (rule 4). It may
+        # walk on instead only if the platform is blocked (rule 3: go another way) or
+        # if that very trap put it back here (zapped at both: "try either one").
+        put_back = bool(pawn["zapped"]) and pawn["zapped"][-1] == platform.trap
+        if block is None and not put_back:
+            return options
+    for direction in ("cw", "ccw"):
+        options[direction] = walk(game, seat, ring_name, forced, direction, steps)
+    return options
+
+
+def walk(
+    game: "Superstition",
+    seat: int,
+    ring_name: str,
+    forced: dict[str, Platform],
+    direction: str,
+    steps: int,
+) -> Walk | str:
+    board = game.board
+    pawn = game.pawns[seat]
+    ring = board.ring(ring_name)
+    index = game.ring_index[ring_name]
+    occupied = {p["space"]: q for q, p in enumerate(game.pawns) if q != seat}
+    home = board.circles[game.colours[seat]]
+    leaving = pawn["leg"] in LEAVING_LEGS
+    step = 1 if direction == "cw" else -1
+
+    def blocked(space: str) -> str:
+        return f"{game.seat_name(occupied[space])} on {space} blocks the way {direction}"
+
+    path: list[str] = []
+    start = 0  # spaces of ``path`` before this index were not moved over
+    pos = pawn["space"]
+    remaining = steps
+    kind = board.kind(pos)
+    if kind in ("circle", "platform"):
+        if kind == "circle":
+            first = board.gate
+        else:
+            platform = board.platform_at(pos)
+            assert platform is not None
+            first = platform.stone if ring_name == "stone" else platform.brick or ""
+        if first in occupied:
+            return blocked(first)
+        path.append(first)
+        if kind == "platform" and game.options["step_off"] == "free":
+            start = 1
+        else:
+            remaining -= 1
+        pos = first
+    while remaining > 0:
+        if leaving and pos == board.gate and remaining == 1:
+            nxt = home
+        else:
+            nxt = ring[(index[pos] + step) % len(ring)]
+        if nxt in occupied:
+            return blocked(nxt)
+        path.append(nxt)
+        remaining -= 1
+        pos = nxt
+        if nxt in forced and remaining > 0:
+            block = entry_block(game, seat, forced[nxt])
+            if block is not None:
+                return block
+            path.append(forced[nxt].space)
+            break
+    charm = False
+    if leaving:
+        held = game.hands[seat]["charm"]
+        for space in path[start:-1]:
+            whammy = game.whammies.get(space)
+            if whammy is None:
+                continue
+            if held != CHARM_FOR_WHAMMY[whammy]:
+                return f"the Whammy {WHAMMY_NAMES[whammy]} on {space} blocks the way {direction}"
+            charm = True
+    return Walk(direction, tuple(path), charm)

@@ -1,0 +1,277 @@
+"""Superstition actions: the legal list, validation with reasons, and apply.
+
+Phases of a turn (``game.phase``):
+
+``opening``    each seat throws; the highest throw starts, ties throw again (rule 1)
+``roll``       the seat throws the dice
+``move``       the seat picks a direction (``move``/``charm_move``) or, blocked both ways, ``end_turn``
+``tomb``       Part II: ``jump`` the Wizard's Tomb (or trade places), or ``end_turn`` if it cannot
+``challenge``  on a platform: ``pull_peg``
+``outcome``    sensors only: ``challenge_result`` (the trap sprang or not)
+``reset``      sensors only: ``reset_trap`` before play goes on
+``relocate``   leaving, landed on a Whammy by exact count: ``relocate_whammy`` or ``leave_whammy``
+``draw``       ``tokens: table`` only: ``draw_tokens`` names what was drawn from the real tomb
+``over``       someone is home
+
+``place_whammy`` is allowed at any time during one's own turn except while a
+trap is being watched or reset.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import Action, Event, IllegalAction, MalformedAction
+from .superstition_board import TRAP_NAMES
+from .superstition_flow import HANDLERS, jump_block
+from .superstition_moves import Walk
+
+if TYPE_CHECKING:
+    from .superstition import Superstition
+
+# kind -> {param: type}; every param listed is required
+PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "roll": {},
+    "move": {"direction": str},
+    "charm_move": {"direction": str},
+    "end_turn": {},
+    "jump": {},
+    "pull_peg": {"trap": str, "peg": str},
+    "challenge_result": {"trap": str, "zapped": bool},
+    "reset_trap": {"trap": str},
+    "place_whammy": {"space": str},
+    "relocate_whammy": {"to": str},
+    "leave_whammy": {},
+    "draw_tokens": {"whammy": str, "charm": str},
+}
+PHASE_KINDS: dict[str, frozenset[str]] = {
+    "opening": frozenset({"roll"}),
+    "roll": frozenset({"roll", "place_whammy"}),
+    "move": frozenset({"move", "charm_move", "end_turn", "place_whammy"}),
+    "tomb": frozenset({"jump", "end_turn", "place_whammy"}),
+    "challenge": frozenset({"pull_peg", "place_whammy"}),
+    "outcome": frozenset({"challenge_result"}),
+    "reset": frozenset({"reset_trap"}),
+    "relocate": frozenset({"relocate_whammy", "leave_whammy", "place_whammy"}),
+    "draw": frozenset({"draw_tokens"}),
+    "over": frozenset(),
+}
+PHASE_HINTS: dict[str, str] = {
+    "opening": "each seat throws to see who starts",
+    "roll": "throw the dice",
+    "move": "choose a direction to move",
+    "tomb": "jump the Wizard's Tomb",
+    "challenge": "pull one peg of the trap",
+    "outcome": "waiting for the trap's outcome",
+    "reset": "waiting for the trap to be reset",
+    "relocate": "move the Whammy you landed on, or leave it",
+    "draw": "enter the Whammy and Charm you drew from the tomb",
+    "over": "the game is over",
+}
+DIRECTIONS = ("cw", "ccw", "in")
+# Building an Action canonicalises its params through JSON (tens of
+# microseconds), and the same few hundred actions recur in every game. Actions
+# are immutable and the set is bounded by kinds x seats x board spaces.
+_ACTIONS: dict[tuple[Any, ...], Action] = {}
+
+
+class RulesMixin:
+    def cached_action(self, kind: str, player: int, **params: Any) -> Action:
+        key = (kind, player, *params.items())
+        action = _ACTIONS.get(key)
+        if action is None:
+            action = _ACTIONS[key] = Action(kind, player, params)
+        return action
+
+    # ----- enumeration -----------------------------------------------------------
+    def legal_actions(self: "Superstition") -> list[Action]:  # type: ignore[misc]
+        p = self.current_player
+        if p is None:
+            return []
+        phase = self.phase
+        out: list[Action] = []
+        act = self.cached_action
+        if phase in ("opening", "roll"):
+            out.extend(_roll_actions(self, p))
+        elif phase == "move":
+            plain = False
+            for direction, walk in self.options_for(p).items():
+                if isinstance(walk, Walk):
+                    out.append(act("charm_move" if walk.charm else "move", p, direction=direction))
+                    plain = plain or not walk.charm
+            if not plain:
+                out.append(act("end_turn", p))
+        elif phase == "tomb":
+            out.append(act("end_turn", p) if jump_block(self, p) else act("jump", p))
+        elif phase == "challenge":
+            assert self.challenge is not None
+            out.extend(act("pull_peg", p, trap=self.challenge["trap"], peg=peg) for peg in "ab")
+        elif phase == "outcome":
+            assert self.challenge is not None
+            trap = self.challenge["trap"]
+            out.extend(act("challenge_result", p, trap=trap, zapped=z) for z in (True, False))
+        elif phase == "reset":
+            assert self.challenge is not None
+            out.append(act("reset_trap", p, trap=self.challenge["trap"]))
+        elif phase == "draw":
+            out.extend(
+                act("draw_tokens", p, whammy=w, charm=c)
+                for w in self.pools["whammies"]
+                for c in self.pools["charms"]
+            )
+        elif phase == "relocate":
+            out.extend(act("relocate_whammy", p, to=s) for s in _free_path_spaces(self))
+            out.append(act("leave_whammy", p))
+        if "place_whammy" in PHASE_KINDS[phase] and self.hands[p]["whammy"] is not None:
+            out.extend(act("place_whammy", p, space=s) for s in _free_path_spaces(self))
+        return out
+
+    # ----- validation --------------------------------------------------------
+    def check(self: "Superstition", action: Action) -> None:  # type: ignore[misc]
+        """Raise :class:`IllegalAction` saying why ``action`` is not legal now."""
+        if not isinstance(action, Action):
+            raise MalformedAction(f"expected an Action, got {type(action).__name__}")
+        spec = PARAMS.get(action.kind)
+        if spec is None:
+            raise MalformedAction(f"unknown action kind {action.kind!r} (one of: {', '.join(PARAMS)})")
+        params = dict(action.params)
+        if action.kind == "roll" and self.options["dice_source"] == "table":
+            spec = {"value": int}
+        extra = sorted(set(params) - set(spec))
+        if extra:
+            raise MalformedAction(f"{action.kind}: unexpected parameter {extra[0]!r}")
+        for key, typ in spec.items():
+            if key not in params:
+                raise MalformedAction(f"{action.kind}: missing parameter {key!r}")
+            value = params[key]
+            if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+                raise MalformedAction(f"{action.kind}: parameter {key!r} has the wrong type ({value!r})")
+        if self.phase == "over":
+            raise IllegalAction("the game is over")
+        p = action.player
+        if p is None or not 0 <= p < len(self._players):
+            raise IllegalAction(f"{action.kind}: seat {p!r} is not in this game")
+        actor = self.current_player
+        assert actor is not None
+        if p != actor:
+            raise IllegalAction(f"it is {self.seat_name(actor)}'s turn, not seat {p}'s")
+        if action.kind not in PHASE_KINDS[self.phase]:
+            raise IllegalAction(
+                f"{action.kind} is not allowed now (phase {self.phase!r}: {PHASE_HINTS[self.phase]})"
+            )
+        reason = _reason(self, action)
+        if reason is not None:
+            raise IllegalAction(f"{action.kind}: {reason}")
+
+    # ----- apply -------------------------------------------------------------
+    def apply(self: "Superstition", action: Action) -> list[Event]:  # type: ignore[misc]
+        self.check(action)
+        p = action.player
+        assert p is not None
+        return HANDLERS[action.kind](self, p, dict(action.params))
+
+    def describe(self: "Superstition", action: Action) -> str:  # type: ignore[misc]
+        seat = action.player
+        who = self.seat_name(seat) if seat is not None and 0 <= seat < len(self._players) else "?"
+        params = action.params
+        text = {
+            "roll": f"{who} throws the dice" + (f" ({params['value']})" if "value" in params else ""),
+            "move": f"{who} moves {_direction_words(params.get('direction'))}",
+            "charm_move": f"{who} moves {_direction_words(params.get('direction'))}, passing a Whammy with a Charm",
+            "end_turn": f"{who} is blocked and ends the turn",
+            "jump": f"{who} jumps the Wizard's Tomb",
+            "pull_peg": f"{who} pulls peg {str(params.get('peg', '?')).upper()} of the {_trap(params.get('trap'))}",
+            "challenge_result": f"the {_trap(params.get('trap'))} "
+            + ("springs: zapped!" if params.get("zapped") else "stays still: sneaked by"),
+            "reset_trap": f"the {_trap(params.get('trap'))} is reset",
+            "place_whammy": f"{who} places a Whammy on {params.get('space')}",
+            "relocate_whammy": f"{who} moves the Whammy to {params.get('to')}",
+            "leave_whammy": f"{who} leaves the Whammy where it is",
+            "draw_tokens": f"{who} enters the Whammy and Charm drawn from the tomb",
+        }
+        return text.get(action.kind, action.to_text())
+
+
+# ----- reasons ---------------------------------------------------------------------
+def _reason(game: "Superstition", action: Action) -> str | None:
+    p = action.player
+    assert p is not None
+    params = action.params
+    kind = action.kind
+    if kind == "roll" and "value" in params:
+        low, high = game.options["dice"], 6 * game.options["dice"]
+        if not low <= params["value"] <= high:
+            return f"a throw of {game.options['dice']} dice is {low}..{high}, not {params['value']}"
+    if kind in ("move", "charm_move"):
+        direction = params["direction"]
+        if direction not in DIRECTIONS:
+            return f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
+        walk = game.options_for(p).get(direction)
+        if walk is None:
+            return f"direction {direction!r} is not open from {game.pawns[p]['space']}"
+        if isinstance(walk, str):
+            return walk
+        if walk.charm and kind == "move":
+            return "that way passes a Whammy; use charm_move to pass it with your Charm"
+        if not walk.charm and kind == "charm_move":
+            return "that way passes no Whammy; use move"
+    if kind == "end_turn":
+        if game.phase == "move":
+            open_ways = [d for d, w in game.options_for(p).items() if isinstance(w, Walk) and not w.charm]
+            if open_ways:
+                return f"you can still move ({', '.join(open_ways)}); the full count must be moved"
+        elif jump_block(game, p) is None:
+            return "you can jump the Wizard's Tomb"
+    if kind == "jump":
+        return jump_block(game, p)
+    if kind in ("pull_peg", "challenge_result", "reset_trap"):
+        assert game.challenge is not None
+        if params["trap"] != game.challenge["trap"]:
+            return f"the trap being challenged is the {game.trap_name(game.challenge['trap'])}, not {params['trap']!r}"
+        if kind == "pull_peg" and params["peg"] not in ("a", "b"):
+            return f"peg must be 'a' or 'b', not {params['peg']!r}"
+    if kind == "place_whammy":
+        if game.hands[p]["whammy"] is None:
+            return "you hold no Whammy"
+        return _space_block(game, params["space"])
+    if kind == "relocate_whammy":
+        return _space_block(game, params["to"])
+    if kind == "draw_tokens":
+        if params["whammy"] not in game.pools["whammies"]:
+            return f"whammy {params['whammy']!r} is not in the tomb (left: {', '.join(game.pools['whammies'])})"
+        if params["charm"] not in game.pools["charms"]:
+            return f"charm {params['charm']!r} is not in the tomb (left: {', '.join(game.pools['charms'])})"
+    return None
+
+
+def _space_block(game: "Superstition", space: str) -> str | None:
+    if space not in game.ring_index["brick"] and space not in game.ring_index["stone"]:
+        return f"{space!r} is not a brick or stone path space"
+    if space in game.whammies:
+        return f"{space} already has a Whammy"
+    if any(p["space"] == space for p in game.pawns):
+        return f"{space} has a pawn on it"
+    return None
+
+
+def _free_path_spaces(game: "Superstition") -> list[str]:
+    taken = {p["space"] for p in game.pawns} | set(game.whammies)
+    return [s for s in game.board.path_spaces() if s not in taken]
+
+
+def _roll_actions(game: "Superstition", p: int) -> list[Action]:
+    if game.options["dice_source"] == "engine":
+        return [game.cached_action("roll", p)]
+    n = game.options["dice"]
+    return [game.cached_action("roll", p, value=v) for v in range(n, 6 * n + 1)]
+
+
+def _direction_words(direction: Any) -> str:
+    return {"cw": "clockwise", "ccw": "counter-clockwise", "in": "onto the platform"}.get(direction, str(direction))
+
+
+def _trap(trap: Any) -> str:
+    return TRAP_NAMES.get(trap, str(trap))
+
+
+__all__ = ["RulesMixin", "PARAMS", "PHASE_KINDS"]

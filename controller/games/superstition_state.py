@@ -1,0 +1,113 @@
+"""Validation of a saved Superstition state (``Superstition.from_json``).
+
+A journal or a hand-edited file may hold a state that parses but could never
+arise in play; loading it would referee the rest of the game wrongly, so every
+field is checked and the first bad one is named.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import BadGameData
+from .superstition_board import GRAVES, TRAPS
+from .superstition_moves import CHARM_FOR_WHAMMY
+from .superstition_rules import PHASE_KINDS
+
+if TYPE_CHECKING:
+    from .superstition import Superstition
+
+LEGS = ("in1", "in2", "tomb", "out1", "out2", "home")
+
+
+def check_state(game: "Superstition") -> None:
+    n = len(game._players)
+
+    def bad(entry: str, problem: str) -> BadGameData:
+        return BadGameData(f"Superstition state: {entry} {problem}")
+
+    if not 2 <= n <= 4:
+        raise bad("players", f"must list 2 to 4 names, got {n}")
+    if game.phase not in PHASE_KINDS:
+        raise bad("phase", f"is {game.phase!r}, not a phase")
+    if game.phase in ("opening", "over"):
+        if game.turn is not None:
+            raise bad("turn", f"must be null during phase {game.phase!r}")
+    elif not _is_seat(game.turn, n):
+        raise bad("turn", f"is {game.turn!r}, not a seat")
+    for seat in game.opening["round"]:
+        if not _is_seat(seat, n):
+            raise bad("opening.round", f"holds {seat!r}, not a seat")
+    if game.phase == "opening" and not game._opening_pending():
+        raise bad("opening", "has no seat left to throw")
+    if any(not 1 <= d <= 12 for d in game.dice):
+        raise bad("dice", f"holds an impossible throw: {game.dice!r}")
+    if game.phase == "move" and not game.dice:
+        raise bad("dice", "are empty although a move is due")
+
+    if len(game.pawns) != n:
+        raise bad("pawns", f"must have one pawn a player ({n}), got {len(game.pawns)}")
+    seen: dict[str, int] = {}
+    for seat, pawn in enumerate(game.pawns):
+        where = f"pawns[{seat}]"
+        if set(pawn) != {"space", "leg", "zapped", "target"}:
+            raise bad(where, f"must have space, leg, zapped, target; got {sorted(pawn)}")
+        if pawn["space"] not in game.board.spaces:
+            raise bad(f"{where}.space", f"is {pawn['space']!r}, not a space of the board")
+        if pawn["space"] in seen:
+            raise bad(f"{where}.space", f"is {pawn['space']!r}, shared with pawns[{seen[pawn['space']]}]")
+        seen[pawn["space"]] = seat
+        if pawn["leg"] not in LEGS:
+            raise bad(f"{where}.leg", f"is {pawn['leg']!r}, one of {', '.join(LEGS)} expected")
+        if any(t not in TRAPS for t in pawn["zapped"]):
+            raise bad(f"{where}.zapped", f"names an unknown trap: {pawn['zapped']!r}")
+        if pawn["leg"] == "tomb" and pawn["target"] not in GRAVES:
+            raise bad(f"{where}.target", f"is {pawn['target']!r}; a pawn at the tomb targets a Grave")
+        kind = game.board.kind(pawn["space"])
+        if kind == "circle" and pawn["space"] != game.board.circles[game.colours[seat]]:
+            raise bad(f"{where}.space", f"is another colour's circle ({pawn['space']!r})")
+
+    if len(game.hands) != n:
+        raise bad("hands", f"must have one hand a player ({n})")
+    whammies_seen: list[str] = list(game.pools["whammies"]) + list(game.whammies.values())
+    charms_seen: list[str] = list(game.pools["charms"])
+    for seat, hand in enumerate(game.hands):
+        if set(hand) != {"whammy", "charm", "drawn"} or not isinstance(hand["drawn"], bool):
+            raise bad(f"hands[{seat}]", "must have whammy, charm and a true/false drawn")
+        if hand["whammy"] is not None:
+            whammies_seen.append(hand["whammy"])
+        if hand["charm"] is not None:
+            charms_seen.append(hand["charm"])
+    if sorted(whammies_seen) != sorted(CHARM_FOR_WHAMMY):
+        raise bad("whammies", f"are not the four Whammies once each: {sorted(whammies_seen)!r}")
+    if sorted(charms_seen) != sorted(CHARM_FOR_WHAMMY.values()):
+        raise bad("charms", f"are not the four Charms once each: {sorted(charms_seen)!r}")
+    path = set(game.board.path_spaces())
+    for space in game.whammies:
+        if space not in path:
+            raise bad(f"whammies[{space!r}]", "is not a brick or stone path space")
+
+    for trap in TRAPS:
+        state = game.traps[trap]
+        if set(state) != {"live", "pulled", "sprung"}:
+            raise bad(f"traps[{trap!r}]", "must have live, pulled, sprung")
+        digital = game.options["challenge"] == "digital"
+        if digital and state["live"] not in ("a", "b"):
+            raise bad(f"traps[{trap!r}].live", "must be 'a' or 'b' in digital play")
+        if not digital and state["live"] is not None:
+            raise bad(f"traps[{trap!r}].live", "must be null when the sensors decide")
+        if state["pulled"] not in (None, "a", "b") or not isinstance(state["sprung"], bool):
+            raise bad(f"traps[{trap!r}]", "has a bad pulled/sprung value")
+    needs_challenge = game.phase in ("challenge", "outcome", "reset")
+    if needs_challenge and (not game.challenge or game.challenge.get("trap") not in TRAPS):
+        raise bad("challenge", f"must name a trap during phase {game.phase!r}")
+    if game.phase == "reset" and game.after_reset not in ("roll", "end", "draw"):
+        raise bad("after_reset", "must be 'roll', 'end' or 'draw' while a trap is reset")
+    if game.phase == "relocate" and game.relocate_from not in game.whammies:
+        raise bad("relocate_from", "must be a space holding a Whammy")
+    if game.winner is not None and (game.phase != "over" or not _is_seat(game.winner, n)):
+        raise bad("winner", f"is {game.winner!r} but the game is not over")
+
+
+def _is_seat(value: Any, n: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n

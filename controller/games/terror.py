@@ -1,0 +1,518 @@
+"""Terror in the Graveyard: the rules engine.
+
+Seats are ``0..n-1`` (2 to 4 players, youngest first; play goes up the seat
+numbers, which is clockwise round the table). Each seat has two pawns, ``0``
+(girl) and ``1`` (boy). Cells are ``[row, col]`` on the board grid.
+
+Actions (``Action.kind`` and ``params``):
+
+==================  =================================================================
+``roll``            ``{}``: roll both dice (start of every turn)
+``move_tomb``       ``{"tomb": "wolf", "to": "end_a"|"middle"|"end_b"}``: slide the
+                    tomb the symbol die showed one position
+``move_pawn``       ``{"pawn": 0|1, "to": [r, c], "path"?: [[r, c], ...]}``: move by the
+                    number die; ``path`` (every cell after the start) is optional and is
+                    checked when given, since only the destination has an effect
+``attempt_skull``   ``{"pawn": 0|1, "ring"?: id}``: on the Crypt platform with a Magic
+                    Ring, not a Monster: drop the skull (secret: it shows a ring)
+``skull_outcome``   ``{"hit": true|false}``: what the skull did (the board's launcher
+                    sensor, or typed in)
+``play_card``       ``{"card": id, ...}``: play a saved card (secret: it shows a card);
+                    ``steal_ring`` and ``switch`` take ``"target": [seat, pawn]``;
+                    ``move_pawn`` cards take ``"target"``, ``"to"`` and optional ``"path"``;
+                    ``extra_turn`` takes nothing
+``place_monster``   ``{"target": [seat, pawn]}``: where a drawn Monster card goes
+``end_turn``        ``{}``: finish the turn (without moving a pawn, this is passing)
+==================  =================================================================
+
+Phases: ``roll`` → ``tomb`` → ``move`` → ``after_move`` → (``end_turn``) and
+between them ``choose`` (a drawn Monster card needs a target) and ``skull``
+(an attempt waits for its outcome); ``over`` at the end. See
+``docs/rules/terror.md`` for the board, the deck and every reading of an
+unclear rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
+
+from . import register
+from .base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
+from .rng import Rng
+from .terror_board import POSITIONS, TOMBS, load_board
+from .terror_cards import load_deck
+from .terror_play import play_card
+from .terror_rules import Rules
+from .terror_state import PAWN_LABELS, TURN_PHASES, Pawn, State
+from .terror_views import POSITION_WORDS, describe_action, player_view, public_view
+
+DEFAULT_SKULL_WINDOW_MS = 8000
+OPTION_KEYS = frozenset({"board", "cards", "skull_window_ms"})
+_STEP = {"end_a": ("middle",), "middle": ("end_a", "end_b"), "end_b": ("middle",)}
+_PARAMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # kind -> (required, optional)
+    "roll": (frozenset(), frozenset()),
+    "move_tomb": (frozenset({"tomb", "to"}), frozenset()),
+    "move_pawn": (frozenset({"pawn", "to"}), frozenset({"path"})),
+    "attempt_skull": (frozenset({"pawn"}), frozenset({"ring"})),
+    "skull_outcome": (frozenset({"hit"}), frozenset()),
+    "play_card": (frozenset({"card"}), frozenset({"target", "to", "path"})),
+    "place_monster": (frozenset({"target"}), frozenset()),
+    "end_turn": (frozenset(), frozenset()),
+}
+
+
+def _act(kind: str, player: int, params: dict[str, Any]) -> Action:
+    """Build an Action whose params are already canonical JSON (lists, ints, strings).
+
+    ``Action()`` round-trips params through JSON to canonicalise them, which
+    costs more than the whole move search; enumeration builds many actions.
+    """
+    action = object.__new__(Action)
+    object.__setattr__(action, "kind", kind)
+    object.__setattr__(action, "player", player)
+    object.__setattr__(action, "params", params)
+    return action
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@register
+class Terror(Rules, Game):
+    name: ClassVar[str] = "terror"
+    title: ClassVar[str] = "Terror in the Graveyard"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"play_card", "attempt_skull"})
+
+    def __init__(self, state: State) -> None:
+        self.board = load_board(state.options.get("board"))
+        self.deck = load_deck(state.options.get("cards"))
+        self.s = state
+
+    # ----- construction and persistence ------------------------------------------
+    @classmethod
+    def new(cls, players: Sequence[str], seed: int, options: Mapping[str, Any] | None = None) -> Self:
+        players = list(players)
+        if not cls.min_players <= len(players) <= cls.max_players:
+            raise IllegalAction(f"Terror in the Graveyard needs 2 to 4 players, got {len(players)}")
+        if not all(isinstance(p, str) and p.strip() for p in players):
+            raise IllegalAction("every player needs a non-empty name")
+        if len(set(players)) != len(players):
+            raise IllegalAction("player names must be different")
+        if not _is_int(seed):
+            raise IllegalAction(f"seed must be a whole number, got {seed!r}")
+        opts = dict(options or {})
+        unknown = set(opts) - OPTION_KEYS
+        if unknown:
+            raise IllegalAction(f"unknown option(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_KEYS))})")
+        window = opts.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)
+        if not _is_int(window) or window <= 0:
+            raise IllegalAction(f"option skull_window_ms must be a positive whole number, got {window!r}")
+        for key in ("board", "cards"):
+            # Kept in the saved state, so it must be plain JSON: a path string or an object.
+            if key in opts and not isinstance(opts[key], (str, Mapping)):
+                raise IllegalAction(f"option {key} must be a file path or an object, got {type(opts[key]).__name__}")
+            if isinstance(opts.get(key), Mapping):
+                opts[key] = dict(opts[key])
+        board = load_board(opts.get("board"))
+        deck = load_deck(opts.get("cards"))
+        rng = Rng(seed)
+        draw = deck.ids
+        rng.shuffle(draw)
+        state = State(
+            players=players,
+            seed=seed,
+            options=opts,
+            rng=rng,
+            # Setup step 3: both pawns start on the Gate platform.
+            pawns=[[Pawn(board.gate), Pawn(board.gate)] for _ in players],
+            # Setup step 4: every tomb in its middle position.
+            tombs={t: "middle" for t in TOMBS},
+            draw=draw,
+            discard=[],
+        )
+        return cls(state)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.s.to_json(self.board)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        if not isinstance(data, Mapping):
+            raise BadGameData("terror state must be a JSON object")
+        options = data.get("options")
+        if not isinstance(options, Mapping):
+            raise BadGameData("terror state: 'options' must be an object")
+        board = load_board(options.get("board"))
+        deck = load_deck(options.get("cards"))
+        return cls(State.from_json(data, board, deck))
+
+    # ----- who and when ------------------------------------------------------------
+    @property
+    def players(self) -> list[str]:
+        return list(self.s.players)
+
+    @property
+    def current_player(self) -> int | None:
+        return None if self.s.phase == "over" else self.s.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self.s.phase == "over"
+
+    @property
+    def winners(self) -> list[int]:
+        return list(self.s.winners)
+
+    @property
+    def phase(self) -> str:
+        return self.s.phase
+
+    # ----- legal actions ---------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        s = self.s
+        p = s.turn
+        if s.phase == "over":
+            return []
+        if s.phase == "skull":
+            return [_act("skull_outcome", p, {"hit": True}), _act("skull_outcome", p, {"hit": False})]
+        if s.phase == "choose":
+            assert s.pending is not None
+            return [
+                _act("place_monster", s.pending["seat"], {"target": [ts, tk]})
+                for ts, tk in self.monster_targets(s.pending["seat"], s.pending["pawn"])
+            ]
+        cfg = self.cfg
+        out: list[Action] = []
+        if s.phase == "roll":
+            out.append(_act("roll", p, {}))
+        elif s.phase == "tomb":
+            assert s.symbol is not None
+            out += [_act("move_tomb", p, {"tomb": s.symbol, "to": to}) for to in _STEP[s.tombs[s.symbol]]]
+        else:
+            if s.phase == "move":
+                assert s.number is not None
+                out += [_act("move_pawn", p, {"pawn": k, "to": to}) for k, to in self._moves(cfg, p, s.number)]
+            out += [_act("attempt_skull", p, {"pawn": k}) for k in (0, 1) if self._attempt_refusal(p, k) is None]
+            out.append(_act("end_turn", p, {}))
+        out += self._card_actions(cfg, p)
+        for seat in range(len(s.players)):
+            if seat != p:
+                out += self._card_actions(cfg, seat)
+        return out
+
+    def _moves(self, cfg: int, seat: int, steps: int) -> list[tuple[int, list[int]]]:
+        """(pawn, destination) for every legal walk of ``steps`` by ``seat``'s pawns."""
+        types = self.board.types(cfg)
+        rc = self.board.rc
+        out = []
+        for k, pawn in enumerate(self.s.pawns[seat]):
+            if pawn.pos is not None and types[pawn.pos] != "hand":
+                out += [(k, rc(dest)) for dest in self.board.destinations(cfg, pawn.pos, steps)]
+        return out
+
+    def _can_walk(self, seat: int, pawn: int) -> bool:
+        p = self.s.pawns[seat][pawn]
+        return p.pos is not None and not self.paralysed(seat, pawn)
+
+    def _card_actions(self, cfg: int, seat: int) -> list[Action]:
+        out: list[Action] = []
+        for k, pawn in enumerate(self.s.pawns[seat]):
+            for card_id in pawn.cards:
+                card = self.card(card_id)
+                if self._timing_refusal(seat, card_id) is not None:
+                    continue
+                if card.effect == "extra_turn":
+                    out.append(_act("play_card", seat, {"card": card_id}))
+                elif card.effect == "steal_ring":
+                    out += [_act("play_card", seat, {"card": card_id, "target": t}) for t in self._opponent_pawns(seat)]
+                elif card.effect == "switch":
+                    if self._can_walk(seat, k):
+                        out += [
+                            _act("play_card", seat, {"card": card_id, "target": [ts, tk]})
+                            for ts, tk in self._opponent_pawns(seat)
+                            if self._switch_refusal(seat, k, ts, tk) is None
+                        ]
+                elif card.effect == "move_pawn":
+                    for ts in range(len(self.s.players)):
+                        out += [
+                            _act("play_card", seat, {"card": card_id, "target": [ts, tk], "to": to})
+                            for tk, to in self._moves(cfg, ts, card.steps)
+                        ]
+        return out
+
+    def _opponent_pawns(self, seat: int) -> list[list[int]]:
+        return [[s, k] for s, row in enumerate(self.s.pawns) if s != seat for k, p in enumerate(row) if not p.out]
+
+    # ----- refusals: each returns why an action is illegal, or None -------------------
+    def _timing_refusal(self, seat: int, card_id: str) -> str | None:
+        card = self.card(card_id)
+        phase = self.s.phase
+        if card.kind == "anytime":
+            if phase in ("choose", "skull"):
+                return "wait until the drawn card or the skull attempt is settled"
+            return None
+        if not card.playable:
+            return f"{card.title} is a Play Later! card: it is never played by itself"
+        if seat != self.s.turn:
+            return f"{card.title} can only be played on your own turn"
+        if phase not in TURN_PHASES:
+            return "wait until the drawn card or the skull attempt is settled"
+        return None
+
+    def _attempt_refusal(self, seat: int, pawn: int) -> str | None:
+        s = self.s
+        p = s.pawns[seat][pawn]
+        if s.phase not in ("move", "after_move"):
+            return "roll and move a tomb before trying the skull" if s.phase in ("roll", "tomb") else f"not now ({s.phase})"
+        if s.attempted:
+            return "you have already dropped the skull this turn; try again on your next turn"
+        if s.phase == "after_move" and s.moved_pawn != pawn:
+            return "you moved your other pawn this turn"
+        if p.pos != self.board.crypt:
+            return "the pawn must be on the Crypt platform"
+        if p.monster is not None:
+            return "a Monster pawn cannot destroy the Headless Ghost; find a Magic Potion first"
+        if not any(self.card(c).effect == "ring" for c in p.cards):
+            return "this pawn holds no Magic Ring (a ring under your other pawn does not count)"
+        return None
+
+    def _switch_refusal(self, seat: int, pawn: int, ts: int, tk: int) -> str | None:
+        me, them = self.s.pawns[seat][pawn], self.s.pawns[ts][tk]
+        if ts == seat:
+            return "switch places with an opponent's pawn"
+        if them.out:
+            return "that pawn is out of the game"
+        if self.paralysed(seat, pawn) or self.paralysed(ts, tk):
+            return "a pawn on a Skeleton Hand cannot leave its space"
+        if me.pos == them.pos:
+            return "those pawns already share a space"
+        return None
+
+    # ----- apply ----------------------------------------------------------------------
+    def apply(self, action: Action) -> list[Event]:
+        if not isinstance(action, Action):
+            raise MalformedAction(f"expected an Action, got {type(action).__name__}")
+        if action.kind not in _PARAMS:
+            raise MalformedAction(f"unknown action {action.kind!r} (one of: {', '.join(_PARAMS)})")
+        required, optional = _PARAMS[action.kind]
+        keys = set(action.params)
+        if required - keys:
+            raise MalformedAction(f"{action.kind} needs {', '.join(sorted(required - keys))}")
+        if keys - required - optional:
+            raise MalformedAction(f"{action.kind} does not take {', '.join(sorted(keys - required - optional))}")
+        seat = action.player
+        if seat is None:
+            raise IllegalAction(f"{action.kind} needs the seat that does it (e.g. '{action.kind} 0')")
+        if not 0 <= seat < len(self.s.players):
+            raise IllegalAction(f"there is no seat {seat} in this game")
+        if self.s.phase == "over":
+            raise IllegalAction("the game is over")
+        handler = getattr(self, f"_do_{action.kind}")
+        return self.record(handler(seat, action.params))
+
+    def _my_turn(self, seat: int, *phases: str) -> None:
+        s = self.s
+        if s.phase == "choose" and s.pending is not None:
+            if seat != s.pending["seat"]:
+                raise IllegalAction(f"waiting for {s.players[s.pending['seat']]} to place a Monster card")
+        elif seat != s.turn:
+            raise IllegalAction(f"it is {s.players[s.turn]}'s turn (seat {s.turn}), not seat {seat}'s")
+        if s.phase not in phases:
+            hint = {
+                "roll": "roll the dice first",
+                "tomb": f"slide the {(s.symbol or '').title()} tomb first",
+                "choose": "place the drawn Monster card first",
+                "skull": "report the skull attempt's outcome first",
+                "move": "move a pawn or end the turn",
+                "after_move": "you have already moved; play a card, try the skull or end the turn",
+            }[s.phase]
+            raise IllegalAction(f"not now: {hint}")
+
+    def _pawn_param(self, value: Any) -> int:
+        if value not in (0, 1) or isinstance(value, bool):
+            raise MalformedAction(f"pawn must be 0 or 1, got {value!r}")
+        return int(value)
+
+    def _target_param(self, value: Any) -> tuple[int, int]:
+        if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) for v in value):
+            raise MalformedAction(f"target must be [seat, pawn], got {value!r}")
+        ts, tk = value
+        if not 0 <= ts < len(self.s.players) or tk not in (0, 1):
+            raise IllegalAction(f"there is no pawn {value!r}")
+        if self.s.pawns[ts][tk].out:
+            raise IllegalAction(f"{self.s.players[ts]}'s {PAWN_LABELS[tk]} pawn is out of the game")
+        return ts, tk
+
+    def _walk(self, start: int, steps: int, to: Any, path: Any) -> list[int]:
+        """Check a move of exactly ``steps`` to ``to`` (along ``path`` if given); return the path."""
+        try:
+            dest = self.board.cell(to)
+            cells = None if path is None else [self.board.cell(c) for c in path] if isinstance(path, list) else None
+        except ValueError as exc:
+            raise IllegalAction(str(exc)) from None
+        if path is not None and cells is None:
+            raise MalformedAction("path must be a list of [row, col] cells")
+        if cells is not None:
+            why = self.board.check_path(self.cfg, start, steps, cells)
+            if why is not None:
+                raise IllegalAction(f"illegal path: {why}")
+            if not cells or cells[-1] != dest:
+                raise IllegalAction("the path does not end at 'to'")
+            return cells
+        found = self.board.destinations(self.cfg, start, steps).get(dest)
+        if found is None:
+            raise IllegalAction(
+                f"no legal move of exactly {steps} reaches {self.board.rc(dest)} "
+                "(orthogonal steps, no doubling back, bushes and pits block)"
+            )
+        return list(found)
+
+    def _do_roll(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "roll")
+        s = self.s
+        s.number = s.rng.die(6)
+        s.symbol = s.rng.choice(TOMBS)
+        s.phase = "tomb"
+        return [Event("rolled", {"seat": seat, "number": s.number, "symbol": s.symbol})]
+
+    def _do_move_tomb(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "tomb")
+        s = self.s
+        tomb, to = params["tomb"], params["to"]
+        if tomb not in TOMBS:
+            raise MalformedAction(f"tomb must be one of {', '.join(TOMBS)}, got {tomb!r}")
+        if to not in POSITIONS:
+            raise MalformedAction(f"to must be one of {', '.join(POSITIONS)}, got {to!r}")
+        if tomb != s.symbol:
+            raise IllegalAction(f"the symbol die shows the {str(s.symbol).title()}, so the {str(s.symbol).title()} tomb moves")
+        if to not in _STEP[s.tombs[tomb]]:
+            raise IllegalAction(f"the {tomb.title()} tomb is at {s.tombs[tomb]}; one position from there is {' or '.join(_STEP[s.tombs[tomb]])}")
+        old_cfg = self.cfg
+        events = [Event("tomb_moved", {"seat": seat, "tomb": tomb, "from": s.tombs[tomb], "to": to})]
+        s.tombs[tomb] = to
+        s.phase = "move"
+        events += self.shift(old_cfg)
+        if s.phase != "over" and self.seat_out(s.turn):
+            events += self.next_turn(keep_seat=False)
+        return events
+
+    def _do_move_pawn(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "move")
+        s = self.s
+        k = self._pawn_param(params["pawn"])
+        p = s.pawns[seat][k]
+        if p.pos is None:
+            raise IllegalAction(f"your {PAWN_LABELS[k]} pawn is out of the game")
+        if self.paralysed(seat, k):
+            raise IllegalAction(f"your {PAWN_LABELS[k]} pawn is paralysed on a Skeleton Hand")
+        assert s.number is not None
+        path = self._walk(p.pos, s.number, params["to"], params.get("path"))
+        events = [
+            Event("pawn_moved", {**self.who(seat, k), "from": self.board.rc(p.pos), "to": self.board.rc(path[-1]),
+                                 "path": [self.board.rc(c) for c in path], "by": "roll"})
+        ]
+        p.pos = path[-1]
+        s.moved_pawn = k
+        s.phase = "after_move"
+        return events + self.land(seat, k, may_draw=True)
+
+    def _do_attempt_skull(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "move", "after_move")
+        k = self._pawn_param(params["pawn"])
+        why = self._attempt_refusal(seat, k)
+        if why is not None:
+            raise IllegalAction(why)
+        held = self.s.pawns[seat][k].cards
+        ring = params.get("ring")
+        if ring is None:
+            ring = next(c for c in held if self.card(c).effect == "ring")
+        elif ring not in held or self.card(ring).effect != "ring":
+            raise IllegalAction(f"this pawn holds no Magic Ring {ring!r}")
+        self.s.phase = "skull"
+        self.s.attempt = {"seat": seat, "pawn": k}
+        return [Event("skull_attempt", {**self.who(seat, k), "ring": ring})]
+
+    def _do_skull_outcome(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "skull")
+        hit = params["hit"]
+        if not isinstance(hit, bool):
+            raise MalformedAction(f"hit must be true or false, got {hit!r}")
+        s = self.s
+        assert s.attempt is not None
+        who = self.who(s.attempt["seat"], s.attempt["pawn"])
+        s.attempt = None
+        if hit:
+            s.phase = "over"
+            s.ghost = "destroyed"
+            s.winners = [seat]
+            return [Event("skull_hit", who), Event("game_won", {"seats": [seat], "reason": "ghost"})]
+        s.phase = "after_move"
+        s.attempted = True
+        if s.moved_pawn is None:
+            s.moved_pawn = who["pawn"]
+        return [Event("skull_missed", who)]
+
+    def _do_place_monster(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "choose")
+        target = self._target_param(params["target"])
+        assert self.s.pending is not None
+        if target not in self.monster_targets(self.s.pending["seat"], self.s.pending["pawn"]):
+            raise IllegalAction("a Monster card goes on an opponent's pawn that is not already a Monster, or on the pawn that drew it")
+        return self.place_monster(target)
+
+    def _do_end_turn(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        self._my_turn(seat, "move", "after_move")
+        return self.next_turn(keep_seat=self.s.extra_turns > 0)
+
+    def _do_play_card(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
+        return play_card(self, seat, params)
+
+    # ----- views ------------------------------------------------------------------------
+    def public_view(self) -> dict[str, Any]:
+        return public_view(self)
+
+    def player_view(self, seat: int) -> dict[str, Any]:
+        return player_view(self, seat)
+
+    # ----- the physical board ---------------------------------------------------------------
+    def expects(self) -> list[Expectation]:
+        s = self.s
+        if s.phase == "tomb" and s.symbol is not None:
+            tomb = s.symbol
+            options = _STEP[s.tombs[tomb]]
+            words = " or ".join(POSITION_WORDS[o] for o in options)
+            return [
+                Expectation(
+                    kind="tomb_move",
+                    player=s.turn,
+                    prompt=f"Slide the {tomb.title()} tomb one position: to {words}.",
+                    accepts={f"tomb.{tomb}": {o: Action("move_tomb", s.turn, {"tomb": tomb, "to": o}) for o in options}},
+                )
+            ]
+        if s.phase == "skull" and s.attempt is not None:
+            p = s.attempt["seat"]
+            miss = Action("skull_outcome", p, {"hit": False})
+            return [
+                Expectation(
+                    kind="skull_outcome",
+                    player=p,
+                    prompt="Drop the skull down the Crypt's chute.",
+                    accepts={"launcher": {"launched": Action("skull_outcome", p, {"hit": True})}, "chute.left": {"blocked": miss}},
+                    window_ms=int(s.options.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)),
+                    on_timeout=miss,
+                )
+            ]
+        return []
+
+    def expected_board(self) -> dict[str, str]:
+        board = {f"tomb.{t}": pos for t, pos in self.s.tombs.items()}
+        board["launcher"] = "launched" if self.s.ghost == "destroyed" else "armed"
+        return board
+
+    def describe(self, action: Action) -> str:
+        return describe_action(self, action)

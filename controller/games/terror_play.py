@@ -1,0 +1,103 @@
+"""Playing a saved Goosebumps card: checks first, then the effect.
+
+Cards are held per pawn (rulebook, "Play Later! Cards": a ring saved under one
+pawn cannot serve the other), and a card acts for the pawn that holds it: a
+stolen ring goes to that pawn, and that pawn is the one that switches places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .base import Event, IllegalAction, MalformedAction
+from .terror_state import PAWN_LABELS, TURN_PHASES
+
+if TYPE_CHECKING:
+    from .terror import Terror
+
+
+def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Event]:
+    s = game.s
+    card_id = params["card"]
+    if not isinstance(card_id, str):
+        raise MalformedAction(f"card must be a card id, got {card_id!r}")
+    if card_id not in game.deck.cards:
+        raise IllegalAction(f"unknown card {card_id!r}")
+    holder = next((k for k, p in enumerate(s.pawns[seat]) if card_id in p.cards), None)
+    if holder is None:
+        raise IllegalAction(f"none of seat {seat}'s pawns holds card {card_id!r}")
+    card = game.card(card_id)
+    why = game._timing_refusal(seat, card_id)
+    if why is not None:
+        raise IllegalAction(why)
+    allowed = {"card"} | ({"target"} if card.effect in ("steal_ring", "switch") else set())
+    allowed |= {"target", "to", "path"} if card.effect == "move_pawn" else set()
+    extra = set(params) - allowed
+    if extra:
+        raise MalformedAction(f"a {card.effect} card does not take {', '.join(sorted(extra))}")
+    missing = allowed - {"path"} - set(params)
+    if missing:
+        raise MalformedAction(f"a {card.effect} card needs {', '.join(sorted(missing))}")
+
+    me = s.pawns[seat][holder]
+    played = Event("card_played", {"seat": seat, "pawn": holder, "label": PAWN_LABELS[holder], "card": card.public()})
+    # Who may draw from a "G" reached by this card: only the player whose turn it is,
+    # moving their own pawn with their own card (rulebook, "G" Space).
+    own_turn = seat == s.turn and s.phase in TURN_PHASES
+
+    if card.effect == "extra_turn":
+        _discard(game, seat, holder, card_id)
+        s.extra_turns += 1
+        return [played, Event("extra_turn", {"seat": seat, "pending": s.extra_turns})]
+
+    ts, tk = game._target_param(params["target"])
+    target = s.pawns[ts][tk]
+    if card.effect == "steal_ring":
+        if ts == seat:
+            raise IllegalAction("steal from an opponent's pawn")
+        _discard(game, seat, holder, card_id)
+        ring = next((c for c in target.cards if game.card(c).effect == "ring"), None)
+        who = {"from": game.who(ts, tk), "to": game.who(seat, holder)}
+        if ring is None:
+            return [played, Event("steal_failed", who)]
+        target.cards.remove(ring)
+        me.cards.append(ring)
+        return [played, Event("ring_stolen", who, private_to=seat, secret={"card": game.card(ring).public()})]
+
+    if card.effect == "switch":
+        why = game._switch_refusal(seat, holder, ts, tk)
+        if why is not None:
+            raise IllegalAction(why)
+        _discard(game, seat, holder, card_id)
+        assert me.pos is not None and target.pos is not None
+        events = [
+            played,
+            Event("pawns_switched", {"a": game.who(seat, holder), "b": game.who(ts, tk),
+                                     "a_to": game.board.rc(target.pos), "b_to": game.board.rc(me.pos)}),
+        ]
+        me.pos, target.pos = target.pos, me.pos
+        # The opponent's pawn reacts first; only the holder can draw, which may
+        # open a choice, and nothing else should happen after a choice opens.
+        events += game.land(ts, tk, may_draw=False)
+        events += game.land(seat, holder, may_draw=own_turn)
+        return events
+
+    # move_pawn
+    if game.paralysed(ts, tk):
+        raise IllegalAction(f"{s.players[ts]}'s {PAWN_LABELS[tk]} pawn is paralysed on a Skeleton Hand")
+    assert target.pos is not None
+    path = game._walk(target.pos, card.steps, params.get("to"), params.get("path"))
+    _discard(game, seat, holder, card_id)
+    events = [
+        played,
+        Event("pawn_moved", {**game.who(ts, tk), "from": game.board.rc(target.pos), "to": game.board.rc(path[-1]),
+                             "path": [game.board.rc(c) for c in path], "by": "card"}),
+    ]
+    target.pos = path[-1]
+    return events + game.land(ts, tk, may_draw=own_turn and ts == seat)
+
+
+def _discard(game: "Terror", seat: int, pawn: int, card_id: str) -> None:
+    game.s.pawns[seat][pawn].cards.remove(card_id)
+    game.s.discard.append(card_id)

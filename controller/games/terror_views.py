@@ -1,0 +1,136 @@
+"""What spectators and each player may see of a Terror in the Graveyard game.
+
+The public view carries everything the panel draws (documented field by
+field in ``docs/rules/terror.md``) and no secret: for saved cards and the draw
+pile it gives counts only. A player's view adds the cards under that seat's
+own two pawns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import Action
+from .terror_state import PAWN_LABELS, SEAT_COLOURS
+
+POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
+
+if TYPE_CHECKING:
+    from .terror import Terror
+
+
+def _where(game: "Terror", pos: int | None) -> str:
+    if pos is None:
+        return "out"
+    if pos == game.board.gate:
+        return "gate"
+    if pos == game.board.crypt:
+        return "crypt"
+    return "board"
+
+
+def public_view(game: "Terror") -> dict[str, Any]:
+    s = game.s
+    cfg = game.cfg
+    seats = []
+    for seat, name in enumerate(s.players):
+        pawns = []
+        for k, p in enumerate(s.pawns[seat]):
+            pawns.append(
+                {
+                    "pawn": k,
+                    "label": PAWN_LABELS[k],
+                    "pos": None if p.pos is None else game.board.rc(p.pos),
+                    "where": _where(game, p.pos),
+                    "space": None if p.pos is None else game.board.types(cfg)[p.pos],
+                    "out": p.out,
+                    "monster": p.monster is not None,
+                    # A Monster card lies face up on the Pawn card, so it is public.
+                    "monster_card": None if p.monster is None else game.card(p.monster).public(),
+                    "paralysed": game.paralysed(seat, k),
+                    "cards": len(p.cards),
+                }
+            )
+        seats.append(
+            {"seat": seat, "name": name, "colour": SEAT_COLOURS[seat], "out": game.seat_out(seat), "pawns": pawns}
+        )
+    pending = None
+    if s.pending is not None:
+        pending = {"card": game.card(s.pending["card"]).public(), "seat": s.pending["seat"], "pawn": s.pending["pawn"]}
+    return {
+        "game": game.name,
+        "title": game.title,
+        "board": game.board.describe(cfg),
+        "tombs": dict(s.tombs),
+        "players": seats,
+        "turn": s.turn,
+        "current_player": game.current_player,
+        "phase": s.phase,
+        "dice": {"number": s.number, "symbol": s.symbol},
+        "moved_pawn": s.moved_pawn,
+        "attempted": s.attempted,
+        "extra_turns": s.extra_turns,
+        "draw_count": len(s.draw),
+        "discard_count": len(s.discard),
+        "pending": pending,
+        "skull": {"ghost": s.ghost, "attempt": None if s.attempt is None else dict(s.attempt)},
+        "over": game.is_over,
+        "winners": list(s.winners),
+        "turns_taken": s.turns_taken,
+        "last_events": [dict(e) for e in s.log],
+    }
+
+
+def player_view(game: "Terror", seat: int) -> dict[str, Any]:
+    if not isinstance(seat, int) or not 0 <= seat < len(game.s.players):
+        raise ValueError(f"there is no seat {seat!r} in this game")
+    view = public_view(game)
+    view["you"] = {
+        "seat": seat,
+        "pawns": [
+            {"pawn": k, "label": PAWN_LABELS[k], "cards": [game.card(c).public() for c in p.cards]}
+            for k, p in enumerate(game.s.pawns[seat])
+        ],
+    }
+    return view
+
+
+def describe_action(game: "Terror", action: Action) -> str:
+    s = game.s
+    name = s.players[action.player] if isinstance(action.player, int) and 0 <= action.player < len(s.players) else "?"
+    p = action.params
+    kind = action.kind
+    if kind == "roll":
+        return f"{name} rolls both dice"
+    if kind == "move_tomb":
+        return f"{name} slides the {str(p.get('tomb')).title()} tomb to {POSITION_WORDS.get(str(p.get('to')), p.get('to'))}"
+    if kind == "move_pawn":
+        return f"{name} moves the {_label(p.get('pawn'))} pawn to {p.get('to')}"
+    if kind == "attempt_skull":
+        return f"{name}'s {_label(p.get('pawn'))} pawn shows a Magic Ring and drops the skull"
+    if kind == "skull_outcome":
+        return "The skull knocks the Headless Ghost off its launcher!" if p.get("hit") else "The skull rolls out of the other window"
+    if kind == "end_turn":
+        return f"{name} ends the turn"
+    if kind == "place_monster":
+        return f"{name} puts the Monster card on {_pawn_name(game, p.get('target'))}"
+    if kind == "play_card":
+        card = game.deck.cards.get(str(p.get("card")))
+        title = card.title if card else str(p.get("card"))
+        text = f"{name} plays {title}"
+        if "target" in p:
+            text += f" on {_pawn_name(game, p['target'])}"
+        if "to" in p:
+            text += f", to {p['to']}"
+        return text
+    return action.to_text()
+
+
+def _label(pawn: Any) -> str:
+    return PAWN_LABELS[pawn] if pawn in (0, 1) else str(pawn)
+
+
+def _pawn_name(game: "Terror", target: Any) -> str:
+    if isinstance(target, list) and len(target) == 2 and isinstance(target[0], int) and 0 <= target[0] < len(game.s.players):
+        return f"{game.s.players[target[0]]}'s {_label(target[1])} pawn"
+    return str(target)

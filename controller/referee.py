@@ -1,0 +1,337 @@
+"""The referee: the engine, the sensed board and the journal, kept in agreement.
+
+Every decision is made by :class:`~controller.referee_core.RefereeCore` from a
+plain payload, written to the journal in one transaction with its events, and
+only then reported. On start the journal is replayed into a fresh core, so
+after ``kill -9`` the state is identical; the service then calls
+:meth:`Referee.reconcile` with the sensors as they are now.
+
+Not thread-safe by design: the service calls it from one worker thread.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.config import Config
+from controller.games import get_game
+from controller.games.base import Action, Expectation, Game, IllegalAction
+from controller.journal import Journal, JournalError
+from controller.referee_board import sensed
+from controller.referee_core import RefereeCore, Refused, validate_sensors
+from hardware.observation import Observation
+
+__all__ = ["Outcome", "Referee", "Refused"]
+
+_EPS = 1e-6  # clock arithmetic in float seconds must not make a 300 ms grace last 300.0000001 ms
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    events: list[dict[str, Any]]
+    error: str | None = None
+    data: dict[str, Any] | None = None
+
+
+def board_options(game: str, config: Config) -> dict[str, Any]:
+    """Engine options that follow the referee's config, unless the new_game command sets them.
+
+    The outcome windows live in the engines' options (so they are in the journal
+    with the game), and Superstition needs to know whether the traps are sensed.
+    """
+    ref = config.referee
+    if game == "terror":
+        return {"skull_window_ms": ref.skull_window_ms}
+    if game == "superstition":
+        return {"challenge": "sensors" if ref.board == "sensors" else "digital", "outcome_window_ms": ref.trap_window_ms}
+    return {}
+
+
+class Referee:
+    def __init__(
+        self,
+        journal: Journal,
+        config: Config,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.journal = journal
+        self.config = config
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.core = RefereeCore()
+        self._pending_since: float | None = None
+        self._windows: dict[str, float] = {}  # expectation (as JSON text) -> monotonic time it opened
+        self._restore()
+        if self.board == "manual" and self.core.mismatch is not None:
+            # the last run sensed the board; this one does not, so nothing can fix that mismatch
+            self._decide("reconcile", {"sensors": {}})
+
+    # ----- what the service reads ---------------------------------------------------
+    @property
+    def board(self) -> str:
+        return self.config.referee.board
+
+    @property
+    def game(self) -> Game | None:
+        return self.core.game
+
+    @property
+    def game_id(self) -> str | None:
+        return self.core.game_id
+
+    @property
+    def mismatch(self) -> dict[str, Any] | None:
+        return self.core.mismatch
+
+    # ----- restoring ---------------------------------------------------------------
+    def _restore(self) -> None:
+        """Replay the journal from the latest new game, which carries the board state before it.
+
+        Older games cannot change the present, so a table that has run for a
+        season still starts in milliseconds; ``gravekeeper replay --verify``
+        replays everything and checks each carried state.
+        """
+        start = self.journal.last_input_id("new_game") or 0
+        if start:
+            first = next(self.journal.inputs(start), None)
+            if first is None or "carry" not in first["payload"]:
+                start = 0  # no carried state to begin from: replay it all
+        core = RefereeCore()
+        for entry in self.journal.inputs(start):
+            try:
+                if entry["id"] == start:
+                    core.load_board_state(entry["payload"]["carry"])
+                core.decide(entry["kind"], entry["payload"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise JournalError(
+                    f"journal {self.journal.path}: input {entry['id']} ({entry['kind']}) cannot be replayed: {exc}"
+                ) from None
+        self.core = core
+        self._pending_since = None
+        self._windows = {}
+        self._sync_timers()
+
+    # ----- deciding ----------------------------------------------------------------
+    def _decide(self, kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+        """Decide, journal, report: the core's state changes only if the journal took it."""
+        payload = {**payload, "time": self.wall_clock(), "board": self.board}
+        try:
+            events = self.core.decide(kind, payload)
+        except (Refused, IllegalAction):
+            raise  # refused before anything changed
+        except Exception:
+            self._restore()  # an engine failed half-way: back to what the journal says
+            raise
+        try:
+            stored = self.journal.record(kind, payload, events)
+        except BaseException:
+            self._restore()  # the decision is not durable, so it did not happen
+            raise
+        self._sync_timers()
+        return stored
+
+    def _outcome(self, kind: str, payload: dict[str, Any], data: dict[str, Any] | None = None) -> Outcome:
+        try:
+            events = self._decide(kind, payload)
+        except (Refused, IllegalAction) as exc:
+            return Outcome(False, [], str(exc))
+        except (JournalError, sqlite3.Error, OSError) as exc:
+            # nothing happened (the referee is back to what the journal says); the caller may retry
+            return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
+        return Outcome(True, events, None, data)
+
+    def new_game(
+        self,
+        game: str,
+        players: list[str],
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+    ) -> Outcome:
+        if command_id is not None and self.journal.has_command(command_id):
+            return Outcome(False, [], f"command id {command_id!r} was already used")
+        try:
+            get_game(game)
+        except ValueError as exc:
+            return Outcome(False, [], str(exc))
+        if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
+            return Outcome(False, [], "players must be a list of names")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            return Outcome(False, [], f"seed must be an integer 0 or more, got {seed!r}")
+        if options is not None and not isinstance(options, Mapping):
+            return Outcome(False, [], "options must be an object")
+        payload = {
+            "game": game,
+            "players": [p.strip() for p in players],
+            "seed": secrets.randbits(63) if seed is None else seed,
+            "options": {**board_options(game, self.config), **(options or {})},
+            "game_id": secrets.token_hex(8),
+            "command_id": command_id,
+            "carry": self.core.board_state(),
+        }
+        return self._outcome("new_game", payload, {"game_id": payload["game_id"]})
+
+    def ensure_game(self) -> Outcome | None:
+        """Start the configured game when the journal holds none (first start of a table)."""
+        if self.core.game is not None:
+            return None
+        table = self.config.table
+        return self.new_game(table.game, list(table.players), table.seed)
+
+    def act(self, action: Action, *, command_id: str | None = None) -> Outcome:
+        if command_id is not None and self.journal.has_command(command_id):
+            return Outcome(False, [], f"command id {command_id!r} was already used")
+        try:
+            self.core.check_command(action, self.board)
+        except Refused as exc:
+            return Outcome(False, [], str(exc))
+        try:
+            text = self.core.game.describe(action) if self.core.game is not None else action.to_text()
+        except Exception:  # noqa: BLE001 - a description must never refuse a legal action
+            text = action.to_text()
+        payload = {"action": action.to_json(), "command_id": command_id}
+        outcome = self._outcome("command", payload, {"action": action.to_json(), "text": text})
+        if outcome.ok and outcome.data is not None:
+            outcome.data["events"] = outcome.events
+        return outcome
+
+    def observe(self, obs: Observation) -> Outcome:
+        if self.board != "sensors":
+            return Outcome(True, [], None, {"ignored": "referee.board is manual: sensors are not used"})
+        payload = {
+            "sensor": obs.sensor,
+            "value": obs.value,
+            "source": obs.source,
+            "initial": obs.initial,
+            "first_edge": obs.first_edge,
+            "settled": obs.settled,
+        }
+        outcome = self._outcome("observation", payload)
+        if outcome.ok:
+            late = self.tick()  # a grace of 0 ms reports at once
+            if late is not None and late.ok:
+                outcome.events += late.events
+        return outcome
+
+    def reconcile(self, sensors: Mapping[str, Any]) -> Outcome:
+        if self.board != "sensors":
+            return Outcome(True, [], None, {"ignored": "referee.board is manual: sensors are not used"})
+        try:
+            clean = validate_sensors(sensors)
+        except ValueError as exc:
+            return Outcome(False, [], str(exc))
+        return self._outcome("reconcile", {"sensors": clean})
+
+    # ----- time ----------------------------------------------------------------------
+    def _open_windows(self) -> dict[str, tuple[Expectation, int]]:
+        game = self.core.game
+        if self.board != "sensors" or game is None or game.is_over:
+            return {}
+        out: dict[str, tuple[Expectation, int]] = {}
+        for exp in game.expects():
+            if exp.window_ms is not None and exp.on_timeout is not None and sensed(exp, self.core.sensors):
+                out[repr(exp.to_json())] = (exp, exp.window_ms)
+        return out
+
+    def _sync_timers(self) -> None:
+        now = self.clock()
+        if self.core.pending:
+            if self._pending_since is None:
+                self._pending_since = now
+        else:
+            self._pending_since = None
+        if self.core.pending or self.core.mismatch is not None:
+            self._windows = {}  # play holds; a window starts afresh once the board is right
+            return
+        current = self._open_windows()
+        self._windows = {key: self._windows.get(key, now) for key in current}
+
+    def _grace_s(self) -> float:
+        ms = self.config.referee.tomb_grace_ms if self.core.pending_moving_only else self.config.referee.mismatch_grace_ms
+        return ms / 1000.0
+
+    def next_deadline(self) -> float | None:
+        """Seconds until :meth:`tick` has something to do (``None``: nothing is timed)."""
+        now = self.clock()
+        deadlines: list[float] = []
+        if self._pending_since is not None:
+            deadlines.append(self._pending_since + self._grace_s())
+        if self._windows:
+            current = self._open_windows()
+            deadlines += [self._windows[k] + ms / 1000.0 for k, (_, ms) in current.items() if k in self._windows]
+        return max(0.0, min(deadlines) - now) if deadlines else None
+
+    def tick(self) -> Outcome | None:
+        """Expire grace periods and outcome windows that are due; ``None`` when nothing was."""
+        now = self.clock()
+        if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
+            return self._outcome("timeout", {"timer": "grace"})
+        for key, (exp, ms) in self._open_windows().items():
+            opened = self._windows.get(key)
+            if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
+                return self._outcome(
+                    "timeout", {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
+                )
+        return None
+
+    # ----- views ---------------------------------------------------------------------
+    def _waiting_for(self, game: Game | None, expectations: list[Expectation]) -> str:
+        if self.core.mismatch is not None:
+            return str(self.core.mismatch["guidance"])
+        if game is None:
+            return "Start a new game."
+        if game.is_over:
+            names = " and ".join(game.players[s] for s in game.winners) or "nobody"
+            return f"The game is over: {names} won."
+        if expectations:
+            return expectations[0].prompt
+        seat = game.current_player
+        return f"{game.players[seat]} to play." if seat is not None else "Waiting."
+
+    def state(self) -> dict[str, Any]:
+        """The retained public state (``docs/topics.md``, "State"). Never a secret."""
+        game = self.core.game
+        expectations = game.expects() if game is not None and not game.is_over else []
+        mismatch = dict(self.core.mismatch) if self.core.mismatch is not None else None
+        return {
+            "seq": self.journal.last_seq(),
+            "table": self.config.table.id,
+            "game": self.core.game_name,
+            "game_id": self.core.game_id,
+            "players": list(game.players) if game else [],
+            "current_player": game.current_player if game else None,
+            "over": game.is_over if game else False,
+            "winners": list(game.winners) if game else [],
+            "view": game.public_view() if game else {},
+            "legal": [a.to_json() for a in self.core.commandable(game.public_actions(), self.board)] if game else [],
+            "expects": [e.to_json() for e in expectations],
+            "waiting_for": self._waiting_for(game, expectations),
+            "mismatch": mismatch,
+            "board": self.board,
+        }
+
+    def private_views(self) -> dict[int, dict[str, Any]]:
+        """Seat -> its player view and legal actions; the service seals each before publishing."""
+        game = self.core.game
+        if game is None:
+            return {}
+        seq = self.journal.last_seq()
+        return {
+            seat: {
+                "seq": seq,
+                "seat": seat,
+                "game_id": self.core.game_id,
+                "view": game.player_view(seat),
+                "legal": [a.to_json() for a in self.core.commandable(game.legal_actions_for(seat), self.board)],
+            }
+            for seat in range(len(game.players))
+        }

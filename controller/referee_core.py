@@ -1,0 +1,278 @@
+"""The referee's decisions as a pure state machine: an input in, events out.
+
+:class:`RefereeCore` knows no clock, no journal and no config. Every input it
+takes is a plain JSON payload (the one the journal stores), so feeding it the
+journal's inputs again reproduces the same state and the same events: that is
+how a restart after ``kill -9`` restores the game and how ``gravekeeper replay
+--verify`` checks a journal. Everything time-dependent (grace periods, outcome
+windows) is decided outside and arrives here as a recorded ``timeout`` input.
+
+Checks that depend on the moment (a command refused during a mismatch, a board
+move sent as a command in sensors mode) are in :meth:`RefereeCore.check_command`
+and are not repeated on replay: a recorded input was accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from controller.games import get_game
+from controller.games.base import Action, Event, Game, IllegalAction
+from controller.referee_board import BoardCheck, board_kinds, catch_up_explains, check_board, is_foul
+from controller.referee_guidance import describe
+from hardware.observation import sensor_values
+
+MAX_STEPS = 16  # board actions one input may set off; a guard against an engine that loops
+
+
+class Refused(ValueError):
+    """A command the referee will not take now; the message says why. Nothing changed."""
+
+
+def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON form (tuples become lists), so live events equal the journal's and a replay's."""
+    out: dict[str, Any] = json.loads(json.dumps(dict(data)))
+    return out
+
+
+def _event(ev: Event, at: float) -> dict[str, Any]:
+    return {"type": ev.type, "data": _plain(ev.data), "private_to": ev.private_to, "secret": _plain(ev.secret), "time": at}
+
+
+def _referee_event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
+    return {"type": kind, "data": data, "private_to": None, "secret": {}, "time": at}
+
+
+def validate_sensors(sensors: Mapping[str, Any]) -> dict[str, str]:
+    """Sensor id -> value, accepting plain strings, ``{"value": ...}`` or objects with ``.value``."""
+    out: dict[str, str] = {}
+    for sensor, raw in sensors.items():
+        value = raw if isinstance(raw, str) else raw.get("value") if isinstance(raw, Mapping) else getattr(raw, "value", None)
+        if not isinstance(value, str) or value not in sensor_values(sensor):
+            raise ValueError(f"sensor {sensor!r} cannot be {value!r}")
+        out[sensor] = value
+    return out
+
+
+class RefereeCore:
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.game_name: str | None = None
+        self.game_id: str | None = None
+        self.sensors: dict[str, str] = {}
+        self.mismatch: dict[str, Any] | None = None
+        self.pending = False  # an unexplained reading inside its grace period
+        self.pending_moving_only = False
+        self.setup = False  # a new game whose board has not yet matched it: differences are set-up work
+
+    # ----- what a new game carries over -------------------------------------------
+    def board_state(self) -> dict[str, Any]:
+        """Everything but the game: recorded with each new game so a restart can begin there."""
+        return {
+            "sensors": dict(self.sensors),
+            "mismatch": self.mismatch,
+            "pending": self.pending,
+            "pending_moving_only": self.pending_moving_only,
+        }
+
+    def load_board_state(self, data: Mapping[str, Any]) -> None:
+        self.sensors = validate_sensors(data["sensors"])
+        self.mismatch = dict(data["mismatch"]) if data["mismatch"] is not None else None
+        self.pending = bool(data["pending"])
+        self.pending_moving_only = bool(data["pending_moving_only"])
+
+    # ----- inputs ---------------------------------------------------------------
+    def decide(self, kind: str, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+        handler = {
+            "new_game": self.new_game,
+            "command": self.command,
+            "observation": self.observation,
+            "reconcile": self.reconcile,
+            "timeout": self.timeout,
+        }.get(kind)
+        if handler is None:
+            raise ValueError(f"unknown input kind {kind!r}")
+        return handler(payload)
+
+    def new_game(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        cls = get_game(p["game"])
+        game = cls.new(list(p["players"]), int(p["seed"]), p.get("options") or None)
+        at = float(p["time"])
+        self.game, self.game_name, self.game_id = game, p["game"], p["game_id"]
+        self.pending, self.setup = False, True
+        events = [
+            _referee_event(
+                "game_started",
+                {"game": cls.name, "title": cls.title, "game_id": self.game_id, "players": list(game.players)},
+                at,
+            )
+        ]
+        if p.get("board") == "sensors":
+            events += self._settle(None, "reconcile", at)
+        elif self.mismatch is not None:
+            events.append(self._clear(at))
+        return events
+
+    def command(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if self.game is None:
+            raise Refused("no game is running: start one with new_game")
+        at = float(p["time"])
+        action = Action.from_json(p["action"])
+        events = [_event(e, at) for e in self.game.apply(action)]
+        self.setup = False
+        if p.get("board") == "sensors":
+            events += self._settle("", "reconcile", at)
+        return events
+
+    def observation(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        sensor, value = p["sensor"], p["value"]
+        self.sensors.update(validate_sensors({sensor: value}))
+        return self._settle(sensor, "reconcile" if p.get("initial") else "observe", float(p["time"]))
+
+    def reconcile(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        at = float(p["time"])
+        if p.get("board") == "manual":
+            # no sensors: the board cannot disagree; a mismatch from a sensed past is dropped
+            return [self._clear(at)] if self.mismatch is not None else []
+        self.sensors = validate_sensors(p["sensors"])
+        return self._settle(None, "reconcile", at)
+
+    def timeout(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        at = float(p["time"])
+        if p["timer"] == "grace":
+            return self._settle("", "expire", at)
+        if p["timer"] == "window":
+            if self.game is None:
+                raise Refused("no game is running")
+            events = [_event(e, at) for e in self.game.apply(Action.from_json(p["action"]))]
+            self.setup = False
+            return events + self._settle("", "reconcile", at)
+        raise ValueError(f"unknown timer {p['timer']!r}")
+
+    # ----- live checks ------------------------------------------------------------
+    def check_command(self, action: Action, board: str) -> None:
+        """Refuse a command that must not be taken now (raises :class:`Refused`)."""
+        if self.game is None:
+            raise Refused("no game is running: start one with new_game")
+        if self.game.is_over:
+            raise Refused("the game is over: start a new one with new_game")
+        if board != "sensors":
+            return
+        expectations = self.game.expects()
+        is_board_move = action.kind in board_kinds(expectations, self.sensors)
+        if self.mismatch is not None:
+            if is_board_move and self._fixes(action):
+                return  # an override that makes the game agree with the board
+            raise Refused(f"play holds: {self.mismatch['message']} {self.mismatch['guidance']}")
+        if is_board_move:
+            todo = " ".join(e.prompt for e in expectations if e.prompt)
+            raise Refused(
+                f"the board reports {action.kind!r} in sensors mode: {todo or 'do it on the board'} "
+                '(set referee.board = "manual" to play without sensors)'
+            )
+
+    def _fixes(self, action: Action) -> bool:
+        assert self.game is not None
+        trial = type(self.game).from_json(self.game.to_json())
+        try:
+            trial.apply(action)
+        except IllegalAction:
+            return False
+        return not check_board(trial, self.sensors, "").unexplained
+
+    def commandable(self, actions: list[Action], board: str) -> list[Action]:
+        """The subset of ``actions`` :meth:`check_command` would let through (without trial runs)."""
+        if self.game is None or self.game.is_over:
+            return []
+        if board != "sensors":
+            return actions
+        if self.mismatch is not None:
+            return []
+        kinds = board_kinds(self.game.expects(), self.sensors)
+        return [a for a in actions if a.kind not in kinds]
+
+    # ----- comparing the board ------------------------------------------------------
+    def _settle(self, trigger: str | None, mode: str, at: float) -> list[dict[str, Any]]:
+        """Compare the board with the game until nothing more follows.
+
+        ``mode``: ``observe`` (an unexplained reading gets its grace period),
+        ``reconcile`` (it is reported at once, except a tomb between positions)
+        or ``expire`` (grace is over: report everything).
+        """
+        events: list[dict[str, Any]] = []
+        for _ in range(MAX_STEPS):
+            game = self.game
+            if game is None or game.is_over:
+                self.pending = False
+                if self.mismatch is not None:
+                    events.append(self._clear(at))
+                break
+            check = check_board(game, self.sensors, trigger)
+            if check.unexplained:
+                if len(check.accepted) == 1 and not self._has_foul(check):
+                    action = check.accepted[0][2]
+                    if catch_up_explains(game, action, self.sensors, trigger):
+                        events += self._apply(action, at)
+                        continue
+                events += self._hold(check, mode, at)
+                break
+            self.setup = False  # the board has matched the game once: from now on a difference is a move
+            step = check.accepted[0][2] if check.accepted else check.requires_met
+            if step is not None:
+                try:
+                    applied = self._apply(step, at)
+                except IllegalAction:
+                    # the engine refused what its own expectation offered: report it, never guess
+                    if not check.accepted:
+                        break
+                    sensor, have, _ = check.accepted[0]
+                    check.unexplained[sensor] = (check.expected.get(sensor), have)
+                    events += self._hold(check, "expire", at)
+                    break
+                self.pending = False
+                if self.mismatch is not None:
+                    events.append(self._clear(at))
+                events += applied
+                continue
+            self.pending = False
+            if self.mismatch is not None:
+                events.append(self._clear(at))
+            break
+        return events
+
+    def _has_foul(self, check: BoardCheck) -> bool:
+        return any(is_foul(s, have, self.sensors) for s, (_, have) in check.unexplained.items())
+
+    def _apply(self, action: Action, at: float) -> list[dict[str, Any]]:
+        assert self.game is not None
+        events = [_event(e, at) for e in self.game.apply(action)]
+        self.setup = False
+        return events
+
+    def _hold(self, check: BoardCheck, mode: str, at: float) -> list[dict[str, Any]]:
+        assert self.game is not None
+        if self.mismatch is None and (mode == "observe" or (mode == "reconcile" and check.moving_only)):
+            self.pending = True
+            self.pending_moving_only = check.moving_only
+            return []
+        self.pending = False
+        unexplained = check.unexplained
+        if self.mismatch is not None and mode != "expire":
+            # while a player fixes the board, a tomb passing between positions is not news
+            settled = {s: wh for s, wh in unexplained.items() if wh[1] != "moving"}
+            if not settled:
+                return []
+            unexplained = settled
+        found = describe(unexplained, self.sensors, self.game.expects(), setup=self.setup)
+        if self.mismatch is not None and all(self.mismatch[k] == found[k] for k in found):
+            return []
+        self.mismatch = {**found, "since": self.mismatch["since"] if self.mismatch else at}
+        return [_referee_event("mismatch", found, at)]
+
+    def _clear(self, at: float) -> dict[str, Any]:
+        assert self.mismatch is not None
+        code = self.mismatch["code"]
+        self.mismatch = None
+        return _referee_event("mismatch_cleared", {"code": code, "message": "The board matches the game again."}, at)

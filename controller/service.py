@@ -1,0 +1,495 @@
+"""The running controller: config -> journal -> referee -> sensors -> MQTT.
+
+One worker thread owns the :class:`~controller.referee.Referee` (it is
+single-threaded by design). Everything that can change the game reaches it
+through one queue: observations from the sensor hub, commands from MQTT, and
+"wake" requests from the MQTT link (connected, acknowledgements while a
+backlog drains). It blocks on the queue until the next input or the referee's
+next deadline (``Referee.next_deadline``: an outcome window or the grace of a
+moving slider), whichever comes first, so timers expire on time and an idle
+table costs next to no CPU.
+
+After every change the worker hands the link the new retained payloads (state,
+sealed private views, sensors, health) and calls :meth:`MqttLink.flush`, which
+publishes events first and retained topics after them. The worker is also the
+only thread that publishes, which is what keeps everything in order.
+
+The ``selftest`` command is routed to ``hardware.selftest.run_for_service(hub,
+payload, publish)``, looked up when the command arrives (the self-test is a
+separate part of the product). Until that function exists the command is
+answered "not available".
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.broker import BrokerChoice
+from controller.config import Config
+from controller.mqtt_link import Command, MqttLink
+from controller.security import seal
+
+log = logging.getLogger(__name__)
+
+MAX_WAIT_S = 1.0
+SIM_SETUP_TIMEOUT_S = 3.0
+TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
+HEALTH_EVERY_S = 10.0
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+MAX_SEATS = 8  # private topics cleared beyond the current game's seats
+_STOP = object()
+
+
+class ServiceError(RuntimeError):
+    """The service cannot start (journal, hardware); the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class _Obs:
+    obs: Any
+
+
+@dataclass(frozen=True)
+class _Cmd:
+    command: Command
+
+
+@dataclass(frozen=True)
+class _Wake:
+    pass
+
+
+@dataclass(frozen=True)
+class _Call:
+    """Run ``fn(service)`` in the worker thread (tests, the self-test hook)."""
+
+    fn: Callable[[Service], Any]
+    done: threading.Event
+    box: list[Any]
+
+
+class Service:
+    """Start with :meth:`start`, stop with :meth:`stop` (idempotent)."""
+
+    def __init__(
+        self,
+        config: Config,
+        broker: BrokerChoice,
+        *,
+        pin_factory: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.broker = broker
+        self.table = config.table.id
+        self._token = config.table.token
+        self._pin_factory = pin_factory
+        self._clock = clock
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._wake_pending = threading.Event()
+        self._reconcile_pending = False
+        self._worker: threading.Thread | None = None
+        self._stopped = threading.Event()
+        self._started = False
+        self._private_plain: dict[int, bytes] = {}
+        self._private_seats: set[int] = set()
+        self._counters = {"observations": 0, "commands": 0, "refused": 0, "mismatches": 0}
+        self._last_health: bytes | None = None
+        self._next_health = 0.0
+        self._health_connected = False
+        self._selftest_report: dict[str, Any] | None = None
+        self.journal: Any = None
+        self.referee: Any = None
+        self.hub: Any = None
+        self.link: MqttLink | None = None
+
+    # ----- lifecycle ------------------------------------------------------
+    def start(self) -> None:
+        from controller.journal import Journal
+        from controller.referee import Referee
+
+        cfg = self.config
+        try:
+            self.journal = Journal(cfg.journal.path, table=self.table)
+        except Exception as exc:  # noqa: BLE001 - any failure here is "cannot open the journal"
+            raise ServiceError(f"journal.path: cannot open {cfg.journal.path!r}: {exc}") from exc
+        try:
+            self.referee = Referee(self.journal, cfg, clock=self._clock)
+            self._maybe_first_game()
+            self.link = MqttLink(
+                cfg.mqtt,
+                host=self.broker.host,
+                port=self.broker.port,
+                table=self.table,
+                token=self._token,
+                journal=self.journal,
+                commands=COMMANDS,
+                on_command=lambda c: self._queue.put(_Cmd(c)),
+                on_wake=self._wake,
+                status={"game": self._game_name(), "simulate": cfg.simulate},
+            )
+            # Retained payloads exist before the first connection: the link compares its own
+            # state with the broker's retained one to avoid resending events after a kill -9.
+            self._refresh_views()
+            # Connect while the sensors start: "online" does not wait for the hub.
+            self.link.start()
+            self.hub = self._make_hub()
+            self._set_up_simulated_board()
+        except BaseException:
+            self._close_parts()
+            raise
+        self._started = True
+        self._worker = threading.Thread(target=self._run, name="gk-worker", daemon=True)
+        self._worker.start()
+
+    def wait_online(self, timeout: float) -> bool:
+        return self.link is not None and self.link.wait_online(timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        if self._worker is not None:
+            self._queue.put(_STOP)
+            self._worker.join(timeout)
+            if self._worker.is_alive():
+                log.error("worker thread did not stop within %.1f s", timeout)
+        self._close_parts()
+
+    def _close_parts(self) -> None:
+        hub, link, journal = self.hub, self.link, self.journal
+        self.hub = None  # closed once, even when stop() follows a failed start()
+        if hub is not None:
+            try:
+                hub.close()
+            except Exception as exc:  # noqa: BLE001 - keep closing the rest
+                log.warning("sensor hub did not close cleanly: %s", exc)
+        if link is not None:
+            link.close()
+        if journal is not None:
+            journal.close()
+
+    def __enter__(self) -> Service:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def call(self, fn: Callable[[Service], Any], timeout: float = 5.0) -> Any:
+        """Run ``fn(self)`` in the worker thread and return its result (the referee is not thread-safe)."""
+        done = threading.Event()
+        box: list[Any] = []
+        self._queue.put(_Call(fn, done, box))
+        if not done.wait(timeout):
+            raise TimeoutError("the worker did not answer in time")
+        if box and isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0] if box else None
+
+    # ----- set-up helpers -------------------------------------------------
+    def _maybe_first_game(self) -> None:
+        """A table whose journal holds no game starts the configured one, so the panel shows a board."""
+        outcome = self.referee.ensure_game()
+        if outcome is not None and not outcome.ok:
+            table = self.config.table
+            raise ServiceError(f"table.game: cannot start {table.game!r}: {outcome.error}")
+
+    def _make_hub(self) -> Any:
+        cfg = self.config
+        if not cfg.simulate and cfg.referee.board == "manual":
+            return None  # no sensors at all: every move arrives as a command
+        from hardware.hub import SensorHub
+
+        try:
+            hub = SensorHub(cfg.hardware, on_observation=self._on_observation, simulate=cfg.simulate,
+                            pin_factory=self._pin_factory)
+            hub.start()
+        except Exception as exc:  # noqa: BLE001 - reported as one line by `run`
+            raise ServiceError(
+                f"hardware: cannot start the sensors: {exc} "
+                "(use --simulate, or referee.board = \"manual\" to play without sensors)"
+            ) from exc
+        return hub
+
+    def _set_up_simulated_board(self) -> None:
+        """A simulated board is put where the game expects it, as a person would set up a real one.
+
+        The hub's simulator starts every sensor at rest (tombs at one end), while a
+        game may start with the tombs in the middle; without this a fresh ``run
+        --simulate`` would open on a mismatch. The set-up moves are not game
+        input: they are dropped, and the board is reconciled as a whole.
+        """
+        game = self.referee.game
+        if not self.config.simulate or self.hub is None or game is None or game.is_over:
+            return
+        snapshot = self.hub.snapshot()
+        moves = {s: v for s, v in game.expected_board().items() if s in snapshot and snapshot[s].value != v}
+        for sensor, value in moves.items():
+            self.hub.simulate(sensor, value)
+        deadline = time.monotonic() + SIM_SETUP_TIMEOUT_S
+        pause = threading.Event()
+        while any(self.hub.snapshot()[s].value != v for s, v in moves.items()):
+            if time.monotonic() > deadline:
+                raise ServiceError(f"hardware: the simulated board did not settle within {SIM_SETUP_TIMEOUT_S:g} s")
+            pause.wait(0.01)
+        kept = []
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if not isinstance(item, _Obs):
+                kept.append(item)  # commands and wakes that came in meanwhile
+        for item in kept:
+            self._queue.put(item)
+        self._reconcile_pending = True
+
+    def _game_name(self) -> str | None:
+        game = self.referee.game if self.referee is not None else None
+        return getattr(game, "name", None)
+
+    # ----- inputs from other threads --------------------------------------
+    def _on_observation(self, obs: Any) -> None:
+        self._queue.put(_Obs(obs))
+
+    def _wake(self) -> None:
+        if not self._wake_pending.is_set():
+            self._wake_pending.set()
+            self._queue.put(_Wake())
+
+    # ----- the worker -----------------------------------------------------
+    def _run(self) -> None:
+        assert self.link is not None
+        while True:
+            # Sleep until the referee has a grace period or window to expire (or MAX_WAIT_S,
+            # for health and the outbox cursor): no fixed tick keeps an idle table awake.
+            deadline = self.referee.next_deadline()
+            wait = MAX_WAIT_S if deadline is None else min(MAX_WAIT_S, deadline + TIMER_SLACK_S)
+            try:
+                item = self._queue.get(timeout=wait)
+            except queue.Empty:
+                item = None
+            if item is _STOP:
+                break
+            changed = False
+            try:
+                if item is not None:
+                    changed = self._handle(item)
+                if self._reconcile_pending and self._queue.empty():
+                    changed = self._reconcile() or changed
+                while (outcome := self.referee.tick()) is not None:
+                    changed = True
+                    if not outcome.ok:
+                        log.error("referee: a timer could not be applied: %s", outcome.error)
+                        break
+                if changed:
+                    self.link.flush(events_only=True, persist=False)  # events first, views after
+                    self._refresh_views()
+                self._maybe_health(time.monotonic())
+                self.link.flush(persist=self._queue.empty())
+            except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
+                log.exception("worker: error while handling %r", item)
+
+    def _handle(self, item: Any) -> bool:
+        if isinstance(item, _Wake):
+            self._wake_pending.clear()
+            return False
+        if isinstance(item, _Obs):
+            self._counters["observations"] += 1
+            if item.obs.initial:
+                # A start-up or reconnect reading: compare the whole board once the burst is in.
+                self._reconcile_pending = True
+                return True  # the sensors topic changes even if the game does not
+            # The decision first; the sensors topic is refreshed with the other views after it.
+            self._note(self.referee.observe(item.obs))
+            return True
+        if isinstance(item, _Cmd):
+            self._counters["commands"] += 1
+            return self._command(item.command)
+        if isinstance(item, _Call):
+            try:
+                item.box.append(item.fn(self))
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+                item.box.append(exc)
+            item.done.set()
+            return True
+        raise TypeError(f"unknown work item {item!r}")
+
+    def _note(self, outcome: Any) -> bool:
+        if outcome is None:
+            return False
+        if any(e.get("type") == "mismatch" for e in (outcome.events or [])):
+            self._counters["mismatches"] += 1
+        return True
+
+    def _reconcile(self) -> bool:
+        self._reconcile_pending = False
+        if self.hub is None:
+            return False
+        values = {sensor: state.value for sensor, state in self.hub.snapshot().items()}
+        return self._note(self.referee.reconcile(values))
+
+    # ----- commands -------------------------------------------------------
+    def _command(self, cmd: Command) -> bool:
+        assert self.link is not None
+        handler = getattr(self, f"_cmd_{cmd.name}")
+        try:
+            ok, error, data, changed = handler(cmd)
+        except ValueError as exc:
+            ok, error, data, changed = False, str(exc), None, False
+        if not ok:
+            self._counters["refused"] += 1
+        self.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
+        return changed
+
+    def _cmd_new_game(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
+        p = cmd.payload
+        _only(p, {"game", "players", "seed", "options"}, "new_game")
+        game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
+        if not isinstance(game, str):
+            raise ValueError("new_game: 'game' must be a game name")
+        if not isinstance(players, list) or not all(isinstance(n, str) for n in players):
+            raise ValueError("new_game: 'players' must be a list of names")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ValueError("new_game: 'seed' must be an integer 0 or more")
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("new_game: 'options' must be an object")
+        kwargs: dict[str, Any] = {}
+        if "command_id" in inspect.signature(self.referee.new_game).parameters:
+            kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
+        outcome = self.referee.new_game(game, players, seed, options, **kwargs)
+        if not outcome.ok:
+            return False, outcome.error, None, False
+        return True, None, {"game_id": self.referee.game_id, "events": _public(outcome.events)}, True
+
+    def _cmd_act(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
+        from controller.games import Action
+
+        _only(cmd.payload, {"action"}, "act")
+        if "action" not in cmd.payload:
+            raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
+        action = Action.from_json(cmd.payload["action"])  # MalformedAction is a ValueError
+        outcome = self.referee.act(action, command_id=cmd.id)
+        if not outcome.ok:
+            return False, outcome.error, None, False
+        data = dict(outcome.data or {})
+        data["events"] = _public(outcome.events)
+        return True, None, data, True
+
+    def _cmd_sim(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
+        if not self.config.simulate or self.hub is None:
+            return False, "sim: only available when the controller runs with --simulate", None, False
+        _only(cmd.payload, {"sensor", "value"}, "sim")
+        sensor, value = cmd.payload.get("sensor"), cmd.payload.get("value")
+        if not isinstance(sensor, str) or not isinstance(value, str):
+            raise ValueError("sim: 'sensor' and 'value' must be strings")
+        from hardware.observation import sensor_values
+
+        allowed = sensor_values(sensor)  # ValueError names an unknown sensor
+        if value not in allowed:
+            raise ValueError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
+        # The observation comes back through the hub's callback, like a real edge.
+        self.hub.simulate(sensor, value)
+        return True, None, None, False
+
+    def _cmd_resync(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
+        assert self.link is not None
+        self._refresh_views()
+        self._publish_health(force=True)
+        self.link.refresh_all()
+        return True, None, {"seq": self.journal.last_seq()}, False
+
+    def _cmd_selftest(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
+        try:
+            module = importlib.import_module("hardware.selftest")
+            run = module.run_for_service
+        except (ImportError, AttributeError):
+            return False, "selftest: the self-test is not available in this build", None, False
+        payload = {k: v for k, v in cmd.payload.items() if k not in ("id", "auth")}
+        report = run(self.hub, payload, self._set_selftest_report)
+        return True, None, report if isinstance(report, dict) else None, False
+
+    def _set_selftest_report(self, report: Mapping[str, Any]) -> None:
+        """Called by the self-test (any thread): the report goes on the retained health topic."""
+        self._selftest_report = dict(report)
+        self._wake()
+
+    # ----- retained views -------------------------------------------------
+    def _refresh_views(self) -> None:
+        assert self.link is not None
+        topics = self.link.topics
+        self.link.set_retained(topics.state, self.referee.state())
+        views = self.referee.private_views()
+        seq = self.journal.last_seq()
+        for seat, view in views.items():
+            plain = json.dumps(view, sort_keys=True).encode()
+            if self._private_plain.get(seat) == plain:
+                continue  # sealing is randomised: only reseal what really changed
+            self._private_plain[seat] = plain
+            sealed = seal(self._token, self.table, seat, view)
+            self.link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
+        for seat in range(MAX_SEATS):
+            if seat not in views and (seat in self._private_seats or not self._started):
+                self._private_plain.pop(seat, None)
+                self.link.set_retained(topics.private(seat), None)
+        self._private_seats = set(views)
+        self._update_sensors()
+
+    def _update_sensors(self) -> None:
+        if self.hub is None or self.link is None:
+            return
+        sensors = {sensor: state.to_json() for sensor, state in self.hub.snapshot().items()}
+        self.link.set_retained(self.link.topics.sensors, {"time": time.time(), "sensors": sensors})
+
+    def _health(self) -> dict[str, Any]:
+        assert self.link is not None
+        links: dict[str, Any] = {"broker": self.link.health()}
+        sensors: dict[str, Any] = {}
+        warnings: list[Any] = []
+        if self.hub is not None:
+            hub_health = self.hub.health()
+            links.update(hub_health.get("links") or {})
+            sensors = hub_health.get("sensors") or {}
+            warnings.extend(hub_health.get("warnings") or [])
+        counters = {**self._counters, **self.link.counters()}
+        return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
+                "sensors": sensors, "board": self.config.referee.board, "simulate": self.config.simulate}
+
+    def _publish_health(self, force: bool = False) -> None:
+        assert self.link is not None
+        body = self._health()
+        key = json.dumps(body, sort_keys=True, default=str).encode()
+        if force or key != self._last_health:
+            self._last_health = key
+            self.link.set_retained(self.link.topics.health, {"time": time.time(), **body}, force=force)
+
+    def _maybe_health(self, now: float) -> None:
+        # Counters move with every message; publishing them at most every few seconds keeps
+        # an idle table idle, while a change of the broker link shows up at once.
+        assert self.link is not None
+        connected = self.link.connected
+        if now >= self._next_health or connected != self._health_connected:
+            self._health_connected = connected
+            self._next_health = now + HEALTH_EVERY_S
+            self._publish_health()
+
+
+def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:
+    unknown = sorted(set(payload) - allowed - {"id", "auth"})
+    if unknown:
+        raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
+
+
+def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    keep = ("seq", "table", "type", "time", "data")
+    return [{k: e.get(k) for k in keep} for e in events or []]

@@ -1,0 +1,62 @@
+# Board glue for the reference firmware on a Raspberry Pi Pico (MicroPython).
+#
+# Copy gkfw.py and this file to the board. At power-up MicroPython runs main.py:
+# it reads the input pins with pull-ups, speaks the protocol on UART0 (GP0 TX,
+# GP1 RX) at 115200 baud, and drives the output pins. Connect UART0 to the Pi's
+# UART or to a USB-serial adapter (see docs/protocol.md about FTDI latency).
+#
+# Change the pin tables below to match your wiring; channel numbers are the
+# positions in INPUT_PINS and OUTPUT_PINS, and the host's config refers to them.
+
+import machine
+import time
+
+import gkfw
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for type checkers only: MicroPython has no typing module
+    from typing import Any
+
+INPUT_PINS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
+OUTPUT_PINS = (18, 19, 20, 21)
+UART_ID = 0
+UART_TX = 0
+UART_RX = 1
+BAUDRATE = 115200
+WATCHDOG_MS = 2000  # a hung loop reboots the board; the host sees a boot HELLO
+
+
+def board_id() -> str:
+    return "pico-" + "".join("%02x" % b for b in machine.unique_id())
+
+
+def build(uart: "Any" = None) -> "tuple[gkfw.Firmware, Any]":
+    """The Firmware object and its UART, wired to this board's pins."""
+    inputs = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in INPUT_PINS]
+    outputs = [machine.Pin(n, machine.Pin.OUT, value=0) for n in OUTPUT_PINS]
+    if uart is None:
+        uart = machine.UART(UART_ID, baudrate=BAUDRATE, tx=machine.Pin(UART_TX), rx=machine.Pin(UART_RX),
+                            rxbuf=256, txbuf=1024, timeout=0)
+    fw = gkfw.Firmware(inputs, outputs, uart.write, time.ticks_us, time.ticks_diff,  # type: ignore[attr-defined]
+                       board_id())
+    return fw, uart
+
+
+def run(fw: gkfw.Firmware, uart: "Any", steps: int = -1, watchdog: bool = True) -> None:
+    """The main loop: read what the host sent, scan the inputs, send a heartbeat when due.
+
+    ``steps`` bounds the loop for tests; -1 runs forever.
+    """
+    wdt = machine.WDT(timeout=WATCHDOG_MS) if watchdog else None
+    fw.boot()
+    while steps != 0:
+        n = uart.any()
+        fw.poll(uart.read(n) if n else None)
+        if wdt is not None:
+            wdt.feed()
+        if steps > 0:
+            steps -= 1
+
+
+if __name__ == "__main__":
+    run(*build())

@@ -1,0 +1,92 @@
+"""Optional outputs (an LED, a buzzer) that later features drive for effects.
+
+GPIO outputs go through gpiozero (``LED``, ``PWMLED``, ``Buzzer``); MCU
+outputs through the link's ``set_output(channel, value)``, whose value is a
+16-bit duty (the firmware's ``duty_u16``): on is 65535, off 0.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gpiozero import LED, PWMLED, Buzzer, Factory
+
+from hardware.config import OutputSpec
+
+MCU_FULL = 0xFFFF
+
+
+class OutputError(ValueError):
+    """A bad output name or value."""
+
+
+class Outputs:
+    def __init__(self, specs: Sequence[OutputSpec], factory: Factory | None,
+                 mcu: Callable[[], Any | None]) -> None:
+        self._specs = {s.name: s for s in specs}
+        self._devices: dict[str, Any] = {}
+        self._values: dict[str, bool | float] = {}
+        self._mcu = mcu
+        self._lock = threading.Lock()
+        try:
+            for spec in specs:
+                if spec.source != "gpio":
+                    continue
+                cls = {"led": LED, "pwm_led": PWMLED, "buzzer": Buzzer}[spec.kind]
+                self._devices[spec.name] = cls(
+                    spec.pin, active_high=spec.active_high, initial_value=False, pin_factory=factory
+                )
+        except Exception:
+            self.close()
+            raise
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._specs)
+
+    def values(self) -> dict[str, bool | float]:
+        with self._lock:
+            return dict(self._values)
+
+    def set(self, name: str, value: bool | float) -> None:
+        spec = self._specs.get(name)
+        if spec is None:
+            known = ", ".join(self._specs) or "none configured"
+            raise OutputError(f"unknown output {name!r} (outputs: {known})")
+        if isinstance(value, bool):
+            level: bool | float = value
+        elif isinstance(value, (int, float)) and spec.kind == "pwm_led" and 0.0 <= value <= 1.0:
+            level = float(value)
+        elif isinstance(value, int) and value in (0, 1):
+            level = bool(value)
+        else:
+            wanted = "a number from 0 to 1" if spec.kind == "pwm_led" else "true or false"
+            raise OutputError(f"output {name!r} ({spec.kind}) takes {wanted}, got {value!r}")
+        with self._lock:
+            if spec.source == "gpio":
+                device = self._devices[name]
+                if spec.kind == "pwm_led":
+                    device.value = float(level)
+                else:
+                    device.on() if level else device.off()
+            else:
+                link = self._mcu()
+                if link is None:
+                    raise OutputError(f"output {name!r} is on the MCU, which is not connected")
+                assert spec.channel is not None
+                raw = round(float(level) * MCU_FULL)
+                if not spec.active_high:
+                    raw = MCU_FULL - raw
+                link.set_output(spec.channel, raw)
+            self._values[name] = level
+
+    def close(self) -> None:
+        with self._lock:
+            for device in self._devices.values():
+                try:
+                    device.close()
+                except Exception:  # closing must not stop the others from closing
+                    pass
+            self._devices.clear()

@@ -1,0 +1,180 @@
+"""Properties of whole games from random seeds and random legal play (issue 2, "Proof")."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.games import Action, Event, IllegalAction
+from controller.games.terror import Terror
+
+from .terror_fixtures import card_total
+
+MAX_STEPS = 400
+CARD_ID = re.compile(r'"([a-z]+(?:-[a-z0-9]+)+)"')
+games = st.tuples(st.integers(0, 2**63 - 1), st.integers(2, 4), st.integers(0, 2**32 - 1))
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def play(seed: int, players: int, chooser: int, check: Any = None) -> tuple[Terror, list[Action]]:
+    """Play random legal actions, calling ``check(game, action, events)`` after each."""
+    game = Terror.new([f"P{n}" for n in range(players)], seed)
+    pick = random.Random(chooser)
+    actions: list[Action] = []
+    while not game.is_over and len(actions) < MAX_STEPS:
+        action = pick.choice(game.legal_actions())
+        events = game.apply(action)
+        actions.append(action)
+        if check is not None:
+            check(game, action, events)
+    return game, actions
+
+
+def test_random_games_finish() -> None:
+    finished = sum(play(seed, 2 + seed % 3, seed)[0].is_over for seed in range(20))
+    assert finished >= 15  # random play ends by pits, rings or the last survivor
+
+
+@SETTINGS
+@given(games)
+def test_no_pawn_on_a_pit_and_no_path_across_bushes_or_pits(params: tuple[int, int, int]) -> None:
+    # Rulebook, "Basic Pawn Movement": "Bushes and pits block all pawns."
+    def check(game: Terror, action: Action, events: list[Event]) -> None:
+        types = game.board.types(game.cfg)
+        for row in game.s.pawns:
+            for p in row:
+                if p.pos is not None:
+                    assert types[p.pos] not in ("pit", "bush", None)
+        for e in events:
+            if e.type == "pawn_moved" and "path" in e.data:
+                cells = [game.board.cell(c) for c in [e.data["from"], *e.data["path"]]]
+                assert len(set(cells)) == len(cells)  # never doubles back
+                for a, b in zip(cells, cells[1:]):
+                    assert b in game.board.adjacency(game.cfg)[a]
+                    assert types[b] not in ("pit", "bush")
+
+    play(*params, check=check)
+
+
+@SETTINGS
+@given(games)
+def test_cards_are_conserved_and_a_fallen_pawn_holds_nothing(params: tuple[int, int, int]) -> None:
+    def check(game: Terror, action: Action, events: list[Event]) -> None:
+        assert card_total(game) == 36
+        every = game.s.draw + game.s.discard + [c for row in game.s.pawns for p in row for c in p.cards]
+        every += [p.monster for row in game.s.pawns for p in row if p.monster]
+        every += [game.s.pending["card"]] if game.s.pending else []
+        assert sorted(every) == sorted(game.deck.cards)
+        for row in game.s.pawns:
+            for p in row:
+                if p.out:
+                    assert p.cards == [] and p.monster is None
+
+    play(*params, check=check)
+
+
+@SETTINGS
+@given(games)
+def test_replay_and_json_round_trip_are_exact(params: tuple[int, int, int]) -> None:
+    seed, players, chooser = params
+
+    def check(game: Terror, action: Action, events: list[Event]) -> None:
+        data = game.to_json()
+        again = Terror.from_json(json.loads(json.dumps(data)))
+        assert again.to_json() == data
+        assert again.legal_actions() == game.legal_actions()
+
+    game, actions = play(seed, players, chooser, check=check if chooser % 4 == 0 else None)
+    wire = [Action.from_json(json.loads(json.dumps(a.to_json()))) for a in actions]
+    replayed = Terror.replay(game.players, seed, wire)
+    assert replayed.to_json() == game.to_json()
+    restored = Terror.from_json(json.loads(json.dumps(game.to_json())))
+    assert restored == game
+    if not game.is_over:  # the restored game carries on identically, dice included
+        action = game.legal_actions()[0]
+        assert [e.to_json() for e in restored.apply(action)] == [e.to_json() for e in game.apply(action)]
+
+
+@SETTINGS
+@given(games)
+def test_no_secret_reaches_the_public_view(params: tuple[int, int, int]) -> None:
+    revealed: set[str] = set()
+
+    def check(game: Terror, action: Action, events: list[Event]) -> None:
+        for e in events:
+            public = json.dumps(e.public())
+            for secret_id in CARD_ID.findall(json.dumps(e.secret)):
+                assert f'"{secret_id}"' not in public or secret_id in revealed
+            revealed.update(CARD_ID.findall(public))
+        view = json.dumps(game.public_view()) + json.dumps([a.to_json() for a in game.public_actions()])
+        hidden = {c for row in game.s.pawns for p in row for c in p.cards} | set(game.s.draw)
+        for card_id in hidden - revealed:
+            assert f'"{card_id}"' not in view
+        assert all(a.kind not in Terror.SECRET_ACTION_KINDS for a in game.public_actions())
+        # The draw pile's order is secret: reordering it changes nothing in public.
+        if game.s.turns_taken % 5 == 0:
+            other = Terror.from_json(game.to_json())
+            other.s.draw.reverse()
+            assert other.public_view() == game.public_view()
+        for seat in range(len(game.players)):
+            mine = game.player_view(seat)["you"]["pawns"]
+            assert [[c["id"] for c in p["cards"]] for p in mine] == [p.cards for p in game.s.pawns[seat]]
+
+    play(*params, check=check)
+
+
+# ----- anything not listed as legal is refused, and changes nothing -----------------------------------
+def random_action(rng: random.Random, game: Terror) -> Action:
+    cells = [[r, c] for r in range(-1, 10) for c in range(-1, 10)]
+    cards = [*game.deck.cards, "joker"]
+    kind = rng.choice(["roll", "move_tomb", "move_pawn", "attempt_skull", "skull_outcome", "play_card", "place_monster", "end_turn", "dance"])
+    params: dict[str, Any] = {}
+    if kind == "move_tomb":
+        params = {"tomb": rng.choice(["mummy", "monster", "wolf", "dragon"]), "to": rng.choice(["end_a", "middle", "end_b", "top"])}
+    elif kind == "move_pawn":
+        params = {"pawn": rng.choice([0, 1, 2, "a"]), "to": rng.choice(cells)}
+    elif kind == "attempt_skull":
+        params = {"pawn": rng.choice([0, 1])}
+    elif kind == "skull_outcome":
+        params = {"hit": rng.choice([True, False, 1, "yes"])}
+    elif kind == "play_card":
+        params = {"card": rng.choice(cards)}
+        if rng.random() < 0.7:
+            params["target"] = [rng.randrange(-1, 5), rng.randrange(-1, 3)]
+        if rng.random() < 0.5:
+            params["to"] = rng.choice(cells)
+    elif kind == "place_monster":
+        params = {"target": [rng.randrange(0, 4), rng.randrange(0, 2)]}
+    if rng.random() < 0.05:
+        params["extra"] = 1
+    return Action(kind, rng.randrange(-1, 5), params)
+
+
+@settings(max_examples=40, deadline=None)
+@given(games)
+def test_an_action_is_accepted_exactly_when_it_is_listed(params: tuple[int, int, int]) -> None:
+    seed, players, chooser = params
+    rng = random.Random(chooser)
+    game = Terror.new([f"P{n}" for n in range(players)], seed)
+    for _ in range(150):
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        for _ in range(5):
+            attempt = random_action(rng, game)
+            if attempt in legal:
+                continue
+            before = game.to_json()
+            try:
+                game.apply(attempt)
+            except IllegalAction as exc:
+                assert str(exc)
+            else:
+                raise AssertionError(f"unlisted action accepted: {attempt}")
+            assert game.to_json() == before
+        game.apply(rng.choice(legal))

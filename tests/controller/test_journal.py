@@ -1,0 +1,159 @@
+"""The journal: one transaction a decision, gap-free seq, the outbox cursor, bad files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal, JournalError
+
+
+def ev(kind: str, **data: object) -> dict[str, object]:
+    return {"type": kind, "data": data}
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[Journal]:
+    j = Journal(tmp_path / "j.journal", table="t1")
+    yield j
+    j.close()
+
+
+def test_sqlite_runs_in_wal_mode_with_full_sync(journal: Journal) -> None:
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_record_assigns_gap_free_seq_and_returns_the_public_form(journal: Journal) -> None:
+    first = journal.record("new_game", {"game": "x"}, [ev("game_started", game="x")])
+    assert first == [{"seq": 1, "table": "t1", "type": "game_started", "time": first[0]["time"], "data": {"game": "x"}}]
+    assert journal.record("observation", {"sensor": "launcher"}, []) == []
+    second = journal.record(
+        "command",
+        {"command_id": "c1"},
+        [ev("a"), {"type": "b", "data": {}, "private_to": 1, "secret": {"card": "ring"}}],
+    )
+    assert [e["seq"] for e in second] == [2, 3]
+    assert "secret" not in second[1] and "private_to" not in second[1]
+    assert journal.last_seq() == 3
+    assert [e["seq"] for e in journal.events_after(1)] == [2, 3]
+    assert [e["seq"] for e in journal.events_after(0, limit=2)] == [1, 2]
+    assert "ring" not in repr(journal.events_after(0))
+
+
+def test_inputs_come_back_in_order_with_their_events(journal: Journal) -> None:
+    journal.record("new_game", {"n": 1}, [ev("game_started")])
+    journal.record("observation", {"n": 2}, [])
+    journal.record("command", {"n": 3, "command_id": "c"}, [{"type": "x", "data": {}, "private_to": 0, "secret": {"s": 1}}])
+    inputs = list(journal.inputs())
+    assert [(i["kind"], i["payload"]["n"]) for i in inputs] == [("new_game", 1), ("observation", 2), ("command", 3)]
+    assert [len(i["events"]) for i in inputs] == [1, 0, 1]
+    assert inputs[2]["events"][0]["secret"] == {"s": 1} and inputs[2]["events"][0]["private_to"] == 0
+
+
+def test_inputs_are_read_in_pages(journal: Journal) -> None:
+    for n in range(1203):
+        journal.record("observation", {"n": n}, [ev("e", n=n)] if n % 2 else [])
+    inputs = list(journal.inputs())
+    assert [i["payload"]["n"] for i in inputs] == list(range(1203))
+    assert [e["data"]["n"] for i in inputs for e in i["events"]] == list(range(1, 1203, 2))
+
+
+def test_a_command_id_is_accepted_once_and_a_repeat_records_nothing(journal: Journal) -> None:
+    journal.record("command", {"command_id": "abc"}, [ev("x")])
+    assert journal.has_command("abc") and not journal.has_command("abd")
+    with pytest.raises(JournalError, match="already accepted"):
+        journal.record("command", {"command_id": "abc"}, [ev("y")])
+    assert journal.last_seq() == 1 and len(list(journal.inputs())) == 1
+
+
+def test_unknown_input_kind_is_refused(journal: Journal) -> None:
+    with pytest.raises(JournalError, match="unknown input kind"):
+        journal.record("whatever", {}, [ev("x")])
+    assert journal.last_seq() == 0
+
+
+def test_a_bad_event_rolls_back_the_whole_decision(journal: Journal) -> None:
+    with pytest.raises(KeyError):
+        journal.record("command", {"command_id": "c9"}, [ev("ok"), {"data": {}}])  # second has no type
+    assert journal.last_seq() == 0 and not journal.has_command("c9") and list(journal.inputs()) == []
+
+
+def test_outbox_cursor_only_moves_forward_and_not_past_the_end(journal: Journal) -> None:
+    journal.record("command", {}, [ev("a"), ev("b"), ev("c")])
+    assert journal.published_seq() == 0
+    journal.mark_published(2)
+    journal.mark_published(1)
+    assert journal.published_seq() == 2
+    with pytest.raises(JournalError, match="last event is 3"):
+        journal.mark_published(4)
+    assert [e["seq"] for e in journal.events_after(journal.published_seq())] == [3]
+
+
+def test_everything_survives_a_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "dir" / "j.journal"  # parent folders are made
+    with Journal(path, table="t1") as j:
+        j.record("command", {"command_id": "k"}, [ev("a"), ev("b")])
+        j.mark_published(1)
+    with Journal(path, table="t1") as j:
+        assert j.last_seq() == 2 and j.published_seq() == 1 and j.has_command("k")
+        assert j.integrity_check() == "ok"
+
+
+def test_tables_sharing_a_file_have_their_own_seq(tmp_path: Path) -> None:
+    path = tmp_path / "shared.journal"
+    with Journal(path, table="a") as a, Journal(path, table="b") as b:
+        a.record("command", {}, [ev("x"), ev("y")])
+        assert b.record("command", {}, [ev("z")])[0]["seq"] == 1
+        assert a.last_seq() == 2 and b.last_seq() == 1
+        assert [i["payload"] for i in b.inputs()] == [{}]
+        assert a.tables() == ["a", "b"]
+
+
+def test_concurrent_writers_never_leave_a_gap(journal: Journal) -> None:
+    def writer(n: int) -> None:
+        for i in range(50):
+            journal.record("observation", {"w": n, "i": i}, [ev("e", w=n, i=i), ev("f")])
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    seqs = [e["seq"] for e in journal.events_after(0)]
+    assert seqs == list(range(1, 401))
+    assert journal.integrity_check() == "ok"
+
+
+def test_missing_and_corrupt_files_give_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(JournalError, match="not found"):
+        Journal(tmp_path / "nope.journal", table="t1", create=False)
+    assert not (tmp_path / "nope.journal").exists()
+    junk = tmp_path / "junk.journal"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(JournalError, match="not a readable journal"):
+        Journal(junk, table="t1")
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('schema', '99')")
+    with pytest.raises(JournalError, match="schema 99"):
+        Journal(other, table="t1")
+
+
+def test_integrity_check_reports_a_seq_gap(journal: Journal) -> None:
+    journal.record("command", {}, [ev("a"), ev("b"), ev("c")])
+    journal._db.execute("DELETE FROM events WHERE seq = 2")
+    assert "seq gap" in journal.integrity_check()
+
+
+def test_close_is_idempotent_and_a_closed_journal_refuses_work(tmp_path: Path) -> None:
+    j = Journal(tmp_path / "j.journal", table="t1")
+    j.close()
+    j.close()
+    with pytest.raises(JournalError, match="closed"):
+        j.last_seq()

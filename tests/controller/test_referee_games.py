@@ -1,0 +1,209 @@
+"""The referee with the real engines: a mismatch and its recovery for each game with hardware."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.games import get_game
+from controller.games.base import Action
+from controller.referee import Referee
+from hardware.observation import ALL_SENSORS
+from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
+
+TERROR_REST = {"tomb.mummy": "middle", "tomb.monster": "middle", "tomb.wolf": "middle", "launcher": "armed"}
+TRAPS_REST = {s: ("cocked" if s.endswith("sprung") else "in") for s in ALL_SENSORS if s.startswith("trap.")}
+
+
+def seed_rolling(tomb: str) -> int:
+    """A seed whose first Terror roll shows ``tomb`` (found, not hard-coded, so dice changes don't matter)."""
+    terror = get_game("terror")
+    for seed in range(500):
+        game = terror.new(["Ann", "Bo"], seed)
+        game.apply(Action("roll", 0))
+        if game.expects()[0].sensors() == {f"tomb.{tomb}"}:
+            return seed
+    raise AssertionError(f"no seed in 0..499 rolls the {tomb}")
+
+
+def drive_to(ref: Referee, kind: str, limit: int = 300) -> None:
+    """Take the last commandable legal action until the engine expects ``kind`` from the board."""
+    for _ in range(limit):
+        state = ref.state()
+        if any(e["kind"] == kind for e in state["expects"]):
+            return
+        assert state["legal"], f"stuck before {kind}: {state['waiting_for']}"
+        out = ref.act(Action.from_json(state["legal"][-1]))
+        assert out.ok, out.error
+    raise AssertionError(f"no {kind} expectation within {limit} actions")
+
+
+# ----- Terror in the Graveyard --------------------------------------------------------------
+@pytest.fixture
+def terror(tmp_path: Path) -> tuple[Referee, Clock]:
+    clock = Clock()
+    ref = make_referee(tmp_path, clock)
+    assert ref.reconcile(TERROR_REST).ok
+    out = ref.new_game("terror", ["Ann", "Bo"], seed=seed_rolling("wolf"))
+    assert out.ok and types(out.events) == ["game_started"], out.error
+    return ref, clock
+
+
+def test_terror_wrong_tomb_mismatch_and_recovery(terror: tuple[Referee, Clock]) -> None:
+    ref, clock = terror
+    assert ref.act(Action("roll", 0)).ok
+    assert ref.state()["waiting_for"].startswith("Slide the Wolf tomb one position")
+    ref.observe(obs("tomb.mummy", "end_a"))
+    clock.advance(300)
+    late = ref.tick()
+    assert late is not None and types(late.events) == ["mismatch"]
+    state = ref.state()
+    assert state["mismatch"]["guidance"] == "Put the Mummy tomb back in the middle: only the Wolf was rolled."
+    assert state["mismatch"]["message"] == "The Mummy tomb moved, but the Wolf was rolled."
+    assert state["waiting_for"] == state["mismatch"]["guidance"] and state["legal"] == []
+    out = ref.observe(obs("tomb.mummy", "middle"))
+    assert types(out.events) == ["mismatch_cleared"] and ref.mismatch is None
+    out = ref.observe(obs("tomb.wolf", "end_b"))
+    assert out.ok and out.events, "the rolled tomb's move is applied"
+    assert ref.game is not None and ref.game.expected_board()["tomb.wolf"] == "end_b"
+    assert ref.mismatch is None
+
+
+def test_terror_move_tomb_is_the_boards_in_sensors_mode(terror: tuple[Referee, Clock]) -> None:
+    ref, _ = terror
+    ref.act(Action("roll", 0))
+    out = ref.act(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"}))
+    assert not out.ok and "sensors mode" in str(out.error)
+
+
+def test_terror_ghost_launched_without_attempt_is_a_foul(terror: tuple[Referee, Clock]) -> None:
+    ref, clock = terror
+    ref.observe(obs("launcher", "launched"))
+    clock.advance(300)
+    ref.tick()
+    assert ref.mismatch is not None and ref.mismatch["code"] == "foul_launch"
+    refused = ref.act(Action("roll", 0))
+    assert not refused.ok and "launched with no skull attempt" in str(refused.error)
+    assert types(ref.observe(obs("launcher", "armed")).events) == ["mismatch_cleared"]
+    assert ref.act(Action("roll", 0)).ok
+
+
+def test_terror_manual_mode_plays_tomb_moves_as_commands(tmp_path: Path) -> None:
+    ref = make_referee(tmp_path, settings={"referee.board": "manual"})
+    ref.new_game("terror", ["Ann", "Bo"], seed=seed_rolling("monster"))
+    ref.act(Action("roll", 0))
+    assert ref.observe(obs("tomb.mummy", "end_a")).events == []
+    out = ref.act(Action("move_tomb", 0, {"tomb": "monster", "to": "end_a"}))
+    assert out.ok, out.error
+    assert ref.game is not None and ref.game.expected_board()["tomb.monster"] == "end_a"
+
+
+def test_terror_restart_is_identical_and_replay_verifies(
+    tmp_path: Path, terror: tuple[Referee, Clock], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, clock = terror
+    ref.act(Action("roll", 0))
+    ref.observe(obs("tomb.wolf", "end_a"))
+    drive_steps = 0
+    while ref.state()["legal"] and drive_steps < 5:
+        ref.act(Action.from_json(ref.state()["legal"][0]))
+        drive_steps += 1
+    saved: dict[str, Any] = {"game": ref.game.to_json(), "seq": ref.journal.last_seq(), "state": ref.state()}  # type: ignore[union-attr]
+    ref.journal.close()
+    again = make_referee(tmp_path, Clock())
+    assert again.game is not None and again.game.to_json() == saved["game"]
+    assert again.journal.last_seq() == saved["seq"] and again.state() == saved["state"]
+    again.journal.close()
+    assert main(["replay", str(tmp_path / "t1.journal"), "--verify"]) == 0
+    assert capsys.readouterr().out.startswith("verified:")
+
+
+# ----- Superstition ----------------------------------------------------------------------
+@pytest.fixture
+def superstition(tmp_path: Path) -> tuple[Referee, Clock]:
+    clock = Clock()
+    ref = make_referee(tmp_path, clock, settings={"referee.trap_window_ms": 1500})
+    assert ref.reconcile(TRAPS_REST).ok
+    out = ref.new_game("superstition", ["Ann", "Bo"], seed=1)
+    assert out.ok, out.error
+    drive_to(ref, "peg_pull")
+    return ref, clock
+
+
+def _challenged(ref: Referee) -> str:
+    sensors: dict[str, Any] = ref.state()["expects"][0]["accepts"]
+    return next(iter(sensors)).rsplit(".", 1)[0]  # "trap.<name>"
+
+
+def test_superstition_zapped_then_reset(superstition: tuple[Referee, Clock]) -> None:
+    ref, _ = superstition
+    trap = _challenged(ref)
+    out = ref.observe(obs(f"{trap}.peg_a", "pulled"))
+    assert out.ok and out.events and ref.state()["expects"][0]["kind"] == "trap_outcome"
+    out = ref.observe(obs(f"{trap}.sprung", "sprung"))
+    assert any(e["data"].get("zapped") is True for e in out.events), out.events
+    assert ref.state()["expects"][0]["kind"] == "trap_reset"
+    assert ref.observe(obs(f"{trap}.peg_a", "in")).events == []
+    out = ref.observe(obs(f"{trap}.sprung", "cocked"))
+    assert out.events and ref.mismatch is None
+    assert all(e["kind"] != "trap_reset" for e in ref.state()["expects"])
+
+
+def test_superstition_no_spring_within_the_window_is_sneaked_by(superstition: tuple[Referee, Clock]) -> None:
+    ref, clock = superstition
+    trap = _challenged(ref)
+    ref.observe(obs(f"{trap}.peg_b", "pulled"))
+    clock.advance(1499)
+    assert ref.tick() is None
+    clock.advance(1)
+    late = ref.tick()
+    assert late is not None and any(e["data"].get("zapped") is False for e in late.events), late
+    assert ref.state()["expects"][0]["kind"] == "trap_reset"
+
+
+def test_superstition_both_pegs_is_a_foul_until_put_back(superstition: tuple[Referee, Clock]) -> None:
+    ref, clock = superstition
+    trap = _challenged(ref)
+    ref.observe(obs(f"{trap}.peg_a", "pulled"))
+    ref.observe(obs(f"{trap}.peg_b", "pulled"))
+    clock.advance(300)
+    late = ref.tick()
+    assert late is not None and types(late.events) == ["mismatch"]
+    assert ref.mismatch is not None and ref.mismatch["code"] == "both_pegs"
+    assert "Both pegs of the" in ref.mismatch["message"] and "that is a foul" in ref.mismatch["message"]
+    assert ref.mismatch["guidance"].startswith("Push peg B of the")
+    assert types(ref.observe(obs(f"{trap}.peg_b", "in")).events) == ["mismatch_cleared"]
+
+
+def test_superstition_peg_pulled_at_the_wrong_trap(superstition: tuple[Referee, Clock]) -> None:
+    ref, clock = superstition
+    trap = _challenged(ref)
+    other = next(f"trap.{t}" for t in ("ladder", "mirror", "grave1", "grave2") if f"trap.{t}" != trap)
+    ref.observe(obs(f"{other}.peg_a", "pulled"))
+    clock.advance(300)
+    ref.tick()
+    assert ref.mismatch is not None and ref.mismatch["code"] == "wrong_trap"
+    assert types(ref.observe(obs(f"{other}.peg_a", "in")).events) == ["mismatch_cleared"]
+
+
+def test_superstition_manual_mode_keeps_the_live_peg_secret(tmp_path: Path) -> None:
+    ref = make_referee(tmp_path, settings={"referee.board": "manual"})
+    ref.new_game("superstition", ["Ann", "Bo"], seed=1)
+    assert ref.game is not None and ref.game.to_json()["options"]["challenge"] == "digital"
+    assert ref.state()["expects"] == []
+
+
+# ----- graveyard dogs: no hardware ---------------------------------------------------------
+def test_dogs_plays_through_the_referee_with_sensors_ignored(tmp_path: Path) -> None:
+    clock = Clock()
+    ref = make_referee(tmp_path, clock)
+    ref.reconcile({"tomb.wolf": "end_a", "launcher": "launched"})  # the dogs board has no sensed parts
+    out = ref.new_game("dogs", ["Ann", "Bo"], seed=4)
+    assert out.ok and types(out.events) == ["game_started"]
+    for _ in range(6):
+        legal = ref.state()["legal"]
+        assert ref.act(Action.from_json(legal[0])).ok
+    assert ref.mismatch is None and ref.state()["expects"] == []

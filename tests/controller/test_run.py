@@ -1,0 +1,203 @@
+"""``gravekeeper run`` as a subprocess: options, config errors, start-up lines, SIGTERM, kill -9."""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.security import unseal
+from tests.conftest import Broker, free_port
+from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.run_testkit import RunProcess, run_cli
+
+TOKEN = "run-test-token"
+
+
+def write_config(tmp_path: Path, table: str, *, board: str = "sensors", panel_port: int | None = None,
+                 game: str = "terror", extra: str = "") -> Path:
+    panel = f"enabled = true\nport = {panel_port}" if panel_port else "enabled = false"
+    path = tmp_path / f"{table}.toml"
+    path.write_text(
+        f'[table]\nid = "{table}"\ntoken = "{TOKEN}"\ngame = "{game}"\nseed = 5\n'
+        f'[journal]\npath = "{tmp_path / (table + ".journal")}"\n'
+        f"[panel]\n{panel}\n"
+        f'[referee]\nboard = "{board}"\nmismatch_grace_ms = 0\n'
+        f"{extra}"
+    )
+    return path
+
+
+# ----- bad options and config: exit 2, one line naming the culprit ------------------------
+@pytest.mark.parametrize(
+    ("args", "config", "needle"),
+    [
+        (["--game", "chess"], None, "--game"),
+        (["--broker", "ftp://somewhere"], None, "mqtt.url"),
+        (["--table", "has space"], None, "table.id"),
+        ([], "[mqtt]\nport = 'x'\n", "mqtt.port"),
+        ([], "[table]\ncolour = 'red'\n", "table.colour"),
+        ([], "[table\n", "not valid TOML"),
+    ],
+)
+def test_bad_options_and_config_exit_2_with_one_line_naming_them(tmp_path: Path, args: list[str],
+                                                                 config: str | None, needle: str) -> None:
+    if config is not None:
+        path = tmp_path / "bad.toml"
+        path.write_text(config)
+        args = [*args, "--config", str(path)]
+    result = run_cli(*args)
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("gravekeeper run: ") and needle in lines[-1], result.stderr
+    if config is not None or not needle.startswith("--"):
+        assert len(lines) == 1, result.stderr  # argparse's own errors come after its usage text
+
+
+def test_a_missing_config_file_exits_2(tmp_path: Path) -> None:
+    result = run_cli("--config", str(tmp_path / "nope.toml"))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("gravekeeper run: config: file not found")
+
+
+# ----- a real run ------------------------------------------------------------------------
+def test_run_prints_where_things_are_serves_the_panel_and_stops_cleanly_on_sigterm(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    table = "rn-life"
+    panel_port = free_port()
+    cfg = write_config(tmp_path, table, panel_port=panel_port)
+    with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        try:
+            run.wait_line("online")
+            assert "mqtt://127.0.0.1:" in run.wait_line("MQTT:")
+            panel_line = run.wait_line("panel:")
+            if "not available" not in panel_line:  # the panel is another part of the product
+                url = panel_line.split("panel: ", 1)[1].strip()
+                assert str(panel_port) in url
+                with urllib.request.urlopen(url, timeout=10) as resp:
+                    assert resp.status == 200
+            status = sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "online")
+            assert status["table"] == table
+            state = sub.wait_latest(f"gravekeeper/{table}/state", lambda s: s["game"] == "terror")
+            assert state["board"] == "sensors" and state["mismatch"] is None
+            assert all("control token" not in line for line in run.seen)  # configured, so not printed
+            assert run.terminate() == 0
+            sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "offline")
+            assert "stopping" in run.wait_line("stopping")
+        finally:
+            run.close()
+
+
+def test_a_generated_token_is_printed_and_works(mosquitto: Broker, tmp_path: Path) -> None:
+    journal = tmp_path / "tok.journal"
+    cfg = tmp_path / "tok.toml"
+    cfg.write_text(f'[table]\nid = "rn-tok"\n[journal]\npath = "{journal}"\n[panel]\nenabled = false\n')
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url, "--game", "dogs")
+    try:
+        token = run.wait_line("control token:").split("control token: ", 1)[1].split()[0]
+        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", "rn-tok", token)
+        try:
+            assert cmd.call("resync", {})["ok"] is True
+        finally:
+            cmd.close()
+        assert run.terminate() == 0
+    finally:
+        run.close()
+
+
+# ----- kill -9 ------------------------------------------------------------------------------
+def legal_now(sub: Subscriber, table: str) -> list[dict[str, Any]]:
+    """Every action the current seat may take: the public list plus the seat's sealed one."""
+    state = sub.latest(f"gravekeeper/{table}/state")
+    actions = list(state["legal"])
+    seat = state["current_player"]
+    if seat is not None:
+        sealed = sub.latest(f"gravekeeper/{table}/private/{seat}")
+        if sealed:
+            private = unseal(TOKEN, table, seat, sealed["sealed"])
+            actions += [a for a in private["legal"] if a not in actions]
+    return actions
+
+
+def settle(sub: Subscriber, table: str, last_seq: int) -> dict[str, Any]:
+    return sub.wait_latest(f"gravekeeper/{table}/state", lambda s: s["seq"] >= last_seq)
+
+
+@pytest.mark.slow
+def test_kill_9_at_several_points_loses_and_doubles_nothing(mosquitto: Broker, tmp_path: Path) -> None:
+    table = "rn-kill"
+    cfg = write_config(tmp_path, table, board="manual")
+    args = ("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    rnd = random.Random(2)
+    events_topic = f"gravekeeper/{table}/events"
+    with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
+        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+        run = RunProcess(*args)
+        try:
+            run.wait_line("online")
+            sub.wait_latest(f"gravekeeper/{table}/state", lambda s: s["game"] == "terror")
+            accepted: list[str] = []
+            for point in range(4):
+                # Play a few moves, waiting for each reply.
+                for _ in range(3 + point):
+                    actions = legal_now(sub, table)
+                    if not actions:
+                        break
+                    reply = cmd.call("act", {"action": rnd.choice(actions)})
+                    if reply["ok"]:
+                        accepted.append(reply["id"])
+                        settle(sub, table, reply["data"]["events"][-1]["seq"] if reply["data"]["events"] else 0)
+                if point % 2 == 0:
+                    # A quiet moment: the restarted controller must show exactly the same state.
+                    before = settle(sub, table, max(e["seq"] for e in sub.events(events_topic)))
+                    run.kill9()
+                else:
+                    # Mid-decision: a command is on its way when the process dies.
+                    actions = legal_now(sub, table)
+                    before = None
+                    if actions:
+                        cmd.send("act", {"action": rnd.choice(actions)})
+                    run.kill9()
+                sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "offline")
+                run.close()
+                run = RunProcess(*args)
+                run.wait_line("online")
+                after = sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "online")
+                assert after["state"] == "online"
+                state = sub.wait_latest(f"gravekeeper/{table}/state",
+                                        lambda s: s["seq"] >= (before["seq"] if before else 0))
+                if before is not None:
+                    assert {k: v for k, v in state.items()} == before
+            # Every event once, in order, from the first to the last the journal holds.
+            last = sub.latest(f"gravekeeper/{table}/state")["seq"]
+            seqs = [e["seq"] for e in sub.events(events_topic)]
+            assert seqs == list(range(1, last + 1)), seqs
+            assert len(accepted) >= 6
+            assert run.terminate() == 0
+        finally:
+            cmd.close()
+            run.close()
+
+
+def test_sigterm_closes_the_journal_so_replay_can_read_it(mosquitto: Broker, tmp_path: Path) -> None:
+    table = "rn-journal"
+    cfg = write_config(tmp_path, table, board="manual")
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        assert run.terminate() == 0
+    finally:
+        run.close()
+    from controller.journal import Journal
+
+    with Journal(tmp_path / f"{table}.journal", table=table, create=False) as journal:
+        assert journal.integrity_check() == "ok"
+        assert journal.published_seq() == journal.last_seq() >= 1  # everything reached the broker
+        assert json.dumps(next(iter(journal.inputs()))["payload"]["game"]) == '"terror"'

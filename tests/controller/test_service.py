@@ -1,0 +1,270 @@
+"""The controller service against a real Mosquitto: commands, mismatches, views, shutdown."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from controller.mqtt_link import MAX_COMMAND_BYTES
+from controller.security import unseal
+from controller.service import Service
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+
+__all__ = ["make_service"]  # the fixture, imported for pytest
+
+
+def commander(broker: Broker, table: str) -> Commander:
+    return Commander(broker.host, broker.port, BASE, table, TOKEN)
+
+
+def state_of(svc: Service) -> dict[str, Any]:
+    return svc.call(lambda s: s.referee.state())
+
+
+# ----- mismatches and their recovery, for each game with hardware ---------------------
+def test_terror_foul_launch_and_moved_tomb_are_mismatches_until_the_board_is_fixed(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    t = "sv-terror"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        make_service(t, **{"table.game": "terror"})
+        cmd = commander(mosquitto, t)
+        try:
+            start = sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror")
+            assert start["mismatch"] is None  # the simulated board was set up as the game expects
+            assert cmd.call("sim", {"sensor": "launcher", "value": "launched"})["ok"] is True
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)
+            assert state["mismatch"]["code"] == "foul_launch"
+            assert "launcher" in state["mismatch"]["guidance"]
+            assert state["waiting_for"] == state["mismatch"]["guidance"]
+            cmd.call("sim", {"sensor": "launcher", "value": "armed"})
+            sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
+            cmd.call("sim", {"sensor": "tomb.wolf", "value": "end_b"})  # no roll: the tomb may not move
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None, timeout=5)
+            assert "Wolf" in state["mismatch"]["guidance"]
+            cmd.call("sim", {"sensor": "tomb.wolf", "value": "middle"})
+            sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None, timeout=5)
+            types = [e["type"] for e in sub.events(topic(t, "events"))]
+            assert types == ["game_started", "mismatch", "mismatch_cleared", "mismatch", "mismatch_cleared"]
+            assert [e["seq"] for e in sub.events(topic(t, "events"))] == [1, 2, 3, 4, 5]
+        finally:
+            cmd.close()
+
+
+def test_superstition_pulled_peg_with_nobody_on_the_platform_is_a_mismatch(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    t = "sv-super"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+        make_service(t, **{"table.game": "superstition"})
+        cmd = commander(mosquitto, t)
+        try:
+            sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "superstition" and s["mismatch"] is None)
+            cmd.call("sim", {"sensor": "trap.ladder.peg_a", "value": "pulled"})
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)
+            assert "Ladder" in state["mismatch"]["guidance"] or "ladder" in state["mismatch"]["guidance"]
+            cmd.call("sim", {"sensor": "trap.ladder.peg_a", "value": "in"})
+            sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
+            assert [e["type"] for e in sub.events(topic(t, "events"))][-2:] == ["mismatch", "mismatch_cleared"]
+        finally:
+            cmd.close()
+
+
+# ----- commands ------------------------------------------------------------------------
+def test_malformed_commands_get_a_clear_reply_and_change_nothing(mosquitto: Broker,
+                                                                 make_service: MakeService) -> None:
+    t = "sv-bad"
+    svc = make_service(t)
+    cmd = commander(mosquitto, t)
+    try:
+        before = state_of(svc)
+        last = svc.journal.last_seq()
+        cmd.send_raw("act", b"{ not json")
+        bad_json = cmd.sub.wait_for(lambda m: len(m) >= 1)[0].json()
+        assert bad_json["ok"] is False and bad_json["id"] is None and "bad JSON" in bad_json["error"]
+        checks = {
+            "unknown": cmd.call("teleport", {}),
+            "wrong player": cmd.call("act", {"action": {"kind": "roll", "player": 1}}),
+            "wrong token": cmd.call("act", {"action": {"kind": "roll", "player": 0}}, token="guess"),
+            "no auth": cmd.call("act", {"action": {"kind": "roll", "player": 0}}, sign=False),
+            "bad action": cmd.call("act", {"action": {"kind": "roll", "player": 0, "dice": 6}}),
+            "no action": cmd.call("act", {}),
+            "bad field": cmd.call("new_game", {"game": "terror", "players": ["A"], "colour": "red"}),
+            "bad game": cmd.call("new_game", {"game": "chess", "players": ["A", "B"]}),
+            "bad players": cmd.call("new_game", {"game": "terror", "players": "A,B"}),
+            "bad sensor": cmd.call("sim", {"sensor": "tomb.dragon", "value": "middle"}),
+            "bad value": cmd.call("sim", {"sensor": "launcher", "value": "flying"}),
+            "oversized": cmd.call("act", {"action": {"kind": "roll", "player": 0}, "pad": "x" * MAX_COMMAND_BYTES}),
+        }
+        for what, reply in checks.items():
+            assert reply["ok"] is False, what
+            assert reply["error"], what
+        assert "unknown command 'teleport'" in checks["unknown"]["error"]
+        assert checks["wrong token"]["error"].startswith("not authorised")
+        assert checks["no auth"]["error"].startswith("not authorised")
+        assert "unknown action field" in checks["bad action"]["error"]
+        assert "colour" in checks["bad field"]["error"]
+        assert "chess" in checks["bad game"]["error"]
+        assert "tomb.dragon" in checks["bad sensor"]["error"]
+        assert "flying" in checks["bad value"]["error"]
+        assert "payload too large" in checks["oversized"]["error"]
+        cmd.send_raw("act", b"[" * (MAX_COMMAND_BYTES + 1))
+        unread = cmd.sub.wait_for(lambda m: m[-1].json()["id"] is None and "too large" in m[-1].json()["error"])
+        assert unread[-1].json()["ok"] is False  # no readable id: answered with id null
+        ok = cmd.call("act", {"action": {"kind": "roll", "player": 0}})
+        assert ok["ok"] is True and ok["data"]["events"]
+        cmd.send_raw("act", cmd.last_raw)  # the very same signed bytes, captured and sent again
+        wait_until(lambda: sum(1 for r in cmd.replies("act") if r["id"] == ok["id"]) == 2, 5, "the replay reply")
+        replay_reply = [r for r in cmd.replies("act") if r["id"] == ok["id"]][-1]
+        assert replay_reply["ok"] is False and "replayed" in replay_reply["error"]
+        after = state_of(svc)
+        assert svc.journal.last_seq() == after["seq"] > last  # only the good roll changed anything
+        assert after["current_player"] == before["current_player"] == 0
+        assert checks["wrong player"]["error"]
+    finally:
+        cmd.close()
+
+
+def test_sim_is_refused_without_simulate_and_selftest_says_not_available(mosquitto: Broker,
+                                                                          make_service: MakeService) -> None:
+    t = "sv-manual"
+    make_service(t, simulate=False, **{"referee.board": "manual"})
+    cmd = commander(mosquitto, t)
+    try:
+        sim = cmd.call("sim", {"sensor": "launcher", "value": "launched"})
+        assert sim["ok"] is False and "--simulate" in sim["error"]
+        st = cmd.call("selftest", {})
+        assert st["ok"] is False and "not available" in st["error"]
+    finally:
+        cmd.close()
+
+
+def test_new_game_and_resync_republish_every_retained_topic(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "sv-new"
+    svc = make_service(t)
+    cmd = commander(mosquitto, t)
+    try:
+        reply = cmd.call("new_game", {"game": "superstition", "players": ["Ann", "Bo", "Cy"], "seed": 3})
+        assert reply["ok"] is True
+        game_id = reply["data"]["game_id"]
+        with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["game_id"] == game_id)
+            assert state["players"] == ["Ann", "Bo", "Cy"] and state["game"] == "superstition"
+            for seat in range(3):
+                sealed = sub.wait_latest(topic(t, "private", str(seat)), lambda p: p["seat"] == seat)
+                view = unseal(TOKEN, t, seat, sealed["sealed"])
+                assert view["seat"] == seat and view["game_id"] == game_id
+            retained = {m.topic for m in sub.messages if m.retain}
+            assert {topic(t, n) for n in ("status", "state", "sensors", "health")} <= retained
+            count = len(sub.messages)
+            assert cmd.call("resync", {})["ok"] is True
+            sub.wait_for(lambda m: {x.topic for x in m[count:]} >= {topic(t, n) for n in ("state", "sensors",
+                                                                                         "health", "private/2")})
+        assert svc.call(lambda s: s.referee.game_id) == game_id
+    finally:
+        cmd.close()
+
+
+def test_private_views_open_only_with_the_token_and_seat(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "sv-seal"
+    make_service(t)
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "private", "+"),)) as sub:
+        sealed = sub.wait_latest(topic(t, "private", "1"), lambda p: True)["sealed"]
+        assert unseal(TOKEN, t, 1, sealed)["seat"] == 1
+        from controller.security import SealError
+
+        with pytest.raises(SealError):
+            unseal("another-token", t, 1, sealed)
+        with pytest.raises(SealError):
+            unseal(TOKEN, t, 0, sealed)
+
+
+# ----- secrets -----------------------------------------------------------------------------
+def _held_secrets(svc: Service, game: str) -> set[str]:
+    """Ids of the secrets players hold right now (they have not been revealed yet)."""
+    views = svc.call(lambda s: s.referee.private_views())
+    held: set[str] = set()
+    for view in views.values():
+        you = view["view"].get("you") or {}
+        if game == "superstition":
+            held |= {you[k] for k in ("whammy", "charm") if you.get(k)}
+        else:
+            held |= {c["id"] if isinstance(c, dict) else str(c)
+                     for p in you.get("pawns", []) for c in p.get("cards", [])}
+    return held
+
+
+def _play_random(svc: Service, steps: int, seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+
+    def step(s: Service) -> bool:
+        game = s.referee.game
+        if game is None or game.is_over:
+            return False
+        actions = s.referee.core.commandable(game.legal_actions(), s.referee.board)
+        if not actions:
+            return False
+        return bool(s.referee.act(rnd.choice(actions)).ok)
+
+    for _ in range(steps):
+        if not svc.call(step):
+            break
+
+
+@pytest.mark.parametrize("game", ["superstition", "terror"])
+def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service: MakeService, game: str) -> None:
+    t = f"sv-spy-{game}"
+    with Subscriber(mosquitto.host, mosquitto.port, ("#",)) as spy:
+        svc = make_service(t, simulate=False, **{"referee.board": "manual", "table.game": game, "table.seed": 11})
+        held: set[str] = set()
+        for round_ in range(40):
+            _play_random(svc, 10, seed=round_)
+            held = _held_secrets(svc, game)
+            if held:
+                break
+        assert held, "the game never dealt a secret: the test would prove nothing"
+        last = svc.journal.last_seq()
+        spy.wait_latest(topic(t, "state"), lambda s: s["seq"] == last)
+        public = [m for m in spy.messages if m.topic.startswith(f"{BASE}/{t}/") and "/private/" not in m.topic]
+        text = "\n".join(m.payload.decode() for m in public)
+        for secret in held:
+            assert secret not in text, f"{secret!r} leaked on a public topic"
+        for m in public:
+            if m.payload:
+                assert '"secret"' not in m.payload.decode() and '"private_to"' not in m.payload.decode(), m.topic
+        # The secret does travel, sealed: the panel (which holds the token) can read it.
+        mine = [m for m in spy.messages if m.topic.startswith(f"{BASE}/{t}/")]
+        sealed = [m.json() for m in mine if "/private/" in m.topic and m.payload]
+        opened = "\n".join(json.dumps(unseal(TOKEN, t, p["seat"], p["sealed"])) for p in sealed)
+        assert any(secret in opened for secret in held)
+        assert not any(secret in m.payload.decode(errors="replace") for m in mine
+                       if "/private/" in m.topic for secret in held)
+
+
+# ----- lifecycle -----------------------------------------------------------------------------
+def test_stop_publishes_offline_and_a_restart_restores_the_same_state(mosquitto: Broker,
+                                                                      make_service: MakeService) -> None:
+    t = "sv-restart"
+    svc = make_service(t, **{"table.game": "terror"})
+    cmd = commander(mosquitto, t)
+    try:
+        assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"]
+        cmd.call("sim", {"sensor": "launcher", "value": "launched"})
+        wait_until(lambda: state_of(svc)["mismatch"] is not None, 5, "the foul")
+        before = state_of(svc)
+        with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "status"),)) as sub:
+            svc.stop()
+            sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "offline")
+        again = make_service(t, **{"table.game": "terror"})
+        after = state_of(again)
+        # Identical game; the (re-born) simulated board is set up as the game expects it at rest.
+        for key in ("seq", "game_id", "players", "current_player", "view", "legal", "expects"):
+            assert after[key] == before[key] if key != "seq" else after[key] >= before[key], key
+    finally:
+        cmd.close()

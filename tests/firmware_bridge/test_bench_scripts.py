@@ -1,0 +1,30 @@
+"""The bench scripts stay runnable: a small fuzz run must pass its own checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_fuzz_decoder_small_run_passes_every_check() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "fuzz_decoder.py"), "--frames", "20000", "--damage", "0.3", "--seed", "7"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("PASS:") == 4 and "FAIL" not in proc.stdout
+    assert "frames: 20,000" in proc.stdout
+
+
+def test_bench_decode_reports_a_ratio_per_case() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_decode.py"), "--frames", "2000", "--runs", "1"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode in (0, 1), proc.stderr  # 1 only means the target was missed on this machine
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| CHANGE only") or line.startswith("| mixed")]
+    assert len(rows) == 4
+    assert "worst ratio" in proc.stdout

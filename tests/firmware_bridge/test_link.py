@@ -1,0 +1,381 @@
+"""McuLink against the virtual MCU on a real pseudo-terminal, through real pyserial."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from firmware_bridge.link import Hello, McuLink, _McuClock
+from firmware_bridge.virtual_mcu import VirtualMcu
+from tests.firmware_bridge.recorder import Recorder
+
+CHANNELS = 12
+
+
+@pytest.fixture
+def mcu() -> Iterator[VirtualMcu]:
+    with VirtualMcu(CHANNELS, heartbeat_interval=0.1, board_id="bench-7", outputs=4) as m:
+        yield m
+
+
+@pytest.fixture
+def rec() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def link(mcu: VirtualMcu, rec: Recorder) -> Iterator[McuLink]:
+    # A generous heartbeat timeout: a loaded test machine must not look like a dead MCU.
+    with McuLink(mcu.path, rec, heartbeat_timeout=2.0, backoff=(0.02, 0.2)) as lk:
+        assert rec.wait_count("snapshot", 1), rec.calls
+        yield lk
+
+
+def in_sync(rec: Recorder, mcu: VirtualMcu) -> bool:
+    want = dict(enumerate(mcu.levels()))
+    return rec.wait_for(lambda: rec.levels == want)
+
+
+def test_start_reports_hello_online_then_the_full_state(mcu: VirtualMcu, rec: Recorder) -> None:
+    mcu.set_channel(3, False)
+    with McuLink(mcu.path, rec) as link:
+        assert rec.wait_count("snapshot", 1)
+        assert rec.names()[:3] == ["hello", "online", "snapshot"]
+        assert link.online
+        assert link.hello == Hello("gkfw-1.0.0", "bench-7", CHANNELS, 1, 4)
+        levels = rec.of("snapshot")[0][1]
+        assert levels == {ch: ch != 3 for ch in range(CHANNELS)}
+        assert rec.count("change") == 0  # a snapshot is never turned into changes
+
+
+def test_changes_arrive_in_order_with_rising_mcu_time(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    script = [(0, False), (1, False), (0, True), (5, False), (1, True)]
+    for ch, level in script:
+        mcu.set_channel(ch, level)
+    assert rec.wait_count("change", len(script))
+    changes = rec.of("change")
+    assert [(c[1], c[2]) for c in changes] == script
+    times = [c[3] for c in changes]
+    assert times == sorted(times) and times[0] > rec.of("snapshot")[0][2]
+    setting_unchanged = mcu.levels()
+    mcu.set_channel(2, True)  # already high: no edge, so nothing must be reported
+    link.ping()
+    assert rec.count("change") == len(script)
+    assert mcu.levels() == setting_unchanged
+
+
+def test_a_bounce_burst_is_delivered_edge_by_edge(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    mcu.bounce(4, False, duration_ms=8, edges=6)  # 7 transitions to end low from high
+    assert rec.wait_count("change", 7)
+    edges = [c for c in rec.of("change") if c[1] == 4]
+    assert [c[2] for c in edges] == [False, True, False, True, False, True, False]
+    assert in_sync(rec, mcu)
+
+
+def test_corrupt_bytes_are_counted_resynced_and_nothing_is_lost(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    before = link.counters
+    mcu.corrupt_next(2)
+    mcu.set_channel(7, False)
+    assert in_sync(rec, mcu)
+    assert rec.wait_for(lambda: link.counters["bad_frames"] == before["bad_frames"] + 1)
+    after = link.counters
+    assert after["resyncs"] == before["resyncs"] + 1
+    assert after["drops"] == before["drops"] + 1  # the damaged frame's sequence number is missing
+    # Whatever was damaged (the CHANGE or a heartbeat), channel 7 moved once and nothing else did.
+    assert [c[1:3] for c in rec.of("change")] in ([(7, False)], [])
+    mcu.set_channel(8, False)
+    assert rec.wait_for(lambda: ("change", 8, False) in [c[:3] for c in rec.of("change")])
+
+
+def test_a_damaged_change_is_recovered_by_a_snapshot(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    mcu.hang()  # no heartbeat can slip in: the scan on resume sends the CHANGE first
+    mcu.corrupt_next()
+    mcu.set_channel(9, False)
+    mcu.resume()
+    assert rec.wait_for(lambda: rec.levels.get(9) is False)
+    assert rec.count("change") == 0
+    assert rec.count("snapshot") >= 2
+    assert link.counters["crc_errors"] + link.counters["cobs_errors"] == 1
+
+
+def test_unplug_and_replug_while_inputs_change(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    mcu.set_channel(0, False)
+    assert rec.wait_count("change", 1)
+    mcu.unplug()
+    assert rec.wait_count("offline", 1)
+    assert not link.online
+    assert "port lost" in rec.of("offline")[0][1]
+    # Inputs move while the cable is out; the MCU reports into the void.
+    mcu.set_channel(1, False)
+    mcu.set_channel(0, True)
+    mcu.bounce(2, False, duration_ms=3, edges=4)
+    assert rec.wait_for(lambda: link.counters["reconnects"] == 0 and not link.connected)
+    mcu.replug()
+    assert rec.wait_count("online", 2)
+    assert rec.wait_count("snapshot", 2)
+    assert in_sync(rec, mcu)
+    # The changes made while unplugged arrive only inside the snapshot, never invented as changes.
+    assert [c[1:3] for c in rec.of("change")] == [(0, False)]
+    assert rec.count("offline") == 1
+    assert link.counters["reconnects"] == 1
+    assert rec.names()[-3:] == ["hello", "online", "snapshot"]
+    mcu.set_channel(11, False)
+    assert rec.wait_for(lambda: rec.levels.get(11) is False)
+
+
+def test_a_long_unplug_reports_offline_once_and_backs_off(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    mcu.unplug()
+    assert rec.wait_count("offline", 1)
+    assert not rec.wait_count("offline", 2, timeout=0.8)  # many failed opens meanwhile
+    assert "cannot open" in link.last_error
+    mcu.replug(reset=True)  # a board powered over USB reboots on replug
+    assert rec.wait_count("online", 2)
+    assert in_sync(rec, mcu)
+    assert rec.count("offline") == 1
+
+
+def test_mcu_reset_is_detected_and_outputs_are_restored(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    link.set_output(1, 300)
+    assert mcu.wait_output(1, 300)
+    mcu.set_channel(6, False)
+    assert rec.wait_count("change", 1)
+    mcu.reset()
+    assert mcu.outputs[1] == 0 or mcu.wait_output(1, 300)
+    assert mcu.wait_output(1, 300)  # the link re-sent what the host wants
+    assert rec.wait_count("hello", 2)
+    assert rec.wait_count("snapshot", 2)
+    assert in_sync(rec, mcu)
+    assert link.counters["resets"] == 1
+    assert rec.count("offline") == 0  # a reset is not a loss of the link
+    assert rec.count("change") == 1
+
+
+def test_a_reset_whose_hello_is_lost_is_found_by_the_sequence_restart(
+    mcu: VirtualMcu, rec: Recorder, link: McuLink
+) -> None:
+    mcu.hang()
+    mcu.corrupt_next(3)  # the boot HELLO will be damaged
+    mcu.reset()
+    mcu.set_channel(10, False)
+    assert rec.wait_for(lambda: link.counters["resets"] == 1)
+    assert rec.wait_count("hello", 2)  # asked for again
+    assert in_sync(rec, mcu)
+    assert link.counters["bad_frames"] == 1
+
+
+def test_heartbeat_timeout_puts_the_mcu_offline(mcu: VirtualMcu, rec: Recorder) -> None:
+    with McuLink(mcu.path, rec, heartbeat_timeout=0.5, backoff=(0.02, 0.2)) as link:
+        assert rec.wait_count("snapshot", 1)
+        mcu.hang()
+        assert rec.wait_count("offline", 1, timeout=3)
+        assert rec.of("offline")[0][1].startswith("heartbeat timeout")
+        assert link.connected and not link.online
+        with pytest.raises(TimeoutError, match="no PONG"):
+            link.ping(timeout=0.2)
+        mcu.set_channel(3, False)  # changes while hung: reported after it recovers
+        mcu.resume()
+        assert rec.wait_count("online", 2)
+        assert in_sync(rec, mcu)
+        assert link.counters["heartbeat_timeouts"] >= 1
+        assert rec.count("offline") == link.counters["heartbeat_timeouts"]  # once per loss
+
+
+def test_ping_measures_a_round_trip(link: McuLink) -> None:
+    rtts = [link.ping() for _ in range(5)]
+    assert all(0 < r < 1.0 for r in rtts)
+
+
+def test_ping_without_a_port_is_a_clear_error(rec: Recorder, tmp_path: object) -> None:
+    with McuLink("/nonexistent/ttyMCU", rec, backoff=(0.01, 0.05)) as link:
+        with pytest.raises(ConnectionError, match="not connected"):
+            link.ping()
+
+
+def test_set_output_reaches_the_mcu_and_bad_values_are_refused(mcu: VirtualMcu, link: McuLink) -> None:
+    link.set_output(2, 1)
+    assert mcu.wait_output(2, 1)
+    link.set_output(3, True)
+    assert mcu.wait_output(3, 1)
+    link.set_output(2, 65535)
+    assert mcu.wait_output(2, 65535)
+    with pytest.raises(ValueError, match="output channel 4 does not exist: the MCU has 4 outputs"):
+        link.set_output(4, 1)
+    with pytest.raises(ValueError, match="output 0 value must be an integer 0..65535, got 70000"):
+        link.set_output(0, 70000)
+    with pytest.raises(ValueError, match="output channel must be an integer 0..255, got -1"):
+        link.set_output(-1, 0)
+    link.ping()
+    assert mcu.outputs == [0, 0, 65535, 1]
+
+
+def test_output_set_while_offline_is_applied_on_reconnect(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    mcu.unplug()
+    assert rec.wait_count("offline", 1)
+    link.set_output(0, 42)
+    mcu.replug()
+    assert mcu.wait_output(0, 42)
+
+
+def test_link_started_before_the_mcu_exists_connects_when_it_appears(rec: Recorder) -> None:
+    mcu = VirtualMcu(4, heartbeat_interval=0.1)
+    with McuLink(mcu.path, rec, backoff=(0.01, 0.05)) as link:
+        assert not rec.wait_count("online", 1, timeout=0.2)
+        assert rec.count("offline") == 0  # never online: nothing was lost
+        with mcu:
+            assert rec.wait_count("snapshot", 1)
+            assert link.online and link.hello is not None and link.hello.channels == 4
+
+
+def test_close_is_idempotent_and_reports_offline_once(mcu: VirtualMcu, rec: Recorder) -> None:
+    link = McuLink(mcu.path, rec)
+    link.start()
+    assert rec.wait_count("online", 1)
+    thread = link._thread
+    link.close()
+    link.close()
+    assert thread is not None and not thread.is_alive()
+    assert [c for c in rec.calls if c[0] == "offline"] == [("offline", "link closed")]
+    with pytest.raises(RuntimeError, match="closed"):
+        link.start()
+
+
+def test_a_failing_listener_does_not_kill_the_link(mcu: VirtualMcu) -> None:
+    class Broken(Recorder):
+        def on_change(self, channel: int, level: bool, mcu_time_us: int) -> None:
+            super().on_change(channel, level, mcu_time_us)
+            raise RuntimeError("listener bug")
+
+    rec = Broken()
+    with McuLink(mcu.path, rec) as link:
+        assert rec.wait_count("snapshot", 1)
+        mcu.set_channel(0, False)
+        mcu.set_channel(1, False)
+        assert rec.wait_count("change", 2)
+        assert link.counters["listener_errors"] == 2
+        assert link.online
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"heartbeat_timeout": 0}, "heartbeat_timeout must be positive"),
+        ({"backoff": (1.0, 0.5)}, "backoff must be"),
+        ({"baudrate": 0}, "baudrate must be positive"),
+    ],
+)
+def test_bad_link_settings_are_refused(rec: Recorder, kwargs: dict[str, object], needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        McuLink("/dev/null", rec, **kwargs)  # type: ignore[arg-type]
+
+
+def test_mcu_clock_unwraps_32_bit_time() -> None:
+    clock = _McuClock()
+    assert clock.extend(2**32 - 10) == 2**32 - 10
+    assert clock.extend(5) == 2**32 + 5
+    assert clock.extend(6) == 2**32 + 6
+    assert clock.extend(4) == 2**32 + 4  # a small step back is not a wrap
+    clock.reset()
+    assert clock.extend(100) == 100
+
+
+def test_split_frames_and_junk_on_the_wire(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    from firmware_bridge import protocol as p
+
+    before = link.counters
+    mcu.hang()  # hand-made frames only, with the sequence numbers the link expects next
+    seq = mcu.fw.seq
+    frame_a = p.encode(p.ChangeMsg(5, False, 10**6), seq)
+    frame_b = p.encode(p.ChangeMsg(5, True, 10**6 + 50), seq + 1)
+    mcu.inject(frame_a[:4])
+    mcu.inject(frame_a[4:] + b"noise\x00\x00")  # junk and idle fill after the first frame
+    mcu.inject(frame_b[:1])
+    mcu.inject(frame_b[1:])
+    assert rec.wait_count("change", 2)
+    assert [c[1:] for c in rec.of("change")][-2:] == [(5, False, 10**6), (5, True, 10**6 + 50)]
+    after = link.counters
+    assert after["bad_frames"] == before["bad_frames"] + 1
+    assert after["resyncs"] == before["resyncs"] + 1
+    assert after["drops"] == before["drops"]
+    mcu.resume()
+
+
+def settle(link: McuLink, rec: Recorder, timeout: float = 10.0) -> None:
+    """Return once the link is synced on a live connection with no snapshot outstanding.
+
+    A PONG comes after every frame the MCU sent before it, so once a PING is
+    answered while nothing is pending, everything sent earlier has been handled.
+    """
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not rec.wait_for(lambda: link.online and link._synced, timeout=deadline - time.monotonic()):
+            break
+        try:
+            link.ping(timeout=0.3)
+        except (ConnectionError, TimeoutError):
+            continue  # lost again meanwhile, or the PONG was the damaged frame
+        if link.online and link._synced and link._snapshot_sent_at is None:
+            return
+        rec.wait_count("snapshot", rec.count("snapshot") + 1, timeout=0.5)
+    raise AssertionError(f"link did not settle: {link.counters}")
+
+
+def _is_subsequence(small: list[tuple[int, bool, int]], big: list[tuple[int, bool, int]]) -> bool:
+    it = iter(big)
+    return all(any(x == y for y in it) for x in small)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_random_sessions_lose_nothing_and_invent_nothing(seed: int) -> None:
+    """Random edges, bounces, damage, unplugs and resets: the link ends in the MCU's true state,
+    and every change it reported is one the MCU really sent, in the order sent."""
+    import random
+
+    rng = random.Random(seed)
+    rec = Recorder()
+    with VirtualMcu(8, heartbeat_interval=0.05, outputs=2, seed=seed) as mcu, McuLink(
+        mcu.path, rec, heartbeat_timeout=0.5, backoff=(0.01, 0.05), hello_retry=0.1
+    ) as link:
+        assert rec.wait_count("snapshot", 1)
+        for _ in range(40):
+            op = rng.choices(["set", "bounce", "corrupt", "unplug", "reset"], weights=[10, 3, 3, 1, 1])[0]
+            ch = rng.randrange(8)
+            if op == "set":
+                mcu.set_channel(ch, rng.random() < 0.5)
+            elif op == "bounce":
+                mcu.bounce(ch, rng.random() < 0.5, duration_ms=rng.uniform(0.5, 3), edges=rng.randint(1, 6))
+            elif op == "corrupt":
+                mcu.corrupt_next(rng.randint(1, 3))
+            elif op == "unplug":
+                mcu.unplug()
+                for _ in range(rng.randint(0, 3)):
+                    mcu.set_channel(rng.randrange(8), rng.random() < 0.5)
+                mcu.replug(reset=rng.random() < 0.5)
+            else:
+                mcu.reset()
+        truth = dict(enumerate(mcu.levels()))
+        settle(link, rec)
+        assert rec.levels == truth
+        sent = list(mcu.sent_changes)
+        reported = [(c[1], c[2], c[3] % 2**32) for c in rec.of("change")]
+        assert _is_subsequence(reported, sent)
+        assert link.counters["listener_errors"] == 0
+
+
+def test_a_frame_of_another_protocol_version_is_refused_and_explained(
+    mcu: VirtualMcu, rec: Recorder, link: McuLink
+) -> None:
+    from cobs import cobs
+
+    from firmware_bridge import protocol as p
+
+    mcu.hang()
+    seq = mcu.fw.seq
+    mcu.inject(cobs.encode(p.encode_payload(p.ChangeMsg(0, False, 5), seq, version=2)) + b"\x00")
+    mcu.inject(p.encode(p.ChangeMsg(1, False, 6), seq + 1))
+    assert rec.wait_count("change", 1)
+    assert [c[1:3] for c in rec.of("change")] == [(1, False)]
+    assert link.counters["version_errors"] == 1
+    assert link.last_error == "protocol version 2; this host speaks 1"

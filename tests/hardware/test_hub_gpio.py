@@ -1,0 +1,288 @@
+"""The hub on gpiozero's MockFactory: realistic bounce traces through the real code path."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from hardware.config import DEFAULT_PINS, load_hardware_config
+from hardware.hub import SensorHub
+from hardware.simulator import bounce_trace, play_trace, worst_gap_trace
+
+from .conftest import Recorder, TraceClock
+
+FAST = {"debounce": {"tomb_settle": 60},
+        "sensors": {"chute.left": {"pin": 2}, "chute.right": {"pin": 3, "active": "high"}}}
+# Generous upper bound for a loaded CI machine; the bench measures the real figure.
+SLACK = 0.060
+
+
+def closer(factory: MockFactory, pin: int, active_high: bool = False) -> Callable[[bool], None]:
+    p = factory.pin(pin)
+
+    def drive(closed: bool) -> None:
+        (p.drive_high if closed == active_high else p.drive_low)()
+
+    return drive
+
+
+class WiredPin(MockPWMPin):
+    """A mock pin with a switch that may already be closed when the pull is applied."""
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        level = getattr(self._factory, "wired", {}).get(self.info.name)
+        if level is not None:
+            (self.drive_high if level else self.drive_low)()
+
+
+def test_start_reads_every_sensor_now(recorder: Recorder) -> None:
+    factory = MockFactory(pin_class=WiredPin)
+    factory.wired = {f"GPIO{DEFAULT_PINS['tomb.wolf.end_b']}": False,  # type: ignore[attr-defined]
+                     f"GPIO{DEFAULT_PINS['trap.mirror.peg_a']}": False,
+                     f"GPIO{DEFAULT_PINS['tomb.mummy.end_a']}": False,
+                     f"GPIO{DEFAULT_PINS['tomb.mummy.middle']}": False}
+    cfg = load_hardware_config(None)
+    with SensorHub(cfg, on_observation=recorder, pin_factory=factory) as hub:
+        initial = {o.sensor: o for o in recorder.items}
+        assert set(initial) == set(cfg.sensor_ids)
+        assert all(o.initial and o.source == "gpio" and o.first_edge == o.settled for o in initial.values())
+        assert initial["tomb.wolf"].value == "end_b"
+        assert initial["tomb.mummy"].value == "fault"
+        assert initial["tomb.monster"].value == "moving"
+        assert initial["trap.mirror.peg_a"].value == "in"
+        assert initial["trap.mirror.peg_b"].value == "pulled"
+        assert initial["trap.ladder.sprung"].value == "sprung"
+        assert initial["launcher"].value == "launched"
+        snap = hub.snapshot()
+        assert list(snap) == list(cfg.sensor_ids)
+        assert snap["tomb.wolf"].to_json()["value"] == "end_b"
+        assert snap["tomb.wolf"].changed == snap["tomb.wolf"].seen == initial["tomb.wolf"].settled
+    factory.reset()
+
+
+BINARY = [
+    ("trap.ladder.peg_a", DEFAULT_PINS["trap.ladder.peg_a"], False, ("in", "pulled"), 0.020),
+    ("trap.grave2.sprung", DEFAULT_PINS["trap.grave2.sprung"], False, ("cocked", "sprung"), 0.020),
+    ("launcher", DEFAULT_PINS["launcher"], False, ("armed", "launched"), 0.020),
+    ("chute.left", 2, False, ("clear", "blocked"), 0.015),
+    ("chute.right", 3, True, ("clear", "blocked"), 0.015),
+]
+
+
+@pytest.mark.parametrize(("sensor", "pin", "active_high", "values", "window"), BINARY)
+def test_every_bounced_action_gives_exactly_one_observation(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock,
+        sensor: str, pin: int, active_high: bool, values: tuple[str, str], window: float) -> None:
+    make_hub(load_hardware_config(FAST))
+    drive = closer(factory, pin, active_high)
+    rng = random.Random(sensor)
+    closed = [o for o in recorder.items if o.sensor == sensor][0].value == values[0]
+    for n in range(1, 13):
+        closed = not closed
+        burst = 0.010 if n % 4 == 0 else rng.uniform(0.0, 0.010)
+        trace = worst_gap_trace(closed, burst) if n % 3 == 0 else bounce_trace(closed, burst, rng)
+        played = tclock.play(drive, trace)
+        got = recorder.wait_count(n, sensor)
+        assert len(got) == n, got
+        obs = got[-1]
+        assert obs.value == (values[0] if closed else values[1])
+        assert obs.source == "gpio" and not obs.initial
+        assert obs.first_edge == played[0][0]
+        assert window - 1e-6 <= obs.settled - played[-1][0] <= window + SLACK
+    assert recorder.stays_at(12, 0.1, sensor)
+    assert recorder.changes() == recorder.changes(sensor)  # nothing leaked to other sensors
+
+
+def test_a_short_glitch_is_not_an_observation(make_hub: Callable[..., SensorHub], factory: MockFactory,
+                                              recorder: Recorder, tclock: TraceClock) -> None:
+    hub = make_hub(load_hardware_config(None))
+    drive = closer(factory, DEFAULT_PINS["trap.mirror.peg_b"])
+    tclock.play(drive, [(0.0, True), (0.004, False), (0.006, True), (0.008, False)])
+    assert recorder.stays_at(0, 0.08)
+    stats = hub.health()["sensors"]["trap.mirror.peg_b"]["inputs"]["input"]
+    assert stats["edges"] == 4 and stats["glitches"] == 1 and stats["changes"] == 0 and stats["bounces"] == 3
+    assert stats["longest_burst_ms"] == pytest.approx(8.0)
+    assert hub.snapshot()["trap.mirror.peg_b"].value == "pulled"
+
+
+TOMB_PINS = {role: DEFAULT_PINS[f"tomb.wolf.{role}"] for role in ("end_a", "middle", "end_b")}
+
+
+def test_tomb_moves_with_bounce_give_one_observation_per_stop(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    hub = make_hub(load_hardware_config(FAST))
+    rng = random.Random(7)
+    drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
+    drives["end_a"](True)
+    recorder.wait_count(1, "tomb.wolf")
+    path = ["middle", "end_b", "middle", "end_a", "end_b"]
+    at = "end_a"
+    for n, target in enumerate(path, start=2):
+        opened = tclock.play(drives[at], bounce_trace(False, rng.uniform(0, 0.01), rng))
+        closed = tclock.play(drives[target], bounce_trace(True, rng.uniform(0, 0.01), rng),
+                             start=opened[-1][0] + 0.002)
+        got = recorder.wait_count(n, "tomb.wolf")
+        assert len(got) == n and got[-1].value == target
+        assert got[-1].first_edge == opened[0][0]
+        assert 0.060 - 1e-6 <= got[-1].settled - closed[-1][0] <= 0.060 + SLACK
+        at = target
+    assert recorder.stays_at(len(path) + 1, 0.15, "tomb.wolf")
+    assert [o.value for o in recorder.changes("tomb.wolf")] == ["end_a", *path]
+    assert hub.snapshot()["tomb.wolf"].value == "end_b"
+
+
+def test_tomb_swept_end_to_end_reports_the_stop_not_the_middle(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    make_hub(load_hardware_config(None))  # the default 250 ms settle time
+    drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
+    rng = random.Random(3)
+    drives["end_a"](True)
+    recorder.wait_count(1, "tomb.wolf")
+
+    def sweep(start: str, stop: str, dwell: float) -> tuple[float, float]:
+        """Slide the magnet past the middle reed at hand speed: 30 ms gaps, ``dwell`` on the middle.
+
+        The gaps and the dwell are real time (longer than the 15 ms window,
+        so the middle reed really settles); only each burst is delivered at once.
+        """
+        t0 = tclock.play(drives[start], bounce_trace(False, 0.003, rng))[0][0]
+        time.sleep(0.03)
+        tclock.play(drives["middle"], bounce_trace(True, 0.004, rng))
+        time.sleep(dwell)
+        tclock.play(drives["middle"], bounce_trace(False, 0.004, rng))
+        time.sleep(0.03)
+        last = tclock.play(drives[stop], bounce_trace(True, 0.006, rng))[-1][0]
+        return t0, last
+
+    t0, last = sweep("end_a", "end_b", dwell=0.05)
+    got = recorder.wait_count(2, "tomb.wolf")
+    assert got[-1].value == "end_b" and len(got) == 2
+    assert got[-1].first_edge == t0
+    assert 0.25 - 1e-6 <= got[-1].settled - last <= 0.25 + SLACK
+    sweep("end_b", "end_a", dwell=0.08)
+    got = recorder.wait_count(3, "tomb.wolf")
+    assert got[-1].value == "end_a"
+    assert recorder.stays_at(3, 0.1, "tomb.wolf")
+    assert "middle" not in [o.value for o in got]
+
+
+def test_tomb_stopping_on_the_middle_is_reported(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    make_hub(load_hardware_config(FAST))
+    drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
+    drives["end_b"](True)
+    recorder.wait_count(1, "tomb.wolf")
+    t0 = tclock.play(drives["end_b"], [(0.0, False)])[0][0]
+    time.sleep(0.03)
+    tclock.play(drives["middle"], bounce_trace(True, 0.008, random.Random(5)))
+    got = recorder.wait_count(2, "tomb.wolf")
+    assert got[-1].value == "middle" and got[-1].first_edge == t0
+    assert recorder.stays_at(2, 0.1, "tomb.wolf")
+
+
+def test_tomb_left_between_stops_is_moving_and_two_reeds_are_a_fault(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder) -> None:
+    make_hub(load_hardware_config(FAST))
+    drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
+    drives["end_a"](True)
+    recorder.wait_count(1, "tomb.wolf")
+    drives["end_a"](False)
+    assert recorder.wait_count(2, "tomb.wolf")[-1].value == "moving"
+    drives["middle"](True)
+    drives["end_b"](True)
+    assert recorder.wait_count(3, "tomb.wolf")[-1].value == "fault"
+    drives["middle"](False)
+    assert recorder.wait_count(4, "tomb.wolf")[-1].value == "end_b"
+
+
+def test_pull_down_active_high_input(make_hub: Callable[..., SensorHub], factory: MockFactory,
+                                     recorder: Recorder) -> None:
+    cfg = load_hardware_config({"pin_map": "none",
+                                "sensors": {"launcher": {"pin": 13, "pull": "down"},
+                                            "chute.left": {"pin": 20, "pull": "none", "active": "low"}}})
+    hub = make_hub(cfg)
+    assert hub.snapshot()["launcher"].value == "launched"
+    factory.pin(13).drive_high()
+    assert recorder.wait_count(1, "launcher")[-1].value == "armed"
+    assert hub.snapshot()["chute.left"].value == "clear"  # a floating mock pin reads low
+    factory.pin(20).drive_high()
+    assert recorder.wait_count(1, "chute.left")[-1].value == "blocked"
+
+
+def test_worker_survives_a_failing_callback(factory: MockFactory) -> None:
+    seen: list[str] = []
+    done = threading.Event()
+
+    def flaky(obs: Any) -> None:
+        seen.append(obs.value)
+        if obs.initial:
+            raise RuntimeError("subscriber bug")
+        done.set()
+
+    with SensorHub(load_hardware_config(None), on_observation=flaky, pin_factory=factory):
+        factory.pin(DEFAULT_PINS["launcher"]).drive_low()
+        assert done.wait(2.0)
+    assert seen[-1] == "armed"
+
+
+def test_one_worker_thread_whatever_the_edge_count(make_hub: Callable[..., SensorHub], factory: MockFactory,
+                                                   recorder: Recorder) -> None:
+    make_hub(load_hardware_config(None))
+    before = threading.active_count()
+    rng = random.Random(1)
+    for sensor in ("trap.ladder.peg_a", "trap.ladder.peg_b", "trap.mirror.sprung", "launcher"):
+        play_trace(closer(factory, DEFAULT_PINS[sensor]), bounce_trace(True, 0.010, rng, max_pairs=20))
+        assert threading.active_count() == before
+    recorder.wait_count(4)
+    assert threading.active_count() == before
+
+
+def test_close_is_idempotent_and_final(factory: MockFactory, recorder: Recorder) -> None:
+    hub = SensorHub(load_hardware_config(None), on_observation=recorder, pin_factory=factory)
+    hub.start()
+    hub.start()  # idempotent: no second initial read
+    assert len(recorder.items) == 16  # 3 tombs, 12 trap sensors, the launcher
+    worker = [t for t in threading.enumerate() if t.name == "sensor-hub"]
+    hub.close()
+    hub.close()
+    assert not any(t.is_alive() for t in worker)
+    with pytest.raises(RuntimeError, match="closed"):
+        hub.start()
+    # pins are released: a new hub can claim them
+    with SensorHub(load_hardware_config(None), on_observation=lambda o: None, pin_factory=factory) as again:
+        assert len(again.snapshot()) == 16
+
+
+def test_a_pin_in_use_is_a_clear_error(factory: MockFactory, recorder: Recorder) -> None:
+    from gpiozero import LED
+
+    from hardware.hub import HardwareError
+
+    squatter = LED(DEFAULT_PINS["launcher"], pin_factory=factory)
+    hub = SensorHub(load_hardware_config(None), on_observation=recorder, pin_factory=factory)
+    with pytest.raises(HardwareError, match=r"GPIO 13 for launcher"):
+        hub.start()
+    squatter.close()
+    hub.close()
+
+
+def test_health_reports_links_and_counters(make_hub: Callable[..., SensorHub], factory: MockFactory,
+                                           recorder: Recorder, tclock: TraceClock) -> None:
+    hub = make_hub(load_hardware_config(None))
+    tclock.play(closer(factory, DEFAULT_PINS["trap.ladder.peg_b"]), [(0, True), (0.002, False), (0.004, True)])
+    recorder.wait_count(1)
+    health = hub.health()
+    assert health["links"]["gpio"]["state"] == "online"
+    assert health["links"]["mcu"] == {"state": "absent"}
+    peg = health["sensors"]["trap.ladder.peg_b"]
+    assert peg["value"] == "in" and peg["observations"] == 2
+    assert peg["inputs"]["input"] == {
+        "wire": "GPIO 23", "closed": True, "edges": 3, "changes": 1, "bounces": 2, "glitches": 0,
+        "longest_burst_ms": 4.0}

@@ -1,0 +1,84 @@
+"""The hub against the real serial link and the virtual MCU (reference firmware on a pty)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from firmware_bridge.link import McuLink
+from firmware_bridge.virtual_mcu import VirtualMcu
+from hardware.config import load_hardware_config
+from hardware.hub import SensorHub
+
+from .conftest import HealthLog, Recorder
+
+CONFIG: dict[str, Any] = {
+    "pin_map": "none",
+    "mcu": {"port": "unused-under-the-simulator", "start_timeout_s": 5},
+    "sensors": {
+        "tomb.mummy": {"end_a": {"source": "mcu", "channel": 0}, "middle": {"source": "mcu", "channel": 1},
+                       "end_b": {"source": "mcu", "channel": 2}, "settle_ms": 80},
+        "trap.ladder.peg_a": {"source": "mcu", "channel": 3},
+        "launcher": {"pin": 13},  # a GPIO sensor alongside, on the simulator's mock pins
+    },
+}
+
+
+def test_simulator_runs_mcu_sensors_on_a_virtual_mcu(recorder: Recorder) -> None:
+    with SensorHub(load_hardware_config(CONFIG), on_observation=recorder, simulate=True) as hub:
+        initial = {o.sensor: (o.value, o.source) for o in recorder.items}
+        assert initial == {"tomb.mummy": ("end_a", "mcu"), "trap.ladder.peg_a": ("in", "mcu"),
+                           "launcher": ("armed", "gpio")}
+        health = hub.health()["links"]["mcu"]
+        assert health["state"] == "online" and health["hello"]["board_id"] == "simulated"
+        hub.simulate("trap.ladder.peg_a", "pulled", bounce_ms=8)
+        got = recorder.wait_count(1, "trap.ladder.peg_a", timeout=3)
+        assert got[0].value == "pulled" and got[0].source == "mcu"
+        hub.simulate("tomb.mummy", "end_b", bounce_ms=5)
+        assert recorder.wait_count(1, "tomb.mummy", timeout=3)[0].value == "end_b"
+        hub.simulate("launcher", "launched", bounce_ms=5)
+        assert recorder.wait_count(1, "launcher", timeout=3)[0].value == "launched"
+        assert recorder.stays_at(3, 0.15)
+        stats = hub.health()["sensors"]["trap.ladder.peg_a"]["inputs"]["input"]
+        assert stats["edges"] >= 3 and stats["changes"] == 1  # the burst crossed the wire and was filtered
+
+
+@pytest.fixture
+def vmcu() -> Iterator[VirtualMcu]:
+    mcu = VirtualMcu(8, heartbeat_interval=0.2)
+    mcu.start()
+    for ch in (0, 3):  # mummy at end_a, peg in (closed = low)
+        mcu.set_channel(ch, False)
+    yield mcu
+    mcu.close()
+
+
+def test_unplug_and_reset_report_real_differences_only(vmcu: VirtualMcu, recorder: Recorder,
+                                                       health_log: HealthLog) -> None:
+    cfg = load_hardware_config({**CONFIG, "sensors": {k: v for k, v in CONFIG["sensors"].items() if k != "launcher"}})
+
+    def link(url: str, listener: Any, **kw: Any) -> McuLink:
+        return McuLink(vmcu.path, listener, backoff=(0.02, 0.1), heartbeat_timeout=1.0, **kw)
+
+    with SensorHub(cfg, on_observation=recorder, mcu_link_factory=link, on_health=health_log) as hub:
+        assert {o.sensor: o.value for o in recorder.items} == {"tomb.mummy": "end_a", "trap.ladder.peg_a": "in"}
+        vmcu.unplug()
+        assert health_log.wait_for(lambda h: h["links"]["mcu"]["state"] == "offline", timeout=5)
+        vmcu.set_channel(3, True)  # the peg is pulled while the cable is out
+        vmcu.replug()
+        assert recorder.wait_for(lambda items: len(items) == 3, timeout=5)
+        assert recorder.items[2].sensor == "trap.ladder.peg_a" and recorder.items[2].value == "pulled"
+        assert recorder.items[2].initial  # seen after the fact: a reading, not a timed change
+        assert health_log.wait_for(lambda h: h["links"]["mcu"]["state"] == "online")
+        # an MCU reset with nothing moved: a fresh snapshot, and no phantom change
+        snapshots = hub.health()["links"]["mcu"]["snapshots"]
+        vmcu.reset()
+        assert health_log.wait_for(lambda h: h["links"]["mcu"]["snapshots"] > snapshots, timeout=5)
+        assert recorder.stays_at(0, 0.2) and len(recorder.items) == 3
+        # and live changes still flow after all that
+        vmcu.bounce(0, True, duration_ms=6, edges=5)
+        vmcu.bounce(1, False, duration_ms=6, edges=5)
+        got = recorder.wait_count(1, "tomb.mummy", timeout=3)
+        assert got[0].value == "middle" and not got[0].initial

@@ -1,0 +1,95 @@
+"""Fixtures of the panel's tests: a fake table on the real broker, the app, a served panel, Chromium."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.conftest import Broker
+from web_panel import PanelSettings, create_app
+from web_panel.mqtt_view import MqttView
+
+from .fake_table import FakeTable
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture
+def token() -> str:
+    return "tok-" + secrets.token_hex(8)
+
+
+@pytest.fixture
+def table_id() -> str:
+    return "t" + uuid.uuid4().hex[:10]
+
+
+@pytest.fixture
+def fake(mosquitto: Broker, table_id: str, token: str) -> Iterator[FakeTable]:
+    table = FakeTable(mosquitto.port, table_id, token)
+    table.online()
+    table.state()
+    yield table
+    table.clear()
+    table.close()
+
+
+@pytest.fixture
+def settings(mosquitto: Broker, token: str) -> PanelSettings:
+    return PanelSettings(broker_port=mosquitto.port, token=token, listen_port=0, command_timeout=3.0)
+
+
+@pytest.fixture
+def app(settings: PanelSettings, fake: FakeTable) -> Iterator[Flask]:
+    app = create_app({"PANEL_SETTINGS": settings, "TESTING": True})
+    view: MqttView = app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g1", 5), \
+        "the panel did not learn the fake table's retained state"
+    yield app
+    view.close()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def csrf_of(client: FlaskClient, table: str) -> str:
+    """Open the table page (which makes the session) and read its CSRF token."""
+    page = client.get(f"/t/{table}")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    start = text.index('data-csrf="') + len('data-csrf="')
+    return text[start:text.index('"', start)]
+
+
+def login(client: FlaskClient, table: str, token: str) -> str:
+    csrf = csrf_of(client, table)
+    r = client.post(f"/t/{table}/login", data={"token": token, "csrf": csrf})
+    assert r.status_code == 303, r.get_data(as_text=True)
+    return csrf
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (scripts/test.sh does)")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()

@@ -1,0 +1,103 @@
+"""A stand-in controller on a real broker: it publishes a table's topics and answers commands.
+
+It speaks the contract of ``docs/topics.md`` (signed commands, replies by id,
+sealed private views) so the panel can be tested before, and independently
+of, the real controller service.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.security import seal, verify
+
+Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+class FakeTable:
+    def __init__(self, port: int, table: str, token: str, base: str = "gravekeeper") -> None:
+        self.table, self.token, self.base = table, token, base
+        self.commands: list[tuple[str, dict[str, Any]]] = []
+        self.command_seen = threading.Condition()
+        self.handler: Handler = lambda name, cmd: {"ok": True}
+        self.seq = 0
+        self.silent = False  # True: swallow commands without replying (a hung controller)
+        self._connected = threading.Event()
+        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
+        self._client.will_set(self.topic("status"), json.dumps({"state": "offline", "table": table}), 1, True)
+        self._client.on_connect = self._on_connect
+        self._client.on_message = self._on_message
+        self._client.connect("127.0.0.1", port)
+        self._client.loop_start()
+        if not self._connected.wait(5):
+            raise RuntimeError("fake table could not connect to the broker")
+
+    def topic(self, kind: str) -> str:
+        return f"{self.base}/{self.table}/{kind}"
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        client.subscribe(self.topic("cmd/+"), 1)
+        self._connected.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        name = msg.topic.rsplit("/", 1)[1]
+        cmd = json.loads(msg.payload)
+        with self.command_seen:
+            self.commands.append((name, cmd))
+            self.command_seen.notify_all()
+        if self.silent:
+            return
+        if not verify(self.token, cmd):
+            reply = {"id": cmd.get("id"), "ok": False, "error": "not authorised: bad signature"}
+        else:
+            reply = {"id": cmd.get("id"), **self.handler(name, cmd)}
+        client.publish(self.topic(f"reply/{name}"), json.dumps(reply), 1)
+
+    def wait_command(self, count: int, timeout: float = 5.0) -> list[tuple[str, dict[str, Any]]]:
+        with self.command_seen:
+            if not self.command_seen.wait_for(lambda: len(self.commands) >= count, timeout):
+                raise AssertionError(f"expected {count} command(s), got {self.commands}")
+            return list(self.commands)
+
+    def publish(self, kind: str, payload: dict[str, Any] | None, retain: bool = True) -> None:
+        body = b"" if payload is None else json.dumps(payload)
+        self._client.publish(self.topic(kind), body, 1, retain).wait_for_publish(5)
+
+    def online(self, game: str | None = "terror") -> None:
+        self.publish("status", {"state": "online", "table": self.table, "game": game, "version": "test", "since": 0})
+
+    def state(self, **fields: Any) -> dict[str, Any]:
+        state = {
+            "seq": self.seq, "table": self.table, "game": "terror", "game_id": "g1", "players": ["Ann", "Bo"],
+            "current_player": 0, "over": False, "winners": [], "view": {}, "legal": [], "expects": [],
+            "waiting_for": "Roll the dice.", "mismatch": None, "board": "sensors",
+        }
+        state.update(fields)
+        self.publish("state", state)
+        return state
+
+    def event(self, type_: str, data: dict[str, Any] | None = None, seq: int | None = None) -> dict[str, Any]:
+        self.seq = self.seq + 1 if seq is None else seq
+        ev = {"seq": self.seq, "table": self.table, "type": type_, "time": 1.0e9, "data": data or {}}
+        self.publish("events", ev, retain=False)
+        return ev
+
+    def private(self, seat: int, view: Any, token: str | None = None) -> None:
+        self.publish(f"private/{seat}", {"seq": self.seq, "seat": seat,
+                                         "sealed": seal(token or self.token, self.table, seat, view)})
+
+    def clear(self) -> None:
+        """Delete every retained topic, as a table that goes away for good."""
+        for kind in ("status", "state", "sensors", "health", "private/0", "private/1"):
+            self.publish(kind, None)
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()

@@ -1,0 +1,75 @@
+"""``gravekeeper run --simulate`` as a subprocess on the test broker, for end-to-end browser tests."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.conftest import Broker, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class RunningService:
+    proc: subprocess.Popen[str]
+    table: str
+    token: str
+    panel_url: str
+    game: str
+    lines: list[str] = field(default_factory=list)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def start_service(broker: Broker, tmp: Path, table: str, token: str, game: str = "terror",
+                  timeout: float = 20.0) -> RunningService:
+    """Start the controller with its panel; returns once the panel's address is printed."""
+    port = free_port()
+    config = tmp / f"{table}.toml"
+    config.write_text(
+        f'[table]\nid = "{table}"\ntoken = "{token}"\ngame = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
+        f'[mqtt]\nurl = "{broker.url}"\n'
+        f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
+        f'[panel]\nport = {port}\n'
+        "[referee]\nskull_window_ms = 1500\ntrap_window_ms = 300\nmismatch_grace_ms = 100\ntomb_grace_ms = 300\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), "--simulate", "--log-level", "warning"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: list[str] = []
+    found: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if line.startswith("gravekeeper: panel: http"):
+                found.put(line.split("panel: ", 1)[1].strip())
+        found.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    try:
+        url = found.get(timeout=max(0.1, deadline - time.monotonic()))
+    except queue.Empty:
+        url = None
+    if url is None:
+        proc.kill()
+        proc.wait(5)
+        raise AssertionError("gravekeeper run --simulate did not start its panel:\n" + "\n".join(lines[-30:]))
+    return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, lines=lines)

@@ -1,0 +1,200 @@
+"""The pages in headless Chromium, against a fake table that publishes real engine states."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from controller.games import Action
+from controller.security import join_code
+from web_panel import PanelSettings
+from web_panel.server import PanelServer, start_panel
+
+from .browser_helpers import click_action, login, shot
+from .engine_state import play, private_view, public_state
+from .fake_table import FakeTable
+
+# Playwright evaluates its waits as strings, which the panel's CSP forbids; tests bypass it (test_routes checks it).
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
+    panel = start_panel(settings)
+    view = panel.app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: view.has_table(fake.table), 5)
+    yield panel
+    panel.close()
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    pg = context.new_page()
+    pg.set_default_timeout(5000)
+    yield pg
+    context.close()
+
+
+def test_terror_board_is_drawn_and_follows_the_table(page: Any, served: PanelServer, fake: FakeTable) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    page.goto(served.url + f"t/{fake.table}")
+    page.wait_for_selector("svg#board g.cell")
+    assert page.locator("svg#board g.cell").count() == 81
+    assert page.locator("svg#board g.pawn").count() == 4
+    assert page.locator("svg#board g.tomb-spot").count() == 9
+    assert page.text_content("#turn") == "Ann"
+    assert page.text_content("#draw-count") == "36"
+    assert page.locator("#controls").count() == 0  # read-only
+    g.apply(Action("roll", 0))
+    fake.event("dice_rolled", {"player": 0, "number": g.public_view()["dice"]["number"]})
+    fake.state(**public_state(g, fake.table, 1))
+    page.wait_for_function("document.getElementById('waiting-for').textContent.startsWith('Slide the')")
+    assert "Ann: Dice rolled" in page.text_content("#log")
+    shot(page, "fake-terror-spectator")
+
+
+def test_a_referee_logs_in_and_moves_by_clicking_a_destination(page: Any, served: PanelServer,
+                                                               fake: FakeTable, token: str) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    g.apply(Action("roll", 0))
+    tomb = g.legal_actions()[0]
+    g.apply(tomb)
+    fake.state(**public_state(g, fake.table, 2))
+    login(page, served.url, fake.table, token)
+    assert token not in page.url and token not in page.content()
+    page.wait_for_selector("svg#board rect.legal")
+    move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 0)
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": []}}
+    page.click(f'svg#board rect.legal[data-move="{move.params["to"][0]},{move.params["to"][1]}"]')
+    page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+    (name, cmd), = fake.wait_command(1)
+    assert name == "act" and cmd["action"]["kind"] == "move_pawn" and cmd["action"]["params"]["pawn"] == 0
+    assert cmd["action"]["params"]["to"] == move.params["to"]
+    fake.handler = lambda name, cmd: {"ok": False, "error": "Bo cannot end Ann's turn"}
+    assert click_action(page, {"kind": "end_turn", "player": 0, "params": {}})
+    page.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    assert "Bo cannot end Ann's turn" in page.text_content("#reply")
+    shot(page, "fake-terror-referee")
+
+
+def test_join_codes_and_a_new_game_from_the_form(page: Any, served: PanelServer, fake: FakeTable,
+                                                 token: str) -> None:
+    login(page, served.url, fake.table, token)
+    page.wait_for_selector("#codes li")
+    codes = page.locator("#codes code").all_text_contents()
+    assert codes == [join_code(token, fake.table, "g1", 0), join_code(token, fake.table, "g1", 1)]
+    page.click("#new-game-box summary")
+    page.select_option("#ng-game", "dogs")
+    page.fill("#ng-players", "Cy, Di, Ed")
+    page.fill("#ng-seed", "42")
+    page.click("#ng-start")
+    (name, cmd), = fake.wait_command(1)
+    assert (name, cmd["game"], cmd["players"], cmd["seed"]) == ("new_game", "dogs", ["Cy", "Di", "Ed"], 42)
+
+
+def test_mismatch_banner_appears_and_clears(page: Any, served: PanelServer, fake: FakeTable) -> None:
+    page.goto(served.url + f"t/{fake.table}")
+    page.wait_for_selector("#mismatch", state="hidden")
+    fake.state(seq=3, mismatch={"code": "tomb_moved", "message": "The Wolf tomb moved, but nobody rolled.",
+                                "guidance": "Put the Wolf tomb back in the middle.", "since": 1.0, "sensors": {}},
+               waiting_for="Put the Wolf tomb back in the middle.")
+    page.wait_for_selector("#mismatch", state="visible")
+    assert page.text_content("#mismatch-guidance") == "Put the Wolf tomb back in the middle."
+    shot(page, "fake-mismatch")
+    fake.state(seq=4)
+    page.wait_for_selector("#mismatch", state="hidden")
+
+
+def test_a_seq_gap_resyncs_and_a_dropped_stream_reconnects(page: Any, settings: PanelSettings,
+                                                          fake: FakeTable) -> None:
+    panel = start_panel(settings)
+    port = panel.port
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        page.goto(panel.url + f"t/{fake.table}")
+        page.wait_for_function("document.body.dataset.opened === '1'")
+        fake.event("a", seq=1)
+        page.wait_for_function("window.gkLive.lastSeq === 1")
+        fake.event("b", seq=4)
+        page.wait_for_function("document.body.dataset.resyncs === '1'")
+    finally:
+        panel.close()
+    # A panel restarted on the same port: the page reconnects by itself and is live again.
+    panel = start_panel(PanelSettings(**{**settings.__dict__, "listen_port": port}))
+    try:
+        page.wait_for_function("Number(document.body.dataset.opened) >= 2", timeout=15000)
+        fake.state(seq=9, waiting_for="Back again.")
+        page.wait_for_function("document.getElementById('waiting-for').textContent === 'Back again.'")
+    finally:
+        panel.close()
+
+
+def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, served: PanelServer,
+                                                              fake: FakeTable, token: str) -> None:
+    g = play("superstition", ["Ann", "Bo"], 3)
+    fake.state(**public_state(g, fake.table, 0))
+    secret = {"seq": 0, "seat": 1, "game_id": "g1",
+              "view": {**g.public_view(), "you": {"seat": 1, "whammy": "w1", "whammy_name": "Black Cat Crossing",
+                                                  "charm": "c1", "charm_name": "Rabbit's Foot"}},
+              "legal": [{"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}]}
+    fake.private(1, secret)
+    spectator_bodies: list[str] = []
+    ctx_s = chromium.new_context(bypass_csp=True)
+    ctx_p = chromium.new_context(bypass_csp=True)
+    try:
+        spec = ctx_s.new_page()
+        spec.on("response", lambda r: spectator_bodies.append(r.text()) if "stream" not in r.url else None)
+        spec.goto(served.url + f"t/{fake.table}")
+        spec.wait_for_selector("svg#board g.trap")
+        player = ctx_p.new_page()
+        player.goto(served.url + f"t/{fake.table}/join")
+        player.fill("#join-code", join_code(token, fake.table, "g1", 1))
+        player.click("button[type=submit]")
+        player.wait_for_selector(".hand .secret")
+        assert "Black Cat Crossing" in player.text_content("#hand")
+        assert "Rabbit's Foot" in player.text_content("#hand")
+        assert player.locator('svg#board g.space.legal[data-space="s3"]').count() == 1
+        fake.handler = lambda name, cmd: {"ok": True}
+        player.click('svg#board g.space.legal[data-space="s3"]')
+        (name, cmd), = fake.wait_command(1)
+        assert cmd["action"] == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}
+        shot(player, "fake-player-view")
+        fake.event("whammy_placed", {"player": 1, "space": "s3"})
+        spec.wait_for_function("document.getElementById('log').textContent.includes('Whammy placed')")
+        shot(spec, "fake-spectator-view")
+        stream_text = spec.evaluate("""async (url) => {
+            const c = new AbortController(); setTimeout(() => c.abort(), 700);
+            let text = ""; try { const r = await fetch(url, {signal: c.signal}); const rd = r.body.getReader();
+              for (;;) { const {value, done} = await rd.read(); if (done) break; text += new TextDecoder().decode(value); } }
+            catch (e) {} return text; }""", served.url + f"t/{fake.table}/stream")
+        assert "snapshot" in stream_text
+        for text in [spec.content(), stream_text, *spectator_bodies]:
+            assert "Black Cat Crossing" not in text and "Rabbit" not in text
+    finally:
+        ctx_s.close()
+        ctx_p.close()
+
+
+def test_dogs_board_draws_tiles_dogs_spooks_and_snacks(page: Any, served: PanelServer, fake: FakeTable,
+                                                       token: str) -> None:
+    import random
+
+    rnd = random.Random(5)
+    g = play("dogs", ["Ann", "Bo"], 0)
+    while not (g.public_view()["dogs"] and g.public_view()["spooks"] and g.public_view()["snacks"]):
+        g.apply(rnd.choice(g.legal_actions()))
+    fake.state(**public_state(g, fake.table, 0))
+    login(page, served.url, fake.table, token)
+    page.wait_for_selector("svg#board g.dog")
+    v = g.public_view()
+    assert page.locator("svg#board rect.tile").count() == len(v["tiles"])
+    assert page.locator("svg#board g.dog").count() == len(v["dogs"])
+    assert page.locator("svg#board g.spook").count() == len(v["spooks"])
+    assert page.locator("svg#board rect.snack").count() == len(v["snacks"])
+    assert page.text_content("#face-down-spooks") == f"Face-down spooks: {v['face_down_spooks']}"
+    shot(page, "fake-dogs")

@@ -1,0 +1,226 @@
+"""Every route through the Flask test client, against a fake table on a real Mosquitto.
+
+Refusals must be 4xx with a reason, and must send nothing to the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from flask.testing import FlaskClient
+
+from controller.security import join_code, verify
+from web_panel.mqtt_view import MqttView
+
+from .conftest import csrf_of, login
+from .fake_table import FakeTable
+
+
+def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: FakeTable) -> None:
+    html = client.get("/").get_data(as_text=True)
+    assert f'data-table="{fake.table}"' in html
+    api = client.get("/api/tables").get_json()
+    mine = [t for t in api["tables"] if t["table"] == fake.table]
+    assert mine == [{"table": fake.table, "online": True, "game": "terror", "players": ["Ann", "Bo"],
+                     "over": False, "mismatch": False}]
+    assert api["broker"] == "connected"
+
+
+def test_index_shows_a_table_going_offline(client: FlaskClient, fake: FakeTable, app) -> None:
+    view: MqttView = app.extensions["gravekeeper"]
+    fake.publish("status", {"state": "offline", "table": fake.table})
+    assert view.wait_until(lambda: not view.tables() or not [t for t in view.tables()
+                                                             if t["table"] == fake.table][0]["online"], 5)
+    html = client.get("/").get_data(as_text=True)
+    row = html[html.index(f'data-table="{fake.table}"'):]
+    assert "offline" in row[:600]
+
+
+def test_table_page_is_read_only_without_a_token(client: FlaskClient, fake: FakeTable) -> None:
+    html = client.get(f"/t/{fake.table}").get_data(as_text=True)
+    assert 'data-can-control="no"' in html
+    assert 'id="login-form"' in html and 'id="controls"' not in html
+    assert 'id="codes"' not in html
+
+
+@pytest.mark.parametrize("path", ["/t/{missing}", "/api/t/{missing}", "/t/{missing}/stream", "/t/bad%20id",
+                                  "/t/{missing}/join", "/api/t/{missing}/codes"])
+def test_unknown_tables_are_404_with_a_reason(client: FlaskClient, fake: FakeTable, path: str) -> None:
+    r = client.get(path.format(missing="nosuchtable"))
+    assert r.status_code == 404
+    text = r.get_data(as_text=True)
+    assert "nosuchtable" in text or "not a valid table id" in text
+
+
+def test_snapshot_json_has_the_retained_state(client: FlaskClient, fake: FakeTable) -> None:
+    snap = client.get(f"/api/t/{fake.table}").get_json()
+    assert snap["state"]["game_id"] == "g1" and snap["status"]["state"] == "online"
+    assert snap["table"] == fake.table
+
+
+def test_login_needs_csrf_and_the_right_token(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    t = fake.table
+    r = client.post(f"/t/{t}/login", data={"token": token})  # no session, no CSRF
+    assert r.status_code == 403 and "CSRF" in r.get_data(as_text=True)
+    csrf = csrf_of(client, t)
+    r = client.post(f"/t/{t}/login", data={"token": token, "csrf": "forged"})
+    assert r.status_code == 403 and "CSRF" in r.get_data(as_text=True)
+    r = client.post(f"/t/{t}/login", data={"token": "wrong", "csrf": csrf})
+    assert r.status_code == 403 and "not the control token" in r.get_data(as_text=True)
+    r = client.post(f"/t/{t}/login", data={"token": "", "csrf": csrf})
+    assert r.status_code == 400
+    assert client.get(f"/api/t/{t}/codes").status_code == 403  # still read-only after every refusal
+    r = client.post(f"/t/{t}/login", data={"token": token, "csrf": csrf})
+    assert r.status_code == 303 and "token" not in r.headers["Location"]
+    html = client.get(f"/t/{t}").get_data(as_text=True)
+    assert 'data-can-control="yes"' in html and token not in html
+
+
+def test_token_never_reaches_the_browser(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    login(client, fake.table, token)
+    for path in (f"/t/{fake.table}", "/", f"/api/t/{fake.table}", f"/api/t/{fake.table}/codes"):
+        r = client.get(path)
+        assert token not in r.get_data(as_text=True)
+        assert all(token not in v for _, v in r.headers.items())
+    cookie = client.get_cookie("gk_session")
+    assert cookie is not None and token not in cookie.value
+
+
+def test_join_codes_for_token_holders(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    login(client, fake.table, token)
+    codes = client.get(f"/api/t/{fake.table}/codes").get_json()
+    assert codes["game_id"] == "g1"
+    assert codes["codes"] == [
+        {"seat": 0, "player": "Ann", "code": join_code(token, fake.table, "g1", 0)},
+        {"seat": 1, "player": "Bo", "code": join_code(token, fake.table, "g1", 1)},
+    ]
+
+
+def test_logout_makes_the_page_read_only_again(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    assert client.post(f"/t/{fake.table}/logout", data={}).status_code == 403  # CSRF still needed
+    assert client.get(f"/api/t/{fake.table}/codes").status_code == 200
+    assert client.post(f"/t/{fake.table}/logout", data={"csrf": csrf}).status_code == 303
+    assert client.get(f"/api/t/{fake.table}/codes").status_code == 403
+
+
+def _cmd(client: FlaskClient, table: str, name: str, body: object, csrf: str | None) -> tuple[int, dict]:
+    headers = {"X-CSRF-Token": csrf} if csrf else {}
+    r = client.post(f"/t/{table}/cmd/{name}", json=body, headers=headers)
+    return r.status_code, r.get_json()
+
+
+def test_a_command_is_signed_sent_and_its_reply_shown(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": [{"type": "rolled"}]}}
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 200 and reply["ok"] is True and reply["data"] == {"events": [{"type": "rolled"}]}
+    (name, cmd), = fake.wait_command(1)
+    assert name == "act" and verify(token, cmd)
+    assert cmd["action"] == {"kind": "roll", "player": 0, "params": {}}
+    assert reply["id"] == cmd["id"]
+
+
+def test_new_game_from_a_form_is_normalised(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    r = client.post(f"/t/{fake.table}/cmd/new_game",
+                    data={"game": "superstition", "players": "Ann, Bo ,Cy", "seed": "7", "csrf": csrf})
+    assert r.status_code == 200, r.get_json()
+    (name, cmd), = fake.wait_command(1)
+    assert (name, cmd["game"], cmd["players"], cmd["seed"]) == ("new_game", "superstition", ["Ann", "Bo", "Cy"], 7)
+
+
+def test_a_rejected_command_shows_its_reason(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    fake.handler = lambda name, cmd: {"ok": False, "error": "it is Bo's turn, not Ann's"}
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 422 and reply == {"ok": False, "id": fake.commands[0][1]["id"],
+                                       "error": "it is Bo's turn, not Ann's"}
+
+
+def test_a_table_that_does_not_answer_gives_504(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    fake.silent = True
+    view: MqttView = client.application.extensions["gravekeeper"]
+    view.settings = dataclasses.replace(view.settings, command_timeout=0.5)
+    status, reply = _cmd(client, fake.table, "resync", {}, csrf)
+    assert status == 504 and "did not answer" in reply["error"]
+
+
+def test_an_offline_table_gets_no_command(client: FlaskClient, fake: FakeTable, token: str, app) -> None:
+    csrf = login(client, fake.table, token)
+    view: MqttView = app.extensions["gravekeeper"]
+    fake.publish("status", {"state": "offline", "table": fake.table})
+    assert view.wait_until(lambda: (view.snapshot(fake.table) or {}).get("status", {}).get("state") == "offline", 5)
+    status, reply = _cmd(client, fake.table, "resync", {}, csrf)
+    assert status == 503 and "offline" in reply["error"]
+    assert fake.commands == []
+
+
+BAD_COMMANDS = [
+    ("act", {"action": {"player": 0}}, 400, "kind"),
+    ("act", {}, 400, "action is missing"),
+    ("act", {"action": {"kind": "roll", "player": "zero"}}, 400, "seat number"),
+    ("act", {"action": {"kind": "roll"}, "extra": 1}, 400, "extra"),
+    ("new_game", {"game": "chess", "players": ["A"]}, 400, "chess"),
+    ("new_game", {"game": "terror", "players": []}, 400, "players"),
+    ("new_game", {"game": "terror", "players": ["A", "A"]}, 400, "same name"),
+    ("new_game", {"game": "terror", "players": ["A"], "seed": "x"}, 400, "seed"),
+    ("new_game", {"game": "terror", "players": ["A"], "seed": True}, 400, "seed"),
+    ("sim", {"sensor": "tomb.dragon", "value": "middle"}, 400, "tomb.dragon"),
+    ("sim", {"sensor": "tomb.wolf", "value": "sideways"}, 400, "sideways"),
+    ("selftest", {"guided": "yes"}, 400, "guided"),
+    ("resync", [], 400, "JSON object"),
+    ("launch_rockets", {}, 404, "unknown command"),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "status", "words"), BAD_COMMANDS)
+def test_malformed_commands_are_refused_and_nothing_is_sent(
+        client: FlaskClient, fake: FakeTable, token: str, name: str, body: object, status: int, words: str) -> None:
+    csrf = login(client, fake.table, token)
+    got, reply = _cmd(client, fake.table, name, body, csrf)
+    assert got == status and words in reply["error"] and reply["ok"] is False
+    assert client.post(f"/t/{fake.table}/cmd/resync", data=b"{}", content_type="application/json",
+                       headers={"X-CSRF-Token": csrf}).status_code == 200
+    # Only the control command after the refusal reached the table.
+    assert [n for n, _ in fake.wait_command(1)] == ["resync"]
+
+
+def test_bad_json_and_oversized_commands(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    r = client.post(f"/t/{fake.table}/cmd/act", data=b"{nope", content_type="application/json",
+                    headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 400 and "not valid JSON" in r.get_json()["error"]
+    big = {"game": "terror", "players": ["A"], "options": {"x": "y" * 20000}}
+    r = client.post(f"/t/{fake.table}/cmd/new_game", json=big, headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 413 and "at most" in r.get_json()["error"]
+    assert fake.commands == []
+
+
+def test_commands_need_the_token_and_csrf(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = csrf_of(client, fake.table)
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 403 and "read-only" in reply["error"]
+    login(client, fake.table, token)
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, None)
+    assert status == 403 and "CSRF" in reply["error"]
+    assert fake.commands == []
+
+
+def test_a_wrong_token_typed_into_a_panel_without_one_is_refused_by_the_table(
+        mosquitto, fake: FakeTable) -> None:
+    from web_panel import PanelSettings, create_app
+
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port), "TESTING": True})
+    view = app.extensions["gravekeeper"]
+    try:
+        assert view.wait_until(lambda: view.has_table(fake.table) and view.connected.is_set(), 5)
+        client = app.test_client()
+        csrf = login(client, fake.table, "a-guess")  # the panel cannot check it, the table can
+        status, reply = _cmd(client, fake.table, "resync", {}, csrf)
+        assert status == 403 and reply["error"].startswith("not authorised")
+        assert client.post(f"/t/{fake.table}/join", data={"code": "ABCDEF", "csrf": csrf}).status_code == 409
+    finally:
+        view.close()

@@ -1,0 +1,158 @@
+"""The SSE stream and the MQTT picture behind it."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from controller.security import verify
+from web_panel import PanelSettings, create_app
+from web_panel.mqtt_view import CommandTimeout, MqttView, Subscriber
+
+from .fake_table import FakeTable
+from .sse_reader import SseReader
+
+
+def test_stream_sends_the_retained_picture_then_changes(client: FlaskClient, fake: FakeTable) -> None:
+    fake.publish("sensors", {"time": 1.0, "sensors": {"tomb.wolf": {"value": "middle", "changed": 1.0,
+                                                                    "seen": 1.0, "source": "sim"}}})
+    fake.publish("health", {"time": 1.0, "links": {"mcu": "none", "broker": "connected"}, "counters": {},
+                            "warnings": [], "selftest": None})
+    view: MqttView = client.application.extensions["gravekeeper"]
+    assert view.wait_until(lambda: (view.snapshot(fake.table) or {}).get("health") is not None, 5)
+    reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
+    snap = reader.next("snapshot")[1]
+    assert snap["state"]["game_id"] == "g1" and snap["status"]["state"] == "online"
+    assert snap["sensors"]["sensors"]["tomb.wolf"]["value"] == "middle"
+    assert snap["health"]["links"]["mcu"] == "none"
+    ev = fake.event("dice_rolled", {"player": 0, "number": 3, "symbol": "wolf"})
+    assert reader.next("event")[1] == ev
+    fake.state(seq=1, waiting_for="Slide the Wolf tomb one position.")
+    assert reader.next("state")[1]["waiting_for"] == "Slide the Wolf tomb one position."
+    fake.publish("status", {"state": "offline", "table": fake.table})
+    assert reader.next("status")[1]["state"] == "offline"
+    assert "retry: 1000" in reader.text()
+
+
+def test_the_snapshot_carries_recent_events(client: FlaskClient, fake: FakeTable) -> None:
+    first = fake.event("dice_rolled", {"player": 0})
+    second = fake.event("tomb_moved", {"tomb": "wolf"})
+    view: MqttView = client.application.extensions["gravekeeper"]
+    assert view.wait_until(lambda: len(view.snapshot(fake.table)["events"]) == 2, 5)
+    reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
+    assert reader.next("snapshot")[1]["events"] == [first, second]
+
+
+def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    view: MqttView = client.application.extensions["gravekeeper"]
+    fake.event("a")  # seq 1
+    fake.event("b", seq=5)  # 2..4 lost, as when Mosquitto drops a slow subscriber's queue
+    (name, cmd), = fake.wait_command(1)
+    assert name == "resync" and verify(token, cmd)
+    assert view.wait_until(lambda: view._tables[fake.table].gaps == 1, 5)
+
+
+def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto) -> None:
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port, event_log_size=3),
+                      "START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    for seq in (1, 2, 2, 3, 4):
+        view.handle("gravekeeper/x/events", json.dumps({"seq": seq, "type": "e", "data": {}}).encode())
+    assert [e["seq"] for e in view.snapshot("x")["events"]] == [2, 3, 4]
+
+
+@pytest.mark.parametrize("topic,payload", [
+    ("gravekeeper/x/state", b"not json"),
+    ("gravekeeper/x/state", b"[1, 2]"),
+    ("gravekeeper/x/private/zero", b'{"sealed": "abc"}'),
+    ("gravekeeper/x/private/0", b'{"sealed": 5}'),
+    ("gravekeeper/x/state", b"{" + b" " * (1 << 20) + b"}"),
+])
+def test_bad_messages_are_counted_and_ignored(topic: str, payload: bytes) -> None:
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    view.handle(topic, payload)
+    assert view.bad_messages == 1
+    assert view.state("x") is None and view.sealed_view("x", 0) is None
+
+
+def test_foreign_topics_are_ignored() -> None:
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    view.handle("other/x/state", b'{"seq": 1}')
+    view.handle("gravekeeper/bad id/state", b'{"seq": 1}')
+    view.handle("gravekeeper/x/state/extra", b'{"seq": 1}')
+    assert view.tables() == [] and view.bad_messages == 0
+
+
+def test_a_cleared_table_leaves_the_list() -> None:
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    view.handle("gravekeeper/x/status", b'{"state": "online"}')
+    view.handle("gravekeeper/x/state", b'{"seq": 1, "game": "dogs"}')
+    assert [t["game"] for t in view.tables()] == ["dogs"]
+    view.handle("gravekeeper/x/state", b"")
+    assert view.tables()[0]["game"] is None
+    view.handle("gravekeeper/x/status", b"")
+    assert view.tables() == []
+
+
+def test_several_tables_share_one_broker(client: FlaskClient, fake: FakeTable, mosquitto, token: str) -> None:
+    other = FakeTable(mosquitto.port, fake.table + "b", token)
+    try:
+        other.online(game="dogs")
+        view: MqttView = client.application.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(other.table), 5)
+        games = {t["table"]: t["game"] for t in client.get("/api/tables").get_json()["tables"]}
+        assert games[fake.table] == "terror" and games[other.table] == "dogs"
+    finally:
+        other.clear()
+        other.close()
+
+
+def test_a_slow_client_is_resent_the_picture_not_blocked(app: Flask, client: FlaskClient,
+                                                           fake: FakeTable) -> None:
+    sub = Subscriber("x", maxsize=2)
+    for i in range(3):
+        sub.offer(("event", {"seq": i}))
+    assert sub.overflowed.is_set() and sub.queue.qsize() == 2
+    view: MqttView = app.extensions["gravekeeper"]
+    reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
+    reader.next("snapshot")
+    (stream_sub,) = view._subscribers[fake.table]
+    stream_sub.overflowed.set()
+    fake.event("x")
+    assert reader.next("snapshot")[1]["table"] == fake.table
+
+
+def test_closing_the_view_ends_every_stream(app: Flask, client: FlaskClient, fake: FakeTable) -> None:
+    reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
+    reader.next("snapshot")
+    app.extensions["gravekeeper"].close()
+    with pytest.raises(AssertionError, match="ended"):
+        reader.next("event")
+    assert app.extensions["gravekeeper"].subscriber_count() == 0
+
+
+def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+
+    def answer() -> None:
+        assert view.wait_until(lambda: bool(view._pending), 5)
+        (cmd_id,) = list(view._pending)
+        view.handle("gravekeeper/x/reply/act", b'{"id": "someone-else", "ok": false, "error": "no"}')
+        view.handle("gravekeeper/x/reply/act", json.dumps({"id": cmd_id, "ok": True, "data": 7}).encode())
+
+    helper = threading.Thread(target=answer)
+    helper.start()
+    reply = view.command("x", "act", {"action": {"kind": "roll"}}, "tok", timeout=5)
+    helper.join()
+    assert reply["ok"] is True and reply["data"] == 7
+    assert view._pending == {} and view.tables() == []
+    with pytest.raises(CommandTimeout, match="did not answer 'act' within 0.1 s"):
+        view.command("x", "act", {}, "tok", timeout=0.1)

@@ -1,0 +1,95 @@
+/* A player's own page: the board, their hand, their moves. Only their own private view reaches it. */
+(function () {
+  "use strict";
+  const W = window.GKWords, B = window.GKBoards;
+  const d = document.body.dataset;
+  const seat = Number(d.seat);
+  function $(id) { return document.getElementById(id); }
+  let mine = null;
+
+  const live = window.GKLive({
+    streamUrl: d.stream, snapshotUrl: null, onchange: render,
+    onextra: {
+      private: p => { mine = p; live.onchange("private"); },
+      left: info => { const el = $("left"); el.hidden = false; el.textContent = info.reason; mine = null; live.onchange("left"); },
+    },
+  });
+  window.gkLive = live;
+  B.redraw = render;
+
+  function act(a) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, "act", { action: a }, W.action(a, live.state || {}));
+  }
+
+  function myLegal() {
+    const pv = (mine && mine.available && mine.view) || {};
+    return (pv.legal || []).filter(a => a.player === seat);
+  }
+
+  function render() {
+    window.GKLive.renderCommon(live);
+    const st = live.state || {};
+    const legal = myLegal();
+    const drawn = B.draw($("board"), st, { canControl: false, simulate: false, sensors: {}, legal, act });
+    $("board-hint").textContent = drawn.hint || "";
+    renderHand(st, legal, drawn.handled || new Set());
+  }
+
+  function renderHand(st, legal, handled) {
+    const hand = $("hand"), box = $("actions");
+    hand.innerHTML = ""; box.innerHTML = "";
+    if (!mine) { hand.textContent = "Waiting for your private view…"; return; }
+    if (!mine.available) { hand.textContent = mine.reason; return; }
+    const pv = mine.view || {};
+    const groups = secrets(pv.view || {});
+    if (!groups.length) hand.textContent = "Nothing secret in your hand right now.";
+    for (const [group, items] of groups) {
+      const g = document.createElement("div");
+      g.className = "group"; g.textContent = group;
+      hand.appendChild(g);
+      for (const it of items) {
+        const el = document.createElement("span");
+        el.className = "item secret"; el.textContent = it;
+        hand.appendChild(el);
+      }
+    }
+    legal.forEach((a, i) => {
+      if (handled.has(i)) return;
+      const b = document.createElement("button");
+      b.type = "button"; b.className = "act"; b.dataset.kind = a.kind;
+      b.dataset.action = JSON.stringify(a);
+      b.textContent = W.action(a, st);
+      b.addEventListener("click", () => act(a));
+      box.appendChild(b);
+    });
+  }
+
+  function card(c) {
+    if (!c || typeof c !== "object") return W.value(c);
+    return (c.title || c.name || c.id || "card") + (c.text ? ": " + c.text : "");
+  }
+
+  // What this seat alone sees, per game: Terror's saved cards (per pawn), Superstition's Whammy and Charm,
+  // and anything else the private view holds that the public one does not.
+  function secrets(view) {
+    const you = view.you || view.private || {};
+    const out = [];
+    if (Array.isArray(you.pawns)) {
+      for (const p of you.pawns) out.push(["Under your " + p.label + " pawn", (p.cards || []).length ? p.cards.map(card) : ["no cards"]]);
+      return out;
+    }
+    if ("whammy" in you || "charm" in you) {
+      out.push(["Your Whammy", [you.whammy_name || you.whammy || "none"]]);
+      out.push(["Your Charm", [you.charm_name || you.charm || "none"]]);
+      return out;
+    }
+    for (const k of Object.keys(you)) {
+      if (k === "seat" || k === "colour") continue;
+      const v = you[k];
+      out.push([W.humanize(k), Array.isArray(v) ? v.map(card) : [W.value(v)]]);
+    }
+    return out;
+  }
+
+  live.start();
+})();

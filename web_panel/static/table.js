@@ -1,0 +1,199 @@
+/* The table page: the live board, the controls of a token holder, the virtual board, the sensor strip. */
+(function () {
+  "use strict";
+  const W = window.GKWords, B = window.GKBoards;
+  const d = document.body.dataset;
+  const canControl = d.canControl === "yes";
+  function $(id) { return document.getElementById(id); }
+
+  let codesFor = null;
+  const live = window.GKLive({ streamUrl: d.stream, snapshotUrl: d.snapshot, onchange: render });
+  window.gkLive = live;  // for people poking at the page (and for tests)
+
+  function send(name, fields, label) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, name, fields, label);
+  }
+
+  function simulated() {
+    const sensors = (live.sensors && live.sensors.sensors) || {};
+    if (live.status && live.status.simulate) return true;
+    return Object.values(sensors).some(s => s && s.source === "sim");
+  }
+
+  B.redraw = () => render(new Set(["redraw"]));
+
+  function render(whys) {
+    const st = live.state || {};
+    const status = live.status || {};
+    const badge = $("status-badge");
+    badge.textContent = status.state || "unknown";
+    badge.className = "badge " + (status.state === "online" ? "online" : "offline");
+    $("game-name").textContent = st.game ? (st.view && st.view.title) || st.game : "no game yet";
+    window.GKLive.renderCommon(live);
+    const ctx = {
+      canControl, simulate: simulated(), sensors: (live.sensors && live.sensors.sensors) || {},
+      legal: canControl ? (st.legal || []) : [],
+      act: action => send("act", { action }, W.action(action, st)),
+      sim: (sensor, value) => send("sim", { sensor, value }, sensor + " → " + value),
+    };
+    const drawn = B.draw($("board"), st, ctx);
+    $("board-hint").textContent = drawn.hint || "";
+    if (canControl) renderActions(st, drawn.handled || new Set(), ctx);
+    if (canControl) refreshCodes(st);
+    renderSim(ctx);
+    if (!whys || whys.has("sensors") || whys.has("health") || whys.has("snapshot") || whys.has("link")) renderStrip();
+  }
+
+  function renderActions(st, handled, ctx) {
+    const box = $("actions");
+    box.innerHTML = "";
+    if (!st.game) { box.textContent = "Start a new game below."; return; }
+    const legal = (st.legal || []).filter((a, i) => !handled.has(i));
+    for (const a of legal) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "act";
+      b.dataset.kind = a.kind;
+      b.dataset.action = JSON.stringify(a);
+      b.textContent = W.action(a, st);
+      b.addEventListener("click", () => ctx.act(a));
+      box.appendChild(b);
+    }
+    if (!legal.length && handled.size) box.textContent = "Click a highlighted space on the board.";
+    else if (!legal.length) box.textContent = st.over ? "The game is over." : "Nothing to do from here: " + (st.waiting_for || "wait.");
+  }
+
+  async function refreshCodes(st) {
+    if (!st.game_id || codesFor === st.game_id) return;
+    codesFor = st.game_id;
+    const ul = $("codes");
+    try {
+      const r = await fetch(d.codes, { credentials: "same-origin" });
+      const j = await r.json();
+      ul.innerHTML = "";
+      for (const c of j.codes || []) {
+        const li = document.createElement("li");
+        li.dataset.seat = c.seat;
+        li.appendChild(document.createTextNode(c.player + ": "));
+        const code = document.createElement("code");
+        code.textContent = c.code;
+        li.appendChild(code);
+        ul.appendChild(li);
+      }
+    } catch (e) { codesFor = null; }
+  }
+
+  // The virtual board: one row per piece of hardware, with the moves a person makes on the real one.
+  function renderSim(ctx) {
+    const card = $("sim");
+    if (!card) return;
+    card.hidden = !(ctx.simulate && canControl);
+    if (card.hidden) return;
+    const sensors = ctx.sensors;
+    const box = $("sim-controls");
+    box.innerHTML = "";
+    const row = (name, buttons) => {
+      const div = document.createElement("div");
+      div.className = "sim-group";
+      const n = document.createElement("span");
+      n.className = "name";
+      n.textContent = name;
+      div.appendChild(n);
+      for (const [label, id, steps] of buttons) {
+        const b = document.createElement("button");
+        b.type = "button"; b.textContent = label; b.id = id;
+        b.addEventListener("click", async () => { for (const [s, v] of steps) { const r = await ctx.sim(s, v); if (!r.ok) break; } });
+        div.appendChild(b);
+      }
+      box.appendChild(div);
+    };
+    const val = id => (sensors[id] || {}).value;
+    for (const tomb of ["mummy", "monster", "wolf"]) {
+      const id = "tomb." + tomb;
+      if (!(id in sensors)) continue;
+      row(tomb + " (" + val(id) + ")", ["end_a", "middle", "end_b"].map(p => [p.replace("_", " "), "sim-" + tomb + "-" + p, [[id, p]]]));
+    }
+    if ("launcher" in sensors) {
+      row("ghost (" + val("launcher") + ")", [["launch", "sim-launch", [["launcher", "launched"]]], ["re-arm", "sim-arm", [["launcher", "armed"]]]]);
+    }
+    for (const side of ["left", "right"]) {
+      const id = "chute." + side;
+      if (!(id in sensors)) continue;
+      row("skull " + side, [["drop a skull", "sim-chute-" + side, [[id, "blocked"], [id, "clear"]]]]);
+    }
+    for (const trap of ["ladder", "mirror", "grave1", "grave2"]) {
+      const p = "trap." + trap;
+      if (!(p + ".sprung" in sensors)) continue;
+      row(trap + " (" + val(p + ".sprung") + ")", [
+        ["pull peg A", "sim-" + trap + "-pull-a", [[p + ".peg_a", "pulled"]]],
+        ["pull peg B", "sim-" + trap + "-pull-b", [[p + ".peg_b", "pulled"]]],
+        ["spring", "sim-" + trap + "-spring", [[p + ".sprung", "sprung"]]],
+        ["reset", "sim-" + trap + "-reset", [[p + ".peg_a", "in"], [p + ".peg_b", "in"], [p + ".sprung", "cocked"]]],
+      ]);
+    }
+  }
+
+  function renderStrip() {
+    const h = live.health || {};
+    const links = Object.assign({}, h.links || {});
+    links.panel = live.broker || "connected";
+    const linkText = l => (l && typeof l === "object") ? (l.state || W.value(l)) + (l.last_error ? " (" + l.last_error + ")" : "") : W.value(l);
+    $("links").textContent = Object.keys(links).map(k => k + ": " + linkText(links[k])).join(" · ");
+    $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
+    const tbody = document.querySelector("#sensors tbody");
+    const sensors = (live.sensors && live.sensors.sensors) || {};
+    const toWall = wallClock(live.sensors || {});
+    tbody.innerHTML = "";
+    for (const id of Object.keys(sensors).sort()) {
+      const s = sensors[id] || {};
+      const tr = document.createElement("tr");
+      tr.dataset.sensor = id;
+      const seen = toWall(s.seen), changed = toWall(s.changed);
+      for (const [cls, text] of [["id", id], ["value", W.value(s.value) + (s.online === false ? " (offline)" : "")],
+                                 ["seen", "seen " + W.ago(seen)], ["changed", "changed " + W.ago(changed)],
+                                 ["source", s.source || ""]]) {
+        const td = document.createElement("td");
+        td.className = cls;
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      if ((typeof seen === "number" && Date.now() / 1000 - seen > 60) || s.online === false) tr.className = "stale";
+      tbody.appendChild(tr);
+    }
+  }
+
+  // Sensor times are the controller's monotonic clock. With the payload's "monotonic" (the controller's
+  // clock when it published) they convert exactly; without it, the newest reading is taken as "at publish".
+  function wallClock(payload) {
+    const sensors = Object.values(payload.sensors || {});
+    const stamps = sensors.flatMap(s => [s.seen, s.changed]).filter(t => typeof t === "number");
+    if (!stamps.length || typeof payload.time !== "number") return t => t;
+    if (Math.min(...stamps) > 1e9) return t => t;  // already wall-clock seconds
+    const mono = typeof payload.monotonic === "number" ? payload.monotonic : Math.max(...stamps);
+    return t => typeof t === "number" ? payload.time - (mono - t) : t;
+  }
+
+  const ng = $("new-game");
+  if (ng) {
+    ng.addEventListener("submit", async e => {
+      e.preventDefault();
+      const players = $("ng-players").value.split(",").map(s => s.trim()).filter(Boolean);
+      const fields = { game: $("ng-game").value, players };
+      const seed = $("ng-seed").value.trim();
+      if (seed) fields.seed = /^\d+$/.test(seed) ? Number(seed) : seed;
+      const options = $("ng-options").value.trim();
+      if (options) {
+        try { fields.options = JSON.parse(options); } catch (err) {
+          $("reply").className = "reply err";
+          $("reply").textContent = "House rules are not valid JSON: " + err.message;
+          return;
+        }
+      }
+      const r = await send("new_game", fields, "New game");
+      if (r.ok) $("new-game-box").open = false;
+    });
+  }
+
+  setInterval(renderStrip, 1000);  // "last seen" ages even when nothing arrives
+  live.start();
+})();
