@@ -9,8 +9,8 @@ Each case feeds a prepared stream through ``FrameDecoder.feed`` in chunks the
 size ``read(in_waiting or 1)`` returns at that rate. The machines here are
 shared, so each run is timed both by the wall clock and by the CPU time of the
 decoding thread (``time.thread_time``), which other processes cannot inflate;
-the verdict uses the best CPU-time run, and the median wall-clock rate is shown
-beside it. Usage: ``python bench/bench_decode.py [--frames N] [--runs R]``.
+the verdict uses the best CPU-time run, and the best and median wall-clock
+rates are shown beside it. Usage: ``python bench/bench_decode.py [--frames N] [--runs R]``.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def mixed_stream(n: int) -> bytes:
     return b"".join(out)
 
 
-def measure(stream: bytes, frames: int, chunk: int, runs: int) -> tuple[float, float]:
-    """(best frames per CPU second, median frames per wall second)."""
+def measure(stream: bytes, frames: int, chunk: int, runs: int) -> tuple[float, float, float]:
+    """(best frames per CPU second, best and median frames per wall second)."""
     chunks = [stream[i:i + chunk] for i in range(0, len(stream), chunk)]
     cpu_rates = []
     wall_rates = []
@@ -68,7 +68,7 @@ def measure(stream: bytes, frames: int, chunk: int, runs: int) -> tuple[float, f
             raise SystemExit(f"decode error: {dec.counters}")
         cpu_rates.append(frames / cpu)
         wall_rates.append(frames / wall)
-    return max(cpu_rates), statistics.median(wall_rates)
+    return max(cpu_rates), max(wall_rates), statistics.median(wall_rates)
 
 
 def main() -> int:
@@ -79,20 +79,20 @@ def main() -> int:
     print(f"# serial decode, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()} on {platform.machine()}, {args.frames} frames x {args.runs} runs")
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print("| stream | bytes/frame | line frames/s at 1 Mbaud | read size | decoded frames/CPU-s (best) "
-          "| ratio | frames/wall-s (median) | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| stream | bytes/frame | line frames/s at 1 Mbaud | read size | frames/CPU-s (best) | ratio "
+          "| frames/wall-s (best) | ratio | frames/wall-s (median) | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = float("inf")
     for name, build in (("CHANGE only", change_stream), ("mixed", mixed_stream)):
         stream = build(args.frames)
         per_frame = len(stream) / args.frames
         line_rate = LINE_BYTES_PER_S / per_frame
         for chunk in (64, 1024):
-            cpu_rate, wall_rate = measure(stream, args.frames, chunk, args.runs)
+            cpu_rate, best_wall, median_wall = measure(stream, args.frames, chunk, args.runs)
             ratio = cpu_rate / line_rate
             worst = min(worst, ratio)
             print(f"| {name} | {per_frame:.1f} | {line_rate:,.0f} | {chunk} B | {cpu_rate:,.0f} | {ratio:.0f}x "
-                  f"| {wall_rate:,.0f} | {wall_rate / line_rate:.0f}x |")
+                  f"| {best_wall:,.0f} | {best_wall / line_rate:.0f}x | {median_wall:,.0f} | {median_wall / line_rate:.0f}x |")
     verdict = "meets" if worst >= TARGET else "MISSES"
     print(f"\nworst ratio {worst:.0f}x: {verdict} the {TARGET:.0f}x target")
     return 0 if worst >= TARGET else 1

@@ -237,6 +237,7 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
 }
 
 _SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware"}
+_SECRET_KEYS = {"table.token", "mqtt.password"}  # never echoed in an error: it may be printed or logged
 
 
 def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -340,7 +341,10 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         value = flat.get(key, default)
         problem = check(value)
         if problem is not None:
-            raise ConfigError(f"{key}: {problem}, got {_describe(value)}")
+            shown = "a value that is not shown" if key in _SECRET_KEYS else _describe(value)
+            if key == "mqtt.url" and isinstance(value, str):
+                shown = _describe(re.sub(r"//[^@/]*@", "//***@", value))  # no password in the message
+            raise ConfigError(f"{key}: {problem}, got {shown}")
         values[key] = value
     explicit = set(flat)
     token = values["table.token"]

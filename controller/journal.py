@@ -80,7 +80,10 @@ class Journal:
         if not create and not self.path.is_file():
             raise JournalError(f"journal not found: {self.path}")
         if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise JournalError(f"cannot create the journal's folder {self.path.parent}: {exc.strerror}") from None
         try:
             uri = f"file:{self.path}?mode={'rwc' if create else 'rw'}"
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)

@@ -29,7 +29,6 @@ import logging
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -49,6 +48,7 @@ WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
 _SEEN_IDS = 4096
+MARK_EVERY_S = 1.0
 _ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
 
 
@@ -234,13 +234,17 @@ class MqttLink:
         self._acked_events: set[int] = set()
         self._acked_seq = self._sent_seq
         self._marked_seq = self._sent_seq
+        self._marked_at = 0.0
         self._inflight: dict[int, int | None] = {}  # mid -> event seq (None: not an event)
         self._retained: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
         self._published_events = 0
         self._need_marker_check = True
 
-        client_id = settings.client_id or f"gravekeeper-{table}-{uuid.uuid4().hex[:8]}"
+        # A fixed id per table: a restarted controller takes over the session of the one that
+        # died, so the broker sends that one's last will ("offline") at once, before our
+        # "online", instead of a keepalive later, on top of it.
+        client_id = settings.client_id or f"gravekeeper-{table}"
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
         self.client.max_inflight_messages_set(PAHO_INFLIGHT)
         self.client.reconnect_delay_set(min_delay=1, max_delay=4)
@@ -292,7 +296,7 @@ class MqttLink:
                 if self._inflight:
                     time.sleep(0.01)
         self._drain_acks()
-        self._persist_mark()
+        self._persist_mark(now=True)
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -390,10 +394,16 @@ class MqttLink:
             self._acked_seq += 1
             self._acked_events.discard(self._acked_seq)
 
-    def _persist_mark(self) -> None:
-        if self._acked_seq > self._marked_seq:
+    def _persist_mark(self, *, now: bool = False) -> None:
+        # Each write is an fsync; at most one a second keeps it off the path of the next
+        # decision. A cursor that lags after a crash costs nothing: the retained state
+        # tells the next start what the broker already has (see the module doc).
+        if self._acked_seq > self._marked_seq and (
+            now or time.monotonic() - self._marked_at >= MARK_EVERY_S
+        ):
             self._journal.mark_published(self._acked_seq)
             self._marked_seq = self._acked_seq
+            self._marked_at = time.monotonic()
 
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
@@ -412,7 +422,7 @@ class MqttLink:
         if self._sent_seq < seq <= self._journal.last_seq():
             log.info("broker already has events up to seq %d; not sending them again", seq)
             self._sent_seq = self._acked_seq = seq
-            self._persist_mark()
+            self._persist_mark(now=True)
 
     # ----- paho callbacks (network thread) --------------------------------
     def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:

@@ -23,11 +23,12 @@ from controller.games import get_game
 from controller.games.base import Action, Expectation, Game, IllegalAction
 from controller.journal import Journal, JournalError
 from controller.referee_board import sensed
-from controller.referee_core import RefereeCore, Refused, validate_sensors
+from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
 from hardware.observation import Observation
 
 __all__ = ["Outcome", "Referee", "Refused"]
 
+_RETRY_S = 1.0
 _EPS = 1e-6  # clock arithmetic in float seconds must not make a 300 ms grace last 300.0000001 ms
 
 
@@ -69,6 +70,8 @@ class Referee:
         self.core = RefereeCore()
         self._pending_since: float | None = None
         self._windows: dict[str, float] = {}  # expectation (as JSON text) -> monotonic time it opened
+        self._retry_at = 0.0  # after a timer failed (disk full, engine refused): not before this
+        self.restore_divergence: str | None = None  # set when the journal no longer replays exactly
         self._restore()
         if self.board == "manual" and self.core.mismatch is not None:
             # the last run sensed the board; this one does not, so nothing can fix that mismatch
@@ -105,16 +108,21 @@ class Referee:
             if first is None or "carry" not in first["payload"]:
                 start = 0  # no carried state to begin from: replay it all
         core = RefereeCore()
+        divergence: str | None = None
         for entry in self.journal.inputs(start):
             try:
                 if entry["id"] == start:
                     core.load_board_state(entry["payload"]["carry"])
-                core.decide(entry["kind"], entry["payload"])
+                produced = core.decide(entry["kind"], entry["payload"])
             except (ValueError, KeyError, TypeError) as exc:
                 raise JournalError(
                     f"journal {self.journal.path}: input {entry['id']} ({entry['kind']}) cannot be replayed: {exc}"
                 ) from None
+            if divergence is None and not same_events(produced, entry["events"]):
+                # the rules changed since this was played: keep going, but say so (the health topic shows it)
+                divergence = f"journal input {entry['id']} ({entry['kind']}) replays to other events than recorded"
         self.core = core
+        self.restore_divergence = divergence
         self._pending_since = None
         self._windows = {}
         self._sync_timers()
@@ -268,20 +276,30 @@ class Referee:
         if self._windows:
             current = self._open_windows()
             deadlines += [self._windows[k] + ms / 1000.0 for k, (_, ms) in current.items() if k in self._windows]
-        return max(0.0, min(deadlines) - now) if deadlines else None
+        return max(0.0, min(deadlines) - now, self._retry_at - now) if deadlines else None
 
     def tick(self) -> Outcome | None:
-        """Expire grace periods and outcome windows that are due; ``None`` when nothing was."""
+        """Expire grace periods and outcome windows that are due; ``None`` when nothing was.
+
+        A timer that cannot be taken (the journal refuses the write, the engine
+        refuses the timeout action) is retried a second later, never in a loop.
+        """
         now = self.clock()
+        if now < self._retry_at:
+            return None
+        outcome: Outcome | None = None
         if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
-            return self._outcome("timeout", {"timer": "grace"})
-        for key, (exp, ms) in self._open_windows().items():
-            opened = self._windows.get(key)
-            if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
-                return self._outcome(
-                    "timeout", {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
-                )
-        return None
+            outcome = self._outcome("timeout", {"timer": "grace"})
+        else:
+            for key, (exp, ms) in self._open_windows().items():
+                opened = self._windows.get(key)
+                if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
+                    payload = {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
+                    outcome = self._outcome("timeout", payload)
+                    break
+        if outcome is not None and not outcome.ok:
+            self._retry_at = now + _RETRY_S
+        return outcome
 
     # ----- views ---------------------------------------------------------------------
     def _waiting_for(self, game: Game | None, expectations: list[Expectation]) -> str:

@@ -101,6 +101,16 @@ def is_foul(sensor: str, have: str, sensors: Mapping[str, str]) -> bool:
     return False
 
 
+def explains(game: Game, action: Action, sensors: Mapping[str, str]) -> bool:
+    """Would the game, once ``action`` is taken, agree with the board as it is? (an override)"""
+    trial = type(game).from_json(game.to_json())  # a copy: the real game is untouched
+    try:
+        trial.apply(action)
+    except IllegalAction:
+        return False
+    return not check_board(trial, sensors, "").unexplained
+
+
 def catch_up_explains(game: Game, action: Action, sensors: Mapping[str, str], trigger: str | None) -> bool:
     """Would taking ``action`` (and what follows from it) explain the whole board?
 

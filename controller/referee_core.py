@@ -20,7 +20,7 @@ from typing import Any
 
 from controller.games import get_game
 from controller.games.base import Action, Event, Game, IllegalAction
-from controller.referee_board import BoardCheck, board_kinds, catch_up_explains, check_board, is_foul
+from controller.referee_board import BoardCheck, board_kinds, catch_up_explains, check_board, explains, is_foul
 from controller.referee_guidance import describe
 from hardware.observation import sensor_values
 
@@ -43,6 +43,15 @@ def _event(ev: Event, at: float) -> dict[str, Any]:
 
 def _referee_event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
     return {"type": kind, "data": data, "private_to": None, "secret": {}, "time": at}
+
+
+def same_events(produced: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> bool:
+    """Whether a replay gave the recorded events (type, data and private part; not time or seq)."""
+
+    def key(e: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (e["type"], e.get("data") or {}, e.get("private_to"), e.get("secret") or {})
+
+    return [key(e) for e in produced] == [key(e) for e in recorded]
 
 
 def validate_sensors(sensors: Mapping[str, Any]) -> dict[str, str]:
@@ -163,7 +172,7 @@ class RefereeCore:
         expectations = self.game.expects()
         is_board_move = action.kind in board_kinds(expectations, self.sensors)
         if self.mismatch is not None:
-            if is_board_move and self._fixes(action):
+            if is_board_move and explains(self.game, action, self.sensors):
                 return  # an override that makes the game agree with the board
             raise Refused(f"play holds: {self.mismatch['message']} {self.mismatch['guidance']}")
         if is_board_move:
@@ -172,15 +181,6 @@ class RefereeCore:
                 f"the board reports {action.kind!r} in sensors mode: {todo or 'do it on the board'} "
                 '(set referee.board = "manual" to play without sensors)'
             )
-
-    def _fixes(self, action: Action) -> bool:
-        assert self.game is not None
-        trial = type(self.game).from_json(self.game.to_json())
-        try:
-            trial.apply(action)
-        except IllegalAction:
-            return False
-        return not check_board(trial, self.sensors, "").unexplained
 
     def commandable(self, actions: list[Action], board: str) -> list[Action]:
         """The subset of ``actions`` :meth:`check_command` would let through (without trial runs)."""
@@ -260,11 +260,12 @@ class RefereeCore:
         self.pending = False
         unexplained = check.unexplained
         if self.mismatch is not None and mode != "expire":
-            # while a player fixes the board, a tomb passing between positions is not news
+            # while a player fixes the board, a tomb sliding between positions is not news
             settled = {s: wh for s, wh in unexplained.items() if wh[1] != "moving"}
-            if not settled:
-                return []
-            unexplained = settled
+            if settled:
+                unexplained = settled
+            elif set(self.mismatch["sensors"]) <= set(unexplained):
+                return []  # the very parts of the mismatch are on their way back
         found = describe(unexplained, self.sensors, self.game.expects(), setup=self.setup)
         if self.mismatch is not None and all(self.mismatch[k] == found[k] for k in found):
             return []

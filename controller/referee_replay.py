@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.games.base import Action
 from controller.journal import Journal
-from controller.referee_core import RefereeCore
+from controller.referee_core import RefereeCore, same_events
 from controller.referee_guidance import label
 
 
@@ -27,10 +27,6 @@ class ReplayStep:
     events: list[dict[str, Any]]
     divergence: str | None = None
     produced: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _comparable(event: dict[str, Any]) -> tuple[Any, ...]:
-    return (event["type"], event.get("data") or {}, event.get("private_to"), event.get("secret") or {})
 
 
 def _action_text(core: RefereeCore, data: Any) -> str:
@@ -97,7 +93,7 @@ def replay(journal: Journal) -> Iterator[ReplayStep]:
         seqs = [e["seq"] for e in recorded]
         if step.divergence is None and seqs != list(range(next_seq, next_seq + len(seqs))):
             step.divergence = f"input {entry['id']}: events have seq {seqs}, expected from {next_seq}"
-        if step.divergence is None and [_comparable(e) for e in step.produced] != [_comparable(e) for e in recorded]:
+        if step.divergence is None and not same_events(step.produced, recorded):
             got = [e["type"] for e in step.produced]
             want = [e["type"] for e in recorded]
             step.divergence = (

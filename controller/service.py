@@ -41,7 +41,7 @@ from controller.security import seal
 log = logging.getLogger(__name__)
 
 MAX_WAIT_S = 1.0
-SIM_SETUP_TIMEOUT_S = 3.0
+SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
 HEALTH_EVERY_S = 10.0
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
@@ -347,6 +347,10 @@ class Service:
             ok, error, data, changed = handler(cmd)
         except ValueError as exc:
             ok, error, data, changed = False, str(exc), None, False
+        except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
+            log.exception("%s command %s failed", cmd.name, cmd.id)
+            # The referee restores itself from the journal when a decision fails half-way.
+            ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True
         if not ok:
             self._counters["refused"] += 1
         self.link.reply(cmd.name, cmd.id, ok, error=error, data=data)

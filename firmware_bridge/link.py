@@ -74,7 +74,13 @@ class LinkListener(Protocol):
 
 
 class _McuClock:
-    """Unwraps the MCU's 32-bit microsecond clock into a count since its boot."""
+    """Unwraps the MCU's 32-bit microsecond clock into a count since its boot.
+
+    Within one boot the MCU's time only moves forward and frames keep their
+    order, so a step back by less than half the range is a restart the host
+    did not see (the MCU rebooted while unplugged, or its HELLO was lost);
+    ``extend`` then starts counting afresh and sets ``restarted``.
+    """
 
     def __init__(self) -> None:
         self.reset()
@@ -82,11 +88,16 @@ class _McuClock:
     def reset(self) -> None:
         self._base = 0
         self._last: int | None = None
+        self.restarted = False
 
     def extend(self, t32: int) -> int:
         last = self._last
-        if last is not None and t32 < last and last - t32 > TIME_MOD // 2:
-            self._base += TIME_MOD
+        if last is not None and t32 < last:
+            if last - t32 > TIME_MOD // 2:
+                self._base += TIME_MOD
+            else:
+                self._base = 0
+                self.restarted = True
         self._last = t32
         return self._base + t32
 
@@ -105,6 +116,7 @@ class McuLink:
         low_latency: bool = False,
         hello_retry: float = 0.5,
         snapshot_retry: float = 0.25,
+        reopen_after: float | None = None,
     ) -> None:
         if not url:
             raise ValueError("MCU link url is empty")
@@ -124,6 +136,10 @@ class McuLink:
         self.low_latency = low_latency
         self.hello_retry = hello_retry
         self.snapshot_retry = snapshot_retry
+        # Silence this long closes and reopens the port (default: 3 heartbeat timeouts, at least 5 s).
+        self.reopen_after = reopen_after if reopen_after is not None else max(5.0, 3 * heartbeat_timeout)
+        if self.reopen_after <= heartbeat_timeout:
+            raise ValueError(f"reopen_after ({self.reopen_after}) must exceed heartbeat_timeout ({heartbeat_timeout})")
         # Short enough to notice a heartbeat timeout promptly; close() wakes
         # the read at once with cancel_read(), so this is not a busy loop.
         self._read_timeout = min(0.1, heartbeat_timeout / 4)
@@ -133,7 +149,7 @@ class McuLink:
         self.last_error = ""
         self._decoder = FrameDecoder()
         self._link_counters = dict.fromkeys(
-            ("drops", "reconnects", "disconnects", "resets", "heartbeat_timeouts", "snapshots",
+            ("drops", "reconnects", "disconnects", "reopens", "resets", "heartbeat_timeouts", "snapshots",
              "changes", "naks", "unexpected", "ignored_unsynced", "frames_out", "listener_errors"),
             0,
         )
@@ -347,6 +363,13 @@ class McuLink:
                         self._on_frame(item, now)
                 healthy = healthy or self._synced
             self._housekeeping(now)
+            if now - self._last_rx > self.reopen_after:
+                # Some USB-serial adapters wedge without reporting an error;
+                # a fresh open is the only cure, and it is harmless otherwise.
+                self._link_counters["reopens"] += 1
+                self.last_error = f"no frame for {self.reopen_after} s: reopening {self.url}"
+                log.info("%s", self.last_error)
+                return healthy
         return healthy
 
     def _housekeeping(self, now: float) -> None:
@@ -396,21 +419,24 @@ class McuLink:
                 self._synced = False
                 self._request_hello(now)
         if isinstance(msg, ChangeMsg):
+            t = self._mcu_time(msg.mcu_time_us, now)
             if self._synced:
                 self._link_counters["changes"] += 1
-                self._call("on_change", msg.channel, msg.level, self._clock.extend(msg.mcu_time_us))
+                self._call("on_change", msg.channel, msg.level, t)
             else:
                 self._link_counters["ignored_unsynced"] += 1
         elif isinstance(msg, HeartbeatMsg):
-            self._clock.extend(msg.mcu_time_us)
+            self._mcu_time(msg.mcu_time_us, now)
         elif isinstance(msg, SnapshotMsg):
+            t = self._mcu_time(msg.mcu_time_us, now)
             if self._synced:
                 self._snapshot_sent_at = None
                 self._link_counters["snapshots"] += 1
-                self._call("on_snapshot", msg.levels(), self._clock.extend(msg.mcu_time_us))
+                self._call("on_snapshot", msg.levels(), t)
             else:
                 self._link_counters["ignored_unsynced"] += 1
         elif isinstance(msg, PongMsg):
+            self._mcu_time(msg.mcu_time_us, now)
             with self._lock:
                 waiter = self._pings.get(msg.token)
             if waiter is not None:
@@ -426,12 +452,26 @@ class McuLink:
         else:
             self._link_counters["unexpected"] += 1  # a host-only message type from the MCU
 
-    def _on_hello(self, msg: HelloMsg, now: float) -> None:
-        if msg.boot and self.hello is not None:
+    def _mcu_time(self, t32: int, now: float) -> int:
+        t = self._clock.extend(t32)
+        if self._clock.restarted:
+            self._clock.restarted = False
+            log.info("MCU on %s restarted unseen (its clock went back)", self.url)
             self._link_counters["resets"] += 1
+            if self._synced:
+                self._synced = False  # HELLO again, then a snapshot
+                self._request_hello(now)
+        return t
+
+    def _on_hello(self, msg: HelloMsg, now: float) -> None:
         if msg.boot:
+            if self.hello is not None:
+                self._link_counters["resets"] += 1
             self._clock.reset()
         self._clock.extend(msg.mcu_time_us)
+        if self._clock.restarted:  # a reply HELLO from an MCU that rebooted while nobody listened
+            self._clock.restarted = False
+            self._link_counters["resets"] += 1
         hello = Hello(msg.firmware, msg.board_id, msg.channels, PROTOCOL_VERSION, msg.outputs)
         self.hello = hello
         self._synced = True

@@ -92,7 +92,16 @@ class Engine:
         self._mcu_clock = McuClock()
 
     def next_deadline(self) -> float | None:
-        return self._heap[0][0] if self._heap else None
+        """The earliest live deadline; entries superseded by a later edge are dropped here."""
+        while self._heap:
+            deadline, _, kind, index = self._heap[0]
+            slot = self.inputs[index]
+            live = slot.filter.deadline if kind == "input" and slot.filter else (
+                slot.sensor.settle.deadline if kind == "settle" and slot.sensor.settle else None)
+            if live == deadline:
+                return deadline
+            heapq.heappop(self._heap)
+        return None
 
     # -- events ----------------------------------------------------------------
     def handle(self, kind: str, args: tuple[Any, ...], emitted: list[Observation]) -> bool:

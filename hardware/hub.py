@@ -18,7 +18,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
-from gpiozero import Factory, GPIOZeroError
+from gpiozero import BadPinFactory, Device, Factory, GPIOZeroError
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from hardware.channels import GpioInput, McuListener, SimInput
@@ -41,6 +41,10 @@ class HardwareError(RuntimeError):
     """The hardware could not be opened (no GPIO on this machine, a pin in use...)."""
 
 
+def _hint(exc: GPIOZeroError) -> str:
+    return "; on a machine without GPIO, run with --simulate" if isinstance(exc, BadPinFactory) else ""
+
+
 class SensorHub:
     """Reads the configured sensors and reports settled :class:`Observation` s."""
 
@@ -49,6 +53,8 @@ class SensorHub:
                  mcu_link_factory: Callable[..., Any] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  on_health: Callable[[dict[str, Any]], None] | None = None) -> None:
+        if not isinstance(config, HardwareConfig):
+            raise TypeError(f"config must be a HardwareConfig (see load_hardware_config), got {type(config).__name__}")
         self.config = config
         self._on_observation = on_observation
         self._on_health = on_health
@@ -69,6 +75,8 @@ class SensorHub:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()  # guards the engine between the worker and readers
         self._worker: threading.Thread | None = None
+        self._worker_errors = 0
+        self._stop = threading.Event()
         self._outputs: Outputs | None = None
         self._started = False
         self._closed = False
@@ -97,22 +105,22 @@ class SensorHub:
             if self._simulate:
                 self._sim_rest()
             self._outputs = Outputs(self.config.outputs, self._factory, lambda: self._link)
+            self._worker = threading.Thread(target=self._run, name="sensor-hub", daemon=True)
+            self._worker.start()
+            done = threading.Event()
+            readings = {i.index: i.channel.read() for i in self._inputs if i.channel is not None}
+            self._queue.put(("init", (readings, self._clock())))
+            self._queue.put(("done", (done,)))
+            if not done.wait(5.0):
+                raise HardwareError("the sensor worker did not take the first reading within 5 s")
+            if self.config.uses("mcu"):
+                self._start_link()
         except GPIOZeroError as exc:
             self.close()
-            raise HardwareError(f"{exc}; on a machine without GPIO, run with --simulate") from exc
-        except Exception:
-            self.close()
+            raise HardwareError(f"{exc}{_hint(exc)}") from exc
+        except BaseException:
+            self.close()  # nothing half-open is left behind: pins, worker, link
             raise
-        self._worker = threading.Thread(target=self._run, name="sensor-hub", daemon=True)
-        self._worker.start()
-        done = threading.Event()
-        readings = {i.index: i.channel.read() for i in self._inputs if i.channel is not None}
-        self._queue.put(("init", (readings, self._clock())))
-        self._queue.put(("done", (done,)))
-        if not done.wait(5.0):
-            raise HardwareError("the sensor worker did not take the first reading within 5 s")
-        if self.config.uses("mcu"):
-            self._start_link()
 
     def _open_inputs(self) -> None:
         for inp in self._inputs:
@@ -123,7 +131,7 @@ class SensorHub:
                 elif spec.source == "sim":
                     inp.channel = SimInput(inp.index, self._edge, self._edge_time)
             except GPIOZeroError as exc:
-                raise HardwareError(f"cannot open {spec.describe()} for {inp.label}: {exc}") from exc
+                raise HardwareError(f"cannot open {spec.describe()} for {inp.label}: {exc}{_hint(exc)}") from exc
 
     def _sim_rest(self) -> None:
         """A simulated board starts at rest, not with every contact open."""
@@ -190,7 +198,8 @@ class SensorHub:
         if self._outputs is not None:
             self._outputs.close()
         if self._worker is not None:
-            self._queue.put(_STOP)
+            self._stop.set()
+            self._queue.put(_STOP)  # wakes the worker if it is waiting on the queue
             self._worker.join(timeout=2.0)
             if self._worker.is_alive():
                 log.error("the sensor worker did not stop within 2 s")
@@ -212,12 +221,21 @@ class SensorHub:
             mcu.update(port=self.config.mcu.port, counters=dict(counters) if isinstance(counters, dict) else {},
                        simulated=self._vmcu is not None)
         gpio_used = any(i.spec.source == "gpio" for i in self._inputs)
+        factory = self._factory if self._factory is not None else Device.pin_factory
         gpio = {
             "state": "absent" if not gpio_used else "online" if self._started and not self._closed else "offline",
-            "backend": type(self._factory).__name__ if self._factory else "default",
+            "backend": type(factory).__name__ if factory is not None else None,
             "simulated": self._simulate,
         }
-        return {"links": {"gpio": gpio, "mcu": mcu}, "sensors": sensors}
+        warnings = list(mcu.get("problems", []))
+        if self._worker_errors:
+            warnings.append(f"the sensor worker hit {self._worker_errors} internal error(s); see the log")
+        if mcu["state"] == "offline":
+            warnings.append(f"MCU offline: {mcu['reason'] or 'not answering'}")
+        unread = [sid for sid, s in sensors.items() if s["value"] is None]
+        if unread and self._started:
+            warnings.append(f"not read yet (waiting for the MCU): {', '.join(unread)}")
+        return {"links": {"gpio": gpio, "mcu": mcu}, "sensors": sensors, "warnings": warnings}
 
     def set_output(self, name: str, value: bool | float) -> None:
         if self._outputs is None:
@@ -284,14 +302,19 @@ class SensorHub:
     def _edge(self, index: int, closed: bool, t: float) -> None:
         self._queue.put(("edge", (index, closed, t)))
 
+    def _next_item(self, deadline: float | None) -> Any:
+        """The next queued event, or None once ``deadline`` has passed."""
+        timeout = None if deadline is None else max(0.0, deadline - self._clock())
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
     def _run(self) -> None:
-        while True:
-            deadline = self._engine.next_deadline()
-            timeout = None if deadline is None else max(0.0, deadline - self._clock())
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                item = None
+        while not self._stop.is_set():
+            with self._lock:
+                deadline = self._engine.next_deadline()
+            item = self._next_item(deadline)
             # Take every queued event before judging any deadline: if this thread
             # was held up, a later edge of the same burst may already be waiting.
             items = []
@@ -310,8 +333,12 @@ class SensorHub:
                 for kind, args in items:
                     if kind == "done":
                         done.append(args[0])
-                    else:
+                        continue
+                    try:
                         health_changed = self._engine.handle(kind, args, emitted) or health_changed
+                    except Exception:  # one bad event must not stop every sensor
+                        self._worker_errors += 1
+                        log.exception("sensor worker failed on %s %r", kind, args)
                 self._engine.fire_due(self._clock(), emitted)
             for obs in emitted:
                 try:

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gpiozero import LED, PWMLED, Buzzer, Factory
+from gpiozero import LED, PWMLED, Buzzer, Factory, GPIOZeroError
 
 from hardware.config import OutputSpec
 
@@ -35,9 +35,12 @@ class Outputs:
                 if spec.source != "gpio":
                     continue
                 cls = {"led": LED, "pwm_led": PWMLED, "buzzer": Buzzer}[spec.kind]
-                self._devices[spec.name] = cls(
-                    spec.pin, active_high=spec.active_high, initial_value=False, pin_factory=factory
-                )
+                try:
+                    self._devices[spec.name] = cls(
+                        spec.pin, active_high=spec.active_high, initial_value=False, pin_factory=factory
+                    )
+                except GPIOZeroError as exc:
+                    raise type(exc)(f"cannot open GPIO {spec.pin} for output {spec.name}: {exc}") from exc
         except Exception:
             self.close()
             raise

@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,21 +83,43 @@ class TableView:
         }
 
 
+def encode_sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class Item:
+    """One change for the streams: its SSE text is made once, not once per watching client."""
+
+    __slots__ = ("kind", "data", "_text")
+
+    def __init__(self, kind: str, data: Any) -> None:
+        self.kind, self.data, self._text = kind, data, None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.kind, self.data))
+
+    @property
+    def text(self) -> str:
+        if self._text is None:  # two threads may both make it; they make the same text
+            self._text = encode_sse(self.kind, self.data)
+        return self._text
+
+
 class Subscriber:
     """One SSE client's queue. A client too slow to keep up is told to resync, not blocked on."""
 
     def __init__(self, table: str, maxsize: int = SUBSCRIBER_QUEUE) -> None:
         self.table = table
-        self.queue: queue.Queue[tuple[str, Any] | None] = queue.Queue(maxsize)
+        self.queue: queue.Queue[Item | None] = queue.Queue(maxsize)
         self.overflowed = threading.Event()
 
-    def offer(self, item: tuple[str, Any] | None) -> None:
+    def offer(self, item: Item | None) -> None:
         try:
             self.queue.put_nowait(item)
         except queue.Full:
             self.overflowed.set()
 
-    def get(self, timeout: float) -> tuple[str, Any] | None:
+    def get(self, timeout: float) -> Item | None:
         """The next item; raises ``queue.Empty`` on timeout; ``None`` means the panel is closing."""
         return self.queue.get(timeout=timeout)
 
@@ -346,13 +368,15 @@ class MqttView:
         with self._lock:
             return sum(len(s) for s in self._subscribers.values())
 
-    def _broadcast(self, table: str, item: tuple[str, Any]) -> None:
+    def _broadcast(self, table: str, change: tuple[str, Any]) -> None:
+        item = Item(*change)
         with self._lock:
             subs = list(self._subscribers.get(table, ()))
         for sub in subs:
             sub.offer(item)
 
-    def _broadcast_all(self, item: tuple[str, Any]) -> None:
+    def _broadcast_all(self, change: tuple[str, Any]) -> None:
+        item = Item(*change)
         with self._lock:
             subs = [s for group in self._subscribers.values() for s in group]
         for sub in subs:

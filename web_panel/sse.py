@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import queue
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response
 
-from .mqtt_view import MqttView
+from .mqtt_view import Item, MqttView, encode_sse
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
 
-# Returns the SSE items to send for an item from the table, or None to drop it.
-Filter = Callable[[str, Any], list[tuple[str, Any]] | None]
+# What to send for one change of the table: the change itself (an Item), others, or None to drop it.
+Filter = Callable[[Item], list[Item | tuple[str, Any]] | None]
 
-
-def format_event(kind: str, data: Any) -> str:
-    body = json.dumps(data, separators=(",", ":"))
-    return f"event: {kind}\ndata: {body}\n\n"
+format_event = encode_sse
 
 
 def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]] | None = None,
@@ -55,10 +51,9 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                     continue
                 if item is None:
                     return
-                kind, data = item
-                out = filter_item(kind, data) if filter_item else [(kind, data)]
-                for k, d in out or []:
-                    yield format_event(k, d)
+                out = filter_item(item) if filter_item else [item]
+                for it in out or []:
+                    yield it.text if isinstance(it, Item) else format_event(*it)
         finally:
             view.unsubscribe(sub)
 

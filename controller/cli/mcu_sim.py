@@ -237,8 +237,12 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
             print(f"virtual MCU: {args.channels} inputs, {args.outputs} outputs on {mcu.path} "
                   f"(pty {mcu.pty_path}); {how}", file=err, flush=True)
             for cmd in script:
-                if not run_command(mcu, cmd, out, stop):
-                    return 0
+                try:
+                    if not run_command(mcu, cmd, out, stop):
+                        return 0
+                except (ValueError, TimeoutError, OSError) as exc:
+                    print(f"error: --script {args.script}: '{cmd.name}' failed: {exc}", file=err, flush=True)
+                    return 1
             if args.no_stdin:
                 stop.wait()
             else:

@@ -43,9 +43,6 @@ class Graveyard:
             bitmap[i >> 3] |= 1 << (i & 7)
         self.mask = int.from_bytes(bitmap, "little")
         self._placements: dict[int, list[Square]] = {}
-        # Derived data callers may keep while the graveyard is unchanged (a new
-        # tile builds a new Graveyard, so nothing here can go stale).
-        self.memo: dict[object, object] = {}
 
     # ----- bitboard basics ---------------------------------------------------
     def bit_index(self, sq: Square) -> int:

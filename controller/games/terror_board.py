@@ -263,8 +263,11 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         source = DEFAULT_BOARD
     if isinstance(source, Mapping):
         data: Any = source
-        raw = json.dumps(source, sort_keys=True).encode()
         where = "board"
+        try:
+            raw = json.dumps(source, sort_keys=True).encode()
+        except (TypeError, ValueError) as exc:
+            raise BadGameData(f"board: not plain JSON ({exc})") from None
     elif isinstance(source, (str, Path)):
         path = Path(source)
         where = str(path)

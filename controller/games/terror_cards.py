@@ -103,7 +103,10 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
     if isinstance(source, Mapping):
         data: Any = source
         where = "cards"
-        key = json.dumps(source, sort_keys=True)
+        try:
+            key = json.dumps(source, sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise BadGameData(f"cards: not plain JSON ({exc})") from None
     elif isinstance(source, (str, Path)):
         where = str(source)
         try:

@@ -100,12 +100,10 @@ class Rules:
             for s, row in enumerate(self.s.pawns):
                 for k in range(len(row)):
                     events += self.cure(s, k, card_id)
-        elif self.monster_targets(seat, pawn):
+        else:
+            # A Monster pawn never draws, so the drawer itself is always a possible target.
             self.s.pending = {"card": card_id, "seat": seat, "pawn": pawn, "resume": self.s.phase}
             self.s.phase = "choose"
-        else:
-            self.s.discard.append(card_id)
-            events.append(Event("monster_fizzled", {"card": card_id, "reason": "every pawn that could take it is a Monster"}))
         return events
 
     def monster_targets(self, seat: int, pawn: int) -> list[tuple[int, int]]:
@@ -132,13 +130,9 @@ class Rules:
         victim.cards.remove(reversal)
         self.s.discard.append(reversal)
         events = [Event("monster_reversed", {"card": reversal, "from": self.who(ts, tk), "to": self.who(seat, pawn)})]
-        drawer = self.s.pawns[seat][pawn]
-        if drawer.out or drawer.monster is not None:
-            self.s.discard.append(card_id)
-            events.append(Event("monster_fizzled", {"card": card_id, "reason": "the pawn it came back to cannot take it"}))
-        else:
-            drawer.monster = card_id
-            events.append(Event("monster_placed", {**self.who(seat, pawn), "card": card_id, "by": ts}))
+        # The drawer's pawn just moved and drew, so it is in play and not a Monster.
+        self.s.pawns[seat][pawn].monster = card_id
+        events.append(Event("monster_placed", {**self.who(seat, pawn), "card": card_id, "by": ts}))
         return events
 
     # ----- the shifting board ------------------------------------------------------

@@ -163,8 +163,15 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
     discard = _need(data, "discard", list)
     pending = _need(data, "pending", dict, allow_none=True)
     if pending is not None:
-        if set(pending) != {"card", "seat", "pawn", "resume"}:
-            raise BadGameData("terror state: 'pending' must have card, seat, pawn, resume")
+        if (
+            set(pending) != {"card", "seat", "pawn", "resume"}
+            or pending["seat"] not in range(len(players))
+            or pending["pawn"] not in (0, 1)
+            or pending["resume"] not in TURN_PHASES
+            or pending["card"] not in deck.cards
+            or deck.cards[pending["card"]].effect != "monster"
+        ):
+            raise BadGameData("terror state: 'pending' must be a Monster card, a seat, a pawn and a turn phase")
         seen_cards.append(pending["card"])
     seen_cards += draw + discard
     if sorted(map(str, seen_cards)) != sorted(deck.cards):
@@ -175,6 +182,8 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
     if (phase == "choose") != (pending is not None):
         raise BadGameData("terror state: 'pending' must be set exactly in the choose phase")
     attempt = _need(data, "attempt", dict, allow_none=True)
+    if attempt is not None and (set(attempt) != {"seat", "pawn"} or attempt["pawn"] not in (0, 1)):
+        raise BadGameData("terror state: 'attempt' must have a seat and a pawn")
     if (phase == "skull") != (attempt is not None):
         raise BadGameData("terror state: 'attempt' must be set exactly in the skull phase")
     turn = _need(data, "turn", int)

@@ -1,6 +1,6 @@
 """Terror in the Graveyard as text: the board grid, the pawns, and events in words.
 
-Each cell is four characters: a two-letter space code, then up to two pawn
+Each cell is five characters: a two-letter space code, then up to two pawn
 letters. A seat's girl pawn is its lower-case letter and its boy pawn the
 upper-case one (seat 0: ``a``/``A``, seat 1: ``b``/``B``, ...).
 """
@@ -31,8 +31,8 @@ CODES: dict[str, str] = {
 }
 PIT_CODES = {"mummy": "Mu", "monster": "Mo", "wolf": "Wo"}
 LEGEND = (
-    ".. grass  ## bushes  G  card space  +  potion  H  skeleton hand  >r/>p/>g arrow  "
-    "!r/!p/!g danger  Mu/Mo/Wo tomb over its pit  En entrance  Ex exit  Ga gate  Cr crypt"
+    ".. grass  ## bushes  G card space  + potion  H skeleton hand  >r >p >g arrows  !r !p !g danger\n"
+    "Mu Mo Wo tomb over its pit  En entrance  Ex exit  Ga gate  Cr crypt  a/A seat 0's girl/boy, b/B seat 1's..."
 )
 
 
@@ -53,14 +53,14 @@ def render(game: Game) -> str:
         for pawn in seat["pawns"]:
             if pawn["pos"] is not None:
                 here.setdefault(tuple(pawn["pos"]), []).append(pawn_letter(seat["seat"], pawn["pawn"]))
-    lines = ["     " + "".join(f"{c:<4}" for c in range(board["cols"]))]
+    lines = ["     " + "".join(f"{c:<5}" for c in range(board["cols"])).rstrip()]
     for r, row in enumerate(board["cells"]):
         cells = []
         for c, kind in enumerate(row):
             code = "  " if kind is None else pits.get((r, c)) or CODES.get(kind, "??")
             who = here.get((r, c), [])
             marks = "".join(who) if len(who) <= 2 else f"{len(who)}+"
-            cells.append(f"{code}{marks:<2}")
+            cells.append(f"{code}{marks:<2} ")
         lines.append(f"{r:>3}  " + "".join(cells).rstrip())
     lines.append(LEGEND)
     lines.append("Tombs: " + ", ".join(f"{t.title()} at {POSITION_WORDS[p]}" for t, p in view["tombs"].items()))
@@ -148,8 +148,6 @@ def describe_event(game: Game, event: Event) -> str:
         return f"{pawn(d)} is now a Monster!"
     if t == "monster_reversed":
         return f"{pawn(d['from'])} had a Monster Reversal: the Monster goes back to {pawn(d['to'])}."
-    if t == "monster_fizzled":
-        return f"The Monster card is discarded: {d['reason']}."
     if t == "card_played":
         return f"{names[d['seat']]} plays {d['card']['title']}: {d['card']['text']}"
     if t == "ring_stolen":

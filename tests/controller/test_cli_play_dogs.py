@@ -51,3 +51,25 @@ def test_the_console_command_starts_a_dogs_game(monkeypatch: pytest.MonkeyPatch,
     assert "Graveyard Dogs, seed 4" in out
     assert "places the tile at (0, 0)" in out and "Leaving the game." in out
     assert "(the graveyard is empty)" in out and "Tile to place:" in out
+
+
+def test_every_event_and_position_has_words() -> None:
+    """Random play from a full graveyard: the board renders and every event reads as a sentence."""
+    from controller.textplay import dogs as text
+    from tests.controller.games.test_dogs_kit import lab
+
+    seen: set[str] = set()
+    for seed in range(12):
+        game = lab(3, seed)
+        pick = random.Random(seed)
+        for _ in range(250):
+            if game.is_over:
+                break
+            legal = game.legal_actions()
+            action = pick.choice([a for a in legal if a.kind != "back"] or legal)
+            assert game.describe(action) != action.to_text()
+            for event in game.apply(action):
+                seen.add(event.type)
+                assert text.describe_event(game, event), event
+            assert "Graveyard Dogs - turn" in text.render(game)
+    assert {"dice_rolled", "dog_moved", "spook_moved", "concern", "haunted", "borked", "bork_penalty"} <= seen

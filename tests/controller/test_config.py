@@ -102,6 +102,8 @@ def test_cli_overrides_win_and_none_means_not_given(tmp_path: Path) -> None:
         ("table = 3\n", "table: must be a table ([table])"),
         ("[hardware]\nbogus = 1\n", "hardware.bogus: unknown key"),
         ("[table\n", "is not valid TOML"),
+        ("[mqtt]\nurl = 'http://u:hunter2@x'\n", "got 'http://***@x'"),
+        ("[table]\ntoken = 12345678\n", "table.token: must be a string, got a value that is not shown"),
     ],
 )
 def test_a_bad_key_or_value_is_one_line_naming_it(tmp_path: Path, text: str, message: str) -> None:

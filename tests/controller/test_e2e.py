@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,21 @@ def test_the_service_works_through_the_embedded_broker(tmp_path: Path) -> None:
         embedded.close()
 
 
+def first_copies(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a subscriber keeps: QoS 1 is at-least-once, so an event whose acknowledgement was lost
+    in the outage may come again. A repeat must be an exact copy of an event already seen."""
+    kept: dict[int, dict[str, Any]] = {}
+    order: list[dict[str, Any]] = []
+    for e in events:
+        if e["seq"] in kept:
+            assert e == kept[e["seq"]], f"seq {e['seq']} came twice with different content"
+            assert e["seq"] <= order[-1]["seq"]
+            continue
+        kept[e["seq"]] = e
+        order.append(e)
+    return order
+
+
 @pytest.mark.slow
 def test_a_30_s_broker_outage_mid_game_loses_nothing(tmp_path: Path, make_service: MakeService) -> None:
     """A broker that keeps sessions (like Mosquitto on a Pi) and a subscriber with a durable session."""
@@ -82,10 +98,11 @@ def test_a_30_s_broker_outage_mid_game_loses_nothing(tmp_path: Path, make_servic
             svc.hub.simulate("launcher", value)
             wait_until(lambda v=value: svc.hub.snapshot()["launcher"].value == v, 5, "the sensor")
         wait_until(lambda: svc.journal.last_seq() == 7, 5, "the decisions")
-        assert svc.call(lambda s: s.journal.published_seq()) == 2
+        assert svc.call(lambda s: s.journal.published_seq()) <= 2  # never past what the broker took
         pause.wait(30)  # the outage itself: nothing to wait for but the clock
         broker.start()
-        events = sub.wait_events(topic(t, "events"), 7, timeout=30)
+        sub.wait_for(lambda m: any(x.topic == topic(t, "events") and x.json()["seq"] == 7 for x in m), 30)
+        events = first_copies(sub.events(topic(t, "events")))
         assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
         assert [e["type"] for e in events[1:]] == ["mismatch", "mismatch_cleared"] * 3
         with Subscriber(broker.host, broker.port, (topic(t, "state"),)) as late:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,12 +57,17 @@ def test_inputs_come_back_in_order_with_their_events(journal: Journal) -> None:
     assert inputs[2]["events"][0]["secret"] == {"s": 1} and inputs[2]["events"][0]["private_to"] == 0
 
 
-def test_inputs_are_read_in_pages(journal: Journal) -> None:
+def test_inputs_are_read_in_pages(tmp_path: Path) -> None:
+    # about paging, not disks: on tmpfs when there is one, 1203 fsyncs cost nothing
+    folder = Path(tempfile.mkdtemp(dir="/dev/shm")) if Path("/dev/shm").is_dir() else tmp_path
+    journal = Journal(folder / "j.journal", table="t1")
     for n in range(1203):
         journal.record("observation", {"n": n}, [ev("e", n=n)] if n % 2 else [])
     inputs = list(journal.inputs())
     assert [i["payload"]["n"] for i in inputs] == list(range(1203))
     assert [e["data"]["n"] for i in inputs for e in i["events"]] == list(range(1, 1203, 2))
+    journal.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_command_id_is_accepted_once_and_a_repeat_records_nothing(journal: Journal) -> None:
@@ -157,3 +164,19 @@ def test_close_is_idempotent_and_a_closed_journal_refuses_work(tmp_path: Path) -
     j.close()
     with pytest.raises(JournalError, match="closed"):
         j.last_seq()
+
+
+def test_a_journal_that_cannot_be_created_says_where(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(JournalError, match="cannot create the journal's folder"):
+        Journal(blocker / "sub" / "j.journal", table="t1")
+
+
+def test_last_input_id_and_reading_from_it(journal: Journal) -> None:
+    assert journal.last_input_id("new_game") is None
+    for kind in ("reconcile", "new_game", "command", "new_game", "observation"):
+        journal.record(kind, {"k": kind}, [])
+    start = journal.last_input_id("new_game")
+    assert start == 4
+    assert [i["kind"] for i in journal.inputs(start)] == ["new_game", "observation"]

@@ -503,7 +503,7 @@ def test_restart_begins_at_the_latest_new_game(tmp_path: Path, ref: Referee, clo
     clock.advance(300)
     ref.tick()  # a mismatch that the next game inherits until the board is right
     ref.new_game("fakeboard", ["Cy", "Di"], seed=9)
-    roll(ref)
+    ref.observe(obs("tomb.mummy", "moving"))  # still setting up: the mummy is on its way
     saved = (ref.game.to_json(), ref.core.board_state(), ref.journal.last_seq())  # type: ignore[union-attr]
     ref.journal.close()
     with sqlite3.connect(tmp_path / "t1.journal") as db:  # spoil the first game's inputs
@@ -511,5 +511,43 @@ def test_restart_begins_at_the_latest_new_game(tmp_path: Path, ref: Referee, clo
     again = make_referee(tmp_path, Clock())
     assert (again.game.to_json(), again.core.board_state(), again.journal.last_seq()) == saved  # type: ignore[union-attr]
     assert again.mismatch is not None and again.mismatch["code"] == "setup"
+    assert again.core.sensors["tomb.mummy"] == "moving" and again.core.sensors["launcher"] == "armed"
+    out = again.observe(obs("tomb.wolf", "middle"))  # fixed; what is left is the moving mummy
+    assert types(out.events) == ["mismatch"] and out.events[0]["data"]["sensors"] == {
+        "tomb.mummy": {"expected": "middle", "actual": "moving"}
+    }
+    assert types(again.observe(obs("tomb.mummy", "middle")).events) == ["mismatch_cleared"]
+    assert roll(again)
     # a full replay still reads everything, so it notices the spoiled inputs
     assert [s.divergence for s in replay(again.journal) if s.divergence]
+
+
+def test_a_timer_that_cannot_be_recorded_is_retried_later_not_in_a_loop(
+    ref: Referee, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref.act(Action("attempt", 0))
+    clock.advance(1000)
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ref.journal, "record", full)
+    failed = ref.tick()
+    assert failed is not None and not failed.ok and "disk is full" in str(failed.error)
+    assert ref.tick() is None  # the service's "while tick()" loop ends
+    assert ref.next_deadline() == pytest.approx(1.0)
+    monkeypatch.undo()
+    clock.advance(1000)
+    done = ref.tick()
+    assert done is not None and done.ok and types(done.events) == ["skull_result"]
+
+
+def test_a_journal_that_replays_differently_is_flagged_not_fatal(tmp_path: Path, ref: Referee) -> None:
+    assert ref.restore_divergence is None
+    roll(ref)
+    ref.journal.close()
+    with sqlite3.connect(tmp_path / "t1.journal") as db:
+        db.execute("UPDATE events SET data = '{\"seat\": 0, \"tomb\": \"elsewhere\"}' WHERE type = 'rolled'")
+    again = make_referee(tmp_path)
+    assert again.game is not None and again.game.to_json()["rolled"] in ("mummy", "monster", "wolf")
+    assert again.restore_divergence is not None and "(command)" in again.restore_divergence

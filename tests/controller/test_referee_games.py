@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,86 @@ def test_dogs_plays_through_the_referee_with_sensors_ignored(tmp_path: Path) -> 
         legal = ref.state()["legal"]
         assert ref.act(Action.from_json(legal[0])).ok
     assert ref.mismatch is None and ref.state()["expects"] == []
+
+
+# ----- the skull attempt, with Terror set up at the Crypt by the engine's own fixtures -------------
+@pytest.fixture
+def at_crypt(terror: tuple[Referee, Clock]) -> tuple[Referee, Clock]:
+    """The table's game, arranged so that Ann's pawn holds a ring on the Crypt platform.
+
+    Reaching the Crypt by play takes dozens of turns; the engine's test helpers
+    arrange it directly. Only the live referee is used from here on (the journal
+    does not know about the arrangement, so no restart is tried).
+    """
+    from tests.controller.games.terror_fixtures import CRYPT, give, phase, put
+
+    ref, clock = terror
+    game = ref.game
+    assert game is not None
+    put(game, 0, 0, CRYPT)  # type: ignore[arg-type]
+    give(game, 0, 0, "ring-2")  # type: ignore[arg-type]
+    phase(game, 0, "move", 4, "wolf")  # type: ignore[arg-type]
+    return ref, clock
+
+
+def test_terror_skull_attempt_hit_by_the_launcher(at_crypt: tuple[Referee, Clock]) -> None:
+    ref, _ = at_crypt
+    assert all(a["kind"] != "attempt_skull" for a in ref.state()["legal"])  # it would show the ring
+    assert {"kind": "attempt_skull", "player": 0, "params": {"pawn": 0}} in ref.private_views()[0]["legal"]
+    out = ref.act(Action("attempt_skull", 0, {"pawn": 0}))
+    assert out.ok, out.error
+    assert ref.state()["waiting_for"] == "Drop the skull down the Crypt's chute."
+    refused = ref.act(Action("skull_outcome", 0, {"hit": True}))
+    assert not refused.ok and "sensors mode" in str(refused.error)  # the launcher says it
+    out = ref.observe(obs("launcher", "launched"))
+    assert types(out.events) == ["skull_hit", "game_won"]
+    assert ref.state()["over"] and ref.state()["winners"] == [0]
+    assert ref.observe(obs("launcher", "armed")).events == []  # after the game, the board is put away
+
+
+def test_terror_skull_window_runs_out_as_a_miss(at_crypt: tuple[Referee, Clock]) -> None:
+    ref, clock = at_crypt
+    ref.act(Action("attempt_skull", 0, {"pawn": 0}))
+    assert ref.next_deadline() == pytest.approx(8.0)  # referee.skull_window_ms, handed to the engine
+    clock.advance(7999)
+    assert ref.tick() is None
+    clock.advance(1)
+    late = ref.tick()
+    assert late is not None and types(late.events) == ["skull_missed"]
+    assert not ref.state()["over"]
+
+
+def test_terror_skull_seen_in_the_left_window(at_crypt: tuple[Referee, Clock]) -> None:
+    ref, _ = at_crypt
+    ref.act(Action("attempt_skull", 0, {"pawn": 0}))
+    out = ref.observe(obs("chute.left", "blocked"))
+    assert types(out.events) == ["skull_missed"]
+
+
+# ----- nothing secret in the public state -------------------------------------------------------
+def _keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+@pytest.mark.parametrize("board", ["sensors", "manual"])
+def test_public_state_holds_no_secret_while_playing(tmp_path: Path, game: str, board: str) -> None:
+    ref = make_referee(tmp_path, settings={"referee.board": board})
+    ref.reconcile({**TERROR_REST, **TRAPS_REST})
+    seed = "7913420771523401337"  # long enough that its digits cannot turn up in the state by chance
+    ref.new_game(game, ["Ann", "Bo"], seed=int(seed))
+    secret_keys = {"seed", "rng", "live", "draw", "secret", "hands", "hand"}
+    for _ in range(25):
+        state = ref.state()
+        assert not _keys(state) & secret_keys, f"{game}: {_keys(state) & secret_keys} in the public state"
+        assert seed not in json.dumps(state) and seed not in json.dumps(ref.journal.events_after(0))
+        if not state["legal"]:
+            break
+        ref.act(Action.from_json(state["legal"][-1]))
+    # every private view is the player's own: it differs between seats when there is anything hidden
+    views = ref.private_views()
+    assert set(views) == {0, 1} and all(v["seat"] == s for s, v in views.items())

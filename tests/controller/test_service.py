@@ -268,3 +268,22 @@ def test_stop_publishes_offline_and_a_restart_restores_the_same_state(mosquitto:
             assert after[key] == before[key] if key != "seq" else after[key] >= before[key], key
     finally:
         cmd.close()
+
+
+def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto: Broker,
+                                                                        make_service: MakeService) -> None:
+    t = "sv-boom"
+    svc = make_service(t)
+    cmd = commander(mosquitto, t)
+    try:
+        def boom(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("engine bug")
+
+        original = svc.referee.act
+        svc.call(lambda s: setattr(s.referee, "act", boom))
+        reply = cmd.call("act", {"action": {"kind": "roll", "player": 0}})
+        assert reply == {"id": reply["id"], "ok": False, "error": "internal error in act: RuntimeError"}
+        svc.call(lambda s: setattr(s.referee, "act", original))
+        assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
+    finally:
+        cmd.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -56,3 +57,13 @@ class Recorder:
 
     def wait_count(self, name: str, n: int, timeout: float = 5.0) -> bool:
         return self.wait_for(lambda: sum(1 for c in self.calls if c[0] == name) >= n, timeout)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 5.0, interval: float = 0.01) -> bool:
+    """Poll a condition that no listener call announces (a counter, a flag), up to ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        threading.Event().wait(interval)
+    return True

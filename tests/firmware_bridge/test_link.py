@@ -8,7 +8,7 @@ import pytest
 
 from firmware_bridge.link import Hello, McuLink, _McuClock
 from firmware_bridge.virtual_mcu import VirtualMcu
-from tests.firmware_bridge.recorder import Recorder
+from tests.firmware_bridge.recorder import Recorder, wait_until
 
 CHANNELS = 12
 
@@ -78,7 +78,7 @@ def test_corrupt_bytes_are_counted_resynced_and_nothing_is_lost(mcu: VirtualMcu,
     mcu.corrupt_next(2)
     mcu.set_channel(7, False)
     assert in_sync(rec, mcu)
-    assert rec.wait_for(lambda: link.counters["bad_frames"] == before["bad_frames"] + 1)
+    assert wait_until(lambda: link.counters["bad_frames"] == before["bad_frames"] + 1)
     after = link.counters
     assert after["resyncs"] == before["resyncs"] + 1
     assert after["drops"] == before["drops"] + 1  # the damaged frame's sequence number is missing
@@ -110,7 +110,8 @@ def test_unplug_and_replug_while_inputs_change(mcu: VirtualMcu, rec: Recorder, l
     mcu.set_channel(1, False)
     mcu.set_channel(0, True)
     mcu.bounce(2, False, duration_ms=3, edges=4)
-    assert rec.wait_for(lambda: link.counters["reconnects"] == 0 and not link.connected)
+    assert wait_until(lambda: not link.connected)
+    assert link.counters["reconnects"] == 0
     mcu.replug()
     assert rec.wait_count("online", 2)
     assert rec.wait_count("snapshot", 2)
@@ -133,6 +134,19 @@ def test_a_long_unplug_reports_offline_once_and_backs_off(mcu: VirtualMcu, rec: 
     assert rec.wait_count("online", 2)
     assert in_sync(rec, mcu)
     assert rec.count("offline") == 1
+
+
+def test_a_reboot_while_unplugged_is_seen_by_the_mcu_clock(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    assert wait_until(lambda: (link._clock._last or 0) > 1_000_000)  # the MCU has run for a second
+    link.set_output(0, 5)
+    assert mcu.wait_output(0, 5)
+    mcu.unplug()
+    assert rec.wait_count("offline", 1)
+    mcu.replug(reset=True)  # its boot HELLO goes out before the host has the port open
+    assert rec.wait_count("online", 2)
+    assert in_sync(rec, mcu)
+    assert link.counters["resets"] == 1
+    assert mcu.wait_output(0, 5)  # re-sent after the reboot that turned it off
 
 
 def test_mcu_reset_is_detected_and_outputs_are_restored(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
@@ -158,7 +172,7 @@ def test_a_reset_whose_hello_is_lost_is_found_by_the_sequence_restart(
     mcu.corrupt_next(3)  # the boot HELLO will be damaged
     mcu.reset()
     mcu.set_channel(10, False)
-    assert rec.wait_for(lambda: link.counters["resets"] == 1)
+    assert wait_until(lambda: link.counters["resets"] == 1)
     assert rec.wait_count("hello", 2)  # asked for again
     assert in_sync(rec, mcu)
     assert link.counters["bad_frames"] == 1
@@ -269,30 +283,32 @@ def test_bad_link_settings_are_refused(rec: Recorder, kwargs: dict[str, object],
         McuLink("/dev/null", rec, **kwargs)  # type: ignore[arg-type]
 
 
-def test_mcu_clock_unwraps_32_bit_time() -> None:
+def test_mcu_clock_unwraps_32_bit_time_and_sees_restarts() -> None:
     clock = _McuClock()
     assert clock.extend(2**32 - 10) == 2**32 - 10
-    assert clock.extend(5) == 2**32 + 5
+    assert clock.extend(5) == 2**32 + 5  # wrapped
     assert clock.extend(6) == 2**32 + 6
-    assert clock.extend(4) == 2**32 + 4  # a small step back is not a wrap
+    assert not clock.restarted
+    assert clock.extend(4) == 4  # a step back that is no wrap: the MCU restarted
+    assert clock.restarted
     clock.reset()
-    assert clock.extend(100) == 100
+    assert not clock.restarted and clock.extend(100) == 100
 
 
 def test_split_frames_and_junk_on_the_wire(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
     from firmware_bridge import protocol as p
 
     before = link.counters
-    mcu.hang()  # hand-made frames only, with the sequence numbers the link expects next
-    seq = mcu.fw.seq
-    frame_a = p.encode(p.ChangeMsg(5, False, 10**6), seq)
-    frame_b = p.encode(p.ChangeMsg(5, True, 10**6 + 50), seq + 1)
+    mcu.hang()  # hand-made frames only, with the sequence numbers and times the link expects next
+    seq, t = mcu.fw.seq, mcu.fw.now() + 1000
+    frame_a = p.encode(p.ChangeMsg(5, False, t), seq)
+    frame_b = p.encode(p.ChangeMsg(5, True, t + 50), seq + 1)
     mcu.inject(frame_a[:4])
     mcu.inject(frame_a[4:] + b"noise\x00\x00")  # junk and idle fill after the first frame
     mcu.inject(frame_b[:1])
     mcu.inject(frame_b[1:])
     assert rec.wait_count("change", 2)
-    assert [c[1:] for c in rec.of("change")][-2:] == [(5, False, 10**6), (5, True, 10**6 + 50)]
+    assert [c[1:] for c in rec.of("change")][-2:] == [(5, False, t), (5, True, t + 50)]
     after = link.counters
     assert after["bad_frames"] == before["bad_frames"] + 1
     assert after["resyncs"] == before["resyncs"] + 1
@@ -372,10 +388,71 @@ def test_a_frame_of_another_protocol_version_is_refused_and_explained(
     from firmware_bridge import protocol as p
 
     mcu.hang()
-    seq = mcu.fw.seq
-    mcu.inject(cobs.encode(p.encode_payload(p.ChangeMsg(0, False, 5), seq, version=2)) + b"\x00")
-    mcu.inject(p.encode(p.ChangeMsg(1, False, 6), seq + 1))
+    seq, t = mcu.fw.seq, mcu.fw.now() + 1000
+    mcu.inject(cobs.encode(p.encode_payload(p.ChangeMsg(0, False, t), seq, version=2)) + b"\x00")
+    mcu.inject(p.encode(p.ChangeMsg(1, False, t + 1), seq + 1))
     assert rec.wait_count("change", 1)
     assert [c[1:3] for c in rec.of("change")] == [(1, False)]
     assert link.counters["version_errors"] == 1
     assert link.last_error == "protocol version 2; this host speaks 1"
+
+
+def test_a_silent_port_is_reopened_and_the_link_recovers(mcu: VirtualMcu, rec: Recorder) -> None:
+    with McuLink(mcu.path, rec, heartbeat_timeout=0.2, reopen_after=0.4, backoff=(0.02, 0.1)) as link:
+        assert rec.wait_count("snapshot", 1)
+        mcu.hang()
+        assert wait_until(lambda: link.counters["reopens"] >= 1)
+        assert rec.count("offline") == 1  # the reopen is part of the same loss
+        mcu.set_channel(2, False)
+        mcu.resume()
+        assert rec.wait_count("online", 2)
+        assert in_sync(rec, mcu)
+        assert link.counters["reconnects"] >= 1
+
+
+def test_reopen_after_must_exceed_the_heartbeat_timeout(rec: Recorder) -> None:
+    with pytest.raises(ValueError, match="reopen_after"):
+        McuLink("/dev/null", rec, heartbeat_timeout=2.0, reopen_after=1.0)
+
+
+def test_pyserial_url_handlers_work_and_host_messages_from_the_mcu_are_refused(rec: Recorder) -> None:
+    """loop:// echoes what the host sends: host-only types must never be taken for MCU data."""
+    with McuLink("loop://", rec, hello_retry=0.05) as link:
+        assert wait_until(lambda: link.counters["unexpected"] >= 2)
+        assert link.connected and not link.online and link.hello is None
+        with pytest.raises(TimeoutError):
+            link.ping(timeout=0.1)
+    assert rec.calls == []
+
+
+def test_close_from_inside_a_callback(mcu: VirtualMcu) -> None:
+    holder: list[McuLink] = []
+
+    class Closer(Recorder):
+        def on_change(self, channel: int, level: bool, mcu_time_us: int) -> None:
+            super().on_change(channel, level, mcu_time_us)
+            holder[0].close()
+
+    rec = Closer()
+    link = McuLink(mcu.path, rec)
+    holder.append(link)
+    link.start()
+    assert rec.wait_count("snapshot", 1)
+    mcu.set_channel(0, False)
+    assert rec.wait_count("offline", 1)
+    assert rec.of("offline") == [("offline", "link closed")]
+    assert link._thread is not None
+    link._thread.join(2)
+    assert not link._thread.is_alive() and not link.connected
+    mcu.set_channel(1, False)
+    assert not rec.wait_count("change", 2, timeout=0.3)  # nothing after close
+
+
+def test_low_latency_on_a_port_without_it_warns_and_still_works(
+    mcu: VirtualMcu, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="firmware_bridge.link"):
+        with McuLink(mcu.path, rec, low_latency=True) as link:
+            assert rec.wait_count("snapshot", 1)
+            assert link.online
+    assert any("low_latency is not available" in r.getMessage() for r in caplog.records)

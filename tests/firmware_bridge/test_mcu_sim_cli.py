@@ -11,7 +11,7 @@ import pytest
 
 from controller.cli import mcu_sim
 from firmware_bridge.link import McuLink
-from tests.firmware_bridge.recorder import Recorder
+from tests.firmware_bridge.recorder import Recorder, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,11 @@ def sim() -> Iterator[subprocess.Popen[str]]:
     proc = start_sim("--channels", "6", "--outputs", "2", "--heartbeat", "0.1")
     yield proc
     if proc.poll() is None:
-        proc.kill()
+        proc.terminate()  # SIGTERM lets it remove its device symlink and temp directory
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
     proc.wait(5)
 
 
@@ -59,7 +63,7 @@ def test_sim_prints_its_path_and_obeys_commands(sim: subprocess.Popen[str]) -> N
         assert rec.wait_count("online", 2)
         assert rec.wait_for(lambda: rec.levels[1] is False)
         command(sim, "reset")
-        assert rec.wait_for(lambda: link.counters["resets"] == 1)
+        assert wait_until(lambda: link.counters["resets"] == 1)
         link.set_output(1, 9)
         assert sim.stdout.readline().strip() == "output 1 9"
         command(sim, "status")

@@ -78,6 +78,21 @@ class TraceClock:
         finally:
             self._local.t = None
 
+    def play_timeline(self, timeline: list[tuple[float, Callable[[bool], None], bool]]) -> float:
+        """Several inputs at once: ``(offset, drive, closed)`` in time order; returns the start.
+
+        The hub replays queued edges in time order, settling each window that
+        closed before the next edge, so a whole sweep can be delivered at once.
+        """
+        start = time.monotonic()
+        try:
+            for offset, drive, closed in timeline:
+                self._local.t = start + offset
+                drive(closed)
+        finally:
+            self._local.t = None
+        return start
+
     def play(self, drive: Callable[[bool], None], trace: list[tuple[float, bool]],
              start: float | None = None) -> list[tuple[float, bool]]:
         start = time.monotonic() if start is None else start

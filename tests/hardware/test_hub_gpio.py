@@ -19,8 +19,10 @@ from .conftest import Recorder, TraceClock
 
 FAST = {"debounce": {"tomb_settle": 60},
         "sensors": {"chute.left": {"pin": 2}, "chute.right": {"pin": 3, "active": "high"}}}
-# Generous upper bound for a loaded CI machine; the bench measures the real figure.
-SLACK = 0.060
+# The lower bounds below are exact (never before the window has passed); the
+# upper bound only catches "far too late", as a loaded test machine can hold a
+# thread for tens of milliseconds. bench/bench_debounce.py measures the real cost.
+SLACK = 0.5
 
 
 def closer(factory: MockFactory, pin: int, active_high: bool = False) -> Callable[[bool], None]:
@@ -140,7 +142,7 @@ def test_tomb_moves_with_bounce_give_one_observation_per_stop(
 
 def test_tomb_swept_end_to_end_reports_the_stop_not_the_middle(
         make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
-    make_hub(load_hardware_config(None))  # the default 250 ms settle time
+    hub = make_hub(load_hardware_config(None))  # the default 250 ms settle time
     drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
     rng = random.Random(3)
     drives["end_a"](True)
@@ -149,28 +151,32 @@ def test_tomb_swept_end_to_end_reports_the_stop_not_the_middle(
     def sweep(start: str, stop: str, dwell: float) -> tuple[float, float]:
         """Slide the magnet past the middle reed at hand speed: 30 ms gaps, ``dwell`` on the middle.
 
-        The gaps and the dwell are real time (longer than the 15 ms window,
-        so the middle reed really settles); only each burst is delivered at once.
+        Long enough on the middle (more than its 15 ms window) for that reed to
+        settle; the whole sweep is one timeline of planned edges.
         """
-        t0 = tclock.play(drives[start], bounce_trace(False, 0.003, rng))[0][0]
-        time.sleep(0.03)
-        tclock.play(drives["middle"], bounce_trace(True, 0.004, rng))
-        time.sleep(dwell)
-        tclock.play(drives["middle"], bounce_trace(False, 0.004, rng))
-        time.sleep(0.03)
-        last = tclock.play(drives[stop], bounce_trace(True, 0.006, rng))[-1][0]
-        return t0, last
+        timeline: list[tuple[float, Callable[[bool], None], bool]] = []
+        at = 0.0
+        for role, closed, gap in ((start, False, 0.03), ("middle", True, dwell), ("middle", False, 0.03),
+                                  (stop, True, 0.0)):
+            trace = bounce_trace(closed, 0.004, rng)
+            timeline += [(at + offset, drives[role], level) for offset, level in trace]
+            at += trace[-1][0] + gap
+        t0 = tclock.play_timeline(timeline)
+        return t0, t0 + timeline[-1][0]
 
     t0, last = sweep("end_a", "end_b", dwell=0.05)
     got = recorder.wait_count(2, "tomb.wolf")
     assert got[-1].value == "end_b" and len(got) == 2
     assert got[-1].first_edge == t0
     assert 0.25 - 1e-6 <= got[-1].settled - last <= 0.25 + SLACK
-    sweep("end_b", "end_a", dwell=0.08)
+    sweep("end_b", "end_a", dwell=0.2)  # a slow hand: 200 ms on the middle is still passing through
     got = recorder.wait_count(3, "tomb.wolf")
     assert got[-1].value == "end_a"
     assert recorder.stays_at(3, 0.1, "tomb.wolf")
     assert "middle" not in [o.value for o in got]
+    # the middle reed did settle on the way (its own window), it just was not a stop
+    middle = hub.health()["sensors"]["tomb.wolf"]["inputs"]["middle"]
+    assert middle["changes"] == 4 and middle["glitches"] == 0
 
 
 def test_tomb_stopping_on_the_middle_is_reported(

@@ -114,6 +114,7 @@ def test_start_reports_every_mcu_sensor_from_the_first_snapshot(rig: Callable[..
     assert health["state"] == "online" and health["port"] == "fake://mcu"
     assert health["hello"] == {"firmware": "1.0.0", "board_id": "bench", "channels": 6, "outputs": 2, "protocol": 1}
     assert health["counters"] == {"crc_errors": 0, "reconnects": 0} and health["problems"] == []
+    assert r.hub.health()["warnings"] == []
 
 
 def test_mcu_bounce_burst_is_debounced_on_mcu_time(rig: Callable[..., Rig], recorder: Recorder,
@@ -152,6 +153,7 @@ def test_reconnect_reports_only_real_differences(rig: Callable[..., Rig], record
     r.link.listener.on_offline("port vanished")
     assert health_log.wait_for(lambda h: h["links"]["mcu"]["state"] == "offline")
     assert r.hub.health()["links"]["mcu"]["reason"] == "port vanished"
+    assert r.hub.health()["warnings"] == ["MCU offline: port vanished"]
     assert not any(s.online for s in r.hub.snapshot().values())
     before = r.hub.snapshot()
     # back, nothing moved: no observation at all, but every sensor is "seen" again
@@ -203,6 +205,8 @@ def test_snapshot_missing_a_channel_is_a_problem_not_a_guess(rig: Callable[..., 
     r = rig(levels=levels)
     assert "chute.left" not in r.hub.snapshot()
     assert r.hub.health()["links"]["mcu"]["problems"] == ["snapshot lacks chute.left (channel 4)"]
+    assert r.hub.health()["warnings"] == ["snapshot lacks chute.left (channel 4)",
+                                          "not read yet (waiting for the MCU): chute.left"]
 
 
 def test_mcu_outputs_go_through_the_link(rig: Callable[..., Rig]) -> None:

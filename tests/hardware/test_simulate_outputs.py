@@ -112,3 +112,34 @@ def test_outputs_need_a_started_hub() -> None:
     with pytest.raises(RuntimeError, match="start"):
         hub.set_output("lamp", True)
     hub.close()
+
+
+def test_an_output_pin_in_use_is_a_clear_error_and_releases_the_inputs(factory: MockFactory) -> None:
+    from gpiozero import LED
+
+    from hardware.hub import HardwareError
+
+    squatter = LED(14, pin_factory=factory)
+    cfg = load_hardware_config({"outputs": {"lamp": {"kind": "led", "pin": 14}}})
+    hub = SensorHub(cfg, on_observation=lambda o: None, pin_factory=factory)
+    with pytest.raises(HardwareError, match=r"cannot open GPIO 14 for output lamp"):
+        hub.start()
+    squatter.close()
+    # the failed start closed every input it had opened: another hub can take them all
+    with SensorHub(cfg, on_observation=lambda o: None, pin_factory=factory) as again:
+        assert len(again.snapshot()) == 16
+
+
+def test_no_gpio_on_this_machine_says_to_simulate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hardware.hub import HardwareError
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-backend")  # whatever machine runs the tests
+    hub = SensorHub(load_hardware_config(None), on_observation=lambda o: None)
+    with pytest.raises(HardwareError, match=r"^cannot open GPIO 4 for tomb\.mummy\.end_a: .*run with --simulate$"):
+        hub.start()
+    assert hub.health()["links"]["gpio"]["state"] == "offline"
+
+
+def test_config_must_be_validated_first() -> None:
+    with pytest.raises(TypeError, match="config must be a HardwareConfig"):
+        SensorHub({"sensors": {}}, on_observation=lambda o: None)  # type: ignore[arg-type]

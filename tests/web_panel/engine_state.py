@@ -27,7 +27,3 @@ def public_state(g: Game, table: str, seq: int, game_id: str = "g1", board: str 
         "mismatch": None, "board": board,
     }
 
-
-def private_view(g: Game, seat: int, seq: int, game_id: str = "g1") -> dict[str, Any]:
-    return {"seq": seq, "seat": seat, "game_id": game_id, "view": g.player_view(seat),
-            "legal": [a.to_json() for a in g.legal_actions_for(seat)]}

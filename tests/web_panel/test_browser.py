@@ -13,7 +13,7 @@ from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
 from .browser_helpers import click_action, login, shot
-from .engine_state import play, private_view, public_state
+from .engine_state import play, public_state
 from .fake_table import FakeTable
 
 # Playwright evaluates its waits as strings, which the panel's CSP forbids; tests bypass it (test_routes checks it).
@@ -165,7 +165,7 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
         assert cmd["action"] == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}
         shot(player, "fake-player-view")
         fake.event("whammy_placed", {"player": 1, "space": "s3"})
-        spec.wait_for_function("document.getElementById('log').textContent.includes('Whammy placed')")
+        spec.wait_for_function("document.getElementById('log').textContent.includes('Bo placed a Whammy on s3.')")
         shot(spec, "fake-spectator-view")
         stream_text = spec.evaluate("""async (url) => {
             const c = new AbortController(); setTimeout(() => c.abort(), 700);
@@ -198,3 +198,43 @@ def test_dogs_board_draws_tiles_dogs_spooks_and_snacks(page: Any, served: PanelS
     assert page.locator("svg#board rect.snack").count() == len(v["snacks"])
     assert page.text_content("#face-down-spooks") == f"Face-down spooks: {v['face_down_spooks']}"
     shot(page, "fake-dogs")
+
+
+def test_the_table_list_follows_the_broker(page: Any, served: PanelServer, fake: FakeTable, mosquitto,
+                                           token: str) -> None:
+    page.goto(served.url)
+    page.wait_for_selector(f'tr[data-table="{fake.table}"]')
+    other = FakeTable(mosquitto.port, fake.table + "x", token)
+    try:
+        other.online(game="superstition")
+        row = page.wait_for_selector(f'tr[data-table="{other.table}"]', timeout=8000)
+        assert "online" in row.text_content() and "superstition" in row.text_content()
+        other.publish("status", {"state": "offline", "table": other.table})
+        page.wait_for_function(
+            "(t) => (document.querySelector(`tr[data-table='${t}']`) || {}).textContent.includes('offline')",
+            arg=other.table, timeout=8000)
+    finally:
+        other.clear()
+        other.close()
+
+
+def test_sensor_and_health_strip(page: Any, served: PanelServer, fake: FakeTable) -> None:
+    import time
+
+    now = time.time()
+    # Sensor times are the controller's monotonic clock; "monotonic" is that clock at publish.
+    fake.publish("sensors", {"time": now, "monotonic": 1000.0, "sensors": {
+        "tomb.wolf": {"value": "end_b", "changed": 990.0, "seen": 995.0, "source": "gpio", "online": True},
+        "launcher": {"value": "armed", "changed": 100.0, "seen": 100.0, "source": "mcu", "online": False}}})
+    fake.publish("health", {"time": now, "links": {"mcu": {"state": "offline", "last_error": "unplugged"},
+                                                   "broker": {"state": "connected"}},
+                            "counters": {}, "warnings": ["launcher: no reading for 900 s"], "selftest": None})
+    page.goto(served.url + f"t/{fake.table}")
+    page.wait_for_selector('tr[data-sensor="tomb.wolf"]')
+    wolf = page.text_content('tr[data-sensor="tomb.wolf"]')
+    assert "end_b" in wolf and "seen 5 s ago" in wolf and "changed 10 s ago" in wolf
+    launcher = page.locator('tr[data-sensor="launcher"]')
+    assert "(offline)" in launcher.text_content() and launcher.get_attribute("class") == "stale"
+    links = page.text_content("#links")
+    assert "mcu: offline (unplugged)" in links and "broker: connected" in links and "panel: connected" in links
+    assert "no reading for 900 s" in page.text_content("#warnings")

@@ -224,3 +224,41 @@ def test_a_wrong_token_typed_into_a_panel_without_one_is_refused_by_the_table(
         assert client.post(f"/t/{fake.table}/join", data={"code": "ABCDEF", "csrf": csrf}).status_code == 409
     finally:
         view.close()
+
+
+def test_pages_carry_security_headers(client: FlaskClient, fake: FakeTable) -> None:
+    r = client.get(f"/t/{fake.table}")
+    csp = r.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
+    assert r.headers["X-Frame-Options"] == "DENY" and r.headers["Referrer-Policy"] == "no-referrer"
+    assert r.headers["Cache-Control"] == "no-store"
+    cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "<script>" not in r.get_data(as_text=True)  # no inline script for the CSP to allow
+
+
+def test_an_html_refusal_is_a_page_with_the_reason(client: FlaskClient, fake: FakeTable) -> None:
+    r = client.get("/t/nosuchtable", headers={"Accept": "text/html"})
+    assert r.status_code == 404 and r.mimetype == "text/html"
+    assert "no table &#39;nosuchtable&#39; on the broker" in r.get_data(as_text=True)
+    r = client.get("/t/nosuchtable", headers={"Accept": "application/json"})
+    assert r.get_json() == {"ok": False, "error": "no table 'nosuchtable' on the broker (is its controller running?)"}
+
+
+def test_a_table_without_a_game_has_no_codes_and_cannot_be_joined(client: FlaskClient, fake: FakeTable,
+                                                                   token: str, app) -> None:
+    view: MqttView = app.extensions["gravekeeper"]
+    fake.state(game=None, game_id=None, players=[])
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id", "x") is None, 5)
+    csrf = login(client, fake.table, token)
+    assert client.get(f"/api/t/{fake.table}/codes").get_json() == {"game_id": None, "codes": []}
+    r = client.post(f"/t/{fake.table}/join", data={"code": "ABCDEF", "csrf": csrf})
+    assert r.status_code == 409 and "no game to join" in r.get_data(as_text=True)
+
+
+def test_markup_in_names_is_escaped(client: FlaskClient, fake: FakeTable, app) -> None:
+    view: MqttView = app.extensions["gravekeeper"]
+    fake.state(players=["<script>alert(1)</script>", "Bo"])
+    assert view.wait_until(lambda: "<script>alert(1)</script>" in (view.state(fake.table) or {}).get("players", []), 5)
+    html = client.get("/").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html

@@ -116,7 +116,7 @@
     y += 88;
     line("draw pile · discard", { "font-size": 12, fill: "#9a98a0" });
     const ghost = (v.skull || {}).ghost;
-    line("Headless Ghost: " + (ghost === "destroyed" ? "knocked off!" : ghost || "?"), { id: "ghost", fill: ghost === "destroyed" ? "#8fd18f" : "#e9e6df" });
+    line("Ghost: " + (ghost === "destroyed" ? "knocked off!" : ghost || "?"), { id: "ghost", fill: ghost === "destroyed" ? "#8fd18f" : "#e9e6df" });
     if ((v.skull || {}).attempt) line("Skull attempt by " + W.playerName(st, v.skull.attempt.seat), { fill: "#f5a524" });
     for (const t of Object.keys(v.tombs || {})) line(W.humanize(t) + " tomb: " + v.tombs[t].replace("_", " "), { "font-size": 13 });
     if (v.pending) line("Monster card for " + W.playerName(st, v.pending.seat) + ": " + ((v.pending.card || {}).title || ""), { fill: "#e5484d", "font-size": 13 });

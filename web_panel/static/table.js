@@ -87,7 +87,11 @@
   function renderSim(ctx) {
     const card = $("sim");
     if (!card) return;
-    card.hidden = !(ctx.simulate && canControl);
+    // Only the hardware the game in play senses; graveyard dogs has none.
+    const game = (live.state || {}).game;
+    const uses = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[game] ||
+      ["tomb", "launcher", "chute", "trap"];
+    card.hidden = !(ctx.simulate && canControl && uses.length);
     if (card.hidden) return;
     const sensors = ctx.sensors;
     const box = $("sim-controls");
@@ -108,22 +112,24 @@
       box.appendChild(div);
     };
     const val = id => (sensors[id] || {}).value;
+    const has = id => id.split(".")[0] === "launcher" ? uses.includes("launcher") && id in sensors
+      : uses.includes(id.split(".")[0]) && id in sensors;
     for (const tomb of ["mummy", "monster", "wolf"]) {
       const id = "tomb." + tomb;
-      if (!(id in sensors)) continue;
+      if (!has(id)) continue;
       row(tomb + " (" + val(id) + ")", ["end_a", "middle", "end_b"].map(p => [p.replace("_", " "), "sim-" + tomb + "-" + p, [[id, p]]]));
     }
-    if ("launcher" in sensors) {
+    if (has("launcher")) {
       row("ghost (" + val("launcher") + ")", [["launch", "sim-launch", [["launcher", "launched"]]], ["re-arm", "sim-arm", [["launcher", "armed"]]]]);
     }
     for (const side of ["left", "right"]) {
       const id = "chute." + side;
-      if (!(id in sensors)) continue;
+      if (!has(id)) continue;
       row("skull " + side, [["drop a skull", "sim-chute-" + side, [[id, "blocked"], [id, "clear"]]]]);
     }
     for (const trap of ["ladder", "mirror", "grave1", "grave2"]) {
       const p = "trap." + trap;
-      if (!(p + ".sprung" in sensors)) continue;
+      if (!has(p + ".sprung")) continue;
       row(trap + " (" + val(p + ".sprung") + ")", [
         ["pull peg A", "sim-" + trap + "-pull-a", [[p + ".peg_a", "pulled"]]],
         ["pull peg B", "sim-" + trap + "-pull-b", [[p + ".peg_b", "pulled"]]],

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from controller.security import SealError, join_code, unseal
 
 from ..auth import Seat, check_csrf, current_session, joined_seat
-from ..mqtt_view import MqttView
+from ..mqtt_view import Item, MqttView
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
@@ -120,12 +120,12 @@ def me_stream(table: str) -> Response:
         game_id = (view.state(table) or {}).get("game_id")
         return [("private", _open(settings_now.token_for(table), view, table, seat, game_id))]
 
-    def filter_item(kind: str, data: Any) -> list[tuple[str, Any]] | None:
-        if kind == "private_changed":
-            return opened() if data.get("seat") == seat else None
-        if kind == "state" and not still_seated():
-            return [(kind, data), ("left", {"reason": "a new game started; join again with its code"})]
-        return [(kind, data)]
+    def filter_item(item: Item) -> list[Item | tuple[str, Any]] | None:
+        if item.kind == "private_changed":
+            return list(opened()) if item.data.get("seat") == seat else None
+        if item.kind == "state" and not still_seated():
+            return [item, ("left", {"reason": "a new game started; join again with its code"})]
+        return [item]
 
     return stream(view, table, first=opened, filter_item=filter_item)
 

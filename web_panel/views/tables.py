@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify, render_template
 from controller.games import GAME_NAMES
 
 from ..auth import control_token, current_session
+from ..mqtt_view import Item
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
@@ -48,11 +49,11 @@ def api_table(table: str) -> Response:
     return jsonify(mqtt_view().snapshot(table))
 
 
-def _public(kind: str, data: Any) -> list[tuple[str, Any]] | None:
+def _public(item: Item) -> list[Item | tuple[str, Any]] | None:
     # Spectators learn that a seat's sealed view changed from the topic name anyway; they need not be told.
-    if kind == "private_changed":
+    if item.kind == "private_changed":
         return None
-    return [(kind, data)]
+    return [item]
 
 
 @bp.get("/t/<table>/stream")

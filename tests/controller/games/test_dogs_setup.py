@@ -264,3 +264,9 @@ def test_bad_new_game_arguments(players: list[str], options: dict | None, messag
 def test_the_lab_board_is_a_consistent_state() -> None:
     game = lab(3)
     assert DogsGame.from_json(game.to_json()) == game
+
+
+def test_nothing_is_sensed() -> None:
+    """No hardware: the engine never waits for the board."""
+    for game in (DogsGame.new(["A", "B"], 1), setup_done(3), lab(4)):
+        assert game.expects() == [] and game.expected_board() == {}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from controller.games import Action, IllegalAction, get_game
 from controller.games.superstition import Superstition
 from controller.games.superstition_board import Board
+from hardware.observation import sensor_values
 
 G = get_game("superstition")
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
@@ -192,8 +193,6 @@ def test_random_games_finish_with_one_winner_home(seed: int, option_index: int) 
 @PROPERTY_SETTINGS
 @given(st.integers(2, 4), st.integers(0, 2**32), st.lists(st.integers(0, 10**6), min_size=20, max_size=200))
 def test_what_the_engine_expects_from_the_board_is_always_legal(n: int, seed: int, picks: list[int]) -> None:
-    from hardware.observation import sensor_values
-
     game = G.new(NAMES[:n], seed, {"challenge": "sensors"})
     for pick in picks:
         if game.is_over:

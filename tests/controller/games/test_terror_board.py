@@ -196,3 +196,20 @@ def test_an_owners_board_file_is_used_by_the_game(tmp_path: Path) -> None:
     assert game.public_view()["board"]["name"] == "My printing"
     with pytest.raises(BadGameData, match="mine2.json: cannot read"):
         new_game(board=str(tmp_path / "mine2.json"))
+
+
+def test_every_witness_path_passes_the_path_check() -> None:
+    # The destination search and the step-by-step path check must agree everywhere.
+    b = load_board()
+    checked = 0
+    for cfg in range(ALL_CONFIGS):
+        types = b.types(cfg)
+        for start, kind in enumerate(types):
+            if kind in (None, "bush", "pit"):
+                continue
+            for steps in (1, 2, 5, 6):
+                for dest, path in b.destinations(cfg, start, steps).items():
+                    assert b.check_path(cfg, start, steps, list(path)) is None, (cfg, b.rc(start), path)
+                    assert path[-1] == dest and (len(path) == steps or dest == b.crypt)
+                    checked += 1
+    assert checked > 10_000

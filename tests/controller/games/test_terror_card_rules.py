@@ -323,3 +323,17 @@ def test_a_played_card_is_read_aloud() -> None:
     assert played.type == "card_played" and played.private_to is None
     assert played.data["card"]["title"] == "Second Chance" and played.data["card"]["text"]
     assert g.s.discard[-1] == "extra-turn-3"
+
+
+def test_a_choice_opened_by_a_card_before_rolling_returns_to_the_roll() -> None:
+    # Cards may be played "at anytime during your turn", so a draw can happen before the dice.
+    g = new_game()
+    give(g, 0, 1, "move-pawn-2")
+    put(g, 0, 0, [0, 4])
+    on_top(g, "monster-pumpkin")
+    phase(g, 0, "roll")
+    act(g, "play_card", 0, card="move-pawn-2", target=[0, 0], to=[0, 6])
+    assert g.phase == "choose"
+    act(g, "place_monster", 0, target=[1, 1])
+    assert g.phase == "roll" and g.s.pawns[1][1].monster == "monster-pumpkin"
+    act(g, "roll", 0)

@@ -77,3 +77,14 @@ def test_an_owners_card_file_is_used_by_the_game(tmp_path: Path) -> None:
     path.write_text("[")
     with pytest.raises(BadGameData, match="deck.json: not valid JSON"):
         load_deck(path)
+
+
+def test_objects_that_are_not_plain_json_are_refused() -> None:
+    from controller.games.terror_board import load_board
+
+    with pytest.raises(BadGameData, match="cards: not plain JSON"):
+        load_deck({"cards": {1, 2}})
+    with pytest.raises(BadGameData, match="board: not plain JSON"):
+        load_board({"layout": {1, 2}})
+    with pytest.raises(BadGameData, match="cards must be a file path or an object"):
+        load_deck(42)  # type: ignore[arg-type]

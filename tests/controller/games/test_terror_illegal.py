@@ -138,3 +138,53 @@ def test_a_bad_saved_state_names_the_problem() -> None:
         bad[key] = value
         with pytest.raises(BadGameData, match=reason):
             Terror.from_json(bad)
+
+
+def test_more_refusals_leave_the_state_alone() -> None:
+    g = in_move_phase()
+    put(g, 2, 1, None)
+    put(g, 0, 0, CRYPT)
+    give(g, 0, 0, "ring-3")
+    give(g, 0, 0, "ring-4")
+    g.s.pawns[0][1].cards.append(g.s.pawns[0][0].cards.pop())  # ring-4 now under the boy
+    before = g.to_json()
+    for action, reason in [
+        (Action("play_card", 0, {"card": "switch-1", "target": [0, 0]}), "switch places with an opponent's pawn"),
+        (Action("play_card", 0, {"card": "switch-1", "target": [2, 1]}), "out of the game"),
+        (Action("play_card", 0, {"card": "switch-1", "target": [5, 0]}), r"no pawn \[5, 0\]"),
+        (Action("attempt_skull", 0, {"pawn": 0, "ring": "ring-4"}), "holds no Magic Ring 'ring-4'"),
+        (Action("move_pawn", 0, {"pawn": 1, "to": [0, 0], "path": [[7, 0], [6, 0], [6, 1], [9, 9]]}), r"\[9, 9\] is not on the board"),
+    ]:
+        with pytest.raises(IllegalAction, match=reason):
+            g.apply(action)
+        assert g.to_json() == before
+    g.apply(Action("attempt_skull", 0, {"pawn": 0, "ring": "ring-3"}))
+    assert g.phase == "skull"
+
+
+@pytest.mark.parametrize(
+    "players, seed, options, reason",
+    [
+        (["A", "B"], "7", None, "seed must be a whole number"),
+        (["A", "B"], 7, {"board": 42}, "option board must be a file path or an object"),
+        (["A", "B"], 7, {"skull_window_ms": True}, "skull_window_ms must be a positive whole number"),
+    ],
+)
+def test_bad_setup_is_refused(players: list[str], seed: Any, options: Any, reason: str) -> None:
+    with pytest.raises(IllegalAction, match=reason):
+        Terror.new(players, seed, options)
+
+
+def test_a_fallen_or_paralysed_pawn_is_refused() -> None:
+    g = new_game()
+    put(g, 0, 0, None)
+    put(g, 0, 1, [3, 1])  # Skeleton Hand
+    give(g, 0, 1, "switch-2")
+    phase(g, 0, "move", 2, "wolf")
+    before = g.to_json()
+    with pytest.raises(IllegalAction, match="girl pawn is out of the game"):
+        g.apply(Action("move_pawn", 0, {"pawn": 0, "to": [6, 0]}))
+    with pytest.raises(IllegalAction, match="cannot leave its space"):
+        g.apply(Action("play_card", 0, {"card": "switch-2", "target": [1, 0]}))
+    assert g.to_json() == before
+    assert [a.kind for a in g.legal_actions()] == ["end_turn"]

@@ -27,7 +27,7 @@ def play(seed: int, players: int, chooser: int, check: Any = None) -> tuple[Terr
     pick = random.Random(chooser)
     actions: list[Action] = []
     while not game.is_over and len(actions) < MAX_STEPS:
-        action = pick.choice(game.legal_actions())
+        action = pick_action(game, pick)
         events = game.apply(action)
         actions.append(action)
         if check is not None:
@@ -35,9 +35,22 @@ def play(seed: int, players: int, chooser: int, check: Any = None) -> tuple[Terr
     return game, actions
 
 
+def pick_action(game: Terror, pick: random.Random) -> Action:
+    """Random legal play, leaning towards the Crypt and the skull so that those rules get exercised."""
+    legal = game.legal_actions()
+    skull = [a for a in legal if a.kind in ("attempt_skull", "skull_outcome")]
+    if skull and pick.random() < 0.8:
+        return pick.choice(skull)
+    moves = [a for a in legal if a.kind == "move_pawn"]
+    if moves and pick.random() < 0.4:
+        return min(moves, key=lambda a: a.params["to"][0] - a.params["to"][1])
+    return pick.choice(legal)
+
+
 def test_random_games_finish() -> None:
-    finished = sum(play(seed, 2 + seed % 3, seed)[0].is_over for seed in range(20))
-    assert finished >= 15  # random play ends by pits, rings or the last survivor
+    ends = [play(seed, 2 + seed % 3, seed)[0] for seed in range(20)]
+    assert sum(g.is_over for g in ends) >= 15  # random play ends by pits, rings or the last survivor
+    assert any(g.s.ghost == "destroyed" for g in ends)  # and some games reach the skull and hit
 
 
 @SETTINGS

@@ -308,3 +308,18 @@ def test_landing_on_g_draws_a_card_for_that_pawn() -> None:
     assert drawn.private_to == 0 and drawn.secret["card"]["id"] == "ring-3"
     assert "card" not in drawn.data  # a saved card stays secret
     assert g.s.pawns[0][1].cards == ["ring-3"] and g.s.pawns[0][0].cards == []
+
+
+def test_the_engine_uses_no_global_random_clock_or_threads() -> None:
+    # Issue 2: engines are pure (the random state lives in the game state).
+    import ast
+    from pathlib import Path
+
+    import controller.games.terror as engine
+
+    folder = Path(engine.__file__).parent
+    for path in sorted(folder.glob("terror*.py")):
+        tree = ast.parse(path.read_text())
+        names = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+        modules = {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        assert not ({"random", "time", "threading", "datetime", "secrets"} & (names | modules)), path.name

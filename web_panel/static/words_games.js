@@ -1,0 +1,89 @@
+/* Each game's events as sentences. Anything not listed here is still shown, in generic words. */
+(function () {
+  "use strict";
+  const W = window.GKWords;
+  const pos = p => ({ end_a: "end A", middle: "the middle", end_b: "end B" }[p] || p);
+  const cell = c => Array.isArray(c) ? "(" + c.join(", ") + ")" : String(c);
+  const who = (st, d) => W.playerName(st, typeof d.seat === "number" ? d.seat : d.player);
+  const pawn = (st, p) => p && typeof p === "object" ? W.playerName(st, p.seat) + "'s " + (p.label || "pawn " + p.pawn) : "";
+  const title = c => c && typeof c === "object" ? c.title || c.id : c;
+
+  const terror = {
+    turn_started: (d, st) => who(st, d) + (d.extra ? " takes an extra turn." : "'s turn."),
+    rolled: (d, st) => who(st, d) + " rolled " + d.number + " and the " + W.humanize(d.symbol || "?") + ".",
+    tomb_moved: (d, st) => "The " + W.humanize(d.tomb) + " tomb slid from " + pos(d.from) + " to " + pos(d.to) + ".",
+    pawn_moved: (d, st) => who(st, d) + "'s " + d.label + " moved to " + cell(d.to) + (d.by && d.by !== "roll" ? " (" + d.by + ")" : "") + ".",
+    pawn_fell: (d, st) => who(st, d) + "'s " + d.label + " fell into a pit" + (d.discarded ? " and lost " + d.discarded + " card(s)." : "."),
+    card_drawn: (d, st) => who(st, d) + "'s " + d.label + " drew " + (d.card ? "“" + title(d.card) + "”." : "a card and kept it."),
+    card_played: (d, st) => who(st, d) + " played “" + title(d.card) + "”.",
+    monster_placed: (d, st) => W.playerName(st, d.by) + " turned " + who(st, d) + "'s " + d.label + " into a Monster.",
+    cured: (d, st) => who(st, d) + "'s " + d.label + " was cured" + (d.by ? " by the " + d.by : "") + ".",
+    paralysed: (d, st) => who(st, d) + "'s " + d.label + " is paralysed by a Skeleton Hand.",
+    no_draw: (d, st) => who(st, d) + "'s " + d.label + " draws nothing: " + d.reason + ".",
+    pawns_switched: (d, st) => pawn(st, d.a) + " and " + pawn(st, d.b) + " switched places.",
+    steal_failed: (d, st) => pawn(st, d.to) + " found no ring to steal from " + pawn(st, d.from) + ".",
+    extra_turn: (d, st) => who(st, d) + " will take an extra turn.",
+    player_out: (d, st) => who(st, d) + " is out: " + d.reason + ".",
+    turn_ended: (d, st) => who(st, d) + " ended the turn.",
+    skull_attempt: (d, st) => who(st, d) + "'s " + (d.label || "pawn") + " drops the skull down the Crypt!",
+    skull_hit: (d, st) => "The skull knocked the Headless Ghost off its launcher!",
+    skull_missed: (d, st) => "The skull missed the Headless Ghost.",
+    game_won: (d, st) => (d.seats || []).map(s => W.playerName(st, s)).join(" and ") + " won" + (d.reason ? " (" + W.humanize(d.reason).toLowerCase() + ")." : "."),
+  };
+  const superstition = {
+    turn_started: (d, st) => who(st, d) + "'s turn.",
+    rolled: (d, st) => who(st, d) + " rolled " + d.total + ".",
+    opening_roll: (d, st) => who(st, d) + " rolled " + d.total + " to see who starts.",
+    opening_tie: (d, st) => "A tie at " + d.total + ": roll again.",
+    first_player: (d, st) => who(st, d) + " goes first.",
+    moved: (d, st) => who(st, d) + " moved " + d.roll + " to " + d.to + ".",
+    challenge_begins: (d, st) => who(st, d) + " challenges the " + W.humanize(d.trap) + " trap.",
+    peg_pulled: (d, st) => who(st, d) + " pulled peg " + String(d.peg).toUpperCase() + " of the " + W.humanize(d.trap) + ".",
+    challenge_resolved: (d, st) => d.zapped ? who(st, d) + " was zapped by the " + W.humanize(d.trap) + "!" : who(st, d) + " sneaked past the " + W.humanize(d.trap) + ".",
+    trap_reset: (d, st) => "The " + W.humanize(d.trap) + " trap was reset.",
+    drew_tokens: (d, st) => who(st, d) + " drew a Whammy and a Charm at the Wizard's Tomb.",
+    jumped_tomb: (d, st) => who(st, d) + " jumped the Wizard's Tomb.",
+    whammy_placed: (d, st) => who(st, d) + " placed a Whammy on " + d.space + ".",
+    whammy_moved: (d, st) => who(st, d) + " moved a Whammy to " + d.to + ".",
+    landed_on_whammy: (d, st) => who(st, d) + " landed on a Whammy at " + d.space + "!",
+    second_throw: (d, st) => who(st, d) + " throws again.",
+    turn_passed: (d, st) => who(st, d) + " passes (" + d.reason + ").",
+    won: (d, st) => who(st, d) + " won!",
+  };
+  const dogs = {
+    turn_started: (d, st) => who(st, d) + "'s turn.",
+    tile_drawn: (d, st) => who(st, d) + " drew a tile.",
+    tile_placed: (d, st) => who(st, d) + " placed a tile at (" + d.x + ", " + d.y + ").",
+    dog_placed: (d, st) => who(st, d) + " put their dog at (" + d.x + ", " + d.y + ").",
+    dice_rolled: (d, st) => who(st, d) + " rolled " + (d.dice || []).join(" and ") + ".",
+    die_chosen: (d, st) => who(st, d) + " used the " + d.value + " for " + (d.action === "dog" ? "their dog." : "a spook."),
+    dog_moved: (d, st) => who(st, d) + "'s dog ran " + d.steps + " to (" + d.x + ", " + d.y + ").",
+    spook_picked: (d, st) => who(st, d) + " picked the " + d.kind + ".",
+    spook_moved: (d, st) => who(st, d) + " moved the " + d.kind + " to (" + d.x + ", " + d.y + ").",
+    spook_placed: (d, st) => "A " + d.kind + " rose at (" + d.x + ", " + d.y + ").",
+    snack_placed: (d, st) => "A " + d.colour + " snack appeared at (" + d.x + ", " + d.y + ").",
+    snack_collected: (d, st) => who(st, d) + " collected " + (d.snacks || []).join(", ") + " snack(s).",
+    attacked: (d, st) => who(st, d) + " attacked the " + d.kind + " (rolled " + d.roll + ")" + (d.captured ? " and caught it!" : "."),
+    wrestled: (d, st) => who(st, d) + " wrestled " + W.playerName(st, d.other) + "; " + W.playerName(st, d.winner) + " won.",
+    borked: (d, st) => who(st, d) + " borked at the " + d.token + ".",
+    concern: (d, st) => who(st, d) + "'s dog is concerned (rolled " + d.roll + ")" + (d.fled ? " and fled." : "."),
+    dog_fled: (d, st) => who(st, d) + "'s dog fled to (" + d.x + ", " + d.y + ").",
+    haunted: (d, st) => "The " + d.kind + " haunted " + (d.dogs || []).map(s => W.playerName(st, s)).join(" and ") + ".",
+  };
+  const generic = {
+    mismatch: d => d.message || "The board does not match the game.",
+    mismatch_cleared: () => "The board matches the game again.",
+    game_started: (d, st) => "A new game of " + (d.game || "?") + " began.",
+  };
+  const byGame = { terror, superstition, dogs };
+
+  const plain = W.event;
+  W.event = function (ev, st) {
+    const table = byGame[(st && st.game) || ""] || {};
+    const f = table[ev.type] || generic[ev.type];
+    if (f) {
+      try { return f(ev.data || {}, st); } catch (e) { /* fall back to generic words below */ }
+    }
+    return plain(ev, st);
+  };
+})();
