@@ -74,7 +74,7 @@ def measure(stream: bytes, frames: int, chunk: int, runs: int) -> tuple[float, f
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=200_000)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=11)
     args = parser.parse_args()
     print(f"# serial decode, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"Python {platform.python_version()} on {platform.machine()}, {args.frames} frames x {args.runs} runs")

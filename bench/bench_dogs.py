@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.games.base import Action  # noqa: E402
-from controller.games.dogs import DogsGame  # noqa: E402
+from controller.games.dogs import DogsGame, _act  # noqa: E402
 from controller.games.dogs_state import Placement, Spook  # noqa: E402
 
 TARGET_MS = 1.0
@@ -204,6 +204,11 @@ def main() -> int:
     bork = next(a for a in game.legal_actions() if a.kind == "bork" and a.params["token"] == "spook")
     rows.append(row("apply(bork) a spook, then Haunt and the Bork roll, cold",
                     apply_each(game, bork, args.repeat, warm=False)))
+
+    params = {"rotation": 1, "x": 3, "y": -2}
+    rows.append(row("one Action(...) as a caller builds it (JSON-canonicalised)",
+                    timed(lambda: Action("place_tile", 0, params), args.repeat * 10)))
+    rows.append(row("one action as the engine builds it", timed(lambda: _act("place_tile", 0, params), args.repeat * 10)))
 
     rows.append(row(f"legal_actions(), {args.games} random games, every step", legals))
     rows.append(row(f"apply(), {args.games} random games, every step", applies))

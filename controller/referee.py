@@ -50,7 +50,8 @@ def board_options(game: str, config: Config) -> dict[str, Any]:
     if game == "terror":
         return {"skull_window_ms": ref.skull_window_ms}
     if game == "superstition":
-        return {"challenge": "sensors" if ref.board == "sensors" else "digital", "outcome_window_ms": ref.trap_window_ms}
+        challenge = "sensors" if ref.board == "sensors" else "digital"
+        return {"challenge": challenge, "outcome_window_ms": ref.trap_window_ms}
     return {}
 
 
@@ -264,8 +265,8 @@ class Referee:
         self._windows = {key: self._windows.get(key, now) for key in current}
 
     def _grace_s(self) -> float:
-        ms = self.config.referee.tomb_grace_ms if self.core.pending_moving_only else self.config.referee.mismatch_grace_ms
-        return ms / 1000.0
+        ref = self.config.referee
+        return (ref.tomb_grace_ms if self.core.pending_moving_only else ref.mismatch_grace_ms) / 1000.0
 
     def next_deadline(self) -> float | None:
         """Seconds until :meth:`tick` has something to do (``None``: nothing is timed)."""

@@ -30,6 +30,7 @@ class BoardCheck:
     unexplained: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # sensor -> (want, have)
     accepted: list[tuple[str, str, Action]] = field(default_factory=list)
     requires_met: Action | None = None
+    ambiguous: list[str] = field(default_factory=list)  # accepted readings that arrived together
 
     @property
     def moving_only(self) -> bool:
@@ -81,6 +82,7 @@ def check_board(game: Game, sensors: Mapping[str, str], trigger: str | None) -> 
     if len(check.accepted) > 1:
         for sensor, have, _ in check.accepted:
             check.unexplained[sensor] = (check.expected.get(sensor), have)
+            check.ambiguous.append(sensor)
         check.accepted = []
     if not check.unexplained and not check.accepted:
         for exp in expectations:

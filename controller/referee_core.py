@@ -38,7 +38,13 @@ def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _event(ev: Event, at: float) -> dict[str, Any]:
-    return {"type": ev.type, "data": _plain(ev.data), "private_to": ev.private_to, "secret": _plain(ev.secret), "time": at}
+    return {
+        "type": ev.type,
+        "data": _plain(ev.data),
+        "private_to": ev.private_to,
+        "secret": _plain(ev.secret),
+        "time": at,
+    }
 
 
 def _referee_event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
@@ -58,7 +64,10 @@ def validate_sensors(sensors: Mapping[str, Any]) -> dict[str, str]:
     """Sensor id -> value, accepting plain strings, ``{"value": ...}`` or objects with ``.value``."""
     out: dict[str, str] = {}
     for sensor, raw in sensors.items():
-        value = raw if isinstance(raw, str) else raw.get("value") if isinstance(raw, Mapping) else getattr(raw, "value", None)
+        if isinstance(raw, str):
+            value: Any = raw
+        else:
+            value = raw.get("value") if isinstance(raw, Mapping) else getattr(raw, "value", None)
         if not isinstance(value, str) or value not in sensor_values(sensor):
             raise ValueError(f"sensor {sensor!r} cannot be {value!r}")
         out[sensor] = value
@@ -266,7 +275,8 @@ class RefereeCore:
                 unexplained = settled
             elif set(self.mismatch["sensors"]) <= set(unexplained):
                 return []  # the very parts of the mismatch are on their way back
-        found = describe(unexplained, self.sensors, self.game.expects(), setup=self.setup)
+        ambiguous = [s for s in check.ambiguous if s in unexplained]
+        found = describe(unexplained, self.sensors, self.game.expects(), setup=self.setup, ambiguous=ambiguous)
         if self.mismatch is not None and all(self.mismatch[k] == found[k] for k in found):
             return []
         self.mismatch = {**found, "since": self.mismatch["since"] if self.mismatch else at}

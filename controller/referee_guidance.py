@@ -7,7 +7,7 @@ the mismatch its code; the sentences of all of them are joined.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ _RANK = {
     "tomb_not_rolled": 1,
     "tomb_two_positions": 1,
     "wrong_trap": 1,
+    "ambiguous": 1,
     "peg_pulled": 2,
     "trap_sprung": 2,
     "chute_blocked": 3,
@@ -80,7 +81,9 @@ def _tomb_problem(sensor: str, want: str | None, have: str, expectations: list[E
     accepted = _accepted_values(sensor, expectations)
     if have == "moving":
         targets = " or ".join(_TO.get(v, v) for v in (accepted or [want or "middle"]))
-        return Problem("tomb_moving", f"The {name} tomb is between positions.", f"Slide the {name} tomb fully {targets}.")
+        return Problem(
+            "tomb_moving", f"The {name} tomb is between positions.", f"Slide the {name} tomb fully {targets}."
+        )
     if have == "fault":
         return Problem(
             "sensor_fault",
@@ -184,7 +187,9 @@ def problem_for(
     if sensor.startswith("chute.") and have == "blocked":
         side = sensor.split(".")[1]
         return Problem(
-            "chute_blocked", f"Something blocks the {side} Crypt window.", f"Take the skull out of the {side} Crypt window."
+            "chute_blocked",
+            f"Something blocks the {side} Crypt window.",
+            f"Take the skull out of the {side} Crypt window.",
         )
     if want is None:
         return Problem(
@@ -203,18 +208,28 @@ def describe(
     expectations: list[Expectation],
     *,
     setup: bool = False,
+    ambiguous: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The mismatch as published: ``{"code", "message", "guidance", "sensors"}``.
 
-    ``setup``: no move has been made in this game yet, so the board is being set up.
+    ``setup``: the board has not matched this game yet, so it is being set up.
+    ``ambiguous``: sensors that each show an outcome the game accepts, at once.
     """
-    problems = sorted(
-        (
-            _setup_problem(s, want, have) if setup else problem_for(s, want, have, sensors, expectations)
-            for s, (want, have) in sorted(unexplained.items())
-        ),
-        key=lambda p: _RANK.get(p.code, 4),
-    )
+    found = [
+        _setup_problem(s, want, have) if setup else problem_for(s, want, have, sensors, expectations)
+        for s, (want, have) in sorted(unexplained.items())
+        if s not in ambiguous
+    ]
+    if ambiguous:
+        names = " and ".join(f"{label(s)} ({unexplained[s][1]})" for s in sorted(ambiguous))
+        found.append(
+            Problem(
+                "ambiguous",
+                f"The board shows two outcomes at once: {names}.",
+                "Undo the one that did not happen, or send the one that did as a command.",
+            )
+        )
+    problems = sorted(found, key=lambda p: _RANK.get(p.code, 4))
     return {
         "code": problems[0].code,
         "message": " ".join(dict.fromkeys(p.what for p in problems)),

@@ -97,7 +97,8 @@ def replay(journal: Journal) -> Iterator[ReplayStep]:
             got = [e["type"] for e in step.produced]
             want = [e["type"] for e in recorded]
             step.divergence = (
-                f"input {entry['id']} ({kind}): replay gives {got or 'no events'}, the journal has {want or 'no events'}"
+                f"input {entry['id']} ({kind}): replay gives {got or 'no events'}, "
+                f"the journal has {want or 'no events'}"
                 if got != want
                 else f"input {entry['id']} ({kind}): replay gives the same event types with different data"
             )

@@ -157,7 +157,11 @@ class VirtualMcu:
             raise RuntimeError("VirtualMcu was closed; make a new one")
         if self._thread is not None:
             return
-        self._plug()
+        try:
+            self._plug()
+        except OSError:
+            self.close()  # no pty to be had: leave no temp directory behind
+            raise
         self.fw.boot()
         self.boots += 1
         self._thread = threading.Thread(target=self._run, name=f"virtual-mcu {self.path}", daemon=True)

@@ -264,7 +264,16 @@ class Engine:
     def snapshot(self) -> dict[str, SensorState]:
         return {sid: s.state for sid, s in self.sensors.items() if s.state is not None}
 
-    def sensors_health(self) -> dict[str, Any]:
+    def sensors_health(self, now: float) -> dict[str, Any]:
+        """Per sensor: value, observations, and per input its wire, level and filter statistics.
+
+        ``burst_ms`` is how long the input has been chattering without settling
+        (0 when quiet): a contact that never settles shows up here, not in ``changes``.
+        """
+        def burst(f: StableFilter[bool] | None) -> dict[str, float]:
+            first = f.first_edge if f is not None else None
+            return {"burst_ms": round(max(0.0, now - first) * 1000.0, 3) if first is not None else 0.0}
+
         return {
             sid: {
                 "value": s.state.value if s.state else None,
@@ -272,7 +281,7 @@ class Engine:
                 "observations": s.observations,
                 "inputs": {
                     i.role: {"wire": i.spec.describe(), "closed": i.filter.stable if i.filter else None,
-                             **(i.filter.stats.to_json() if i.filter else {})}
+                             **(i.filter.stats.to_json() if i.filter else {}), **burst(i.filter)}
                     for i in s.inputs
                 },
             }

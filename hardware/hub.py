@@ -46,7 +46,20 @@ def _hint(exc: GPIOZeroError) -> str:
 
 
 class SensorHub:
-    """Reads the configured sensors and reports settled :class:`Observation` s."""
+    """Reads the configured sensors and reports settled :class:`Observation` s.
+
+    ``on_observation`` is called from the hub's worker thread, one call at a
+    time and in order; it should hand the observation on (queue it) rather
+    than block, since no edge is settled while it runs. ``on_health``, if
+    given, receives ``health()`` whenever the MCU link changes state.
+
+    ``pin_factory`` is the gpiozero factory for GPIO inputs and outputs
+    (default: gpiozero's own choice, lgpio on a Pi). ``simulate=True`` uses a
+    ``MockFactory`` instead and runs MCU channels on a virtual MCU behind the
+    real link. ``mcu_link_factory(url, listener, baudrate=...)`` replaces
+    ``firmware_bridge.link.McuLink``, for tests. ``clock`` stamps edges and
+    times windows: monotonic seconds.
+    """
 
     def __init__(self, config: HardwareConfig, *, on_observation: Callable[[Observation], None],
                  pin_factory: Factory | None = None, simulate: bool = False,
@@ -214,7 +227,7 @@ class SensorHub:
         """Link states (gpio, mcu: online/offline/absent), MCU counters, per-input edge statistics."""
         with self._lock:
             mcu = self._engine.mcu_health()
-            sensors = self._engine.sensors_health()
+            sensors = self._engine.sensors_health(self._clock())
         if mcu["state"] != "absent":
             assert self.config.mcu is not None
             counters = getattr(self._link, "counters", None)
@@ -236,6 +249,18 @@ class SensorHub:
         if unread and self._started:
             warnings.append(f"not read yet (waiting for the MCU): {', '.join(unread)}")
         return {"links": {"gpio": gpio, "mcu": mcu}, "sensors": sensors, "warnings": warnings}
+
+    def sync(self, timeout: float = 2.0) -> bool:
+        """Wait until every event queued so far has been applied; False on timeout.
+
+        Edges are applied by the worker thread; a caller that has just moved a
+        pin and wants ``health()`` to include it calls this first.
+        """
+        if not self._started or self._closed:
+            return False
+        done = threading.Event()
+        self._queue.put(("done", (done,)))
+        return done.wait(timeout)
 
     def set_output(self, name: str, value: bool | float) -> None:
         if self._outputs is None:

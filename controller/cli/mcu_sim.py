@@ -11,6 +11,7 @@ Commands, one a line (``#`` starts a comment)::
     bounce CH LEVEL [MS [EDGES]]       a bounce burst ending at LEVEL (default 5 ms, 6 edges)
     corrupt [N]                        flip N bytes of the next frame sent (default 1)
     reset                              reboot the MCU: boot HELLO, sequence from 0
+    hang / resume                      the firmware stops (no frames, port open) / runs again
     unplug                             the port vanishes
     replug [reset]                     the port comes back at the same path
     sleep SECONDS                      pause (scripts)
@@ -126,7 +127,7 @@ def parse_command(line: str, channels: int) -> Command | None:
     if name == "sleep":
         arity(1, 1)
         return Command("sleep", (_float(rest[0], "sleep seconds", 0, 3600),))
-    if name in ("reset", "unplug", "status", "help", "quit", "exit"):
+    if name in ("reset", "unplug", "hang", "resume", "status", "help", "quit", "exit"):
         arity(0, 0)
         return Command("quit" if name == "exit" else name)
     raise CommandError(f"unknown command {name!r} (try 'help')")
@@ -147,6 +148,10 @@ def run_command(mcu: VirtualMcu, cmd: Command, out: TextIO, stop: threading.Even
         mcu.reset()
     elif cmd.name == "unplug":
         mcu.unplug()
+    elif cmd.name == "hang":
+        mcu.hang()
+    elif cmd.name == "resume":
+        mcu.resume()
     elif cmd.name == "replug":
         mcu.replug(reset=bool(a[0]))
     elif cmd.name == "sleep":

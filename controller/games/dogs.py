@@ -42,6 +42,22 @@ def _act(kind: str, player: int, params: dict[str, Any] | None = None) -> Action
     return action
 
 
+def _placement_actions(seat: int, spots: list[Square]) -> list[Action]:
+    """``place_tile`` for every spot and rotation: :func:`_act` inlined, as this
+    list runs to hundreds of actions once the graveyard sprawls."""
+    out = []
+    append = out.append
+    for x, y in spots:
+        for rotation in (0, 1, 2, 3):
+            action = _new(Action)
+            fields = action.__dict__
+            fields["kind"] = "place_tile"
+            fields["player"] = seat
+            fields["params"] = {"rotation": rotation, "x": x, "y": y}
+            append(action)
+    return out
+
+
 @register
 class DogsGame(Game):
     name = "dogs"
@@ -169,9 +185,7 @@ class DogsGame(Game):
             geo = self.geo
             cached = self._place_actions.get(seat)
             if cached is None:
-                spots = geo.placements(st.options.min_contact)
-                cached = [_act("place_tile", seat, {"rotation": r, "x": x, "y": y}) for x, y in spots for r in range(4)]
-                self._place_actions[seat] = cached
+                cached = self._place_actions[seat] = _placement_actions(seat, geo.placements(st.options.min_contact))
             return list(cached)
         if step == "setup_dog":
             return [_act("place_dog", seat, {"x": x, "y": y}) for x, y in self.dog_squares()]

@@ -114,7 +114,7 @@ def choose(game: DogsGame, action: Action) -> list[Event]:
     die = action.params.get("die")
     if kind not in ("dog", "spook"):
         raise MalformedAction(f"choose: 'action' must be 'dog' or 'spook', got {kind!r}")
-    if die not in (0, 1) or isinstance(die, bool):
+    if not isinstance(die, int) or isinstance(die, bool) or die not in (0, 1):
         raise MalformedAction(f"choose: 'die' must be 0 or 1, got {die!r}")
     st = game.st
     if st.dice_use[die] is not None:

@@ -50,7 +50,8 @@ def test_record_assigns_gap_free_seq_and_returns_the_public_form(journal: Journa
 def test_inputs_come_back_in_order_with_their_events(journal: Journal) -> None:
     journal.record("new_game", {"n": 1}, [ev("game_started")])
     journal.record("observation", {"n": 2}, [])
-    journal.record("command", {"n": 3, "command_id": "c"}, [{"type": "x", "data": {}, "private_to": 0, "secret": {"s": 1}}])
+    secret_event = {"type": "x", "data": {}, "private_to": 0, "secret": {"s": 1}}
+    journal.record("command", {"n": 3, "command_id": "c"}, [secret_event])
     inputs = list(journal.inputs())
     assert [(i["kind"], i["payload"]["n"]) for i in inputs] == [("new_game", 1), ("observation", 2), ("command", 3)]
     assert [len(i["events"]) for i in inputs] == [1, 0, 1]

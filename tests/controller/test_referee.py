@@ -259,6 +259,11 @@ def test_override_that_makes_the_game_agree_with_the_board_is_accepted(ref: Refe
     # both outcomes at once (read after a restart): ambiguous, so the referee asks
     out = ref.reconcile({**REST, "launcher": "launched", "chute.left": "blocked"})
     assert types(out.events) == ["mismatch"]
+    assert ref.mismatch is not None and ref.mismatch["code"] == "ambiguous"
+    assert ref.mismatch["message"] == (
+        "The board shows two outcomes at once: the left Crypt window (blocked) and "
+        "the Headless Ghost's launcher (launched)."
+    )
     refused = ref.act(Action("skull", 0, {"hit": False}))
     assert not refused.ok and "play holds" in str(refused.error)
     out = ref.act(Action("skull", 0, {"hit": True}))
@@ -509,7 +514,8 @@ def test_restart_begins_at_the_latest_new_game(tmp_path: Path, ref: Referee, clo
     with sqlite3.connect(tmp_path / "t1.journal") as db:  # spoil the first game's inputs
         db.execute("UPDATE inputs SET payload = '{}' WHERE id <= 2")
     again = make_referee(tmp_path, Clock())
-    assert (again.game.to_json(), again.core.board_state(), again.journal.last_seq()) == saved  # type: ignore[union-attr]
+    assert again.game is not None
+    assert (again.game.to_json(), again.core.board_state(), again.journal.last_seq()) == saved
     assert again.mismatch is not None and again.mismatch["code"] == "setup"
     assert again.core.sensors["tomb.mummy"] == "moving" and again.core.sensors["launcher"] == "armed"
     out = again.observe(obs("tomb.wolf", "middle"))  # fixed; what is left is the moving mummy

@@ -185,7 +185,10 @@ class FakeBoardGame(Game):
                     "skull_outcome",
                     "Drop the skull.",
                     p,
-                    accepts={"launcher": {"launched": Action("skull", p, {"hit": True})}, "chute.left": {"blocked": miss}},
+                    accepts={
+                        "launcher": {"launched": Action("skull", p, {"hit": True})},
+                        "chute.left": {"blocked": miss},
+                    },
                     window_ms=s["window_ms"],
                     on_timeout=miss,
                 )

@@ -112,7 +112,8 @@ def test_terror_restart_is_identical_and_replay_verifies(
     while ref.state()["legal"] and drive_steps < 5:
         ref.act(Action.from_json(ref.state()["legal"][0]))
         drive_steps += 1
-    saved: dict[str, Any] = {"game": ref.game.to_json(), "seq": ref.journal.last_seq(), "state": ref.state()}  # type: ignore[union-attr]
+    assert ref.game is not None
+    saved: dict[str, Any] = {"game": ref.game.to_json(), "seq": ref.journal.last_seq(), "state": ref.state()}
     ref.journal.close()
     again = make_referee(tmp_path, Clock())
     assert again.game is not None and again.game.to_json() == saved["game"]

@@ -48,7 +48,7 @@ def core_state(ref: Referee) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, min_size=10, max_size=40), st.integers(0, 1000))
 def test_any_play_restores_identically_and_verifies(steps: list[tuple[Any, Any, Any]], seed: int) -> None:
     # tmpfs when there is one: fsync there is free, and this test is about logic, not disks

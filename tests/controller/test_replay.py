@@ -86,8 +86,8 @@ def test_verify_finds_a_removed_event_and_an_edited_input(played: Path, capsys: 
     assert main(["replay", str(played), "--verify"]) == 1
     assert "the journal has no events" in capsys.readouterr().out
     with sqlite3.connect(played) as db:
-        db.execute("UPDATE inputs SET payload = '{\"action\": {\"kind\": \"fly\"}, \"time\": 1, \"board\": \"sensors\"}' "
-                   "WHERE kind = 'command'")
+        payload = json.dumps({"action": {"kind": "fly"}, "time": 1, "board": "sensors"})
+        db.execute("UPDATE inputs SET payload = ? WHERE kind = 'command'", (payload,))
     assert main(["replay", str(played), "--verify", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert any("cannot be replayed" in d for d in report["divergences"])

@@ -201,3 +201,32 @@ def test_sigterm_closes_the_journal_so_replay_can_read_it(mosquitto: Broker, tmp
         assert journal.integrity_check() == "ok"
         assert journal.published_seq() == journal.last_seq() >= 1  # everything reached the broker
         assert json.dumps(next(iter(journal.inputs()))["payload"]["game"]) == '"terror"'
+
+
+def test_a_broker_that_answers_late_gets_everything_that_was_decided_meanwhile(tmp_path: Path) -> None:
+    from tests.conftest import make_broker
+
+    table = "rn-late"
+    port = free_port()
+    cfg = write_config(tmp_path, table)
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", f"mqtt://127.0.0.1:{port}")
+    broker = None
+    try:
+        line = run.wait_line("waiting for the broker")
+        assert f"mqtt://127.0.0.1:{port}" in line
+        broker = make_broker(tmp_path, port=port)
+        with Subscriber(broker.host, broker.port, (f"gravekeeper/{table}/#",)) as sub:
+            sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "online", timeout=15)
+            state = sub.wait_latest(f"gravekeeper/{table}/state", lambda s: s["game"] == "terror")
+            cmd = Commander(broker.host, broker.port, "gravekeeper", table, TOKEN)
+            try:
+                assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
+            finally:
+                cmd.close()
+        assert state["seq"] >= 1
+        run.proc.send_signal(__import__("signal").SIGINT)  # Ctrl-C stops as cleanly as SIGTERM
+        assert run.proc.wait(15) == 0
+    finally:
+        run.close()
+        if broker is not None:
+            broker.stop()

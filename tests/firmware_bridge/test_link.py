@@ -456,3 +456,17 @@ def test_low_latency_on_a_port_without_it_warns_and_still_works(
             assert rec.wait_count("snapshot", 1)
             assert link.online
     assert any("low_latency is not available" in r.getMessage() for r in caplog.records)
+
+
+def test_close_wakes_the_reader_at_once_and_works_unstarted(mcu: VirtualMcu, rec: Recorder) -> None:
+    import time
+
+    with McuLink(mcu.path, rec, heartbeat_timeout=30.0) as link:  # a long read timeout would not matter
+        assert rec.wait_count("snapshot", 1)
+        mcu.hang()  # nothing arrives: the reader sits in read()
+        start = time.monotonic()
+        link.close()
+        assert time.monotonic() - start < 1.5
+    never_started = McuLink(mcu.path, Recorder())
+    never_started.close()
+    assert not never_started.online and never_started.counters["frames_out"] == 0

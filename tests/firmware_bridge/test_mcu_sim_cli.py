@@ -62,6 +62,10 @@ def test_sim_prints_its_path_and_obeys_commands(sim: subprocess.Popen[str]) -> N
         command(sim, "replug")
         assert rec.wait_count("online", 2)
         assert rec.wait_for(lambda: rec.levels[1] is False)
+        command(sim, "hang")
+        assert rec.wait_count("offline", 2)  # the heartbeat timeout
+        command(sim, "resume")
+        assert rec.wait_count("online", 3)
         command(sim, "reset")
         assert wait_until(lambda: link.counters["resets"] == 1)
         link.set_output(1, 9)

@@ -291,4 +291,43 @@ def test_health_reports_links_and_counters(make_hub: Callable[..., SensorHub], f
     assert peg["value"] == "in" and peg["observations"] == 2
     assert peg["inputs"]["input"] == {
         "wire": "GPIO 23", "closed": True, "edges": 3, "changes": 1, "bounces": 2, "glitches": 0,
-        "longest_burst_ms": 4.0}
+        "longest_burst_ms": 4.0, "burst_ms": 0.0}
+
+
+def test_a_contact_that_never_settles_shows_in_health_not_as_changes(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    hub = make_hub(load_hardware_config(None))
+    drive = closer(factory, DEFAULT_PINS["trap.grave1.sprung"])
+    # a broken switch chattering every 5 ms for 300 ms: 200 ms of it already past, 100 ms to come
+    start = time.monotonic() - 0.2
+    tclock.play(drive, [(k * 0.005, k % 2 == 0) for k in range(60)], start=start)
+    assert hub.sync()
+    inp = hub.health()["sensors"]["trap.grave1.sprung"]["inputs"]["input"]
+    assert inp["edges"] == 60 and inp["changes"] == 0
+    assert inp["burst_ms"] >= 195.0  # still chattering, as far as the hub knows
+    assert recorder.stays_at(0, 0.25)
+    inp = hub.health()["sensors"]["trap.grave1.sprung"]["inputs"]["input"]
+    assert inp["burst_ms"] == 0.0 and inp["glitches"] == 1 and inp["longest_burst_ms"] == pytest.approx(295.0)
+
+
+def test_observations_come_from_the_worker_thread_in_order(factory: MockFactory) -> None:
+    seen: list[tuple[str, str, str]] = []
+    done = threading.Event()
+
+    def on_obs(obs: Any) -> None:
+        seen.append((threading.current_thread().name, obs.sensor, obs.value))
+        if not obs.initial and obs.value == "launched":
+            done.set()
+
+    with SensorHub(load_hardware_config(None), on_observation=on_obs, pin_factory=factory):
+        assert len(seen) == 16  # start() returns once the start-up reading was delivered
+        pin = factory.pin(DEFAULT_PINS["launcher"])
+        pin.drive_low()
+        for trap in ("ladder", "mirror"):
+            factory.pin(DEFAULT_PINS[f"trap.{trap}.peg_a"]).drive_low()
+        time.sleep(0.03)  # past the 20 ms window (a slower machine only waits longer)
+        pin.drive_high()
+        assert done.wait(2.0)
+    assert {name for name, _, _ in seen} == {"sensor-hub"}
+    assert [v for _, s, v in seen if s == "launcher"] == ["launched", "armed", "launched"]
+    assert [s for _, s, v in seen[16:]] == ["launcher", "trap.ladder.peg_a", "trap.mirror.peg_a", "launcher"]

@@ -265,3 +265,19 @@ def test_mcu_clock_unwraps_32_bits_and_relearns_after_a_jump() -> None:
     assert c.to_host(5, 60.0) == 60.0
     assert c.to_host(10_000_000, 61.0) == pytest.approx(61.0)  # ran ahead: never later than receipt
     assert c.to_host(11, 62.0) == pytest.approx(62.0)  # jumped back: relearnt, not 10 s in the past
+
+
+def test_a_tomb_wired_half_to_gpio_half_to_the_mcu(rig: Callable[..., Rig], recorder: Recorder,
+                                                    factory: Any) -> None:
+    cfg = load_hardware_config({**MCU_CONFIG, "sensors": {"tomb.wolf": {
+        "end_a": {"source": "mcu", "channel": 0}, "middle": {"source": "mcu", "channel": 1},
+        "end_b": {"pin": 6}, "settle_ms": 40}}, "outputs": {}})
+    r = rig(cfg, pin_factory=factory)
+    # known only once the MCU answered, then reported once, as one sensor
+    assert [(o.sensor, o.value, o.initial) for o in recorder.items] == [("tomb.wolf", "end_a", True)]
+    r.link.listener.on_change(0, True, 6_000_000)  # leaves end_a (MCU)...
+    factory.pin(6).drive_low()  # ...and arrives at end_b (GPIO)
+    got = recorder.wait_count(1, "tomb.wolf")
+    assert got[0].value == "end_b" and recorder.stays_at(1, 0.1)
+    r.link.listener.on_offline("unplugged")
+    assert r.hub.sync() and r.hub.snapshot()["tomb.wolf"].online is False

@@ -238,3 +238,62 @@ def test_sensor_and_health_strip(page: Any, served: PanelServer, fake: FakeTable
     links = page.text_content("#links")
     assert "mcu: offline (unplugged)" in links and "broker: connected" in links and "panel: connected" in links
     assert "no reading for 900 s" in page.text_content("#warnings")
+
+
+def _play_until(game: str, seed: int, found: Any, options: dict | None = None, limit: int = 3000) -> Any:
+    import random
+
+    from controller.games import get_game
+
+    rnd = random.Random(seed)
+    g = get_game(game).new(["Ann", "Bo"], seed, options or {})
+    for _ in range(limit):
+        if found(g):
+            return g
+        if g.is_over:
+            g = get_game(game).new(["Ann", "Bo"], seed := seed + 1, options or {})
+            continue
+        g.apply(rnd.choice(g.legal_actions()))
+    raise AssertionError(f"no {game} position found")
+
+
+def test_naming_a_peg_by_clicking_it(page: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
+    g = _play_until("superstition", 1, lambda g: any(a.kind == "pull_peg" for a in g.legal_actions()),
+                    {"challenge": "digital"})
+    fake.state(**public_state(g, fake.table, 5))
+    login(page, served.url, fake.table, token)
+    peg = next(a for a in g.legal_actions() if a.kind == "pull_peg" and a.params["peg"] == "b")
+    sel = f'svg#board g.peg.legal[data-peg="{peg.params["trap"]}.b"]'
+    page.wait_for_selector(sel)
+    assert "Name a peg" in page.text_content("#board-hint")
+    page.locator(sel).dispatch_event("click")
+    (name, cmd), = fake.wait_command(1)
+    assert cmd["action"] == peg.to_json()
+
+
+def test_a_player_plays_a_card_on_a_chosen_target(chromium: Any, served: PanelServer, fake: FakeTable,
+                                                  token: str) -> None:
+    def has_target_card(g: Any) -> bool:
+        return any(a.kind == "play_card" and "target" in a.params for a in g.legal_actions())
+
+    g = _play_until("terror", 1, has_target_card)
+    play = next(a for a in g.legal_actions() if a.kind == "play_card" and "target" in a.params)
+    seat = play.player
+    fake.state(**public_state(g, fake.table, 7))
+    fake.private(seat, {"seq": 7, "seat": seat, "game_id": "g1", "view": g.player_view(seat),
+                        "legal": [a.to_json() for a in g.legal_actions_for(seat)]})
+    ctx = chromium.new_context(bypass_csp=True)
+    try:
+        page = ctx.new_page()
+        page.goto(served.url + f"t/{fake.table}/join")
+        page.fill("#join-code", join_code(token, fake.table, "g1", seat))
+        page.click("button[type=submit]")
+        page.wait_for_selector('button.act[data-kind="play_card"]')
+        title = g.card(play.params["card"]).public()["title"]  # type: ignore[attr-defined]
+        assert title in page.text_content("#hand")
+        assert click_action(page, play.to_json())
+        (name, cmd), = fake.wait_command(1)
+        assert cmd["action"]["kind"] == "play_card" and cmd["action"]["params"] == play.to_json()["params"]
+        shot(page, "fake-terror-card-target")
+    finally:
+        ctx.close()

@@ -41,6 +41,8 @@
     if (!mine) { hand.textContent = "Waiting for your private view…"; return; }
     if (!mine.available) { hand.textContent = mine.reason; return; }
     const pv = mine.view || {};
+    // Card ids in the actions read better as the titles this player can see.
+    for (const p of ((pv.view || {}).you || {}).pawns || []) for (const c of p.cards || []) W.cardTitles[c.id] = c.title;
     const groups = secrets(pv.view || {});
     if (!groups.length) hand.textContent = "Nothing secret in your hand right now.";
     for (const [group, items] of groups) {

@@ -87,3 +87,67 @@
     return plain(ev, st);
   };
 })();
+
+/* Each game's actions as button labels. */
+(function () {
+  "use strict";
+  const W = window.GKWords;
+  const pos = p => ({ end_a: "end A", middle: "the middle", end_b: "end B" }[p] || p);
+  const label = p => ({ 0: "girl", 1: "boy" }[p] || "pawn " + p);
+  const target = (st, t) => Array.isArray(t) && t.length === 2 ? W.playerName(st, t[0]) + "'s " + label(t[1]) + " pawn" : W.value(t);
+  W.cardTitles = W.cardTitles || {};
+  const card = id => "“" + (W.cardTitles[id] || id) + "”";
+  const spookKind = (st, id) => {
+    const s = (((st || {}).view || {}).spooks || []).find(x => x.id === id);
+    return s ? "the " + s.kind : "spook " + id;
+  };
+  const byGame = {
+    terror: {
+      roll: () => "Roll both dice",
+      move_tomb: (p) => "Slide the " + W.humanize(p.tomb) + " tomb to " + pos(p.to),
+      move_pawn: (p) => "Move the " + label(p.pawn) + " pawn to (" + p.to.join(", ") + ")",
+      attempt_skull: (p) => "Drop the skull (" + label(p.pawn) + " pawn" + (p.ring ? ", showing " + card(p.ring) : "") + ")",
+      skull_outcome: (p) => p.hit ? "The skull hit the ghost" : "The skull missed",
+      play_card: (p, st) => "Play " + card(p.card) + (p.target ? " on " + target(st, p.target) : "") + (p.to ? " to (" + p.to.join(", ") + ")" : ""),
+      place_monster: (p, st) => "Put the Monster on " + target(st, p.target),
+      end_turn: () => "End the turn",
+    },
+    superstition: {
+      roll: (p) => p.value ? "Rolled " + p.value : "Roll",
+      move: (p) => "Move " + ({ cw: "clockwise", ccw: "counter-clockwise" }[p.direction] || p.direction),
+      charm_move: (p) => "Use the Charm: move " + ({ cw: "clockwise", ccw: "counter-clockwise" }[p.direction] || p.direction),
+      pull_peg: (p) => "Name peg " + String(p.peg).toUpperCase() + " of the " + W.humanize(p.trap),
+      challenge_result: (p) => p.zapped ? "Zapped by the " + W.humanize(p.trap) : "Sneaked past the " + W.humanize(p.trap),
+      reset_trap: (p) => "Reset the " + W.humanize(p.trap) + " trap",
+      place_whammy: (p) => "Place the Whammy on " + p.space,
+      relocate_whammy: (p) => "Move the Whammy to " + p.to,
+      leave_whammy: () => "Leave the Whammy where it is",
+      jump: () => "Jump the Wizard's Tomb",
+      end_turn: () => "End the turn",
+    },
+    dogs: {
+      roll: () => "Roll the dice",
+      choose: (p, st) => "Use the " + ((((st || {}).view || {}).dice || [])[p.die] || "die " + p.die) + " for " + (p.action === "dog" ? "your dog" : "a spook"),
+      pick_spook: (p, st) => "Move " + spookKind(st, p.spook),
+      attack: (p, st) => "Attack " + spookKind(st, p.spook),
+      wrestle: (p, st) => "Wrestle " + W.playerName(st, p.dog) + "'s dog",
+      bork: (p) => "Bork at the " + p.token + " at (" + p.x + ", " + p.y + ")",
+      collect: () => "Collect the snacks",
+      done: () => "Done",
+      back: () => "Go back",
+      place_tile: (p) => "Place the tile at (" + p.x + ", " + p.y + "), turned " + p.rotation * 90 + "°",
+      place_dog: (p) => "Put your dog at (" + p.x + ", " + p.y + ")",
+      move_dog: (p) => "Run to (" + p.x + ", " + p.y + ")",
+      move_spook: (p) => "Move the spook to (" + p.x + ", " + p.y + ")",
+      escape: (p) => "Escape to (" + p.x + ", " + p.y + ")",
+    },
+  };
+  const plain = W.action;
+  W.action = function (a, st) {
+    const f = (byGame[(st && st.game) || ""] || {})[a.kind];
+    if (f) {
+      try { return f(a.params || {}, st); } catch (e) { /* generic words below */ }
+    }
+    return plain(a, st);
+  };
+})();

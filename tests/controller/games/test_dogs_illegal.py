@@ -64,6 +64,8 @@ def test_malformed_params_are_malformed_actions() -> None:
     roll_as(game, 3, 4)
     refused(game, Action("choose", 0, {"die": 2, "action": "dog"}), "'die' must be 0 or 1", MalformedAction)
     refused(game, Action("choose", 0, {"die": True, "action": "dog"}), "'die' must be 0 or 1", MalformedAction)
+    refused(game, Action("choose", 0, {"die": 1.0, "action": "dog"}), "'die' must be 0 or 1", MalformedAction)
+    refused(game, Action("choose", 0, {"die": [0], "action": ["dog"]}), "'action' must be", MalformedAction)
     refused(game, Action("choose", 0, {"die": 0, "action": "cat"}), "'action' must be", MalformedAction)
     refused(game, Action("choose", 0, {"die": 0, "action": "dog", "x": 1}), "unexpected", MalformedAction)
 

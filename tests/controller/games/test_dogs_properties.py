@@ -130,7 +130,8 @@ def test_public_views_hold_no_secret(seed: int, players: int, choices: list[int]
 
 params_strategy = st.dictionaries(
     st.sampled_from(["x", "y", "rotation", "die", "action", "spook", "dog", "token", "id", "extra"]),
-    st.one_of(st.integers(-3, 14), st.sampled_from(["dog", "spook", "bat", ""]), st.none(), st.booleans()),
+    st.one_of(st.integers(-3, 14), st.sampled_from(["dog", "spook", "bat", "", 0.0, 1.0, 2.5]), st.none(),
+              st.booleans(), st.lists(st.integers(0, 3), max_size=2)),
     max_size=4,
 )
 

@@ -400,3 +400,55 @@ def test_tied_players_become_friends() -> None:
     scores = game.public_view()["scores"]
     assert scores[0] == scores[1] > 0
     assert game.winners == [0, 1] and game.public_view()["friends"] is True
+
+
+def test_two_concerned_dogs_choose_in_seat_order_and_a_save_resumes_exactly() -> None:
+    game = board(3)
+    ghoul = put_spook(game, "ghoul", (5, 5))
+    game.st.dogs = [(0, 0), (6, 5), (6, 5)]
+    give(game, 1, "red")
+    give(game, 2, "blue")
+    spook_turn(game, ghoul, 1)
+    rig(game, 6, 6)
+    act(game, "move_spook", x=6, y=5)
+    assert {a.player for a in game.legal_actions()} == {1}
+    saved = DogsGame.from_json(game.to_json())
+    for g in (game, saved):
+        g.apply(Action("escape", 1, {"x": 7, "y": 5}))
+        assert {a.player for a in g.legal_actions()} == {2}
+        assert (7, 5) not in {(a.params["x"], a.params["y"]) for a in g.legal_actions()}  # seat 1 is there now
+        g.apply(Action("escape", 2, {"x": 6, "y": 4}))
+    assert saved.to_json() == game.to_json()
+    assert game.st.dogs == [(0, 0), (7, 5), (6, 4)] and game.st.card_snacks[1:] == [["red"], ["blue"]]
+    assert game.st.slots == ["dog"] and game.st.seat == 0
+
+
+def test_bork_a_bat_onto_a_dog_robs_it_at_once() -> None:
+    game = board()
+    game.st.dogs = [(1, 1), (1, 5)]
+    bat = put_spook(game, "bat", (2, 5))
+    give(game, 1, "blue")
+    roll_as(game, 2, 3)
+    act(game, "choose", die=0, action="dog")
+    act(game, "move_dog", x=1, y=3)
+    act(game, "bork", token="spook", id=bat.id, x=1, y=5)
+    assert bat.snacks == ["blue"]  # one dog with snacks: no choice to make
+    assert game.st.rolls[-1]["for"] == "bork"
+
+
+def test_bat_choice_inside_a_bork_comes_before_the_bork_roll() -> None:
+    game = board(3)
+    game.st.dogs = [(1, 1), (1, 5), (1, 5)]
+    bat = put_spook(game, "bat", (2, 5))
+    give(game, 1, "blue")
+    give(game, 2, "green")
+    roll_as(game, 2, 3)
+    act(game, "choose", die=0, action="dog")
+    act(game, "move_dog", x=1, y=3)
+    rolls = len(game.st.rolls)
+    act(game, "bork", token="spook", id=bat.id, x=1, y=5)
+    assert kinds(game) == {"bat_target"} and len(game.st.rolls) == rolls  # no Bork roll yet
+    rig(game, (1, 0), 2, (1, 0))
+    act(game, "bat_target", dog=2)
+    assert bat.snacks == ["green"] and game.st.card_snacks[2] == []
+    assert game.st.rolls[-1] == {"seat": 0, "for": "bork", "value": 2}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from controller.games import Action, IllegalAction, get_game
 from controller.games.superstition import Superstition
 from controller.games.superstition_board import Board
+from controller.games.superstition_state import check_state
 from hardware.observation import sensor_values
 
 G = get_game("superstition")
@@ -69,6 +70,20 @@ def _play(n: int, seed: int, option_index: int, picks: list[int]) -> tuple[Super
 
 @PROPERTY_SETTINGS
 @given(games)
+def test_every_reachable_state_passes_the_saved_state_checks(case: tuple[int, int, int, list[int]]) -> None:
+    """One pawn a space, four Whammies and four Charms conserved, a seat to act, traps consistent."""
+    n, seed, option_index, picks = case
+    game = G.new(NAMES[:n], seed, OPTION_SETS[option_index])
+    for pick in picks:
+        if game.is_over:
+            break
+        game.apply(_choose(game, pick))
+        check_state(game)
+        assert game.is_over or game.legal_actions(), game.phase
+
+
+@PROPERTY_SETTINGS
+@given(games)
 def test_no_pawn_ever_passes_or_lands_on_another(case: tuple[int, int, int, list[int]]) -> None:
     game, _, log = _play(*case)
     adjacent = _adjacent(game.board)
@@ -86,7 +101,7 @@ def test_no_pawn_ever_passes_or_lands_on_another(case: tuple[int, int, int, list
                 assert frozenset((a, b)) in adjacent or a == b, (a, b, event.data)
 
 
-@PROPERTY_SETTINGS
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_no_secret_ever_reaches_a_public_view_or_public_event(case: tuple[int, int, int, list[int]]) -> None:
     n, seed, option_index, picks = case
