@@ -87,7 +87,8 @@ def square_graveyard(players: int = 4) -> DogsGame:
             st.board_snacks[sq] = [st.tin.pop(0)]
         elif ch == "G":
             st.spooks.append(Spook(len(st.spooks), st.pool.pop(0), sq))
-    st.dogs = [(5, 5), (6, 6), (4, 6), (6, 4)][:players]
+    dogs: list[tuple[int, int] | None] = [(5, 5), (6, 6), (4, 6), (6, 4)]
+    st.dogs = dogs[:players]
     st.phase, st.seat, st.turn = "roll", 0, 1
     return game
 

@@ -69,7 +69,7 @@ def start_mosquitto(tmp: Path) -> tuple[subprocess.Popen[bytes], int]:
 
 
 def nodelay(client: mqtt.Client) -> None:
-    sock = client.socket()
+    sock: Any = client.socket()
     if sock is not None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -82,7 +82,12 @@ class Receiver:
         self.cond = threading.Condition()
         ready = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-receiver")
-        self.client.on_connect = lambda c, *a: (nodelay(c), [c.subscribe(t, qos=1) for t in topics])
+        def on_connect(c: mqtt.Client, *args: Any) -> None:
+            nodelay(c)
+            for t in topics:
+                c.subscribe(t, qos=1)
+
+        self.client.on_connect = on_connect
         self.client.on_subscribe = lambda *a: ready.set()
         self.client.on_message = self._on_message
         self.client.connect("127.0.0.1", port)

@@ -36,10 +36,14 @@ class BrokerError(RuntimeError):
 
 
 class _MqttSettings(Protocol):
-    url: str | None
-    host: str
-    port: int
-    tls: bool
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def tls(self) -> bool: ...
 
 
 def mqtt_answers(host: str, port: int, timeout: float = 0.5) -> bool:

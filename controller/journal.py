@@ -16,14 +16,18 @@ whose dicts go straight onto public topics.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
+from urllib.parse import quote
 
 SCHEMA_VERSION = 1
 INPUT_KINDS = ("new_game", "command", "observation", "timeout", "reconcile")
@@ -79,22 +83,27 @@ class Journal:
         self._closed = False
         if not create and not self.path.is_file():
             raise JournalError(f"journal not found: {self.path}")
+        self._lock_file: IO[bytes] | None = None
         if create:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise JournalError(f"cannot create the journal's folder {self.path.parent}: {exc.strerror}") from None
+            self._take_table()
         try:
-            uri = f"file:{self.path}?mode={'rwc' if create else 'rw'}"
+            uri = f"file:{quote(str(self.path))}?mode={'rwc' if create else 'rw'}"
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
+            self._release_table()
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
             if not create and not self._db.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
             ).fetchone():
                 raise JournalError(f"{self.path} is not a gravekeeper journal")
-            self._db.execute("PRAGMA journal_mode=WAL")
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise JournalError(f"journal {self.path}: this file system cannot hold a WAL journal (got {mode})")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=5000")
@@ -109,24 +118,50 @@ class Journal:
                     raise JournalError(f"journal {self.path} has schema {row[0]}, expected {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            self._release_table()
             raise JournalError(f"journal {self.path} is not a readable journal: {exc}") from None
         except JournalError:
             self._db.close()
+            self._release_table()
             raise
 
+    def _take_table(self) -> None:
+        """One writer per table: a second controller for the same table would interleave its decisions.
+
+        An advisory lock on a file beside the journal; the kernel drops it when the
+        process dies, even by ``kill -9``, so a crash never leaves the table locked.
+        A reader (``create=False``, as ``gravekeeper replay``) takes no lock.
+        """
+        safe = re.sub(r"[^A-Za-z0-9_-]", "_", self.table) or "_"
+        lock_path = self.path.with_name(f"{self.path.name}.{safe}.lock")
+        try:
+            handle = open(lock_path, "ab")  # noqa: SIM115 - held open for the journal's lifetime
+        except OSError as exc:
+            raise JournalError(f"cannot create the journal's lock file {lock_path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise JournalError(
+                f"journal {self.path}: table {self.table!r} is in use by another gravekeeper process"
+            ) from None
+        self._lock_file = handle
+
+    def _release_table(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing drops the lock
+            self._lock_file = None
+
     # ----- plumbing ---------------------------------------------------------------
-    class _Tx:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
-
-        def __enter__(self) -> None:
-            self.db.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, exc_type: type[BaseException] | None, *_: Any) -> None:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-    def _transaction(self) -> "Journal._Tx":
-        return Journal._Tx(self._db)
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def _check_open(self) -> None:
         if self._closed:
@@ -145,6 +180,7 @@ class Journal:
             if not self._closed:
                 self._closed = True
                 self._db.close()
+                self._release_table()
 
     # ----- writing --------------------------------------------------------------
     def record(self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,9 +16,8 @@ acknowledgement not yet written down), the first connection reads our own
 retained ``state``: it is always published after the events it includes, so if
 it belongs to the same game its ``seq`` proves the broker already has those.
 
-Commands are checked here, in the network thread, before the worker sees them:
-size, JSON, id, name, signature (``controller.security``) and replay. Each
-refusal gets a reply naming the problem and changes nothing.
+Commands are checked in the network thread (``controller.mqtt_commands``)
+before the worker sees them; each refusal gets a reply naming the problem.
 """
 
 from __future__ import annotations
@@ -30,26 +29,28 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
 from controller import __version__
-from controller.security import verify
+from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
+    MAX_COMMAND_BYTES,
+    Command,
+    CommandChecker,
+    CommandRefused,
+    Topics,
+    dumps,
+)
 
 log = logging.getLogger(__name__)
 
-MAX_COMMAND_BYTES = 16 * 1024
-MAX_ID_LENGTH = 200
 # Unacknowledged QoS 1 messages we allow ourselves; paho's own limit is set higher
 # so that paho never holds a message back and every message is written in our order.
 WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
-_SEEN_IDS = 4096
 MARK_EVERY_S = 1.0
-_ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
 
 
 class OutboxJournal(Protocol):
@@ -61,130 +62,22 @@ class OutboxJournal(Protocol):
 
 
 class LinkSettings(Protocol):
-    base_topic: str
-    username: str | None
-    password: str | None
-    tls: bool
-    ca_file: str | None
-    client_id: str | None
-    keepalive: int
-
-
-@dataclass(frozen=True)
-class Topics:
-    base: str
-    table: str
-
-    def _t(self, *parts: str) -> str:
-        return "/".join((self.base, self.table, *parts))
+    """What the link reads from ``controller.config.MqttConfig``."""
 
     @property
-    def status(self) -> str:
-        return self._t("status")
-
+    def base_topic(self) -> str: ...
     @property
-    def state(self) -> str:
-        return self._t("state")
-
+    def username(self) -> str | None: ...
     @property
-    def events(self) -> str:
-        return self._t("events")
-
+    def password(self) -> str | None: ...
     @property
-    def sensors(self) -> str:
-        return self._t("sensors")
-
+    def tls(self) -> bool: ...
     @property
-    def health(self) -> str:
-        return self._t("health")
-
-    def private(self, seat: int) -> str:
-        return self._t("private", str(seat))
-
+    def ca_file(self) -> str | None: ...
     @property
-    def commands(self) -> str:
-        return self._t("cmd", "+")
-
-    def command(self, name: str) -> str:
-        return self._t("cmd", name)
-
-    def reply(self, name: str) -> str:
-        return self._t("reply", name)
-
-
-@dataclass(frozen=True)
-class Command:
-    """A command that passed every check the link can make; the worker does the rest."""
-
-    name: str
-    id: str
-    payload: dict[str, Any]
-
-
-class CommandRefused(ValueError):
-    """A command refused before it reached the worker. ``id`` is None when unreadable."""
-
-    def __init__(self, message: str, command_id: Any = None) -> None:
-        super().__init__(message)
-        self.command_id = command_id
-
-
-def dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _id_of(raw: bytes) -> Any:
-    """The command's id if it can be read (for the reply), else None."""
-    try:
-        payload = json.loads(raw)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        return None
-    cid = payload.get("id") if isinstance(payload, dict) else None
-    return cid if isinstance(cid, (str, int)) and not isinstance(cid, bool) else None
-
-
-class CommandChecker:
-    """Size, JSON, id, name, signature and replay checks of one incoming command."""
-
-    def __init__(self, token: str, names: Collection[str], has_command: Callable[[str], bool]) -> None:
-        self._token = token
-        self._names = frozenset(names)
-        self._has_command = has_command
-        self._seen: collections.OrderedDict[str, None] = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def check(self, name: str, raw: bytes) -> Command:
-        if len(raw) > MAX_COMMAND_BYTES:
-            raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
-                                 _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
-        try:
-            payload = json.loads(raw)
-        except ValueError as exc:  # UnicodeDecodeError included
-            raise CommandRefused(f"bad JSON: {exc}") from None
-        except RecursionError:
-            raise CommandRefused("bad JSON: nested too deeply") from None
-        if not isinstance(payload, dict):
-            raise CommandRefused(f"a command must be a JSON object, got {type(payload).__name__}")
-        cid = payload.get("id")
-        if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
-            raise CommandRefused("missing or bad 'id': it must be a non-empty string or an integer")
-        if isinstance(cid, str) and len(cid) > MAX_ID_LENGTH:
-            raise CommandRefused(f"'id' is longer than {MAX_ID_LENGTH} characters")
-        if name not in self._names:
-            known = ", ".join(sorted(self._names))
-            raise CommandRefused(f"unknown command {name!r} (known: {known})", cid)
-        if "auth" not in payload:
-            raise CommandRefused("not authorised: the command has no 'auth' signature", cid)
-        if not verify(self._token, payload):
-            raise CommandRefused("not authorised: bad signature (wrong control token?)", cid)
-        key = str(cid)
-        with self._lock:
-            if key in self._seen or self._has_command(key):
-                raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
-            self._seen[key] = None
-            if len(self._seen) > _SEEN_IDS:
-                self._seen.popitem(last=False)
-        return Command(name, key, payload)
+    def client_id(self) -> str | None: ...
+    @property
+    def keepalive(self) -> int: ...
 
 
 class MqttLink:
@@ -308,6 +201,22 @@ class MqttLink:
             self._retained[topic] = data
             self._dirty[topic] = None
 
+    def set_status(self, **extra: Any) -> None:
+        """Change fields of the ``online`` status (e.g. the game) and republish it if connected."""
+        with self._lock:
+            if all(self._status_extra.get(k) == v for k, v in extra.items()):
+                return
+            self._status_extra.update(extra)
+            ready = self._ready
+        if ready:
+            self.client.publish(self.topics.status, self._status_payload(), qos=1, retain=True)
+
+    def _status_payload(self) -> bytes:
+        with self._lock:
+            extra = dict(self._status_extra)
+        return dumps({"state": "online", "table": self._table, "version": __version__, "since": self._since,
+                      **extra})
+
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
 
@@ -412,10 +321,13 @@ class MqttLink:
         mine = self._retained.get(self.topics.state)
         if not remote or not mine:
             return
+        raw_seq = remote.get("seq")
+        if isinstance(raw_seq, bool) or not isinstance(raw_seq, int):
+            return
+        seq = raw_seq
         try:
-            seq = int(remote.get("seq"))
             game_id = json.loads(mine).get("game_id")
-        except (TypeError, ValueError):
+        except ValueError:
             return
         if game_id is None or remote.get("game_id") != game_id:
             return
@@ -455,10 +367,8 @@ class MqttLink:
             self._want_wake = False
         if syncing:
             client.unsubscribe(self.topics.state)
-        status = {"state": "online", "table": self._table, "version": __version__, "since": self._since,
-                  **self._status_extra}
         # Status is independent of the event order, so it may go straight out.
-        client.publish(self.topics.status, dumps(status), qos=1, retain=True)
+        client.publish(self.topics.status, self._status_payload(), qos=1, retain=True)
         self._ever_ready.set()
         self._wake_for_refresh()
 
@@ -507,7 +417,7 @@ class MqttLink:
             return
         name = msg.topic[len(prefix):]
         try:
-            command = self._checker.check(name, msg.payload)
+            command = self._checker.check(name, bytes(msg.payload))
         except CommandRefused as exc:
             log.info("refused %s command: %s", name, exc)
             self.reply(name, exc.command_id, False, error=str(exc))

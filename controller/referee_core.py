@@ -147,7 +147,9 @@ class RefereeCore:
     def observation(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         sensor, value = p["sensor"], p["value"]
         self.sensors.update(validate_sensors({sensor: value}))
-        return self._settle(sensor, "reconcile" if p.get("initial") else "observe", float(p["time"]))
+        # A reading taken at start-up gets the same grace as a change: the hub reports every
+        # sensor one by one, and a trap's "sprung" may come before the peg that fired it.
+        return self._settle(sensor, "observe", float(p["time"]))
 
     def reconcile(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         at = float(p["time"])

@@ -93,11 +93,8 @@ def _tomb_problem(sensor: str, want: str | None, have: str, expectations: list[E
     back = _AT.get(want or "", "where it was")
     if accepted:
         one = " or ".join(_TO.get(v, v) for v in accepted)
-        return Problem(
-            "tomb_two_positions",
-            f"The {name} tomb moved two positions.",
-            f"Slide the {name} tomb back, or one position only, {one}: a tomb moves one position at a time.",
-        )
+        fix = f"Slide the {name} tomb back {_TO[want]}, or" if want in _TO else f"Slide the {name} tomb"
+        return Problem("tomb_two_positions", f"The {name} tomb moved two positions.", f"{fix} one position only: {one}.")
     rolled = sorted({_tomb(s) for e in expectations for s in e.accepts if s.startswith("tomb.")})
     if rolled:
         only = " or the ".join(rolled)
@@ -108,8 +105,8 @@ def _tomb_problem(sensor: str, want: str | None, have: str, expectations: list[E
         )
     return Problem(
         "tomb_not_rolled",
-        f"The {name} tomb moved, but no tomb was rolled.",
-        f"Put the {name} tomb back {back}: no tomb was rolled.",
+        f"The {name} tomb moved, but no tomb move is due.",
+        f"Put the {name} tomb back {back}: a tomb moves only after a roll.",
     )
 
 

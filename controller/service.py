@@ -29,6 +29,7 @@ import logging
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -210,15 +211,22 @@ class Service:
             return None  # no sensors at all: every move arrives as a command
         from hardware.hub import SensorHub
 
-        try:
-            hub = SensorHub(cfg.hardware, on_observation=self._on_observation, simulate=cfg.simulate,
-                            pin_factory=self._pin_factory)
-            hub.start()
-        except Exception as exc:  # noqa: BLE001 - reported as one line by `run`
-            raise ServiceError(
-                f"hardware: cannot start the sensors: {exc} "
-                "(use --simulate, or referee.board = \"manual\" to play without sensors)"
-            ) from exc
+        # gpiozero warns once per pin library it cannot load before it gives up; keep those
+        # for the log when the sensors start, and out of the one-line error when they do not.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                hub = SensorHub(cfg.hardware, on_observation=self._on_observation, simulate=cfg.simulate,
+                                pin_factory=self._pin_factory)
+                hub.start()
+            except Exception as exc:  # noqa: BLE001 - reported as one line by `run`
+                hint = "" if "--simulate" in str(exc) else " (use --simulate to try it without hardware)"
+                raise ServiceError(
+                    f"hardware: cannot start the sensors: {exc}{hint}; "
+                    'set referee.board = "manual" to play without sensors'
+                ) from exc
+        for w in caught:
+            log.warning("hardware: %s", w.message)
         return hub
 
     def _set_up_simulated_board(self) -> None:
@@ -432,6 +440,7 @@ class Service:
     def _refresh_views(self) -> None:
         assert self.link is not None
         topics = self.link.topics
+        self.link.set_status(game=self._game_name())
         self.link.set_retained(topics.state, self.referee.state())
         views = self.referee.private_views()
         seq = self.journal.last_seq()

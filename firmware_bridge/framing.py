@@ -2,8 +2,9 @@
 
 Frames end with 0x00, and COBS guarantees no 0x00 inside a frame, so after any
 damage (a flipped bit, dropped bytes, line noise, a frame cut by an unplug) the
-decoder recovers at the very next 0x00: the damaged stretch becomes exactly
-one bad frame, counted by kind, and the frame after it decodes normally.
+decoder recovers at the very next 0x00: the damaged stretch becomes one bad
+frame (two if the damage itself forged a 0x00), counted by kind, and the frame
+after it decodes normally.
 """
 
 from __future__ import annotations

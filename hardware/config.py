@@ -227,12 +227,21 @@ def _nest(data: Mapping[str, Any], path: str) -> dict[str, Any]:
         if isinstance(value, Mapping):
             value = _nest(_expect_mapping(value, f"{path}.{key}"), f"{path}.{key}")
         if leaf in node:
-            if isinstance(node[leaf], dict) and isinstance(value, dict):
-                node[leaf] = {**node[leaf], **value}
-                continue
-            raise _err(f"{path}.{key}", "given twice")
+            _merge(node[leaf], value, f"{path}.{key}")
+            continue
         node[leaf] = value
     return out
+
+
+def _merge(into: Any, extra: Any, path: str) -> None:
+    """Merge a second spelling of the same table (``"tomb.wolf"`` and ``tomb.wolf``); a key set twice is refused."""
+    if not isinstance(into, dict) or not isinstance(extra, dict):
+        raise _err(path, "given twice (once as a dotted key, once nested)")
+    for key, value in extra.items():
+        if key in into:
+            _merge(into[key], value, f"{path}.{key}")
+        else:
+            into[key] = value
 
 
 def _flatten_sensors(tree: Mapping[str, Any], path: str) -> dict[str, Any]:

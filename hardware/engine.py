@@ -47,6 +47,7 @@ class SensorSlot:
     settle: StableFilter[str] | None = None  # tombs only
     state: SensorState | None = None
     burst_start: float | None = None  # first raw edge since the last reported value
+    last_source: str | None = None  # where the latest edge came from (a tomb may mix sources)
     observations: int = 0
 
     def closed(self) -> dict[str, bool]:
@@ -148,6 +149,7 @@ class Engine:
             return  # not read yet: the first reading will include this edge
         before = slot.filter.candidate
         deadline = slot.filter.feed(closed, t)
+        slot.sensor.last_source = slot.source
         if slot.filter.candidate != before and slot.sensor.burst_start is None:
             slot.sensor.burst_start = t
         self._schedule(deadline, "input", slot.index)
@@ -177,7 +179,7 @@ class Engine:
                 assert sensor.settle is not None
                 settled = sensor.settle.due(now)
                 if settled is not None:
-                    self._emit(sensor, settled.value, now, sensor.inputs[0].source, emitted)
+                    self._emit(sensor, settled.value, now, sensor.last_source or sensor.inputs[0].source, emitted)
             if sensor.idle():
                 sensor.burst_start = None
 

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .auth import SessionStore, csrf_token, current_session
+from .auth import JoinGuard, SessionStore, csrf_token, current_session
 from .mqtt_view import MqttView
 from .settings import PanelSettings
 
@@ -50,6 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper"] = view
     app.extensions["gravekeeper_settings"] = settings
     app.extensions["gravekeeper_sessions"] = SessionStore()
+    app.extensions["gravekeeper_join_guard"] = JoinGuard()
 
     from .views import control, player, tables
 

@@ -19,6 +19,7 @@ SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000
 JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
 JOIN_FAILURE_WINDOW = 60.0
+TABLE_JOIN_FAILURES_ALLOWED = 30  # per table per window, whoever tries: 32^6 codes stay out of reach
 
 
 @dataclass
@@ -41,6 +42,25 @@ class PanelSession:
     def join_blocked(self, now: float) -> bool:
         self.join_failures = [t for t in self.join_failures if now - t < JOIN_FAILURE_WINDOW]
         return len(self.join_failures) >= JOIN_FAILURES_ALLOWED
+
+
+class JoinGuard:
+    """Wrong join codes per table, over every session: new sessions must not reset the count."""
+
+    def __init__(self, allowed: int = TABLE_JOIN_FAILURES_ALLOWED, window: float = JOIN_FAILURE_WINDOW) -> None:
+        self.allowed, self.window = allowed, window
+        self._lock = threading.Lock()
+        self._failures: dict[str, list[float]] = {}
+
+    def blocked(self, table: str, now: float) -> bool:
+        with self._lock:
+            recent = [t for t in self._failures.get(table, []) if now - t < self.window]
+            self._failures[table] = recent
+            return len(recent) >= self.allowed
+
+    def failed(self, table: str, now: float) -> None:
+        with self._lock:
+            self._failures.setdefault(table, []).append(now)
 
 
 class SessionStore:

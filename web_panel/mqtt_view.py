@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import socket
 import ssl
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,13 +30,13 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.security import signed
 
+from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
 
 log = logging.getLogger(__name__)
 
 RETAINED_KINDS = ("status", "state", "sensors", "health")
 MAX_PAYLOAD = 1 << 20  # a state bigger than this is a broken publisher, not a game
-SUBSCRIBER_QUEUE = 1000
 RESYNC_MIN_INTERVAL = 2.0
 
 
@@ -83,54 +82,6 @@ class TableView:
         }
 
 
-def encode_sse(kind: str, data: Any) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-class Item:
-    """One change for the streams: its SSE text is made once, not once per watching client."""
-
-    __slots__ = ("kind", "data", "_text")
-
-    def __init__(self, kind: str, data: Any) -> None:
-        self.kind, self.data, self._text = kind, data, None
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.kind, self.data))
-
-    @property
-    def text(self) -> str:
-        if self._text is None:  # two threads may both make it; they make the same text
-            self._text = encode_sse(self.kind, self.data)
-        return self._text
-
-
-class Subscriber:
-    """One SSE client's queue. A client too slow to keep up is told to resync, not blocked on."""
-
-    def __init__(self, table: str, maxsize: int = SUBSCRIBER_QUEUE) -> None:
-        self.table = table
-        self.queue: queue.Queue[Item | None] = queue.Queue(maxsize)
-        self.overflowed = threading.Event()
-
-    def offer(self, item: Item | None) -> None:
-        try:
-            self.queue.put_nowait(item)
-        except queue.Full:
-            self.overflowed.set()
-
-    def get(self, timeout: float) -> Item | None:
-        """The next item; raises ``queue.Empty`` on timeout; ``None`` means the panel is closing."""
-        return self.queue.get(timeout=timeout)
-
-    def drain(self) -> None:
-        while True:
-            try:
-                self.queue.get_nowait()
-            except queue.Empty:
-                return
-
-
 class MqttView:
     """The shared, thread-safe picture of every table, kept current from MQTT."""
 
@@ -143,7 +94,7 @@ class MqttView:
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
         self.connected = threading.Event()
-        self.changed = threading.Condition(self._lock)  # notified after every message taken in
+        self.changed = threading.Condition(self._lock)  # notified after every message and link change
         self.bad_messages = 0
         self._closed = False
         self._client = mqtt.Client(
@@ -175,7 +126,7 @@ class MqttView:
             self._closed = True
             subscribers = [s for subs in self._subscribers.values() for s in subs]
         for sub in subscribers:
-            sub.offer(None)
+            sub.close()
         self._client.disconnect()
         self._client.loop_stop()
 
@@ -192,10 +143,12 @@ class MqttView:
         client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events")]
                          + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1)])
         self.connected.set()
+        self._notify()
         self._broadcast_all(("link", {"broker": "connected"}))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
+        self._notify()
         if not self._closed:
             self._broadcast_all(("link", {"broker": "disconnected"}))
 
@@ -211,8 +164,11 @@ class MqttView:
         try:
             self._handle(topic, payload)
         finally:
-            with self.changed:
-                self.changed.notify_all()
+            self._notify()
+
+    def _notify(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds after some message (or already does); False on timeout."""
@@ -254,6 +210,10 @@ class MqttView:
                 view = self._table(table)
                 setattr(view, kind, data)
                 if kind == "state" and isinstance(data.get("seq"), int):
+                    if view.last_seq is not None and data["seq"] < view.last_seq:
+                        # A table restarted from an empty journal numbers its events from the start again.
+                        view.events.clear()
+                        view.last_seq = None
                     if view.last_seq is None or data["seq"] > view.last_seq:
                         view.last_seq = data["seq"]
             self._broadcast(table, (kind, data))
@@ -352,7 +312,7 @@ class MqttView:
         sub = Subscriber(table)
         with self._lock:
             if self._closed:
-                sub.offer(None)
+                sub.close()
             self._subscribers.setdefault(table, set()).add(sub)
         return sub
 

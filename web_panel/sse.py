@@ -8,7 +8,8 @@ from typing import Any
 
 from flask import Response
 
-from .mqtt_view import Item, MqttView, encode_sse
+from .fanout import Item, encode_sse
+from .mqtt_view import MqttView
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
 
@@ -36,7 +37,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
             yield format_event("snapshot", view.snapshot(table))
             for kind, data in first() if first else []:
                 yield format_event(kind, data)
-            while True:
+            while not sub.closing.is_set():
                 if sub.overflowed.is_set():
                     # Too slow to keep up: what was queued is stale, so start again from the picture.
                     sub.drain()

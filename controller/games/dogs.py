@@ -45,7 +45,7 @@ def _act(kind: str, player: int, params: dict[str, Any] | None = None) -> Action
 def _placement_actions(seat: int, spots: list[Square]) -> list[Action]:
     """``place_tile`` for every spot and rotation: :func:`_act` inlined, as this
     list runs to hundreds of actions once the graveyard sprawls."""
-    out = []
+    out: list[Action] = []
     append = out.append
     for x, y in spots:
         for rotation in (0, 1, 2, 3):

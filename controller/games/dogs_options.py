@@ -23,6 +23,7 @@ class DogsOptions:
     bork_range: int = 3
     bork_penalty_max: int = 3
     bork_own_dog: bool = False
+    bork_to: str = "token"
     concern_escape: int = 6
     skeleton_haunt: str = "each"
     carried_snacks_in_graveyard: bool = False
@@ -67,6 +68,9 @@ def parse_options(raw: Mapping[str, Any] | None, seats: int) -> DogsOptions:
         colours = tuple(colours)
     elif colours not in ("seat", "random"):
         raise IllegalAction(f"option 'colours' must be 'seat', 'random' or a list of colours, got {colours!r}")
+    bork_to = raw.get("bork_to", "token")
+    if bork_to not in ("token", "borker"):
+        raise IllegalAction(f"option 'bork_to' must be 'token' or 'borker', got {bork_to!r}")
     skeleton = raw.get("skeleton_haunt", "each")
     if skeleton not in ("each", "one"):
         raise IllegalAction(f"option 'skeleton_haunt' must be 'each' or 'one', got {skeleton!r}")
@@ -79,6 +83,7 @@ def parse_options(raw: Mapping[str, Any] | None, seats: int) -> DogsOptions:
         bork_range=_int("bork_range", raw.get("bork_range", 3), 1, 6),
         bork_penalty_max=_int("bork_penalty_max", raw.get("bork_penalty_max", 3), 0, 6),
         bork_own_dog=_bool("bork_own_dog", raw.get("bork_own_dog", False)),
+        bork_to=bork_to,
         concern_escape=_int("concern_escape", raw.get("concern_escape", 6), 1, 7),
         skeleton_haunt=skeleton,
         carried_snacks_in_graveyard=_bool(

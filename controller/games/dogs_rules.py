@@ -131,18 +131,28 @@ def special_options(st: DogsState, geo: Graveyard) -> dict[str, Any]:
 
 
 def bork_moves(st: DogsState, geo: Graveyard, sq: Square) -> list[tuple[str, int, Square]]:
-    """(token, id, destination) for every token within bork range of ``sq``."""
+    """(token, id, destination) for every token within bork range of ``sq``.
+
+    The token moves to a square next to itself, or with ``bork_to: "borker"``
+    to a square next to the borking dog."""
     near = geo.within(sq, st.options.bork_range)
+    beside_dog = geo.neighbours(sq) if st.options.bork_to == "borker" else None
+
+    def dests(pos: Square) -> list[Square]:
+        if beside_dog is None:
+            return geo.neighbours(pos)
+        return [d for d in beside_dog if d != pos]
+
     out: list[tuple[str, int, Square]] = []
     for seat, pos in enumerate(st.dogs):
         if pos is None or not geo.contains(near, pos):
             continue
         if seat == st.seat and not st.options.bork_own_dog:
             continue
-        out.extend(("dog", seat, dest) for dest in geo.neighbours(pos))
+        out.extend(("dog", seat, dest) for dest in dests(pos))
     for spook in st.spooks:
         if spook.pos is not None and geo.contains(near, spook.pos):
-            out.extend(("spook", spook.id, dest) for dest in geo.neighbours(spook.pos))
+            out.extend(("spook", spook.id, dest) for dest in dests(spook.pos))
     return out
 
 

@@ -243,7 +243,7 @@ class DogsState:
         if not 0 <= self.seat < n:
             raise bad(f"seat {self.seat} out of range")
         ids = {t.id for t in self.tiles}
-        used = list(self.deck) + [p.tile for p in self.placed] + ([self.drawn] if self.drawn else [])
+        used = list(self.deck) + [p.tile for p in self.placed] + ([self.drawn] if self.drawn is not None else [])
         if sorted(used) != sorted(ids):
             raise bad("deck, drawn tile and placed tiles are not exactly the tile set")
         if any(p.rotation not in (0, 1, 2, 3) for p in self.placed):
@@ -274,7 +274,7 @@ class DogsState:
             raise bad(f"bad dice use {self.dice_use!r}")
         for t in self.tasks:
             kind = t.get("t")
-            if kind not in TASK_FIELDS:
+            if not isinstance(kind, str) or kind not in TASK_FIELDS:
                 raise bad(f"unknown pending step {t!r}")
             if set(t) != {"t", *TASK_FIELDS[kind]}:
                 raise bad(f"pending step {kind!r} needs exactly {sorted(TASK_FIELDS[kind])}, got {t!r}")
@@ -284,12 +284,29 @@ class DogsState:
                 raise bad(f"pending step {kind!r} names unknown spook {t['spook']!r}")
             if "seat" in t and not (isinstance(t["seat"], int) and 0 <= t["seat"] < n):
                 raise bad(f"pending step {kind!r} names unknown seat {t['seat']!r}")
+            if not _task_lists_ok(t, n, len(self.spooks)):
+                raise bad(f"pending step {kind!r} has bad choices {t!r}")
         if self.phase == "act" and self.dice is None:
             raise bad("the turn is in its actions but no dice are rolled")
-        if self.phase in ("setup_tile", "place_tile") and self.drawn is None:
-            raise bad(f"phase {self.phase!r} needs a drawn tile")
+        if (self.phase in ("setup_tile", "place_tile")) != (self.drawn is not None):
+            raise bad(f"phase {self.phase!r} with drawn tile {self.drawn!r}: a tile is drawn only to be placed")
         if self.phase not in ("setup_tile", "setup_dog") and None in self.dogs:
             raise bad("every dog must be on the graveyard after setup")
+
+
+def _task_lists_ok(task: Mapping[str, Any], seats: int, spooks: int) -> bool:
+    def ints(values: Any, limit: int) -> bool:
+        return isinstance(values, list) and bool(values) and all(
+            type(v) is int and 0 <= v < limit for v in values)
+
+    if task["t"] == "escape":
+        return isinstance(task["options"], list) and bool(task["options"]) and all(
+            isinstance(o, list) and len(o) == 2 and all(type(v) is int for v in o) for o in task["options"])
+    if task["t"] == "bat_target":
+        return ints(task["options"], seats)
+    if task["t"] == "bork_attack":
+        return ints(task["spooks"], spooks)
+    return True
 
 
 def _int(value: Any) -> int:

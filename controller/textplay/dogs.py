@@ -8,6 +8,7 @@ three tokens: a dog is its seat number, a spook its letter (``S`` skeleton,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from controller.games import Event, Game
@@ -101,7 +102,7 @@ def describe_event(game: Game, event: Event) -> str | None:
     d = event.data
     names = game.players
     who = _seat(names, d.get("seat"))
-    texts = {
+    texts: dict[str, Callable[[], str]] = {
         "tile_drawn": lambda: f"{who} draws tile {d['tile']}",
         "tile_placed": lambda: f"{who} places tile {d['tile']} at ({d['x']}, {d['y']}), turned {d['rotation']}",
         "snack_placed": lambda: f"a {d['colour']} snack cube goes on the Jack-O-Lantern at ({d['x']}, {d['y']})",

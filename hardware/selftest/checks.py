@@ -44,17 +44,21 @@ class Probe:
             return len(self._items)
 
     def since(self, mark: int) -> list[tuple[Observation, float]]:
-        """Observations (not start-up readings) and when they reached us, from ``mark`` on."""
-        with self._cond:
-            return [(o, t) for o, t in self._items[mark:] if not o.initial]
+        """Observations and when they reached us, from ``mark`` on.
 
-    def wait(self, pred: Callable[[list[tuple[Observation, float]]], bool], timeout: float,
-             cancel: threading.Event | None = None) -> bool:
-        """Wait until ``pred(observations)`` holds; False on timeout or once ``cancel`` is set."""
+        Fresh readings count too: after a damaged frame the MCU link recovers
+        a change through a snapshot, which the hub reports as a reading.
+        """
+        with self._cond:
+            return list(self._items[mark:])
+
+    def wait(self, pred: Callable[[list[tuple[Observation, float]]], bool], timeout: float, *,
+             mark: int = 0, cancel: threading.Event | None = None) -> bool:
+        """Wait until ``pred(observations since mark)`` holds; False on timeout or once ``cancel`` is set."""
         deadline = self.clock() + timeout
         with self._cond:
             while True:
-                if pred([(o, t) for o, t in self._items if not o.initial]):
+                if pred(self._items[mark:]):
                     return True
                 left = deadline - self.clock()
                 if left <= 0 or (cancel is not None and cancel.is_set()):

@@ -98,7 +98,7 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
     good = _c(end, "frames_ok") - _c(start, "frames_ok")
     total = bad + good
     rate = bad / total if total else 0.0
-    kinds = {k: _c(end, k) - _c(start, k) for k in ("crc_errors", "cobs_errors", "length_errors") if k in end}
+    kinds = {k: _c(end, k) - _c(start, k) for k in ("crc_errors", "cobs_errors", "malformed", "oversize") if k in end}
     data = {"frames": total, "bad": bad, "rate": round(rate, 4), **{k: v for k, v in kinds.items() if v}}
     if total == 0:
         out.append(CheckResult("mcu.errors", "mcu", Status.FAIL, "no frame arrived during the sample", data))

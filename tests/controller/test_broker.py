@@ -18,7 +18,7 @@ from tests.controller.mqtt_testkit import Subscriber
 
 
 def mqtt_config(**kw: Any) -> MqttConfig:
-    base = dict(url=None, host="127.0.0.1", port=1883, base_topic="gravekeeper", username=None, password=None,
+    base: dict[str, Any] = dict(url=None, host="127.0.0.1", port=1883, base_topic="gravekeeper", username=None, password=None,
                 tls=False, ca_file=None, client_id=None, keepalive=10)
     base.update(kw)
     return MqttConfig(**base)
@@ -88,12 +88,13 @@ def _pubsub_roundtrip(port: int) -> None:
         live.wait_for(lambda m: sum(x.topic == "t/events" for x in m) == 20)
         assert [int(m.payload) for m in live.on("t/events")] == list(range(20))
         dying.loop_stop()
-        dying.socket().close()  # die without DISCONNECT: the will must fire
+        sock: Any = dying.socket()
+        sock.close()  # die without DISCONNECT: the will must fire
         live.wait_latest("t/status", lambda s: s["state"] == "offline", timeout=15)
     with Subscriber("127.0.0.1", port, ("t/#",)) as late:
         late.wait_for(lambda m: {x.topic for x in m} >= {"t/status", "t/state"})
         assert late.latest("t/status") == {"state": "offline"}
-        assert [m.payload for m in late.on("t/state")] == [b"s1"]
+        assert {m.payload for m in late.on("t/state")} == {b"s1"}  # (amqtt may repeat a retained message)
 
 
 def test_embedded_broker_serves_paho_2_with_retained_qos1_and_wills() -> None:

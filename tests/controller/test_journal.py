@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -181,3 +183,45 @@ def test_last_input_id_and_reading_from_it(journal: Journal) -> None:
     start = journal.last_input_id("new_game")
     assert start == 4
     assert [i["kind"] for i in journal.inputs(start)] == ["new_game", "observation"]
+
+
+def test_a_path_with_uri_characters_is_just_a_path(tmp_path: Path) -> None:
+    path = tmp_path / "club #1 ?50% off" / "t1.journal"
+    with Journal(path, table="t1") as j:
+        j.record("command", {}, [ev("a")])
+    assert path.is_file()
+    with Journal(path, table="t1", create=False) as j:
+        assert j.last_seq() == 1
+
+
+def test_one_writer_per_table(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as first:
+        first.record("command", {}, [ev("a")])
+        with pytest.raises(JournalError, match="table 't1' is in use by another gravekeeper process"):
+            Journal(path, table="t1")
+        with Journal(path, table="t2") as other_table:  # another table of the same file is free
+            assert other_table.last_seq() == 0
+        with Journal(path, table="t1", create=False) as reader:  # a reader (replay) takes no lock
+            assert reader.last_seq() == 1
+    with Journal(path, table="t1") as again:  # closing the first writer freed the table
+        assert again.last_seq() == 1
+
+
+def test_a_killed_writer_does_not_leave_its_table_locked(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    code = (
+        "import os, sys; from controller.journal import Journal; "
+        "j = Journal(sys.argv[1], table='t1'); j.record('command', {}, [{'type': 'a', 'data': {}}]); "
+        "print('ready', flush=True); sys.stdin.readline()"
+    )
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=root, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+    with pytest.raises(JournalError, match="in use"):
+        Journal(path, table="t1")
+    child.kill()  # SIGKILL: no clean-up in the child
+    child.wait(30)
+    with Journal(path, table="t1") as j:
+        assert j.last_seq() == 1

@@ -24,7 +24,7 @@ TOKEN = "link-test-token"
 
 
 def settings(**kw: Any) -> MqttConfig:
-    base = dict(url=None, host="127.0.0.1", port=1883, base_topic="gk", username=None, password=None,
+    base: dict[str, Any] = dict(url=None, host="127.0.0.1", port=1883, base_topic="gk", username=None, password=None,
                 tls=False, ca_file=None, client_id=None, keepalive=10)
     base.update(kw)
     return MqttConfig(**base)
@@ -123,7 +123,7 @@ def test_tcp_nodelay_is_set_on_the_client_socket(mosquitto: Broker, tmp_path: Pa
         link = make_link(mosquitto, journal, "lk2", pump)
         link.start()
         assert link.wait_online(5)
-        sock = link.client.socket()
+        sock: Any = link.client.socket()
         assert sock is not None
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
         link.close()
@@ -152,7 +152,11 @@ def test_a_broker_outage_keeps_events_and_refreshes_retained_topics(fresh_mosqui
     broker = fresh_mosquitto  # no persistence: whatever was retained is gone after the restart
     journal = Journal(tmp_path / "j.sqlite", table="lk4")
     link = make_link(broker, journal, "lk4", pump)
-    pump.do(lambda l: (l.set_retained(l.topics.state, {"seq": 0}), l.set_retained(l.topics.sensors, {"s": 1})))
+    def retain_both(l: MqttLink) -> None:
+        l.set_retained(l.topics.state, {"seq": 0})
+        l.set_retained(l.topics.sensors, {"s": 1})
+
+    pump.do(retain_both)
     link.start()
     with Subscriber(broker.host, broker.port, ("gk/lk4/events",)) as sub:
         record(journal, 5)

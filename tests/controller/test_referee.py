@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from controller.games.base import Action
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.referee import Referee
 from controller.referee_replay import replay
 from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee, obs, types
@@ -123,7 +123,7 @@ def test_tomb_moved_with_no_roll_and_two_positions(tmp_path: Path, clock: Clock)
     out = ref.observe(obs("tomb.mummy", "end_b"))
     assert types(out.events) == ["mismatch"]  # grace 0: reported at once
     assert ref.mismatch is not None and ref.mismatch["code"] == "tomb_not_rolled"
-    assert ref.mismatch["guidance"] == "Put the Mummy tomb back in the middle: no tomb was rolled."
+    assert ref.mismatch["guidance"] == "Put the Mummy tomb back in the middle: a tomb moves only after a roll."
     assert types(ref.observe(obs("tomb.mummy", "middle")).events) == ["mismatch_cleared"]
     # move the rolled tomb to an end, then roll until that tomb comes up again
     tomb = roll(ref)
@@ -135,7 +135,9 @@ def test_tomb_moved_with_no_roll_and_two_positions(tmp_path: Path, clock: Clock)
         ]
     out = ref.observe(obs(f"tomb.{tomb}", "end_b"))
     assert ref.mismatch is not None and ref.mismatch["code"] == "tomb_two_positions", ref.mismatch
-    assert "one position only, to the middle" in ref.mismatch["guidance"]
+    assert ref.mismatch["guidance"] == (
+        f"Slide the {tomb.capitalize()} tomb back to end A, or one position only: to the middle."
+    )
     out = ref.observe(obs(f"tomb.{tomb}", "middle"))
     assert types(out.events) == ["mismatch_cleared", "tomb_moved"]
 
@@ -381,8 +383,8 @@ def test_manual_restart_drops_a_sensed_mismatch(tmp_path: Path, ref: Referee, cl
     assert types(manual.journal.events_after(0))[-1] == "mismatch_cleared"
 
 
-def test_new_game_checks_the_board_at_setup(tmp_path: Path) -> None:
-    ref = make_referee(tmp_path)
+def test_new_game_checks_the_board_at_setup(tmp_path: Path, clock: Clock) -> None:
+    ref = make_referee(tmp_path, clock)
     ref.reconcile({**REST, "tomb.monster": "end_a"})
     out = ref.new_game("fakeboard", ["Ann"], seed=1)
     assert types(out.events) == ["game_started", "mismatch"]
@@ -399,7 +401,9 @@ def test_new_game_checks_the_board_at_setup(tmp_path: Path) -> None:
         assert ref.observe(obs(sensor, value)).events[0]["type"] == "mismatch"
     assert types(ref.observe(obs("tomb.monster", "middle")).events) == ["mismatch_cleared"]
     # once the board has matched, a difference is a move again
-    ref.observe(obs("tomb.monster", "end_a", initial=True))
+    ref.observe(obs("tomb.monster", "end_a"))
+    clock.advance(300)
+    ref.tick()
     assert ref.mismatch is not None and ref.mismatch["code"] == "tomb_not_rolled"
 
 
@@ -409,6 +413,7 @@ def test_timeout_is_journaled_so_replay_needs_no_clock(tmp_path: Path, ref: Refe
     ref.tick()
     kinds = [i["kind"] for i in ref.journal.inputs()]
     assert kinds[-1] == "timeout"
+    ref.journal.close()
     config = make_config(tmp_path)
     with Journal(config.journal.path, table="t1") as journal:
         again = Referee(journal, config, clock=Clock())
@@ -453,10 +458,21 @@ def test_a_new_game_command_id_is_accepted_once(tmp_path: Path) -> None:
     assert ref.game_id == game_id and ref.journal.has_command("n1")
 
 
-def test_a_reading_taken_at_start_is_compared_at_once(ref: Referee) -> None:
-    out = ref.observe(obs("tomb.monster", "end_b", initial=True))
-    assert types(out.events) == ["mismatch"]  # nothing is moving at start: no grace
-    assert ref.mismatch is not None and ref.mismatch["code"] == "tomb_not_rolled"
+def test_readings_taken_at_start_settle_in_any_order(tmp_path: Path, ref: Referee, clock: Clock) -> None:
+    ref.act(Action("challenge", 0))
+    ref.journal.close()
+    again = make_referee(tmp_path, clock)
+    # while the service was down the player pulled a peg and the trap sprang; the hub reports
+    # every sensor at start, the trap before the peg
+    assert again.observe(obs("trap.ladder.sprung", "sprung", initial=True)).events == []
+    out = again.observe(obs("trap.ladder.peg_b", "pulled", initial=True))
+    assert types(out.events) == ["peg_pulled", "trap_result"] and again.mismatch is None
+    # a difference that stays is reported once its grace is over
+    again.observe(obs("tomb.monster", "end_b", initial=True))
+    clock.advance(300)
+    late = again.tick()
+    assert late is not None and types(late.events) == ["mismatch"]
+    assert again.mismatch is not None and again.mismatch["code"] == "tomb_not_rolled"
 
 
 def test_a_bad_reconcile_is_refused_and_changes_nothing(ref: Referee) -> None:
@@ -494,7 +510,8 @@ def test_a_mismatch_that_changes_is_reported_again_and_several_are_joined(ref: R
     assert types(out.events) == ["mismatch"]
     assert ref.mismatch is not None and ref.mismatch["code"] == "foul_launch"  # the foul is named first
     assert ref.mismatch["guidance"] == (
-        "Put the Headless Ghost back on its launcher. Put the Wolf tomb back in the middle: no tomb was rolled."
+        "Put the Headless Ghost back on its launcher. "
+        "Put the Wolf tomb back in the middle: a tomb moves only after a roll."
     )
     since = ref.mismatch["since"]
     assert ref.observe(obs("tomb.mummy", "moving")).events == []  # a tomb passing by while fixing is no news
@@ -557,3 +574,11 @@ def test_a_journal_that_replays_differently_is_flagged_not_fatal(tmp_path: Path,
     again = make_referee(tmp_path)
     assert again.game is not None and again.game.to_json()["rolled"] in ("mummy", "monster", "wolf")
     assert again.restore_divergence is not None and "(command)" in again.restore_divergence
+
+
+def test_a_journal_that_cannot_be_replayed_stops_the_start_with_a_clear_error(tmp_path: Path, ref: Referee) -> None:
+    ref.journal.close()
+    with sqlite3.connect(tmp_path / "t1.journal") as db:
+        db.execute("UPDATE inputs SET payload = json_set(payload, '$.game', 'chess') WHERE kind = 'new_game'")
+    with pytest.raises(JournalError, match=r"input 2 \(new_game\) cannot be replayed: unknown game 'chess'"):
+        make_referee(tmp_path)

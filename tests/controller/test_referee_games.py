@@ -292,3 +292,20 @@ def test_public_state_holds_no_secret_while_playing(tmp_path: Path, game: str, b
     # every private view is the player's own: it differs between seats when there is anything hidden
     views = ref.private_views()
     assert set(views) == {0, 1} and all(v["seat"] == s for s, v in views.items())
+
+
+def test_superstition_with_unwired_traps_is_played_by_commands(tmp_path: Path) -> None:
+    clock = Clock()
+    ref = make_referee(tmp_path, clock)
+    ref.reconcile({})  # sensors mode, but no trap has ever reported
+    ref.new_game("superstition", ["Ann", "Bo"], seed=1)
+    drive_to(ref, "peg_pull")
+    legal = ref.state()["legal"]
+    assert legal and all(a["kind"] == "pull_peg" for a in legal)
+    assert ref.act(Action.from_json(legal[0])).ok
+    clock.advance(60_000)
+    assert ref.tick() is None  # no window runs for a trap nobody can see
+    results = [a for a in ref.state()["legal"] if a["kind"] == "challenge_result"]
+    assert len(results) == 2
+    out = ref.act(Action.from_json(next(a for a in results if a["params"]["zapped"])))
+    assert out.ok and any(e["data"].get("zapped") is True for e in out.events)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from controller.games.base import Action
 from controller.referee import Referee
 from controller.referee_replay import replay
-from hardware.observation import sensor_values
+from controller.referee_guidance import describe
+from hardware.observation import ALL_SENSORS, sensor_values
 from tests.controller.test_referee_fakegame import REST, Clock, make_referee, obs
 
 SENSORS = sorted(REST)
@@ -92,3 +93,24 @@ def test_any_play_restores_identically_and_verifies(steps: list[tuple[Any, Any, 
         divergences = [s.divergence for s in replay(again.journal) if s.divergence]
         assert divergences == []
         again.journal.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ALL_SENSORS), min_size=1, max_size=5, unique=True),
+    st.data(),
+    st.booleans(),
+)
+def test_every_mismatch_has_words(sensors: list[str], data: st.DataObject, setup: bool) -> None:
+    """Whatever the board shows, a mismatch says what is wrong and what to do, in sentences."""
+    unexplained: dict[str, tuple[str | None, str]] = {}
+    for sensor in sensors:
+        values = sensor_values(sensor)
+        want = data.draw(st.one_of(st.none(), st.sampled_from(values)))
+        have = data.draw(st.sampled_from([v for v in values if v != want]))
+        unexplained[sensor] = (want, have)
+    readings = {s: have for s, (_, have) in unexplained.items()}
+    found = describe(unexplained, readings, [], setup=setup)
+    assert found["code"] and found["sensors"].keys() == unexplained.keys()
+    for text in (found["message"], found["guidance"]):
+        assert text and text[0].isupper() and text.endswith(".") and "None" not in text and "_" not in text

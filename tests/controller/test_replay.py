@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,14 @@ def test_several_tables_need_table(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["replay", str(path), "--table", "c"]) == 2
     assert "no table 'c'" in capsys.readouterr().err
     assert main(["replay", str(path), "--table", "b", "--verify"]) == 0
+
+
+def test_the_console_command_exits_2_with_one_line(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "replay", str(tmp_path / "missing.journal"), "--verify"],
+        cwd=root, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"gravekeeper replay: journal not found: {tmp_path / 'missing.journal'}"]
+    assert done.stdout == ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -203,7 +204,7 @@ def test_sigterm_closes_the_journal_so_replay_can_read_it(mosquitto: Broker, tmp
         assert json.dumps(next(iter(journal.inputs()))["payload"]["game"]) == '"terror"'
 
 
-def test_a_broker_that_answers_late_gets_everything_that_was_decided_meanwhile(tmp_path: Path) -> None:
+def test_with_no_broker_yet_it_waits_then_comes_online_and_takes_commands(tmp_path: Path) -> None:
     from tests.conftest import make_broker
 
     table = "rn-late"
@@ -224,9 +225,20 @@ def test_a_broker_that_answers_late_gets_everything_that_was_decided_meanwhile(t
             finally:
                 cmd.close()
         assert state["seq"] >= 1
-        run.proc.send_signal(__import__("signal").SIGINT)  # Ctrl-C stops as cleanly as SIGTERM
+        run.proc.send_signal(signal.SIGINT)  # Ctrl-C stops as cleanly as SIGTERM
         assert run.proc.wait(15) == 0
     finally:
         run.close()
         if broker is not None:
             broker.stop()
+
+
+def test_sensors_that_cannot_start_exit_2_with_one_line_and_a_way_out(mosquitto: Broker, tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, "rn-nohw")
+    # A pin library that cannot load, on any machine (a Pi included).
+    result = run_cli("--config", str(cfg), "--broker", mosquitto.url, env={"GPIOZERO_PIN_FACTORY": "nosuchlib"})
+    assert result.returncode == 2, result
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("gravekeeper run: hardware: cannot start the sensors")
+    assert "nosuchlib" in lines[0] and "--simulate" in lines[0] and 'referee.board = "manual"' in lines[0]

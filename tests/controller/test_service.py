@@ -154,6 +154,7 @@ def test_new_game_and_resync_republish_every_retained_topic(mosquitto: Broker, m
         with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
             state = sub.wait_latest(topic(t, "state"), lambda s: s["game_id"] == game_id)
             assert state["players"] == ["Ann", "Bo", "Cy"] and state["game"] == "superstition"
+            sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "online" and s["game"] == "superstition")
             for seat in range(3):
                 sealed = sub.wait_latest(topic(t, "private", str(seat)), lambda p: p["seat"] == seat)
                 view = unseal(TOKEN, t, seat, sealed["sealed"])
@@ -287,3 +288,36 @@ def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto
         assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
     finally:
         cmd.close()
+
+
+def test_a_restart_reconciles_with_a_board_that_changed_while_it_was_down(mosquitto: Broker, tmp_path: Any) -> None:
+    from controller.broker import choose_broker
+    from tests.controller.service_testkit import service_config
+
+    class MovedBoard(Service):
+        """Someone launched the ghost while the controller was down."""
+
+        def _set_up_simulated_board(self) -> None:
+            super()._set_up_simulated_board()
+            self.hub.simulate("launcher", "launched")
+            wait_until(lambda: self.hub.snapshot()["launcher"].value == "launched", 5, "the moved launcher")
+            while not self._queue.empty():  # not an observation: the board was like this at start
+                self._queue.get_nowait()
+            self._reconcile_pending = True
+
+    t = "sv-moved"
+    cfg = service_config(mosquitto, tmp_path, t, **{"table.game": "terror"})
+    first = Service(cfg, choose_broker(cfg.mqtt))
+    first.start()
+    assert first.wait_online(5)
+    game_id = state_of(first)["game_id"]
+    first.stop()
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"),)) as sub:
+        again = MovedBoard(cfg, choose_broker(cfg.mqtt))
+        again.start()
+        try:
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)
+            assert state["game_id"] == game_id  # the same game, restored from the journal
+            assert state["mismatch"]["code"] == "foul_launch"
+        finally:
+            again.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from binascii import crc_hqx
+
 from cobs import cobs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -156,3 +158,23 @@ def test_every_damaged_frame_is_counted_and_every_good_one_kept(case: tuple[byte
     # A damaged byte in the payload is always caught: CRC-16 finds every burst up to 16 bits.
     assert dec.counters["bad_frames"] == len(damaged)
     assert dec.counters["resyncs"] == len(damaged)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 3), st.sampled_from([3, 3, 3, 4, 0x83]), st.binary(min_size=8, max_size=8))
+def test_change_fast_path_agrees_with_the_full_decoder(version: int, msg_type: int, rest: bytes) -> None:
+    """Any 12-byte payload with a good CRC: the stream decoder and decode_payload agree exactly."""
+    body = bytes([version, msg_type]) + rest
+    payload = body + crc_hqx(body, 0xFFFF).to_bytes(2, "big")
+    dec = FrameDecoder()
+    (item,) = dec.feed(b"\x00" + cobs.encode(payload) + b"\x00")
+    try:
+        expected: p.Frame | str = p.decode_payload(payload)
+    except p.FrameError as exc:
+        expected = exc.kind
+    if isinstance(item, BadFrame):
+        assert item.kind == expected
+    else:
+        assert isinstance(expected, p.Frame)
+        assert item.seq == expected.seq and type(item.message) is type(expected.message)
+        assert item.message == expected.message

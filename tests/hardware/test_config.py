@@ -133,6 +133,10 @@ BAD: list[tuple[dict[str, Any], str]] = [
      "hardware.sensors.chute.left.channel: MCU channel 1 is already used by launcher"),
     ({"mcu": {"port": "loop://"}, "sensors": {"launcher": {"source": "mcu", "channel": 1, "pull": "up"}}},
      "hardware.sensors.launcher.pull: unknown key"),
+    ({"sensors": {"tomb.wolf": {"settle_ms": 1}, "tomb": {"wolf": {"settle_ms": 2}}}},
+     "hardware.sensors.tomb.wolf.settle_ms: given twice"),
+    ({"sensors": {"trap.ladder.peg_a": False, "trap": {"ladder": False}}}, "hardware.sensors.trap.ladder: given twice"),
+    ({"sensors": {"tomb": 5, "tomb.wolf": {}}}, "hardware.sensors.tomb.wolf: clashes with 'tomb'"),
     ("not a table", "hardware: expected a table, got str"),  # type: ignore[list-item]
 ]
 
@@ -158,3 +162,19 @@ def test_wiring_doc_table_matches_the_default_map() -> None:
     header = {4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33, 19: 35, 26: 37,
               18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32, 16: 36, 20: 38, 21: 40}
     assert all(header[int(bcm)] == int(phys) for _, _, bcm, phys in rows)
+
+
+def test_every_toml_example_in_the_docs_loads() -> None:
+    import tomllib
+
+    import hardware.config
+
+    root = Path(__file__).resolve().parents[2]
+    blocks = re.findall(r"```toml\n(.*?)```", (root / "docs" / "wiring.md").read_text(), re.DOTALL)
+    module_doc = hardware.config.__doc__ or ""
+    blocks.append(module_doc[module_doc.index("[hardware]"):])
+    assert len(blocks) >= 5
+    for block in blocks:
+        data = tomllib.loads(block)
+        cfg = load_hardware_config(data["hardware"])
+        assert cfg.sensors  # every example leaves a usable board

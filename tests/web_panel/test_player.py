@@ -133,3 +133,16 @@ def test_a_private_view_sealed_with_another_token_is_not_shown(app: Flask, clien
     assert mv.wait_until(lambda: client.get(f"/api/t/{fake.table}/me").get_json()["available"] is False, 5)
     me = client.get(f"/api/t/{fake.table}/me").get_json()
     assert "cannot open" in me["reason"] and "forged" not in str(me)
+
+
+def test_fresh_sessions_do_not_reset_the_table_wide_limit(app: Flask, fake: FakeTable, token: str) -> None:
+    from web_panel.auth import TABLE_JOIN_FAILURES_ALLOWED
+
+    statuses = []
+    for _ in range(TABLE_JOIN_FAILURES_ALLOWED // 2 + 1):
+        client = app.test_client()  # a new cookie jar: a new session each time
+        csrf = csrf_of(client, fake.table)
+        for _ in range(2):
+            statuses.append(client.post(f"/t/{fake.table}/join", data={"code": "AAAAAA", "csrf": csrf}).status_code)
+    assert statuses[:TABLE_JOIN_FAILURES_ALLOWED] == [403] * TABLE_JOIN_FAILURES_ALLOWED
+    assert statuses[TABLE_JOIN_FAILURES_ALLOWED:] == [429] * (len(statuses) - TABLE_JOIN_FAILURES_ALLOWED)

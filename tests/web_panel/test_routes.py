@@ -8,9 +8,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.security import join_code, verify
+from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
 
 from .conftest import csrf_of, login
@@ -27,7 +29,7 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     assert api["broker"] == "connected"
 
 
-def test_index_shows_a_table_going_offline(client: FlaskClient, fake: FakeTable, app) -> None:
+def test_index_shows_a_table_going_offline(client: FlaskClient, fake: FakeTable, app: Flask) -> None:
     view: MqttView = app.extensions["gravekeeper"]
     fake.publish("status", {"state": "offline", "table": fake.table})
     assert view.wait_until(lambda: not view.tables() or not [t for t in view.tables()
@@ -148,7 +150,7 @@ def test_a_table_that_does_not_answer_gives_504(client: FlaskClient, fake: FakeT
     assert status == 504 and "did not answer" in reply["error"]
 
 
-def test_an_offline_table_gets_no_command(client: FlaskClient, fake: FakeTable, token: str, app) -> None:
+def test_an_offline_table_gets_no_command(client: FlaskClient, fake: FakeTable, token: str, app: Flask) -> None:
     csrf = login(client, fake.table, token)
     view: MqttView = app.extensions["gravekeeper"]
     fake.publish("status", {"state": "offline", "table": fake.table})
@@ -210,7 +212,7 @@ def test_commands_need_the_token_and_csrf(client: FlaskClient, fake: FakeTable, 
 
 
 def test_a_wrong_token_typed_into_a_panel_without_one_is_refused_by_the_table(
-        mosquitto, fake: FakeTable) -> None:
+        mosquitto: Broker, fake: FakeTable) -> None:
     from web_panel import PanelSettings, create_app
 
     app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port), "TESTING": True})
@@ -246,7 +248,7 @@ def test_an_html_refusal_is_a_page_with_the_reason(client: FlaskClient, fake: Fa
 
 
 def test_a_table_without_a_game_has_no_codes_and_cannot_be_joined(client: FlaskClient, fake: FakeTable,
-                                                                   token: str, app) -> None:
+                                                                   token: str, app: Flask) -> None:
     view: MqttView = app.extensions["gravekeeper"]
     fake.state(game=None, game_id=None, players=[])
     assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id", "x") is None, 5)
@@ -256,7 +258,7 @@ def test_a_table_without_a_game_has_no_codes_and_cannot_be_joined(client: FlaskC
     assert r.status_code == 409 and "no game to join" in r.get_data(as_text=True)
 
 
-def test_markup_in_names_is_escaped(client: FlaskClient, fake: FakeTable, app) -> None:
+def test_markup_in_names_is_escaped(client: FlaskClient, fake: FakeTable, app: Flask) -> None:
     view: MqttView = app.extensions["gravekeeper"]
     fake.state(players=["<script>alert(1)</script>", "Bo"])
     assert view.wait_until(lambda: "<script>alert(1)</script>" in (view.state(fake.table) or {}).get("players", []), 5)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as cli_main
+from tests.conftest import Broker
 from web_panel import PanelSettings, SettingsError
 from web_panel.server import start_panel
 from web_panel.settings import parse_broker_url
@@ -62,7 +63,7 @@ def test_one_token_for_all_tables_or_one_per_table() -> None:
     assert s.with_broker_url("mqtts://b:1").broker_tls is True
 
 
-def test_start_panel_serves_and_closes_idempotently(mosquitto, fake: FakeTable, token: str) -> None:
+def test_start_panel_serves_and_closes_idempotently(mosquitto: Broker, fake: FakeTable, token: str) -> None:
     panel = start_panel(PanelSettings(broker_port=mosquitto.port, listen_port=0, token=token))
     try:
         assert panel.url == f"http://127.0.0.1:{panel.port}/" and panel.port > 0
@@ -81,7 +82,7 @@ def test_start_panel_serves_and_closes_idempotently(mosquitto, fake: FakeTable, 
         socket.create_connection(("127.0.0.1", panel.port), timeout=1).close()
 
 
-def test_a_taken_port_is_an_oserror(mosquitto) -> None:
+def test_a_taken_port_is_an_oserror(mosquitto: Broker) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
@@ -93,13 +94,13 @@ def test_a_taken_port_is_an_oserror(mosquitto) -> None:
     (["--broker", "http://x"], "--broker"), (["--port", "70000"], "--port"),
     (["--table-token", "nope"], "--table-token"), (["--base-topic", "a/+"], "--base-topic"),
 ])
-def test_cli_bad_options_exit_2_with_one_line(argv: list[str], words: str, capsys) -> None:
+def test_cli_bad_options_exit_2_with_one_line(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["panel", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert words in err and "\n" not in err
 
 
-def test_cli_panel_runs_until_sigterm(mosquitto, fake: FakeTable) -> None:
+def test_cli_panel_runs_until_sigterm(mosquitto: Broker, fake: FakeTable) -> None:
     env = {**os.environ, "GRAVEKEEPER_TOKEN": "from-env"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "panel", "--broker", mosquitto.url, "--port", "0"],
@@ -116,3 +117,23 @@ def test_cli_panel_runs_until_sigterm(mosquitto, fake: FakeTable) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_cli_options_become_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from controller.cli import panel as panel_cli
+
+    parser = argparse.ArgumentParser()
+    panel_cli.add_arguments(parser)
+    monkeypatch.delenv("GRAVEKEEPER_TOKEN", raising=False)
+    args = parser.parse_args(["--broker", "mqtts://u:p@b.club:9883", "--port", "0", "--host", "0.0.0.0",
+                              "--base-topic", "club/gk", "--table-token", "t1=one", "--table-token", "t2=two",
+                              "--ca-file", "/etc/ca.pem"])
+    s = panel_cli.build_settings(args)
+    assert (s.broker_host, s.broker_port, s.broker_tls, s.broker_username, s.broker_password) == \
+        ("b.club", 9883, True, "u", "p")
+    assert (s.listen_host, s.listen_port, s.base_topic, s.broker_ca_file) == ("0.0.0.0", 0, "club/gk", "/etc/ca.pem")
+    assert s.token is None and s.tokens == {"t1": "one", "t2": "two"}
+    monkeypatch.setenv("GRAVEKEEPER_TOKEN", "env-token")
+    assert panel_cli.build_settings(parser.parse_args([])).token == "env-token"

@@ -10,8 +10,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.security import verify
+from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import CommandTimeout, MqttView, Subscriber
+from web_panel.fanout import Subscriber
+from web_panel.mqtt_view import CommandTimeout, MqttView
 
 from .fake_table import FakeTable
 from .sse_reader import SseReader
@@ -56,7 +58,7 @@ def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTa
     assert view.wait_until(lambda: view._tables[fake.table].gaps == 1, 5)
 
 
-def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto) -> None:
+def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto: Broker) -> None:
     app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port, event_log_size=3),
                       "START_MQTT": False})
     view: MqttView = app.extensions["gravekeeper"]
@@ -101,7 +103,7 @@ def test_a_cleared_table_leaves_the_list() -> None:
     assert view.tables() == []
 
 
-def test_several_tables_share_one_broker(client: FlaskClient, fake: FakeTable, mosquitto, token: str) -> None:
+def test_several_tables_share_one_broker(client: FlaskClient, fake: FakeTable, mosquitto: Broker, token: str) -> None:
     other = FakeTable(mosquitto.port, fake.table + "b", token)
     try:
         other.online(game="dogs")
@@ -120,6 +122,8 @@ def test_a_slow_client_is_resent_the_picture_not_blocked(app: Flask, client: Fla
     for i in range(3):
         sub.offer(("event", {"seq": i}))
     assert sub.overflowed.is_set() and sub.queue.qsize() == 2
+    sub.close()  # a full queue has no room for the end marker; the closing flag still ends the stream
+    assert sub.closing.is_set() and sub.queue.qsize() == 2
     view: MqttView = app.extensions["gravekeeper"]
     reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
     reader.next("snapshot")
@@ -156,3 +160,37 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
     assert view._pending == {} and view.tables() == []
     with pytest.raises(CommandTimeout, match="did not answer 'act' within 0.1 s"):
         view.command("x", "act", {}, "tok", timeout=0.1)
+
+
+def test_the_panel_reconnects_after_a_broker_outage(fresh_mosquitto: Broker, token: str, table_id: str) -> None:
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=fresh_mosquitto.port, token=token),
+                      "TESTING": True})
+    view: MqttView = app.extensions["gravekeeper"]
+    table = FakeTable(fresh_mosquitto.port, table_id, token)
+    try:
+        assert view.connected.wait(5)
+        table.online()
+        assert view.wait_until(lambda: view.has_table(table_id), 5)
+        fresh_mosquitto.stop()
+        assert view.wait_until(lambda: not view.connected.is_set(), 10)
+        assert app.test_client().get("/api/tables").get_json()["broker"] == "disconnected"
+        fresh_mosquitto.start()
+        assert view.wait_until(lambda: view.connected.is_set(), 15)
+        table.close()
+        table = FakeTable(fresh_mosquitto.port, table_id, token)  # the controller comes back too
+        table.state(seq=9, waiting_for="Back after the outage.")
+        assert view.wait_until(lambda: (view.state(table_id) or {}).get("seq") == 9, 5)
+    finally:
+        table.close()
+        view.close()
+
+
+def test_a_table_that_starts_its_numbering_again_is_followed() -> None:
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    view.handle("gravekeeper/x/state", b'{"seq": 40}')
+    view.handle("gravekeeper/x/events", b'{"seq": 41, "type": "old"}')
+    view.handle("gravekeeper/x/state", b'{"seq": 0}')  # a fresh journal
+    view.handle("gravekeeper/x/events", b'{"seq": 1, "type": "new"}')
+    assert [e["type"] for e in view.snapshot("x")["events"]] == ["new"]
+    assert view._tables["x"].gaps == 0

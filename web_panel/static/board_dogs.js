@@ -100,8 +100,10 @@
     for (const c of v.cards || []) {
       el(svg, "rect", { x: sx, y: y - 12, width: 12, height: 12, fill: c.colour });
       text(c.name + ": " + c.score + " point" + (c.score === 1 ? "" : "s"), { x: sx + 18, class: "score", "data-seat": c.seat });
-      const held = [...c.snacks.map(s => s + " snack"), ...c.spooks.map(s => s.kind)];
-      if (held.length) text(held.join(", "), { x: sx + 18, "font-size": 12, fill: "#9a98a0" });
+      const held = [];
+      if (c.snacks.length) held.push(c.snacks.length + " snack" + (c.snacks.length > 1 ? "s" : ""));
+      if (c.spooks.length) held.push(c.spooks.map(s => s.kind).join(", "));
+      if (held.length) text(held.join("; ").slice(0, 34), { x: sx + 18, "font-size": 12, fill: "#9a98a0" });
     }
     if (v.step) text("Step: " + W.humanize(v.step), { "font-size": 12, fill: "#9a98a0" });
     const hint = placements.length ? "Click a dashed square to place the tile" + (rotations.length > 1 ? "; click the tile on the right to turn it." : ".")

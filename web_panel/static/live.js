@@ -100,6 +100,10 @@
         es.addEventListener(kind, e => {
           const data = JSON.parse(e.data);
           live[kind] = data;
+          if (kind === "state" && data && typeof data.seq === "number" && live.lastSeq !== null && data.seq < live.lastSeq) {
+            // The table started again from an empty journal: its numbering starts over, and so does the log.
+            live.lastSeq = null; live.seen.clear(); live.events = [];
+          }
           if (kind === "state" && data) takeSeq(data.seq);
           live.onchange(kind);
         });
@@ -186,7 +190,8 @@
 
   function diceText(view) {
     const d = view.dice !== undefined ? view.dice : (view.roll !== undefined ? view.roll : view.last_roll);
-    if (d === undefined || d === null) return "—";
+    if (d === undefined || d === null || (Array.isArray(d) && !d.length)) return "—";
+    if (Array.isArray(d)) return d.map(x => W.value(x)).join(" and ");
     if (typeof d === "object" && !Array.isArray(d)) {
       const parts = [];
       for (const k of Object.keys(d)) if (d[k] !== null && d[k] !== undefined) parts.push(W.humanize(k).toLowerCase() + " " + W.value(d[k]));

@@ -93,6 +93,10 @@
       ["tomb", "launcher", "chute", "trap"];
     card.hidden = !(ctx.simulate && canControl && uses.length);
     if (card.hidden) return;
+    $("sim-hint").textContent = game === "terror"
+      ? "Act as the hardware: click a tomb spot on the board to slide that tomb, launch or re-arm the ghost, drop a skull."
+      : game === "superstition" ? "Act as the hardware: pull a peg, spring a trap, or reset it (pegs in, cocked)."
+      : "Act as the hardware.";
     const sensors = ctx.sensors;
     const box = $("sim-controls");
     box.innerHTML = "";

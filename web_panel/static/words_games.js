@@ -69,6 +69,8 @@
     concern: (d, st) => who(st, d) + "'s dog is concerned (rolled " + d.roll + ")" + (d.fled ? " and fled." : "."),
     dog_fled: (d, st) => who(st, d) + "'s dog fled to (" + d.x + ", " + d.y + ").",
     haunted: (d, st) => "The " + d.kind + " haunted " + (d.dogs || []).map(s => W.playerName(st, s)).join(" and ") + ".",
+    game_over: (d, st) => "Game over: " + (d.scores || []).map((n, s) => W.playerName(st, s) + " " + n).join(", ") +
+      (d.friends ? ". A tie: they become friends." : "."),
   };
   const generic = {
     mismatch: d => d.message || "The board does not match the game.",

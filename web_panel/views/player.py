@@ -10,12 +10,13 @@ import hmac
 import time
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 
 from controller.security import SealError, join_code, unseal
 
-from ..auth import Seat, check_csrf, current_session, joined_seat
-from ..mqtt_view import Item, MqttView
+from ..auth import JoinGuard, Seat, check_csrf, current_session, joined_seat
+from ..fanout import Item
+from ..mqtt_view import MqttView
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
@@ -41,7 +42,8 @@ def join(table: str) -> Any:
     sess = current_session()
     assert sess is not None
     now = time.monotonic()
-    if sess.join_blocked(now):
+    guard: JoinGuard = current_app.extensions["gravekeeper_join_guard"]
+    if sess.join_blocked(now) or guard.blocked(table, now):
         abort(429, description="too many wrong join codes; wait a minute and try again")
     token = settings().token_for(table)
     if token is None:
@@ -58,6 +60,7 @@ def join(table: str) -> Any:
             sess.seats[table] = Seat(game_id=game_id, seat=seat)
             return redirect(url_for("player.me", table=table), code=303)
     sess.join_failures.append(now)
+    guard.failed(table, now)
     abort(403, description="that join code does not match a seat of the current game")
 
 

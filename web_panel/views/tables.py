@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify, render_template
 from controller.games import GAME_NAMES
 
 from ..auth import control_token, current_session
-from ..mqtt_view import Item
+from ..fanout import Item
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 

@@ -171,5 +171,6 @@ def greedy(game: DogsGame, rng: random.Random) -> Action:
         return min(moves, key=lambda a: far.get((a.params["x"], a.params["y"]), 1_000))
     choose = [a for a in legal if a.kind == "choose"]
     if choose:
-        return max(choose, key=lambda a: (a.params["action"] == "dog") * game.st.dice[a.params["die"]])
+        dice = game.st.dice or [0, 0]
+        return max(choose, key=lambda a: (a.params["action"] == "dog") * dice[a.params["die"]])
     return rng.choice(legal)

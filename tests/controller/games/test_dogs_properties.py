@@ -23,6 +23,7 @@ KINDS = ["place_tile", "place_dog", "roll", "choose", "back", "move_dog", "pick_
 options_strategy = st.fixed_dictionaries({}, optional={
     "skeleton_haunt": st.sampled_from(["each", "one"]),
     "bork_own_dog": st.booleans(),
+    "bork_to": st.sampled_from(["token", "borker"]),
     "concern_escape": st.integers(4, 6),
     "carried_snacks_in_graveyard": st.booleans(),
     "first_player": st.just(1),
@@ -180,3 +181,43 @@ def test_random_games_finish_with_a_winner() -> None:
             assert view["scores"] is not None and game.winners
             assert max(view["scores"]) == view["scores"][game.winners[0]]
     assert finished == 4
+
+
+def brute_reach(squares: set[tuple[int, int]], start: tuple[int, int], steps: int, diagonal: bool) -> set[tuple[int, int]]:
+    moves = [(1, 0), (-1, 0), (0, 1), (0, -1)] + ([(1, 1), (1, -1), (-1, 1), (-1, -1)] if diagonal else [])
+    here = {start}
+    for _ in range(steps):
+        here = {(x + dx, y + dy) for x, y in here for dx, dy in moves if (x + dx, y + dy) in squares}
+    return here
+
+
+def brute_placements(squares: set[tuple[int, int]], size: int, min_contact: int) -> set[tuple[int, int]]:
+    xs, ys = [x for x, _ in squares], [y for _, y in squares]
+    out = set()
+    for x in range(min(xs) - size - 1, max(xs) + 2):
+        for y in range(min(ys) - size - 1, max(ys) + 2):
+            foot = {(x + dx, y + dy) for dx in range(size) for dy in range(size)}
+            if foot & squares:
+                continue
+            touching = sum((fx + dx, fy + dy) in squares for fx, fy in foot for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+            if touching >= min_contact:
+                out.add((x, y))
+    return out
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), choices=st.lists(st.integers(0, 10_000), min_size=0, max_size=90),
+       min_contact=st.integers(1, 3), steps=st.integers(1, 6), diagonal=st.booleans(), pick=st.integers(0, 10_000))
+def test_bitboard_geometry_matches_brute_force(seed: int, choices: list[int], min_contact: int, steps: int,
+                                               diagonal: bool, pick: int) -> None:
+    game = DogsGame.new(["A", "B", "C", "D"], seed, {"min_contact": min_contact})
+    play(game, choices)
+    geo = game.geo
+    squares = set(geo.features)
+    if not squares:
+        return
+    assert set(geo.placements(min_contact)) == brute_placements(squares, 3, min_contact)
+    start = sorted(squares)[pick % len(squares)]
+    assert set(geo.squares(geo.exact_reach(start, steps, diagonal))) == brute_reach(squares, start, steps, diagonal)
+    near = set(geo.squares(geo.within(start, 3)))
+    assert near == set().union(*(brute_reach(squares, start, n, False) for n in range(4)))

@@ -252,6 +252,7 @@ def test_dog_colours_and_snack_cubes() -> None:
         (["A", "B"], {"attack_target": 7}, "'attack_target'"),
         (["A", "B"], {"bork_own_dog": "yes"}, "'bork_own_dog'"),
         (["A", "B"], {"skeleton_haunt": "all"}, "'skeleton_haunt'"),
+        (["A", "B"], {"bork_to": "moon"}, "'bork_to'"),
         (["A", "B"], {"tiles": 5}, "'tiles'"),
         (["A", "B"], {"min_contact": True}, "'min_contact'"),
     ],
@@ -270,3 +271,16 @@ def test_nothing_is_sensed() -> None:
     """No hardware: the engine never waits for the board."""
     for game in (DogsGame.new(["A", "B"], 1), setup_done(3), lab(4)):
         assert game.expects() == [] and game.expected_board() == {}
+
+
+def test_eight_spooks_two_of_each_kind_hidden_until_placed() -> None:
+    """"Mark two to indicate that they are Skeletons, two ... Gargoyles, two ... Ghouls, and two ...
+    Bats." "Place the Spook Tokens face-down near the play area." """
+    game = DogsGame.new(["A", "B"], 12)
+    assert Counter(game.st.pool) == Counter({"skeleton": 2, "gargoyle": 2, "ghoul": 2, "bat": 2})
+    view = json.dumps({k: v for k, v in game.public_view().items() if k != "options"})  # option names mention kinds
+    assert game.public_view()["face_down_spooks"] == 8
+    for kind in ("skeleton", "gargoyle", "ghoul", "bat"):
+        assert kind not in view
+    orders = {tuple(DogsGame.new(["A", "B"], seed).st.pool) for seed in range(20)}
+    assert len(orders) > 10  # drawn at random, by the game's seeded RNG

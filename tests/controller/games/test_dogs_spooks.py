@@ -3,6 +3,8 @@ Quotes are from the rulebook (../shared/rules/graveyard-dogs.txt)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from controller.games import Action, IllegalAction
@@ -12,7 +14,7 @@ from controller.games.dogs_state import Spook
 from .test_dogs_kit import act, clear_tokens, ends, give, kinds, lab, put_spook, rig, roll_as, setup_done
 
 
-def board(players: int = 2, **options: object) -> DogsGame:
+def board(players: int = 2, **options: Any) -> DogsGame:
     game = lab(players, **options)
     clear_tokens(game)
     return game
@@ -37,7 +39,7 @@ def test_spooks_move_the_exact_count_orthogonally_through_tokens() -> None:
     act(game, "back")
     act(game, "back")
     act(game, "choose", die=1, action="spook")
-    game.st.dice[1] = 2  # a second die of two: the dog on (6, 5) does not block
+    game.st.dice = [1, 2]  # a second die of two: the dog on (6, 5) does not block
     act(game, "pick_spook", spook=ghoul.id)
     assert {(7, 5), (6, 6), (5, 5)} <= ends(game, "move_spook")
 

@@ -3,6 +3,8 @@ Quotes are from the rulebook (../shared/rules/graveyard-dogs.txt)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from controller.games import Action, IllegalAction
@@ -11,7 +13,7 @@ from controller.games.dogs import DogsGame
 from .test_dogs_kit import act, clear_tokens, ends, give, kinds, lab, put_spook, rig, roll_as, setup_done
 
 
-def board(players: int = 2, **options: object) -> DogsGame:
+def board(players: int = 2, **options: Any) -> DogsGame:
     game = lab(players, **options)
     clear_tokens(game)
     return game
@@ -43,18 +45,15 @@ def test_turn_draws_a_tile_while_the_deck_lasts_then_rolls() -> None:
         assert game.st.phase == "place_tile"
         game.apply(game.legal_actions()[0])
         turns_with_tiles += 1
-        assert game.st.phase == "roll"
-        while game.st.phase != "place_tile" and not game.is_over and (game.st.deck or game.st.drawn):
+        assert game.st.phase == "roll" and not game.is_over
+        while game.st.phase != "place_tile" and (game.st.deck or game.st.drawn):
             game.apply(next(a for a in game.legal_actions() if a.kind != "back"))
-        if game.is_over:
-            break
     assert turns_with_tiles == 14
-    if not game.is_over:
-        seat = game.st.seat
-        while game.st.seat == seat and not game.is_over:
-            game.apply(next(a for a in game.legal_actions() if a.kind != "back"))
-        if not game.is_over:
-            assert game.st.phase == "roll" and game.public_view()["drawn_tile"] is None
+    seat = game.st.seat
+    while game.st.seat == seat:  # the rest of the turn of the 16th tile
+        game.apply(next(a for a in game.legal_actions() if a.kind != "back"))
+    assert not game.is_over
+    assert game.st.phase == "roll" and game.public_view()["drawn_tile"] is None
 
 
 def test_two_dice_one_for_each_action_in_any_order() -> None:
@@ -225,7 +224,7 @@ def test_attack_target_option() -> None:
     assert spook.pos == (2, 2)
 
 
-def bork_board(**options: object) -> tuple[DogsGame, int, int]:
+def bork_board(**options: Any) -> tuple[DogsGame, int, int]:
     """Seat 0's dog stops on the empty (1, 3); seat 1's dog is 2 away, a ghoul 3 away, a bat 4 away."""
     game = board(**options)
     game.st.dogs = [(1, 1), (1, 5)]
@@ -253,6 +252,17 @@ def test_bork_moves_a_token_within_three_spaces_to_an_adjacent_space() -> None:
     with pytest.raises(IllegalAction, match="within 3 squares"):
         act(game, "bork", token="dog", id=1, x=3, y=5)
     assert game.to_json() == before
+
+
+def test_bork_to_borker_option_pulls_the_token_next_to_the_dog() -> None:
+    game, ghoul, _ = bork_board(bork_to="borker")
+    borks = {(a.params["token"], a.params["id"], a.params["x"], a.params["y"])
+             for a in game.legal_actions() if a.kind == "bork"}
+    beside = {(0, 3), (2, 3), (1, 2), (1, 4)}
+    assert {(x, y) for t, i, x, y in borks if t == "spook" and i == ghoul} == beside
+    assert {(x, y) for t, i, x, y in borks if t == "dog" and i == 1} == beside
+    with pytest.raises(IllegalAction, match="within 3 squares"):
+        act(game, "bork", token="spook", id=ghoul, x=4, y=2)
 
 
 def test_bork_own_dog_option() -> None:

@@ -1,0 +1,139 @@
+"""MQTT topic names and the checks every incoming command passes before the worker sees it.
+
+Commands are checked in the network thread: size, JSON, id, name, signature
+(``controller.security``) and replay. Each refusal becomes a reply that names
+the problem; nothing reaches the referee.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+from controller.security import verify
+
+MAX_COMMAND_BYTES = 16 * 1024
+MAX_ID_LENGTH = 200
+_SEEN_IDS = 4096
+_ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
+
+
+@dataclass(frozen=True)
+class Topics:
+    base: str
+    table: str
+
+    def _t(self, *parts: str) -> str:
+        return "/".join((self.base, self.table, *parts))
+
+    @property
+    def status(self) -> str:
+        return self._t("status")
+
+    @property
+    def state(self) -> str:
+        return self._t("state")
+
+    @property
+    def events(self) -> str:
+        return self._t("events")
+
+    @property
+    def sensors(self) -> str:
+        return self._t("sensors")
+
+    @property
+    def health(self) -> str:
+        return self._t("health")
+
+    def private(self, seat: int) -> str:
+        return self._t("private", str(seat))
+
+    @property
+    def commands(self) -> str:
+        return self._t("cmd", "+")
+
+    def command(self, name: str) -> str:
+        return self._t("cmd", name)
+
+    def reply(self, name: str) -> str:
+        return self._t("reply", name)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command that passed every check the link can make; the worker does the rest."""
+
+    name: str
+    id: str
+    payload: dict[str, Any]
+
+
+class CommandRefused(ValueError):
+    """A command refused before it reached the worker. ``id`` is None when unreadable."""
+
+    def __init__(self, message: str, command_id: Any = None) -> None:
+        super().__init__(message)
+        self.command_id = command_id
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _id_of(raw: bytes) -> Any:
+    """The command's id if it can be read (for the reply), else None."""
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    cid = payload.get("id") if isinstance(payload, dict) else None
+    return cid if isinstance(cid, (str, int)) and not isinstance(cid, bool) else None
+
+
+class CommandChecker:
+    """Size, JSON, id, name, signature and replay checks of one incoming command."""
+
+    def __init__(self, token: str, names: Collection[str], has_command: Callable[[str], bool]) -> None:
+        self._token = token
+        self._names = frozenset(names)
+        self._has_command = has_command
+        self._seen: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def check(self, name: str, raw: bytes) -> Command:
+        if len(raw) > MAX_COMMAND_BYTES:
+            raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
+                                 _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
+        try:
+            payload = json.loads(raw)
+        except ValueError as exc:  # UnicodeDecodeError included
+            raise CommandRefused(f"bad JSON: {exc}") from None
+        except RecursionError:
+            raise CommandRefused("bad JSON: nested too deeply") from None
+        if not isinstance(payload, dict):
+            raise CommandRefused(f"a command must be a JSON object, got {type(payload).__name__}")
+        cid = payload.get("id")
+        if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
+            raise CommandRefused("missing or bad 'id': it must be a non-empty string or an integer")
+        if isinstance(cid, str) and len(cid) > MAX_ID_LENGTH:
+            raise CommandRefused(f"'id' is longer than {MAX_ID_LENGTH} characters")
+        if name not in self._names:
+            known = ", ".join(sorted(self._names))
+            raise CommandRefused(f"unknown command {name!r} (known: {known})", cid)
+        if "auth" not in payload:
+            raise CommandRefused("not authorised: the command has no 'auth' signature", cid)
+        if not verify(self._token, payload):
+            raise CommandRefused("not authorised: bad signature (wrong control token?)", cid)
+        key = str(cid)
+        with self._lock:
+            if key in self._seen or self._has_command(key):
+                raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
+            self._seen[key] = None
+            if len(self._seen) > _SEEN_IDS:
+                self._seen.popitem(last=False)
+        return Command(name, key, payload)

@@ -1,0 +1,207 @@
+"""The self-test's non-hardware checks, and the run that builds the whole report.
+
+Checks here: the broker can be reached and accepts our credentials, the
+journal is writable and passes SQLite's ``PRAGMA integrity_check``, and every
+game's data files load through the engines' own validating loaders. The
+hardware checks and the guided walk-through live in ``hardware.selftest``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from controller.config import Config, MqttConfig
+from hardware.selftest.faults import Fault, has
+from hardware.selftest.guided import StepControl
+from hardware.selftest.report import CheckResult, Report, Status
+from hardware.selftest.runner import ActorFactory, run_hardware
+
+BROKER_TIMEOUT_S = 3.0
+JOURNAL_BUSY_MS = 2000
+
+# data file -> (module, loader); each loader validates and raises BadGameData naming the bad entry
+DATA_LOADERS: dict[str, tuple[str, str]] = {
+    "terror_board": ("controller.games.terror_board", "load_board"),
+    "terror_cards": ("controller.games.terror_cards", "load_deck"),
+    "superstition_board": ("controller.games.superstition_board", "load_board"),
+    "dogs_tiles": ("controller.games.dogs_tiles", "load_tiles"),
+}
+
+
+def _closed_port() -> int:
+    """A loopback port nobody listens on (the ``broker:down`` fault)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def check_broker(mqtt: MqttConfig, *, timeout: float = BROKER_TIMEOUT_S, down: bool = False) -> list[CheckResult]:
+    """``broker.reachable`` and ``broker.auth``; ``down`` points at a closed port (the injected fault)."""
+    host, port = ("127.0.0.1", _closed_port()) if down else (mqtt.host, mqtt.port)
+    where = f"{host}:{port}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        if mqtt.url is None and not down:
+            # Nothing configured: `run` would start its embedded broker, which is fine.
+            return [CheckResult("broker.reachable", "broker", Status.WARN,
+                                f"no broker configured and none answers on {where} ({reason}): "
+                                "`gravekeeper run` starts its own embedded broker"),
+                    CheckResult("broker.auth", "broker", Status.SKIP, "no broker to authenticate with")]
+        return [CheckResult("broker.reachable", "broker", Status.FAIL,
+                            f"no broker: nothing answers at {where} ({reason}); check mqtt.url, that the broker "
+                            "runs, and the firewall", {"host": host, "port": port}),
+                CheckResult("broker.auth", "broker", Status.SKIP, "the broker cannot be reached")]
+    reachable = CheckResult("broker.reachable", "broker", Status.PASS, f"a broker answers at {where}")
+    return [reachable, _check_auth(mqtt, host, port, timeout)]
+
+
+def _check_auth(mqtt: MqttConfig, host: str, port: int, timeout: float) -> CheckResult:
+    import paho.mqtt.client as paho
+
+    done = threading.Event()
+    result: list[Any] = []
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    if mqtt.username:
+        client.username_pw_set(mqtt.username, mqtt.password)
+    who = f"user {mqtt.username!r}" if mqtt.username else "an anonymous client"
+    try:
+        if mqtt.tls:
+            client.tls_set(ca_certs=mqtt.ca_file)
+    except (OSError, ValueError) as exc:
+        return CheckResult("broker.auth", "broker", Status.FAIL, f"mqtt.ca_file: cannot set up TLS: {exc}")
+
+    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        result.append(reason)
+        done.set()
+
+    def on_disconnect(c: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not result:
+            result.append(reason)
+        done.set()
+
+    client.on_connect = on_connect
+    client.on_disconnect = on_disconnect
+    try:
+        client.connect(host, port, keepalive=10)
+    except (OSError, ValueError) as exc:
+        return CheckResult("broker.auth", "broker", Status.FAIL, f"cannot open an MQTT session at {host}:{port}: {exc}")
+    client.loop_start()
+    try:
+        if not done.wait(timeout):
+            return CheckResult("broker.auth", "broker", Status.FAIL,
+                               f"the broker at {host}:{port} did not answer the MQTT CONNECT within {timeout:g} s "
+                               "(is it an MQTT broker? TLS expected?)")
+        reason = result[0]
+        if getattr(reason, "is_failure", False):
+            return CheckResult("broker.auth", "broker", Status.FAIL,
+                               f"the broker refused {who}: {reason} (check mqtt.username and "
+                               "mqtt.password, or the broker's password file)", {"reason": str(reason)})
+        return CheckResult("broker.auth", "broker", Status.PASS,
+                           f"connected as user {mqtt.username!r}" if mqtt.username else "connected anonymously")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_MS) -> list[CheckResult]:
+    """``journal.writable`` (the write lock can be taken) and ``journal.integrity``; nothing is written."""
+    from controller.journal import Journal, JournalError
+
+    path = Path(path)
+    if not path.exists():
+        folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+        try:
+            if folder is None or not folder.is_dir():
+                raise OSError(f"no existing folder above {path}")
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".gk-selftest-"):
+                pass
+        except OSError as exc:
+            return [CheckResult("journal.writable", "journal", Status.FAIL,
+                                f"journal.path: cannot create {path}: {getattr(exc, 'strerror', None) or exc}"),
+                    CheckResult("journal.integrity", "journal", Status.SKIP, "there is no journal yet")]
+        return [CheckResult("journal.writable", "journal", Status.PASS,
+                            f"no journal yet at {path}; its folder is writable (the first run creates it)"),
+                CheckResult("journal.integrity", "journal", Status.SKIP, "there is no journal yet")]
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+            db.execute("BEGIN IMMEDIATE")  # the write lock, as a decision would take it
+            db.execute("ROLLBACK")
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return [CheckResult("journal.writable", "journal", Status.FAIL,
+                            f"journal.path: {path} cannot be written: {exc}"),
+                CheckResult("journal.integrity", "journal", Status.SKIP, "the journal cannot be opened for writing")]
+    writable = CheckResult("journal.writable", "journal", Status.PASS, f"{path} is writable")
+    try:
+        with Journal(path, table=table, create=False) as journal:
+            verdict = journal.integrity_check()
+    except JournalError as exc:
+        return [writable, CheckResult("journal.integrity", "journal", Status.FAIL, str(exc))]
+    if verdict != "ok":
+        return [writable, CheckResult("journal.integrity", "journal", Status.FAIL,
+                                      f"{path} is damaged: {verdict} (keep a copy, then see docs/deploy.md)")]
+    return [writable, CheckResult("journal.integrity", "journal", Status.PASS, "PRAGMA integrity_check: ok")]
+
+
+def check_data(sources: Mapping[str, str | Path | None] | None = None) -> list[CheckResult]:
+    """Every game's data file through its engine's loader (``sources`` overrides a file by name)."""
+    import importlib
+
+    from controller.games import BadGameData
+
+    out = []
+    for name, (module_name, loader_name) in DATA_LOADERS.items():
+        source = (sources or {}).get(name)
+        loader = getattr(importlib.import_module(module_name), loader_name)
+        try:
+            loader(source) if source is not None else loader()
+        except (BadGameData, ValueError) as exc:
+            out.append(CheckResult(f"data.{name}", "data", Status.FAIL, str(exc)))
+            continue
+        out.append(CheckResult(f"data.{name}", "data", Status.PASS, "loads and validates"
+                               + (f" ({source})" if source is not None else "")))
+    return out
+
+
+def software_checks(config: Config, *, faults: Sequence[Fault] = (), journal: bool = True,
+                    data_sources: Mapping[str, str | Path | None] | None = None) -> list[CheckResult]:
+    out = check_broker(config.mqtt, down=has(faults, "broker"))
+    if journal:
+        out += check_journal(config.journal.path, config.table.id)
+    out += check_data(data_sources)
+    return out
+
+
+def run_selftest(config: Config, *, faults: Sequence[Fault] = (), guided: bool = False, step_timeout: float = 20.0,
+                 actor: ActorFactory | None = None, control: StepControl | None = None,
+                 on_progress: Callable[[dict[str, Any]], None] | None = None,
+                 on_check: Callable[[CheckResult], None] | None = None, quiet_s: float | None = None,
+                 data_sources: Mapping[str, str | Path | None] | None = None) -> Report:
+    """The whole self-test as the CLI runs it: hardware (own hub), then broker, journal and data."""
+    report = Report(guided=guided)
+    kwargs: dict[str, Any] = {} if quiet_s is None else {"quiet_s": quiet_s}
+    checks, steps = run_hardware(config.hardware, simulate=config.simulate, faults=faults, guided=guided,
+                                 step_timeout=step_timeout, actor=actor, control=control,
+                                 on_progress=on_progress, on_check=on_check, **kwargs)
+    report.add(checks)
+    for item in software_checks(config, faults=faults, data_sources=data_sources):
+        report.add(item)
+        if on_check is not None:
+            on_check(item)
+    report.steps = list(steps)
+    report.finished = time.time()
+    return report

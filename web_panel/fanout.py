@@ -1,0 +1,65 @@
+"""Fanning one table's changes out to its SSE clients: an encoded item, a bounded queue per client."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+SUBSCRIBER_QUEUE = 1000
+
+
+def encode_sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class Item:
+    """One change for the streams: its SSE text is made once, not once per watching client."""
+
+    __slots__ = ("kind", "data", "_text")
+
+    def __init__(self, kind: str, data: Any) -> None:
+        self.kind, self.data, self._text = kind, data, None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.kind, self.data))
+
+    @property
+    def text(self) -> str:
+        if self._text is None:  # two threads may both make it; they make the same text
+            self._text = encode_sse(self.kind, self.data)
+        return self._text
+
+
+class Subscriber:
+    """One SSE client's queue. A client too slow to keep up is told to resync, not blocked on."""
+
+    def __init__(self, table: str, maxsize: int = SUBSCRIBER_QUEUE) -> None:
+        self.table = table
+        self.queue: queue.Queue[Item | None] = queue.Queue(maxsize)
+        self.overflowed = threading.Event()
+        self.closing = threading.Event()
+
+    def offer(self, item: Item | None) -> None:
+        try:
+            self.queue.put_nowait(item)
+        except queue.Full:
+            self.overflowed.set()
+
+    def get(self, timeout: float) -> Item | None:
+        """The next item; raises ``queue.Empty`` on timeout; ``None`` means the panel is closing."""
+        return self.queue.get(timeout=timeout)
+
+    def close(self) -> None:
+        """The panel is closing: the stream ends even if its queue is full."""
+        self.closing.set()
+        self.offer(None)
+
+    def drain(self) -> None:
+        while True:
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                return
