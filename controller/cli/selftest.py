@@ -41,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class TerminalPerson:
     """The person at the terminal: ``s`` skips the current step, ``q`` stops, Enter (simulated board) moves it."""
 
-    def __init__(self, stream: TextIO, board: Any, control: Any) -> None:
+    def __init__(self, stream: TextIO, board: Any, control: Any, announce: Any) -> None:
         self.board = board
         self.control = control
+        self.announce = announce
         self._current: tuple[Any, Any, int] | None = None
         self._lock = threading.Lock()
         threading.Thread(target=self._read, args=(stream,), name="selftest-keys", daemon=True).start()
@@ -51,6 +52,8 @@ class TerminalPerson:
     def act(self, step: Any, probe: Any, mark: int) -> None:
         with self._lock:
             self._current = (step, probe, mark)
+        # The prompt is shown only now, so a key typed after it always meets this step.
+        self.announce()
 
     def _read(self, stream: TextIO) -> None:
         # Keys are read on their own thread, so a step's wait never blocks on the terminal.
@@ -93,21 +96,26 @@ def main(args: argparse.Namespace) -> int:
     out = sys.stdout
     control = StepControl.new()
 
+    shown: list[dict[str, Any]] = []
+
+    def announce() -> None:
+        event = shown[-1]
+        keys = "Enter: simulate it, s: skip, q: stop" if config.simulate else "s + Enter: skip, q + Enter: stop"
+        # With --json the prompts go to stderr, so that stdout stays one JSON document.
+        print(f"\n[{event['done']}/{event['total']} done, {event['left']} left] {event['prompt']} "
+              f"({event['timeout_s']:g} s; {keys})", file=sys.stderr if args.json else out, flush=True)
+
     def actor(board: Any) -> Any:
-        return TerminalPerson(sys.stdin, board, control)
+        return TerminalPerson(sys.stdin, board, control, announce)
 
     def on_check(item: CheckResult) -> None:
         if not args.json:
             print(f"[{item.status.value.upper()}] {item.id}: {item.message}", file=out, flush=True)
 
     def on_progress(event: dict[str, Any]) -> None:
-        if args.json or (event["kind"] == "step" and not args.guided):
-            return
         if event["kind"] == "step":
-            keys = "Enter: simulate it, s: skip, q: stop" if config.simulate else "s + Enter: skip, q + Enter: stop"
-            print(f"\n[{event['done']}/{event['total']} done, {event['left']} left] {event['prompt']} "
-                  f"({event['timeout_s']:g} s; {keys})", file=out, flush=True)
-        else:
+            shown.append(event)  # printed by the person's act(), once the step watches the board
+        elif not args.json:
             r = event["result"]
             lead = "  -> " if args.guided else f"[{r['status'].upper()}] step {r['id']}: "
             print(f"{lead}{r['status'].upper() + ': ' if args.guided else ''}{r['message']}", file=out, flush=True)
