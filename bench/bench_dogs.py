@@ -89,7 +89,7 @@ def square_graveyard(players: int = 4) -> DogsGame:
             st.spooks.append(Spook(len(st.spooks), st.pool.pop(0), sq))
     dogs: list[tuple[int, int] | None] = [(5, 5), (6, 6), (4, 6), (6, 4)]
     st.dogs = dogs[:players]
-    st.phase, st.seat, st.turn = "roll", 0, 1
+    st.phase, st.seat, st.turn, st.setup_left = "roll", 0, 1, 0
     return game
 
 

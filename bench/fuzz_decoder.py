@@ -123,6 +123,7 @@ def main() -> int:
 
     k = 0
     undetected = recovered = 0
+    undetected_examples: list[str] = []
     for frame in decoded:
         j = k
         while j < len(originals) and originals[j][1] and not same(frame, originals[j][0]):
@@ -133,6 +134,9 @@ def main() -> int:
             k = j + 1
         else:
             undetected += 1
+            if len(undetected_examples) < 3:
+                nxt = originals[k][0].seq if k < len(originals) else None
+                undetected_examples.append(f"{frame} (the next seq expected was {nxt})")
     missing = sum(1 for _, damaged in originals[k:] if not damaged)
     c = dec.counters
     checks = {
@@ -148,6 +152,8 @@ def main() -> int:
           f"unknown type {c['unknown_type']:,}, version {c['version_errors']:,}, oversize {c['oversize']:,})")
     print(f"recovered intact frames inside damaged bytes: {recovered}")
     print(f"undetected damaged chunks: {undetected} ({undetected / max(damaged_chunks, 1):.2e} of damaged)")
+    for example in undetected_examples:
+        print(f"  undetected: {example}")
     print(f"build {built - start:.1f} s, decode {decode_s:.1f} s ({args.frames / decode_s:,.0f} frames/s)")
     for name, ok in checks.items():
         print(f"{'PASS' if ok else 'FAIL'}: {name}")

@@ -205,3 +205,50 @@ def run_selftest(config: Config, *, faults: Sequence[Fault] = (), guided: bool =
     report.steps = list(steps)
     report.finished = time.time()
     return report
+
+
+# -- hooks the service calls (docs/selftest.md, "In the service") -------------------
+def service_checks(service: Any) -> list[CheckResult]:
+    """The non-hardware checks inside the running service, on its own link and journal."""
+    link = service.link
+    if link is not None and link.connected:
+        out = [CheckResult("broker.reachable", "broker", Status.PASS,
+                           f"the service is connected to {service.broker.host}:{service.broker.port}"),
+               CheckResult("broker.auth", "broker", Status.PASS, "the broker accepted the service's session")]
+    else:
+        out = [CheckResult("broker.reachable", "broker", Status.FAIL,
+                           f"no broker: the service is not connected ({link.health() if link else 'no link'})")]
+    journal = service.journal
+    verdict = journal.integrity_check() if journal is not None else "no journal is open"
+    out += check_journal(service.config.journal.path, service.table)[:1]
+    out.append(CheckResult("journal.integrity", "journal", Status.PASS if verdict == "ok" else Status.FAIL,
+                           "PRAGMA integrity_check: ok" if verdict == "ok" else f"the journal is damaged: {verdict}"))
+    return out + check_data()
+
+
+def observed(service: Any, obs: Any) -> bool:
+    """True when a running walk-through holds this observation back from the referee."""
+    from hardware.selftest.session import observed as hold
+
+    return hold(service.hub, obs, service._on_observation)
+
+
+def tick(service: Any, now: float) -> bool:
+    """Feed the live monitor; True when its findings changed (the service then publishes health)."""
+    from hardware.selftest import session
+
+    session.add_checks(service.hub, lambda: service_checks(service))
+    game = service.referee.game if service.referee is not None else None
+    return session.tick(service.hub, game, now)
+
+
+def live_health(service: Any) -> dict[str, Any]:
+    from hardware.selftest.session import live_health as live
+
+    return live(service.hub)
+
+
+def halt(service: Any) -> dict[str, Any] | None:
+    from hardware.selftest.session import halt as held
+
+    return held(service.hub)

@@ -15,9 +15,12 @@ publishes events first and retained topics after them. The worker is also the
 only thread that publishes, which is what keeps everything in order.
 
 The ``selftest`` command is routed to ``hardware.selftest.run_for_service(hub,
-payload, publish)``, looked up when the command arrives (the self-test is a
-separate part of the product). Until that function exists the command is
-answered "not available".
+payload, publish)``, looked up when the command arrives; its report goes on
+the retained health topic. The self-test's live monitor is fed through the
+hooks of ``controller.selftest`` (imported when first needed): every
+observation (a guided walk-through holds its moves back from the referee), a
+tick with the health checks, its findings in the health payload, and a halt
+that refuses moves while the board cannot be read.
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class Service:
         self._last_health: bytes | None = None
         self._next_health = 0.0
         self._health_connected = False
+        self._health_due = False
         self._selftest_report: dict[str, Any] | None = None
         self.journal: Any = None
         self.referee: Any = None
@@ -268,6 +272,11 @@ class Service:
 
     # ----- inputs from other threads --------------------------------------
     def _on_observation(self, obs: Any) -> None:
+        try:
+            if self.hub is not None and _selftest().observed(self, obs):
+                return  # a self-test walk-through holds the board: its moves are not game moves
+        except Exception:  # noqa: BLE001 - a broken self-test must never cost the referee an observation
+            log.exception("self-test hook failed on %s", obs)
         self._queue.put(_Obs(obs))
 
     def _wake(self) -> None:
@@ -391,6 +400,9 @@ class Service:
         if "action" not in cmd.payload:
             raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
         action = Action.from_json(cmd.payload["action"])  # MalformedAction is a ValueError
+        held = _selftest().halt(self) if self.hub is not None else None
+        if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
+            return False, f"act: {held['message']}. {held['guidance']}", None, False
         outcome = self.referee.act(action, command_id=cmd.id)
         if not outcome.ok:
             return False, outcome.error, None, False
@@ -434,6 +446,7 @@ class Service:
     def _set_selftest_report(self, report: Mapping[str, Any]) -> None:
         """Called by the self-test (any thread): the report goes on the retained health topic."""
         self._selftest_report = dict(report)
+        self._health_due = True
         self._wake()
 
     # ----- retained views -------------------------------------------------
@@ -469,14 +482,17 @@ class Service:
         links: dict[str, Any] = {"broker": self.link.health()}
         sensors: dict[str, Any] = {}
         warnings: list[Any] = []
+        live: dict[str, Any] = {}
         if self.hub is not None:
             hub_health = self.hub.health()
             links.update(hub_health.get("links") or {})
             sensors = hub_health.get("sensors") or {}
             warnings.extend(hub_health.get("warnings") or [])
+            live = _selftest().live_health(self)  # the live monitor: findings, halt
+            warnings.extend(live.pop("warnings", []))
         counters = {**self._counters, **self.link.counters()}
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
-                "sensors": sensors, "board": self.config.referee.board, "simulate": self.config.simulate}
+                "sensors": sensors, "board": self.config.referee.board, "simulate": self.config.simulate, **live}
 
     def _publish_health(self, force: bool = False) -> None:
         assert self.link is not None
@@ -491,10 +507,18 @@ class Service:
         # an idle table idle, while a change of the broker link shows up at once.
         assert self.link is not None
         connected = self.link.connected
-        if now >= self._next_health or connected != self._health_connected:
+        if self.hub is not None and _selftest().tick(self, now):
+            self._health_due = True  # a new or cleared finding of the live monitor is shown at once
+        if now >= self._next_health or connected != self._health_connected or self._health_due:
             self._health_connected = connected
+            self._health_due = False
             self._next_health = now + HEALTH_EVERY_S
             self._publish_health()
+
+
+def _selftest() -> Any:
+    """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
+    return importlib.import_module("controller.selftest")
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:

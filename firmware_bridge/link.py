@@ -185,6 +185,19 @@ class McuLink:
         """A copy: decoder counters (frames_ok, crc_errors, resyncs, ...) and link counters."""
         return {**self._decoder.counters, **self._link_counters}
 
+    def health(self) -> dict[str, object]:
+        """A JSON-ready summary for health reports: state, who is there, why not, counters."""
+        hello = self.hello
+        return {
+            "url": self.url,
+            "state": "online" if self.online else ("connected" if self.connected else "offline"),
+            "board_id": hello.board_id if hello else None,
+            "firmware": hello.firmware if hello else None,
+            "channels": hello.channels if hello else None,
+            "last_error": self.last_error or None,
+            "counters": self.counters,
+        }
+
     @property
     def connected(self) -> bool:
         """The port is open (the MCU may still be silent)."""
@@ -449,6 +462,10 @@ class McuLink:
             except ValueError:
                 code = str(msg.code)
             log.warning("MCU on %s refused frame %d: %s (arg %d)", self.url, msg.ref_seq, code, msg.arg)
+            if msg.code in (NakCode.CRC, NakCode.COBS, NakCode.OVERSIZE) and self._synced:
+                # A host frame was damaged on the way and we cannot tell which:
+                # re-send what is idempotent (the outputs); requests retry by themselves.
+                self._resend_outputs()
         else:
             self._link_counters["unexpected"] += 1  # a host-only message type from the MCU
 
@@ -480,12 +497,17 @@ class McuLink:
         with self._lock:
             if not self.online and not self._stop.is_set():
                 self.online = went_online = True
-            outputs = sorted(self._outputs.items())
         if went_online:
             self._call("on_online")
         self._want_snapshot(now, force=True)
+        self._resend_outputs()
+
+    def _resend_outputs(self) -> None:
+        with self._lock:
+            outputs = sorted(self._outputs.items())
+        limit = self.hello.outputs if self.hello is not None else 0
         for channel, value in outputs:
-            if channel < hello.outputs:
+            if channel < limit:
                 self._send(SetOutputMsg(channel, value))
 
     def _go_offline(self, reason: str) -> None:

@@ -52,11 +52,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper_sessions"] = SessionStore()
     app.extensions["gravekeeper_join_guard"] = JoinGuard()
 
-    from .views import control, player, tables
+    from .views import control, player, selftest, tables
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(control.bp)
     app.register_blueprint(player.bp)
+    app.register_blueprint(selftest.bp)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

@@ -184,8 +184,11 @@ class MqttView:
             return
         table, kind = parts[0], parts[1]
         if not payload:
+            # A retained message deleted by its owner.
             if kind in RETAINED_KINDS and len(parts) == 2:
-                self._clear(table, kind)  # a retained message deleted by its owner
+                self._clear(table, kind)
+            elif kind == "private" and len(parts) == 3 and parts[2].isdigit():
+                self._clear_private(table, int(parts[2]))
             return
         if len(payload) > MAX_PAYLOAD:
             self.bad_messages += 1
@@ -234,6 +237,13 @@ class MqttView:
             if all(getattr(view, k) is None for k in RETAINED_KINDS):
                 del self._tables[table]
         self._broadcast(table, (kind, None))
+
+    def _clear_private(self, table: str, seat: int) -> None:
+        with self._lock:
+            view = self._tables.get(table)
+            if view is None or view.sealed.pop(seat, None) is None:
+                return
+        self._broadcast(table, ("private_changed", {"seat": seat}))
 
     def _on_event(self, table: str, data: dict[str, Any]) -> None:
         seq = data.get("seq")

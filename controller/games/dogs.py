@@ -19,7 +19,7 @@ from .dogs_board import Graveyard, Square
 from .dogs_options import COLOURS, parse_options
 from .dogs_rules import draw_tile, settle, special_options, winners
 from .dogs_state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
-from .dogs_tiles import SPOOK_COUNT, dog_start_squares, load_tiles
+from .dogs_tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .dogs_views import public_view
 from .rng import Rng
 
@@ -87,7 +87,9 @@ class DogsGame(Game):
         if options is not None and not isinstance(options, Mapping):
             raise IllegalAction("options must be an object")
         opts = parse_options(options, len(names))
-        tiles = load_tiles(opts.tiles)
+        # A path is read here, once; the tiles are then part of the saved state. A
+        # document given inline keeps even a replay from the options independent of files.
+        tiles = parse_tiles(opts.tiles, "option 'tiles'") if isinstance(opts.tiles, dict) else load_tiles(opts.tiles)
         if opts.min_contact > tiles[0].size:
             raise IllegalAction(
                 f"option 'min_contact' is {opts.min_contact} but a tile edge has only {tiles[0].size} squares"

@@ -15,7 +15,7 @@ COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 class DogsOptions:
     """Normalised options; every field is documented in docs/rules/dogs.md."""
 
-    tiles: str | None = None
+    tiles: str | dict[str, Any] | None = None
     first_player: int = 0
     colours: str | tuple[str, ...] = "seat"
     min_contact: int = 2
@@ -57,8 +57,10 @@ def parse_options(raw: Mapping[str, Any] | None, seats: int) -> DogsOptions:
             f"unknown option(s) {', '.join(sorted(map(str, unknown)))} (known: {', '.join(sorted(known))})"
         )
     tiles = raw.get("tiles")
-    if tiles is not None and (not isinstance(tiles, str) or not tiles):
-        raise IllegalAction(f"option 'tiles' must be a file path, got {tiles!r}")
+    if isinstance(tiles, Mapping):
+        tiles = dict(tiles)  # the tiles document itself, checked when the game loads it
+    elif tiles is not None and (not isinstance(tiles, str) or not tiles):
+        raise IllegalAction(f"option 'tiles' must be a file path or a tiles document, got {tiles!r}")
     colours: Any = raw.get("colours", "seat")
     if isinstance(colours, list):
         if len(colours) != seats or len(set(colours)) != seats or not set(colours) <= set(COLOURS):

@@ -162,13 +162,13 @@ class DogsState:
             raise BadGameData("saved dogs state must be a JSON object")
         try:
             state = cls._build(data)
+            state.check()
         except BadGameData:
             raise
         except KeyError as exc:
             raise BadGameData(f"saved dogs state lacks {exc.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError, IndexError) as exc:
             raise BadGameData(f"saved dogs state is malformed: {exc}") from None
-        state.check()
         return state
 
     @classmethod
@@ -242,6 +242,8 @@ class DogsState:
             raise bad(f"unknown phase {self.phase!r}")
         if not 0 <= self.seat < n:
             raise bad(f"seat {self.seat} out of range")
+        if not 0 <= self.setup_left <= n or (self.setup_left > 0) != (self.phase in ("setup_tile", "setup_dog")):
+            raise bad(f"{self.setup_left} seats left to set up does not fit phase {self.phase!r}")
         ids = {t.id for t in self.tiles}
         used = list(self.deck) + [p.tile for p in self.placed] + ([self.drawn] if self.drawn is not None else [])
         if sorted(used) != sorted(ids):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,7 +23,7 @@ from hardware.config import HardwareConfig, SensorSpec
 from hardware.observation import Observation
 from hardware.selftest.checks import Probe
 from hardware.selftest.report import StepResult, StepStatus
-from hardware.sensors import closed_for
+from hardware.sensors import BINARY_VALUES, closed_for
 
 NAMES = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf", "ladder": "Ladder", "mirror": "Mirror",
          "grave1": "first Grave", "grave2": "second Grave", "left": "left", "right": "right"}
@@ -67,51 +67,52 @@ class SimHand:
                            1.0, mark=mark)
 
 
-def plan_steps(config: HardwareConfig) -> list[Step]:
-    """The walk-through for the configured sensors, in board order, each part back at rest after."""
+def plan_steps(config: HardwareConfig, start: Mapping[str, str] | None = None) -> list[Step]:
+    """The walk-through for the configured sensors, in board order.
+
+    Each part goes away from where it is (``start``: sensor -> value, default
+    a board at rest) and back, so every input is asked to change both ways
+    and the board ends as it began.
+    """
+    start = start or {}
     steps: list[Step] = []
-    done_traps: set[str] = set()
     for sensor in config.sensors:
         parts = sensor.id.split(".")
+        sid = sensor.id
         if sensor.kind == "tomb":
             name = NAMES[parts[1]]
-            for place in ("middle", "end_b", "end_a"):
-                verb = "back to" if place == "end_a" else "to"
-                steps.append(Step(f"{sensor.id}.{place}", f"Slide the {name} tomb {verb} {TOMB_PLACES[place]}",
-                                  sensor.id, (place,)))
-        elif sensor.kind in ("peg", "sprung"):
-            trap = parts[1]
-            if trap in done_traps:
-                continue
-            done_traps.add(trap)
-            steps += _trap_steps(config, trap)
-        elif sensor.kind == "launcher":
-            steps.append(Step("launcher.launched", "Launch the ghost", sensor.id, ("launched",)))
-            steps.append(Step("launcher.armed", "Put the ghost back on its launcher", sensor.id, ("armed",)))
+            here = start.get(sid, "end_a")
+            here = here if here in TOMB_PLACES else "end_a"
+            order = [p for p in ("end_a", "middle", "end_b") if p != here]
+            if here == "end_a":
+                order = ["middle", "end_b"]
+            for place in (*order, here):
+                verb = "back to" if place == here else "to"
+                steps.append(Step(f"{sid}.{place}", f"Slide the {name} tomb {verb} {TOMB_PLACES[place]}",
+                                  sid, (place,)))
         elif sensor.kind == "chute":
             side = NAMES[parts[1]]
-            steps.append(Step(f"{sensor.id}.drop", f"Drop the skull through the {side} chute", sensor.id,
-                              ("blocked", "clear")))
+            steps.append(Step(f"{sid}.drop", f"Drop the skull through the {side} chute", sid, ("blocked", "clear")))
+        else:
+            on, off = BINARY_VALUES[sensor.kind]
+            away = off if start.get(sid, on) == on else on
+            allowed = tuple(s.id for s in config.sensors if sensor.kind in ("peg", "sprung") and s.id != sid
+                            and s.id.startswith(f"trap.{parts[1]}."))
+            for value in (away, on if away == off else off):
+                steps.append(Step(f"{sid}.{value}", _prompt(sensor.kind, parts, value), sid, (value,), allowed))
     return steps
 
 
-def _trap_steps(config: HardwareConfig, trap: str) -> list[Step]:
-    name = NAMES[trap]
-    present = [s.id for s in config.sensors if s.id.startswith(f"trap.{trap}.")]
-    out = []
-    for part, side in (("peg_a", "left"), ("peg_b", "right")):
-        sid = f"trap.{trap}.{part}"
-        if sid in present:
-            others = tuple(s for s in present if s != sid)
-            out.append(Step(f"{sid}.pulled", f"Pull the {name}'s {side} peg", sid, ("pulled",), others))
-            out.append(Step(f"{sid}.in", f"Put the {name}'s {side} peg back in (cock the trap again if it sprang)",
-                            sid, ("in",), others))
-    sid = f"trap.{trap}.sprung"
-    if sid in present:
-        others = tuple(s for s in present if s != sid)
-        out.append(Step(f"{sid}.sprung", f"Spring the {name} trap", sid, ("sprung",), others))
-        out.append(Step(f"{sid}.cocked", f"Cock the {name} trap again, both pegs in", sid, ("cocked",), others))
-    return out
+def _prompt(kind: str, parts: list[str], value: str) -> str:
+    if kind == "launcher":
+        return "Launch the ghost" if value == "launched" else "Put the ghost back on its launcher"
+    name = NAMES[parts[1]]
+    if kind == "sprung":
+        return f"Spring the {name} trap" if value == "sprung" else f"Cock the {name} trap again, both pegs in"
+    side = "left" if parts[2] == "peg_a" else "right"
+    if value == "pulled":
+        return f"Pull the {name}'s {side} peg"
+    return f"Put the {name}'s {side} peg back in (cock the trap again if it sprang)"
 
 
 @dataclass
@@ -145,14 +146,14 @@ def run_steps(config: HardwareConfig, probe: Probe, steps: Sequence[Step], actor
     total = len(steps)
     for index, step in enumerate(steps):
         if control.stop_event.is_set():
-            results.append(_result(step, StepStatus.SKIPPED, "not run: the walk-through was stopped"))
-            continue
-        control.skip_event.clear()
-        if on_progress is not None:
-            on_progress({"kind": "step", "index": index, "total": total, "done": index, "left": total - index,
-                         "id": step.id, "prompt": step.prompt, "timeout_s": timeout})
-        result = run_step(config, probe, step, actor, timeout=timeout, skip=control.skip_event, person=person,
-                          noisy=noisy)
+            result = _result(step, StepStatus.SKIPPED, "not run: the walk-through was stopped")
+        else:
+            control.skip_event.clear()
+            if on_progress is not None:
+                on_progress({"kind": "step", "index": index, "total": total, "done": index, "left": total - index,
+                             "id": step.id, "prompt": step.prompt, "timeout_s": timeout})
+            result = run_step(config, probe, step, actor, timeout=timeout, skip=control.skip_event, person=person,
+                              noisy=noisy)
         results.append(result)
         if on_progress is not None:
             on_progress({"kind": "result", "index": index, "total": total, "done": index + 1,

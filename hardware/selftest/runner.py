@@ -98,7 +98,7 @@ def run_hardware(config: HardwareConfig, *, simulate: bool = False, faults: Sequ
             board.start_chatter()
         checks = automatic_checks(config, probe, links[0] if links else None, quiet_s=quiet_s, on_check=on_check)
         steps: list[StepResult] = []
-        plan = plan_steps(config)
+        plan = plan_steps(config, {sensor: state.value for sensor, state in hub.snapshot().items()})
         noisy = frozenset(c.id.removeprefix("noise.") for c in checks if c.group == "noise" and c.status is Status.FAIL)
         if guided:
             who = actor(board) if actor is not None else Person()

@@ -73,3 +73,9 @@ def test_every_event_and_position_has_words() -> None:
                 assert text.describe_event(game, event), event
             assert "Graveyard Dogs - turn" in text.render(game)
     assert {"dice_rolled", "dog_moved", "spook_moved", "concern", "haunted", "borked", "bork_penalty"} <= seen
+
+
+def test_too_many_players_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["play", "dogs", "--players", "A,B,C,D,E"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "gravekeeper play: Graveyard Dogs takes 2 to 4 players, got 5"

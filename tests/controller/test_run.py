@@ -242,3 +242,26 @@ def test_sensors_that_cannot_start_exit_2_with_one_line_and_a_way_out(mosquitto:
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("gravekeeper run: hardware: cannot start the sensors")
     assert "nosuchlib" in lines[0] and "--simulate" in lines[0] and 'referee.board = "manual"' in lines[0]
+
+
+def test_a_busy_panel_port_is_reported_and_the_controller_runs_on(mosquitto: Broker, tmp_path: Path) -> None:
+    import socket
+
+    table = "rn-busy"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        cfg = write_config(tmp_path, table, panel_port=taken.getsockname()[1])
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        try:
+            line = run.wait_line("panel:")
+            if "not available" not in line:
+                assert "cannot listen" in line and "panel.port" in line
+            cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+            try:
+                assert cmd.call("resync", {})["ok"] is True  # the controller itself is fine
+            finally:
+                cmd.close()
+            assert run.terminate() == 0
+        finally:
+            run.close()

@@ -129,16 +129,20 @@ def test_malformed_commands_get_a_clear_reply_and_change_nothing(mosquitto: Brok
         cmd.close()
 
 
-def test_sim_is_refused_without_simulate_and_selftest_says_not_available(mosquitto: Broker,
-                                                                          make_service: MakeService) -> None:
+def test_sim_is_refused_without_simulate_and_selftest_reports_on_health(mosquitto: Broker,
+                                                                         make_service: MakeService) -> None:
     t = "sv-manual"
     make_service(t, simulate=False, **{"referee.board": "manual"})
     cmd = commander(mosquitto, t)
     try:
         sim = cmd.call("sim", {"sensor": "launcher", "value": "launched"})
         assert sim["ok"] is False and "--simulate" in sim["error"]
-        st = cmd.call("selftest", {})
-        assert st["ok"] is False and "not available" in st["error"]
+        bad = cmd.call("selftest", {"guided": "yes"})
+        assert bad["ok"] is False and "guided" in bad["error"]
+        with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "health"),)) as sub:
+            assert cmd.call("selftest", {})["ok"] is True
+            health = sub.wait_latest(topic(t, "health"), lambda h: h["selftest"] is not None)
+            assert health["board"] == "manual" and health["links"]["broker"]["state"] == "connected"
     finally:
         cmd.close()
 

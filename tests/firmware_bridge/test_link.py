@@ -150,13 +150,16 @@ def test_a_reboot_while_unplugged_is_seen_by_the_mcu_clock(mcu: VirtualMcu, rec:
 
 
 def test_mcu_reset_is_detected_and_outputs_are_restored(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    history: list[tuple[int, int]] = []
+    mcu.on_output = lambda ch, value: history.append((ch, value))
     link.set_output(1, 300)
     assert mcu.wait_output(1, 300)
     mcu.set_channel(6, False)
     assert rec.wait_count("change", 1)
     mcu.reset()
-    assert mcu.outputs[1] == 0 or mcu.wait_output(1, 300)
-    assert mcu.wait_output(1, 300)  # the link re-sent what the host wants
+    # Dropped by the reboot, then re-sent by the link.
+    assert wait_until(lambda: (1, 0) in history and history[-1] == (1, 300))
+    assert max(i for i, h in enumerate(history) if h == (1, 0)) < len(history) - 1
     assert rec.wait_count("hello", 2)
     assert rec.wait_count("snapshot", 2)
     assert in_sync(rec, mcu)
@@ -470,3 +473,38 @@ def test_close_wakes_the_reader_at_once_and_works_unstarted(mcu: VirtualMcu, rec
     never_started = McuLink(mcu.path, Recorder())
     never_started.close()
     assert not never_started.online and never_started.counters["frames_out"] == 0
+
+
+def test_a_host_frame_damaged_on_the_way_is_naked_and_the_outputs_resent(
+    mcu: VirtualMcu, rec: Recorder, link: McuLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import firmware_bridge.link as link_module
+    from firmware_bridge import protocol as p
+
+    damaged: list[bytes] = []
+
+    def encode_once_damaged(msg: p.Message, seq: int) -> bytes:
+        frame = p.encode(msg, seq)
+        if not damaged and type(msg).__name__ == "SetOutputMsg":
+            frame = frame[:2] + bytes([frame[2] ^ 0x40]) + frame[3:]
+            damaged.append(frame)
+        return frame
+
+    monkeypatch.setattr(link_module, "encode", encode_once_damaged)
+    link.set_output(1, 7)
+    assert mcu.wait_output(1, 7)  # arrived on the second try, after the NAK
+    assert damaged and link.counters["naks"] == 1
+    assert mcu.fw.rx_errors == 1
+
+
+def test_health_summary_is_json_ready_and_tracks_the_state(mcu: VirtualMcu, rec: Recorder, link: McuLink) -> None:
+    import json
+
+    h = link.health()
+    assert h["state"] == "online" and h["board_id"] == "bench-7" and h["channels"] == CHANNELS
+    assert isinstance(h["counters"], dict) and h["counters"]["frames_ok"] >= 2
+    json.dumps(h)
+    mcu.unplug()
+    assert rec.wait_count("offline", 1)
+    assert wait_until(lambda: link.health()["state"] == "offline")
+    assert "port lost" in str(link.health()["last_error"]) or "cannot open" in str(link.health()["last_error"])

@@ -35,8 +35,11 @@ def page(chromium: Any) -> Iterator[Any]:
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     pg = context.new_page()
     pg.set_default_timeout(5000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
     yield pg
     context.close()
+    assert errors == [], f"the page's scripts failed: {errors}"
 
 
 def test_terror_board_is_drawn_and_follows_the_table(page: Any, served: PanelServer, fake: FakeTable) -> None:
@@ -120,7 +123,7 @@ def test_a_seq_gap_resyncs_and_a_dropped_stream_reconnects(page: Any, settings: 
         page.goto(panel.url + f"t/{fake.table}")
         page.wait_for_function("document.body.dataset.opened === '1'")
         fake.event("a", seq=1)
-        page.wait_for_function("window.gkLive.lastSeq === 1")
+        page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 1")
         fake.event("b", seq=4)
         page.wait_for_function("document.body.dataset.resyncs === '1'")
     finally:

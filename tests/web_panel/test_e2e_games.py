@@ -34,17 +34,20 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 @pytest.fixture
 def contexts(chromium: Any) -> Iterator[Any]:
     made: list[Any] = []
+    errors: list[str] = []
 
     def new_page() -> Any:
         ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         made.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(8000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
         return page
 
     yield new_page
     for ctx in made:
         ctx.close()
+    assert errors == [], f"the pages' scripts failed: {errors}"
 
 
 @pytest.fixture
@@ -173,7 +176,7 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
 
     table = contexts()
     login(table, service.panel_url, service.table, service.token)
-    table.wait_for_function("window.gkLive.state && window.gkLive.state.game_id")
+    table.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")
     old_game = table.evaluate("window.gkLive.state.game_id")
     table.click("#new-game-box summary")
     table.select_option("#ng-game", name)
@@ -218,7 +221,7 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
             shot(players[seat], f"e2e-{name}-player-secret")
             spectator = contexts()
             spectator.goto(service.panel_url + f"t/{service.table}")
-            spectator.wait_for_function("(s) => window.gkLive.state && window.gkLive.state.seq >= s",
+            spectator.wait_for_function("(s) => window.gkLive && window.gkLive.state && window.gkLive.state.seq >= s",
                                         arg=table.evaluate("window.gkLive.state.seq"))
             for page in (spectator, table, *(p for s, p in players.items() if s != seat)):
                 assert word not in page.content(), f"{word!r} reached a page that is not its owner's"
@@ -234,6 +237,8 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
     table.wait_for_selector("#over", state="visible")
     winners = " and ".join(["Ann", "Bo"][s] for s in g.winners)
     assert winners in table.text_content("#over")
+    log = table.text_content("#log")
+    assert "Ann rolled " in log or "Bo rolled " in log  # the log is in words, with names for seats
     shot(table, f"e2e-{name}-won")
     if name != "dogs":  # graveyard dogs has no secret held by one player (docs/panel.md)
         assert checked, f"the {name} game never showed a player a secret"

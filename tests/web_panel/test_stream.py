@@ -194,3 +194,42 @@ def test_a_table_that_starts_its_numbering_again_is_followed() -> None:
     view.handle("gravekeeper/x/events", b'{"seq": 1, "type": "new"}')
     assert [e["type"] for e in view.snapshot("x")["events"]] == ["new"]
     assert view._tables["x"].gaps == 0
+
+
+def test_the_panel_works_with_the_embedded_broker_of_a_fresh_machine(token: str, table_id: str) -> None:
+    from controller.broker import EmbeddedBroker
+    from tests.conftest import free_port
+
+    port = free_port()
+    broker = EmbeddedBroker("127.0.0.1", port)
+    broker.start()
+    try:
+        table = FakeTable(port, table_id, token)
+        app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=port, token=token), "TESTING": True})
+        view: MqttView = app.extensions["gravekeeper"]
+        try:
+            table.online()
+            table.state()
+            table.private(0, {"hand": ["x"]})
+            assert view.wait_until(lambda: view.sealed_view(table_id, 0) is not None
+                                   and (view.state(table_id) or {}).get("game_id") == "g1", 5)
+            assert view.command(table_id, "resync", {}, token, timeout=5)["ok"] is True
+            table.event("e")
+            assert view.wait_until(lambda: len(view.snapshot(table_id)["events"]) == 1, 5)
+        finally:
+            view.close()
+            table.close()
+    finally:
+        broker.close()
+
+
+def test_a_deleted_private_view_is_forgotten() -> None:
+    from controller.security import seal
+
+    app = create_app({"START_MQTT": False})
+    view: MqttView = app.extensions["gravekeeper"]
+    view.handle("gravekeeper/x/state", b'{"seq": 1}')
+    view.handle("gravekeeper/x/private/2", json.dumps({"seq": 1, "seat": 2, "sealed": seal("t", "x", 2, {})}).encode())
+    assert view.sealed_view("x", 2) is not None
+    view.handle("gravekeeper/x/private/2", b"")
+    assert view.sealed_view("x", 2) is None

@@ -52,17 +52,18 @@ def logout(table: str) -> Any:
 
 
 def _body() -> Any:
+    """The command's fields: a JSON body, or an HTML form's fields (all text, checked like JSON)."""
     if request.content_length is not None and request.content_length > MAX_BODY:
         abort(413, description=f"a command is at most {MAX_BODY} bytes")
+    if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        return {k: v for k, v in request.form.items() if k != "csrf"}
     raw = request.get_data(cache=False)
     if len(raw) > MAX_BODY:
         abort(413, description=f"a command is at most {MAX_BODY} bytes")
-    if request.mimetype == "application/json" or raw[:1] in (b"{", b"["):
-        try:
-            return json.loads(raw or b"{}")
-        except ValueError as exc:
-            abort(400, description=f"the command is not valid JSON: {exc}")
-    return {k: v for k, v in request.form.items() if k != "csrf"}
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError as exc:
+        abort(400, description=f"the command is not valid JSON: {exc}")
 
 
 @bp.post("/t/<table>/cmd/<name>")

@@ -144,6 +144,8 @@ def saved() -> dict[str, Any]:
         (lambda d: d["placed"][0].update(rotation=7), "rotation outside 0-3"),
         (lambda d: d.update(colours=["red", "red"]), "bad dog colours"),
         (lambda d: d.update(seat=5), "seat 5 out of range"),
+        (lambda d: d.update(setup_left=1), "1 seats left to set up does not fit phase 'roll'"),
+        (lambda d: d.update(setup_left=-1), "-1 seats left"),
         (lambda d: d.update(dice=[7, 1]), "bad dice"),
         (lambda d: d.update(tasks=[{"t": "dance"}]), "unknown pending step"),
         (lambda d: d.update(tasks=[{"t": "move_dog"}]), "needs exactly \\['die'\\]"),

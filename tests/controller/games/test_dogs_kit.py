@@ -59,6 +59,7 @@ def lab(players: int = 2, seed: int = 1, **options: Any) -> DogsGame:
             st.spooks.append(Spook(len(st.spooks), st.pool.pop(0), sq))
     st.dogs = [(0, 0)] * players
     st.phase = "roll"
+    st.setup_left = 0
     st.seat = 0
     st.turn = 1
     return game

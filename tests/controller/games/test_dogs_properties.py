@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -221,3 +222,23 @@ def test_bitboard_geometry_matches_brute_force(seed: int, choices: list[int], mi
     assert set(geo.squares(geo.exact_reach(start, steps, diagonal))) == brute_reach(squares, start, steps, diagonal)
     near = set(geo.squares(geo.within(start, 3)))
     assert near == set().union(*(brute_reach(squares, start, n, False) for n in range(4)))
+
+
+def test_whole_games_on_owner_tiles_of_other_sizes(tmp_path: Path) -> None:
+    """Nothing assumes 3x3 tiles: a 4x4 set with Gravestones, and a 2x2 set without."""
+    big: dict[str, Any] = {"size": 4, "tiles": [
+        {"id": f"B{i}", "grid": ["J...", "....", ".." + ("G" if i % 2 else ".") + ".", "...."]} for i in range(16)]}
+    small: dict[str, Any] = {"size": 2, "tiles": [{"id": f"S{i}", "grid": ["J.", ".."]} for i in range(16)]}
+    for name, doc in (("big", big), ("small", small)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(doc))
+        game = DogsGame.new(["A", "B", "C"], 5, {"tiles": str(path)})
+        rng = random.Random(5)
+        for _ in range(5000):
+            if game.is_over:
+                break
+            game.apply(greedy(game, rng))
+            check_invariants(game)
+        assert game.is_over and len(game.st.placed) == 16
+        assert len(game.geo.features) == 16 * doc["size"] ** 2
+        assert DogsGame.from_json(json.loads(json.dumps(game.to_json()))) == game

@@ -110,6 +110,18 @@ def test_owners_can_supply_their_own_tiles(tmp_path: Path) -> None:
     assert game.public_view()["tile_size"] == 4
 
 
+def test_tiles_may_be_given_inline_and_are_checked_the_same() -> None:
+    data = json.loads(DEFAULT_TILES_PATH.read_text())
+    data["tiles"][0]["grid"] = ["...", ".J.", "..."]
+    game = DogsGame.new(["A", "B"], 3, {"tiles": data})
+    assert game.st.tile("T01").grid == ("...", ".J.", "...")
+    assert DogsGame.replay(["A", "B"], 3, [], {"tiles": data}) == game
+    assert DogsGame.from_json(json.loads(json.dumps(game.to_json()))) == game
+    data["tiles"][1]["grid"] = ["...", "...", "..."]
+    with pytest.raises(BadGameData, match=r"option 'tiles': tile 2 \('T02'\).*exactly one Jack"):
+        DogsGame.new(["A", "B"], 3, {"tiles": data})
+
+
 def test_first_tile_goes_in_the_middle_and_may_be_rotated() -> None:
     """"draws the top Tile Card and places it in the middle of the play area";
     "Tiles may be rotated as the players see fit." """

@@ -1,0 +1,78 @@
+"""The panel's self-test page: it needs the control token, starts the self-test, and shows every step live."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.conftest import Broker
+
+from .browser_helpers import shot
+from .conftest import csrf_of
+from .fake_table import FakeTable
+from .service_runner import RunningService, start_service
+
+
+def test_page_asks_for_the_control_token_first(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    page = client.get(f"/t/{fake.table}/selftest")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "The self-test needs the control token" in text
+    assert "selftest.js" not in text and 'id="st-start"' not in text
+    csrf = csrf_of(client, fake.table)
+    wrong = client.post(f"/t/{fake.table}/selftest/login", data={"token": "nope", "csrf": csrf})
+    assert wrong.status_code == 403
+    no_csrf = client.post(f"/t/{fake.table}/selftest/login", data={"token": token})
+    assert no_csrf.status_code == 403
+    right = client.post(f"/t/{fake.table}/selftest/login", data={"token": token, "csrf": csrf})
+    assert right.status_code == 303 and right.headers["Location"].endswith(f"/t/{fake.table}/selftest")
+    text = client.get(f"/t/{fake.table}/selftest").get_data(as_text=True)
+    assert 'id="st-start"' in text and 'id="st-guided"' in text and "selftest.js" in text
+
+
+def test_unknown_table_is_404(client: FlaskClient) -> None:
+    assert client.get("/t/no-such-table/selftest").status_code == 404
+
+
+@pytest.fixture
+def service(mosquitto: Broker, tmp_path: Path, table_id: str, token: str) -> Iterator[RunningService]:
+    svc = start_service(mosquitto, tmp_path, table_id, token, game="superstition")
+    yield svc
+    svc.stop()
+
+
+@pytest.mark.browser
+def test_guided_self_test_from_the_page_step_by_step(service: RunningService, chromium: Any) -> None:
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{service.panel_url}t/{service.table}/selftest")
+        page.fill("#login-token", service.token)
+        page.click("#login-submit")
+        page.wait_for_selector("#st-guided")
+
+        page.click("#st-guided")
+        page.wait_for_selector("#st-current:not([hidden])", timeout=15000)
+        assert page.text_content("#st-progress").startswith("Step 1 of ")
+        first = page.text_content("#st-prompt")
+        assert first  # the prompt for the person, e.g. "Pull the Ladder's left peg"
+        page.click("#st-do")  # the simulator makes the move, as the person would
+        page.wait_for_selector("#st-steps tr.st-pass", timeout=10000)
+        assert first in page.text_content("#st-steps")
+        page.wait_for_function("document.querySelector('#st-progress').textContent.startsWith('Step 2 of ')")
+        page.click("#st-skip")
+        page.wait_for_selector("#st-steps tr.st-skipped", timeout=10000)
+        page.click("#st-stop")
+        page.wait_for_function("document.querySelector('#st-verdict').textContent === 'passed'", timeout=15000)
+        assert page.is_hidden("#st-current")
+        rows = page.locator("#st-steps tr").all_text_contents()
+        assert rows[0].startswith("PASS") and rows[1].startswith("SKIPPED")
+        assert all(r.startswith("SKIPPED") for r in rows[2:]) and len(rows) > 3
+        checks = page.text_content("#st-checks")
+        assert "broker.reachable" in checks and "journal.integrity" in checks and "data.superstition_board" in checks
+        shot(page, "selftest-guided")
+    finally:
+        ctx.close()
