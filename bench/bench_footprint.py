@@ -105,7 +105,10 @@ def main() -> int:
     try:
         for i in range(args.runs):
             for panel in (False, True):
-                results[panel].append(one_run(tmp, port, i, panel, args.idle))
+                r = one_run(tmp, port, i, panel, args.idle)
+                results[panel].append(r)
+                print(f"run {i} {'panel' if panel else 'alone'}: online {r['online_s']:.2f} s, "
+                      f"RSS {r['rss_mb']:.1f} MB, idle CPU {r['cpu_pct']:.2f} %", flush=True)
     finally:
         proc.terminate()
         proc.wait(5)

@@ -79,6 +79,12 @@ def main(args: argparse.Namespace) -> int:
     from hardware.selftest.guided import StepControl
     from hardware.selftest.report import CheckResult
 
+    import warnings
+
+    from gpiozero import PinFactoryFallback
+
+    # gpiozero explains each pin library it could not load; hardware.open already says what matters.
+    warnings.simplefilter("ignore", PinFactoryFallback)
     if not 0 < args.step_timeout <= MAX_STEP_TIMEOUT_S:
         raise UsageError(f"--step-timeout: must be more than 0 and at most {MAX_STEP_TIMEOUT_S:g} seconds, "
                          f"got {args.step_timeout:g}")

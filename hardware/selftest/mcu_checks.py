@@ -35,9 +35,14 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
     later = ("mcu.heartbeat", "mcu.ping", "mcu.errors")
     if health.get("state") != "online" or link is None or getattr(link, "hello", None) is None:
         reason = health.get("reason") or getattr(link, "last_error", "") or "no answer"
-        out = [CheckResult("mcu.handshake", "mcu", Status.FAIL,
-                           f"dead MCU: no HELLO from the MCU on {port} within {config.mcu.start_timeout:g} s "
-                           f"({reason}): check its power, its firmware and the USB cable", {"port": port})]
+        if link is not None and not getattr(link, "connected", True):
+            # The port itself would not open: absent, or held by a running controller.
+            message = (f"cannot open the MCU's port {port} ({reason}): is it plugged in, or is "
+                       "`gravekeeper run` using it? (use the panel's self-test page while it runs)")
+        else:
+            message = (f"dead MCU: no HELLO from the MCU on {port} within {config.mcu.start_timeout:g} s "
+                       f"({reason}): check its power, its firmware and the USB cable")
+        out = [CheckResult("mcu.handshake", "mcu", Status.FAIL, message, {"port": port})]
         return out + [CheckResult(cid, "mcu", Status.SKIP, "the MCU does not answer") for cid in later]
     hello = health.get("hello", {})
     out = [CheckResult("mcu.handshake", "mcu", Status.PASS,

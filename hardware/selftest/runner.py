@@ -89,7 +89,9 @@ def run_hardware(config: HardwareConfig, *, simulate: bool = False, faults: Sequ
             hub.start()
         except (HardwareError, GPIOZeroError, OSError) as exc:
             hub = None
-            failed = CheckResult("hardware.open", "hardware", Status.FAIL, f"cannot open the sensors: {exc}")
+            hint = "" if "--simulate" in str(exc) else (
+                " (if `gravekeeper run` is using them, use the panel's self-test page or the selftest command)")
+            failed = CheckResult("hardware.open", "hardware", Status.FAIL, f"cannot open the sensors: {exc}{hint}")
             if on_check is not None:
                 on_check(failed)
             return [failed], []

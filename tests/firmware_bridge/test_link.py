@@ -508,3 +508,21 @@ def test_health_summary_is_json_ready_and_tracks_the_state(mcu: VirtualMcu, rec:
     assert rec.wait_count("offline", 1)
     assert wait_until(lambda: link.health()["state"] == "offline")
     assert "port lost" in str(link.health()["last_error"]) or "cannot open" in str(link.health()["last_error"])
+
+
+def test_a_path_that_is_no_serial_port_keeps_retrying_with_a_clear_error(rec: Recorder) -> None:
+    with McuLink("/dev/null", rec, backoff=(0.01, 0.02)) as link:
+        assert wait_until(lambda: link.last_error.startswith("cannot open /dev/null"))
+        assert not link.online and not link.connected
+    assert rec.calls == []
+
+
+def test_a_full_255_channel_board_syncs_and_reports_its_last_channel() -> None:
+    rec = Recorder()
+    with VirtualMcu(255, heartbeat_interval=0.1, outputs=0) as mcu, McuLink(mcu.path, rec) as link:
+        assert rec.wait_count("snapshot", 1)
+        assert len(rec.levels) == 255 and all(rec.levels.values())
+        mcu.set_channel(254, False)
+        assert rec.wait_for(lambda: rec.levels[254] is False)
+        with pytest.raises(ValueError, match="the MCU has 0 outputs"):
+            link.set_output(0, 1)

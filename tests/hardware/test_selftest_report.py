@@ -143,3 +143,32 @@ def test_sensors_that_cannot_be_opened_are_one_failed_check() -> None:
     assert steps == []
     assert [(c.id, c.status) for c in checks] == [("hardware.open", Status.FAIL)]
     assert "cannot open the sensors" in checks[0].message
+
+
+MCU_ONLY: dict[str, Any] = {
+    "pin_map": "none",
+    "sensors": {"launcher": {"source": "mcu", "channel": 0}, "chute.left": {"source": "mcu", "channel": 1}},
+}
+
+
+def test_real_path_against_a_virtual_mcu_on_its_serial_port() -> None:
+    from firmware_bridge.virtual_mcu import VirtualMcu
+
+    with VirtualMcu(8, board_id="bench") as mcu:
+        mcu.set_channel(0, False)  # the ghost on its launcher: closed, pulled low
+        mcu.set_channel(1, False)  # the beam reaches its receiver
+        config = load_hardware_config({**MCU_ONLY, "mcu": {"port": str(mcu.path), "start_timeout_s": 3}})
+        checks, steps = run_hardware(config, quiet_s=0.1)
+    by_id = {c.id: c for c in checks}
+    assert steps == []  # real hardware without --guided: nobody to move the parts
+    assert all(c.status is Status.PASS for c in checks), [c for c in checks if c.status is not Status.PASS]
+    assert "on board 'bench'" in by_id["mcu.handshake"].message
+    assert by_id["mcu.ping"].data["lost"] == 0 and by_id["mcu.errors"].data["bad"] == 0
+
+
+def test_an_mcu_port_that_cannot_be_opened_is_not_called_dead(tmp_path: Any) -> None:
+    config = load_hardware_config({**MCU_ONLY, "mcu": {"port": str(tmp_path / "ttyNone"), "start_timeout_s": 0.3}})
+    checks, _ = run_hardware(config, quiet_s=0.1)
+    handshake = next(c for c in checks if c.id == "mcu.handshake")
+    assert handshake.status is Status.FAIL and "cannot open the MCU's port" in handshake.message
+    assert "ttyNone" in handshake.message and "dead MCU" not in handshake.message
