@@ -236,12 +236,13 @@ class MqttLink:
             self._replies.append((self.topics.reply(name), dumps(body)))
 
     # ----- publishing (one thread only) -----------------------------------
-    def flush(self, *, events_only: bool = False, persist: bool = True) -> None:
+    def flush(self, *, events_only: bool = False, persist: bool = True) -> int:
         """Publish pending events, then dirty retained topics, then replies, while connected.
 
         ``events_only`` sends just the events (the service does that before it computes
         the new views, so an event is not held up by them); ``persist`` writes the outbox
         cursor down (an fsync; the service skips it while more input is waiting).
+        Returns how many events it handed to paho.
         """
         self._drain_acks()
         with self._lock:
@@ -249,16 +250,18 @@ class MqttLink:
         if not ready:
             if persist:
                 self._persist_mark()
-            return
+            return 0
         if self._need_marker_check:
             self._apply_broker_marker()
         if self.take_refresh():
             self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
         backlog = False
+        sent = 0
         room = WINDOW - len(self._inflight)
         last = self._journal.last_seq()
         if room > 0 and self._sent_seq < last:
             for event in self._journal.events_after(self._sent_seq, limit=room):
+                sent += 1
                 self._publish(self.topics.events, dumps({k: event.get(k) for k in EVENT_KEYS}), False,
                               int(event["seq"]))
                 self._sent_seq = int(event["seq"])
@@ -285,6 +288,7 @@ class MqttLink:
             self._want_wake = backlog or bool(self._replies) or bool(self._dirty)
         if persist:
             self._persist_mark()
+        return sent
 
     def _publish(self, topic: str, data: bytes, retain: bool, seq: int | None) -> None:
         info = self.client.publish(topic, data, qos=1, retain=retain)

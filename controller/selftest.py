@@ -114,6 +114,62 @@ def _check_auth(mqtt: MqttConfig, host: str, port: int, timeout: float) -> Check
         client.loop_stop()
 
 
+def publish_report(mqtt: MqttConfig, table: str, report: Mapping[str, Any], *,
+                   timeout: float = BROKER_TIMEOUT_S) -> str:
+    """Put ``report`` under ``selftest`` in the retained ``<base>/<table>/health``; returns the topic.
+
+    The retained health payload already there (from a controller that ran) is
+    kept and only its ``selftest`` key replaced. ``OSError`` when the broker
+    cannot be reached or does not confirm the publish in time.
+    """
+    import json
+
+    import paho.mqtt.client as paho
+
+    topic = f"{mqtt.base_topic}/{table}/health"
+    current: list[dict[str, Any]] = []
+    got = threading.Event()
+    connected = threading.Event()
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    if mqtt.username:
+        client.username_pw_set(mqtt.username, mqtt.password)
+    if mqtt.tls:
+        client.tls_set(ca_certs=mqtt.ca_file)
+
+    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not getattr(reason, "is_failure", False):
+            connected.set()
+            c.subscribe(topic, qos=1)
+
+    def on_message(c: Any, userdata: Any, msg: Any) -> None:
+        if msg.retain:
+            try:
+                body = json.loads(msg.payload)
+            except ValueError:
+                body = None
+            if isinstance(body, dict):
+                current.append(body)
+        got.set()
+
+    client.on_connect = on_connect
+    client.on_message = on_message
+    client.connect(mqtt.host, mqtt.port, keepalive=10)
+    client.loop_start()
+    try:
+        if not connected.wait(timeout):
+            raise OSError(f"the broker at {mqtt.host}:{mqtt.port} did not accept the session")
+        got.wait(min(1.0, timeout))  # a retained payload arrives at once; none means there is none
+        body = {**(current[0] if current else {}), "time": time.time(), "selftest": dict(report)}
+        info = client.publish(topic, json.dumps(body, sort_keys=True), qos=1, retain=True)
+        info.wait_for_publish(timeout)
+        if not info.is_published():
+            raise OSError(f"the broker did not confirm the report on {topic} within {timeout:g} s")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return topic
+
+
 def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_MS) -> list[CheckResult]:
     """``journal.writable`` (the write lock can be taken) and ``journal.integrity``; nothing is written."""
     from controller.journal import Journal, JournalError

@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 MAX_WAIT_S = 1.0
 SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
+HANDOFF_S = 0.0002  # see _run: the events reach the socket before the views are computed
 HEALTH_EVERY_S = 10.0
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_SEATS = 8  # private topics cleared beyond the current game's seats
@@ -310,7 +311,10 @@ class Service:
                         log.error("referee: a timer could not be applied: %s", outcome.error)
                         break
                 if changed:
-                    self.link.flush(events_only=True, persist=False)  # events first, views after
+                    if self.link.flush(events_only=True, persist=False):  # events first, views after
+                        # Paho's network thread writes them, but needs the GIL, which the views
+                        # (half a millisecond of pure Python) would otherwise hold: let it go first.
+                        time.sleep(HANDOFF_S)
                     self._refresh_views()
                 self._maybe_health(time.monotonic())
                 self.link.flush(persist=self._queue.empty())

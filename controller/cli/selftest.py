@@ -132,10 +132,29 @@ def main(args: argparse.Namespace) -> int:
     report = run_selftest(config, faults=faults, guided=args.guided, step_timeout=args.step_timeout,
                           actor=actor if args.guided else None, control=control,
                           on_progress=on_progress, on_check=on_check)
+    data = report.to_json()
+    note = _publish(config, data, faults)
     if args.json:
-        json.dump(report.to_json(), out, indent=2)
+        json.dump(data, out, indent=2)
         out.write("\n")
+        print(note, file=sys.stderr)
     else:
+        print(note, file=out)
         print(report.to_text().splitlines()[-1], file=out)
     out.flush()
     return 1 if report.failed else 0
+
+
+def _publish(config: Any, data: dict[str, Any], faults: Any) -> str:
+    """The last report goes on the retained health topic, when the broker let the self-test in."""
+    from controller.selftest import publish_report
+    from hardware.selftest.faults import has
+
+    auth = next((c for c in data["checks"] if c["id"] == "broker.auth"), None)
+    if has(faults, "broker") or auth is None or auth["status"] != "pass":
+        return "report not published: the broker check did not pass"
+    try:
+        topic = publish_report(config.mqtt, config.table.id, data)
+    except (OSError, ValueError) as exc:
+        return f"report not published: {exc}"
+    return f"report published retained on {topic}"

@@ -178,6 +178,8 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
     if state is None or not state.online:
         return _result(step, StepStatus.FAIL, f"cannot test: {step.sensor} is not read "
                        f"({', '.join(s.describe() for _, s in spec.inputs)}; is the MCU answering?)")
+    if skip is not None and skip.is_set():
+        return _result(step, StepStatus.SKIPPED, "skipped")  # before anyone was asked to move
     noisy_here = sorted(_label(spec, role) for role, _ in spec.inputs if _label(spec, role) in noisy)
     if noisy_here:
         return _result(step, StepStatus.FAIL, f"cannot be trusted: {', '.join(noisy_here)} chatters "

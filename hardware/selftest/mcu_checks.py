@@ -94,7 +94,8 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
         out.append(CheckResult("mcu.heartbeat", "mcu", Status.FAIL,
                                f"no heartbeat from the MCU for {HEARTBEAT_WAIT_S:g} s: the firmware is hung"))
     elif _c(end, "heartbeat_timeouts") > _c(start, "heartbeat_timeouts"):
-        out.append(CheckResult("mcu.heartbeat", "mcu", Status.WARN, "the link lost the MCU's heartbeat during the test"))
+        out.append(CheckResult("mcu.heartbeat", "mcu", Status.WARN,
+                               "the link lost the MCU's heartbeat during the test"))
     else:
         out.append(CheckResult("mcu.heartbeat", "mcu", Status.PASS,
                                f"heartbeat heard {heard * 1000:.0f} ms into an idle line", {"after_ms": heard * 1000}))
@@ -118,5 +119,6 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
     for key, text in (("reconnects", "reconnected"), ("resets", "saw the MCU reset")):
         moved = _c(end, key) - _c(start, key)
         if moved:
-            out.append(CheckResult(f"mcu.{key}", "mcu", Status.WARN, f"the link {text} {moved} time(s) during the test"))
+            out.append(CheckResult(f"mcu.{key}", "mcu", Status.WARN,
+                                   f"the link {text} {moved} time(s) during the test"))
     return out

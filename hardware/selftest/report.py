@@ -177,6 +177,11 @@ def validate_report(data: Any) -> None:
             raise ValueError(f"report.{key}: missing or of the wrong type")
     if data.get("finished") is not None and not isinstance(data["finished"], (int, float)):
         raise ValueError("report.finished: must be a number or null")
+    # Reports the service publishes while a run goes on also say so, and which step is current.
+    if "running" in data and not isinstance(data["running"], bool):
+        raise ValueError("report.running: must be true or false")
+    if data.get("current") is not None and not isinstance(data["current"], dict):
+        raise ValueError("report.current: must be an object or null")
     for list_key, keys, statuses in (
         ("checks", _CHECK_KEYS, {s.value for s in Status}),
         ("steps", _STEP_KEYS, {s.value for s in StepStatus}),
@@ -187,8 +192,8 @@ def validate_report(data: Any) -> None:
         for i, item in enumerate(items):
             if not isinstance(item, dict):
                 raise ValueError(f"report.{list_key}[{i}]: must be an object")
-            for key, typ in keys.items():
-                if not isinstance(item.get(key), typ):
+            for key, wanted in keys.items():
+                if not isinstance(item.get(key), wanted):
                     raise ValueError(f"report.{list_key}[{i}].{key}: missing or of the wrong type")
             if item["status"] not in statuses:
                 raise ValueError(f"report.{list_key}[{i}].status: {item['status']!r} is not one of {sorted(statuses)}")

@@ -66,7 +66,13 @@ def run_hardware(config: HardwareConfig, *, simulate: bool = False, faults: Sequ
     step, so wiring faults show up without a person; with ``guided`` the
     ``actor`` (default: a person) does.
     """
-    board = SimBoard(config, faults) if simulate else None
+    try:
+        board = SimBoard(config, faults) if simulate else None
+    except (OSError, RuntimeError, TimeoutError) as exc:  # no pseudo-terminal left, a virtual MCU that hung
+        failed = CheckResult("hardware.open", "hardware", Status.FAIL, f"cannot build the simulated board: {exc}")
+        if on_check is not None:
+            on_check(failed)
+        return [failed], []
     probe = Probe()
     links: list[Any] = []
 

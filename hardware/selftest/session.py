@@ -27,7 +27,7 @@ from hardware.observation import Observation
 from hardware.selftest.checks import Probe
 from hardware.selftest.guided import Person, Step, StepControl, plan_steps, run_steps
 from hardware.selftest.monitor import Finding, HealthMonitor
-from hardware.selftest.report import CheckResult, Report, Status
+from hardware.selftest.report import CheckResult, Report, Status, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,15 @@ def tick(hub: Any, game: Any, now: float) -> bool:
     before = {f.key for f in session.monitor.active}
     session.monitor.update(now, sensors, expected=expected, waiting=waiting)
     after = session.monitor.active
-    session.live = {"findings": [f.to_json() for f in after], "sensors": session.monitor.sensors_json(sensors)}
+    # The monitor runs on the monotonic clock; people and the panel read wall-clock times.
+    offset = time.time() - now
+    live_sensors = session.monitor.sensors_json(sensors)
+    for data in live_sensors.values():
+        for key in ("last_change", "last_seen"):
+            if data[key] is not None:
+                data[key] = round(data[key] + offset, 3)
+    findings = [{**f.to_json(), "since": round(f.since + offset, 3)} for f in after]
+    session.live = {"findings": findings, "sensors": live_sensors}
     return before != {f.key for f in after}
 
 
@@ -246,8 +254,6 @@ def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> N
         else:
             state["current"] = None
             session.current = None
-            from hardware.selftest.report import StepResult, StepStatus
-
             r = event["result"]
             report.steps.append(StepResult(r["id"], r["prompt"], StepStatus(r["status"]), r["message"], r["sensor"],
                                            r["expected"], tuple(r["answered"]), tuple(r["crossed"]), r["bounces"],
@@ -267,7 +273,7 @@ def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> N
             noisy = frozenset(c.id.removeprefix("noise.") for c in report.checks
                               if c.group == "noise" and c.status is Status.FAIL)
             session.holding = True
-            start = {sensor: state.value for sensor, state in hub.snapshot().items()}
+            start = {sensor: reading.value for sensor, reading in hub.snapshot().items()}
             run_steps(hub.config, session.probe, plan_steps(hub.config, start), actor,
                       timeout=timeout if guided else 2.0, control=session.control, on_progress=on_progress,
                       person=guided, noisy=noisy)

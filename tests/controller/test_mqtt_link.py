@@ -358,3 +358,69 @@ def test_username_and_password_are_used_and_a_refusal_is_reported(tmp_path: Path
                 link.close()
     finally:
         broker.stop()
+
+
+def _make_tls_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A throw-away CA and a server certificate for 127.0.0.1."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gravekeeper test CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(2)
+            .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    paths = (tmp_path / "ca.pem", tmp_path / "server.pem", tmp_path / "server.key")
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    for p in paths:
+        p.chmod(0o644)
+    return paths
+
+
+def test_tls_with_a_ca_file_connects_and_a_wrong_ca_is_refused(tmp_path: Path, pump: Pump) -> None:
+    import os
+
+    from tests.conftest import free_port, make_broker
+
+    ca, cert, key = _make_tls_files(tmp_path)
+    (tmp_path / "other").mkdir()
+    other_ca, _, _ = _make_tls_files(tmp_path / "other")
+    tls_port = free_port()
+    stay = "user root\n" if os.geteuid() == 0 else ""
+    broker = make_broker(tmp_path, extra_conf=(f"listener {tls_port} 127.0.0.1\ncafile {ca}\ncertfile {cert}\n"
+                                               f"keyfile {key}\n{stay}"))
+    try:
+        with Journal(tmp_path / "j.sqlite", table="lk10") as journal:
+            for ca_file, ok in ((ca, True), (other_ca, False)):
+                link = MqttLink(settings(tls=True, ca_file=str(ca_file)), host="127.0.0.1", port=tls_port,
+                                table="lk10", token=TOKEN, journal=journal, commands=("act",),
+                                on_command=pump.commands.append, on_wake=pump.wake)
+                pump.link = link
+                link.start()
+                assert link.wait_online(5 if ok else 1.5) is ok  # a CA that did not sign: never online
+                if ok:
+                    sock: Any = link.client.socket()
+                    assert sock.version() is not None  # an SSL socket, with NODELAY set through it
+                    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                link.close()
+    finally:
+        broker.stop()

@@ -265,3 +265,19 @@ def test_a_busy_panel_port_is_reported_and_the_controller_runs_on(mosquitto: Bro
             assert run.terminate() == 0
         finally:
             run.close()
+
+
+def test_game_option_never_replaces_a_game_in_progress(mosquitto: Broker, tmp_path: Path) -> None:
+    table = "rn-game"
+    cfg = write_config(tmp_path, table, board="manual")
+    for game, expect_note in (("terror", False), ("dogs", True)):
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url, "--game", game)
+        try:
+            run.wait_line("online")
+            notes = [line for line in run.seen if "the journal holds a" in line]
+            assert bool(notes) is expect_note, run.seen
+            if expect_note:
+                assert "terror game, which goes on" in notes[0] and "--game dogs" in notes[0]
+            assert run.terminate() == 0
+        finally:
+            run.close()

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_config
+from controller.config import MqttConfig, load_config
 from controller.journal import Journal
 from controller.selftest import check_broker, check_data, check_journal
-from hardware.selftest.report import Status
+from hardware.selftest.report import CheckResult, Status
 from tests.conftest import Broker, free_port, make_broker
 
 
@@ -37,11 +37,11 @@ def password_broker(tmp_path: Path) -> Iterator[Broker]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def mqtt(url: str | None):  # type: ignore[no-untyped-def]
+def mqtt(url: str | None) -> MqttConfig:
     return load_config(None, overrides={"mqtt.url": url}).mqtt
 
 
-def statuses(results: list) -> dict[str, Status]:  # type: ignore[type-arg]
+def statuses(results: list[CheckResult]) -> dict[str, Status]:
     return {r.id: r.status for r in results}
 
 
@@ -132,7 +132,30 @@ def test_every_shipped_data_file_validates_and_a_bad_one_is_named(tmp_path: Path
                                  for n in ("terror_board", "terror_cards", "superstition_board", "dogs_tiles")}
     bad = tmp_path / "cards.json"
     bad.write_text(json.dumps({"cards": [{"id": "x", "effect": "nonsense"}]}))
-    results = {r.id: r for r in check_data({"terror_cards": bad})}
-    assert results["data.terror_cards"].status is Status.FAIL
-    assert "nonsense" in results["data.terror_cards"].message
-    assert results["data.dogs_tiles"].status is Status.PASS
+    by_id = {r.id: r for r in check_data({"terror_cards": bad})}
+    assert by_id["data.terror_cards"].status is Status.FAIL
+    assert "nonsense" in by_id["data.terror_cards"].message
+    assert by_id["data.dogs_tiles"].status is Status.PASS
+
+
+def test_published_report_keeps_the_rest_of_the_retained_health(mosquitto: Broker) -> None:
+    import paho.mqtt.client as paho
+
+    from controller.selftest import publish_report
+    from tests.controller.mqtt_testkit import Subscriber
+
+    topic = "gravekeeper/st-merge/health"
+    old = paho.Client(paho.CallbackAPIVersion.VERSION2)
+    old.connect(mosquitto.host, mosquitto.port)
+    old.loop_start()
+    old.publish(topic, json.dumps({"links": {"mcu": {"state": "absent"}}, "selftest": None}), qos=1,
+                retain=True).wait_for_publish(5)
+    old.disconnect()
+    old.loop_stop()
+    report = {"schema": "gravekeeper.selftest/1", "ok": True}
+    assert publish_report(mqtt(mosquitto.url), "st-merge", report) == topic
+    with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as sub:
+        health = sub.wait_latest(topic, lambda h: h.get("selftest") is not None)
+    assert health["selftest"] == report and health["links"] == {"mcu": {"state": "absent"}}
+    with pytest.raises(OSError):
+        publish_report(mqtt(f"mqtt://127.0.0.1:{free_port()}"), "st-merge", report)

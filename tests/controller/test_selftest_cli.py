@@ -13,6 +13,7 @@ import pytest
 from controller.cli import main
 from hardware.selftest.report import validate_report
 from tests.conftest import Broker, free_port
+from tests.controller.mqtt_testkit import Subscriber
 
 BOARD = """
 [hardware]
@@ -43,9 +44,16 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 def test_clean_simulated_board_exits_0_with_a_valid_json_report(
         tmp_path: Path, mosquitto: Broker, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "--simulate", "--json", "--config", str(write_config(tmp_path, mosquitto.url)))
-    report = json.loads(out)
-    validate_report(report)
+    with Subscriber(mosquitto.host, mosquitto.port, ("gravekeeper/st/health",)) as sub:
+        code, out, err = run_cli(capsys, "--simulate", "--json", "--config",
+                                 str(write_config(tmp_path, mosquitto.url)))
+        report = json.loads(out)
+        validate_report(report)
+        # the last report is published retained on the table's health topic
+        assert "report published retained on gravekeeper/st/health" in err
+        published = sub.wait_latest("gravekeeper/st/health", lambda h: h.get("selftest", {}).get("started")
+                                    == report["started"])
+    assert published["selftest"] == report
     assert code == 0 and report["ok"] is True and report["guided"] is False
     ids = {c["id"]: c["status"] for c in report["checks"]}
     assert ids["broker.reachable"] == ids["broker.auth"] == "pass"
@@ -66,6 +74,7 @@ def test_text_report_names_each_fault_and_exits_1(
     assert any(line.startswith("[FAIL] step launcher.launched:") and "stuck low" in line for line in lines)
     assert any(line.startswith("[PASS] step tomb.wolf.end_b:") for line in lines)
     assert lines[-1].startswith("FAILED: ")
+    assert lines[-2] == "report not published: the broker check did not pass"
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -117,3 +126,29 @@ def test_guided_terminal_shows_progress_and_q_stops_the_walk_through(tmp_path: P
     assert results[1:3] == ["  -> SKIPPED: skipped"] * 2  # s, then q (which also ends the walk-through)
     assert results[3:] == ["  -> SKIPPED: not run: the walk-through was stopped"] * 2
     assert code == 0 and seen[-1].startswith("OK: ") and "4 skipped" in seen[-1]
+
+
+def test_guided_json_keeps_stdout_one_document_and_prompts_on_stderr(tmp_path: Path, mosquitto: Broker) -> None:
+    config = write_config(tmp_path, mosquitto.url)
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "selftest", "--simulate", "--guided", "--json",
+                             "--step-timeout", "30", "--config", str(config)],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdin is not None and proc.stderr is not None
+    prompts: list[str] = []
+    try:
+        for line in proc.stderr:
+            if line.startswith("[0/5 done, 5 left]"):
+                prompts.append(line.strip())
+                proc.stdin.write("q\n")
+                proc.stdin.flush()
+                break
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert prompts and "Slide the Wolf tomb to the middle" in prompts[0]
+    report = json.loads(out)
+    validate_report(report)
+    assert report["guided"] is True and proc.returncode == 0
+    assert [s["status"] for s in report["steps"]] == ["skipped"] * 5

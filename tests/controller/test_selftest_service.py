@@ -19,8 +19,8 @@ def commander(broker: Broker, table: str) -> Commander:
 
 
 def finished(health: Any) -> bool:
-    report = (health or {}).get("selftest")
-    return bool(report) and report.get("running") is False and report.get("finished") is not None
+    report = (health or {}).get("selftest") or {}
+    return report.get("running") is False and report.get("finished") is not None
 
 
 def test_selftest_command_runs_on_the_simulated_board_and_publishes_the_report(
@@ -121,3 +121,49 @@ def test_live_monitor_failure_holds_play_and_shows_on_the_health_strip(
             assert any("MCU's power" in w for w in health["warnings"])
         finally:
             cmd.close()
+
+
+def test_a_chattering_sensor_during_a_game_is_a_live_warning_on_the_health_topic(
+        mosquitto: Broker, tmp_path: Any) -> None:
+    import threading
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from controller.broker import choose_broker
+    from controller.service import Service
+    from tests.controller.service_testkit import service_config
+
+    t = "st-chatter"
+    factory = MockFactory(pin_class=MockPWMPin)
+    cfg = service_config(mosquitto, tmp_path, t, **{"table.game": "terror"})
+    svc = Service(cfg, choose_broker(cfg.mqtt), pin_factory=factory)
+    stop = threading.Event()
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "health"),)) as sub:
+        svc.start()
+        try:
+            assert svc.wait_online(5)
+            pin = factory.pin(13)  # the launcher, on the default pin map
+
+            def chatter() -> None:
+                high = True
+                while not stop.wait(0.002):  # far inside the 20 ms window: it never settles
+                    high = not high
+                    pin.drive_high() if high else pin.drive_low()
+
+            thread = threading.Thread(target=chatter)
+            thread.start()
+            health = sub.wait_latest(topic(t, "health"), lambda h: any(
+                f["code"] == "chatter" for f in (h.get("monitor") or {}).get("findings", [])), timeout=20)
+            stop.set()
+            thread.join()
+            finding = next(f for f in health["monitor"]["findings"] if f["code"] == "chatter")
+            assert finding["sensor"] == "launcher" and finding["level"] == "warning"
+            assert any("launcher (GPIO 13) chatters" in w for w in health["warnings"])
+            assert health["halt"] is None  # a warning never stops the game
+            assert health["monitor"]["sensors"]["launcher"]["edges"] > 12
+            # once the contact is quiet the warning clears, and that is published at once too
+            sub.wait_latest(topic(t, "health"), lambda h: not (h.get("monitor") or {}).get("findings"), timeout=10)
+        finally:
+            stop.set()
+            svc.stop()
+            factory.reset()

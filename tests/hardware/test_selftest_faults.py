@@ -50,7 +50,9 @@ def failed(report: Report) -> list[CheckResult | StepResult]:
 def test_clean_simulated_board_passes_every_check_and_step() -> None:
     config, report = run(MCU_BOARD)
     assert not report.failed, report.to_text()
-    assert not [c for c in report.checks if c.status is Status.WARN], report.to_text()
+    # a busy test machine may make one ping slow (a warning), but nothing else may warn and no ping is lost
+    warned = [c for c in report.checks if c.status is Status.WARN]
+    assert all(c.id == "mcu.ping" and c.data["lost"] == 0 for c in warned), report.to_text()
     ids = {c.id for c in report.checks}
     assert {"mcu.handshake", "mcu.heartbeat", "mcu.ping", "mcu.errors", "noise.quiet", "impossible.none"} <= ids
     assert {f"channel.{s}" for s in config.sensor_ids} <= ids

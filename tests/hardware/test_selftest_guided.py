@@ -59,12 +59,12 @@ def test_guided_run_with_a_skipped_and_a_timed_out_step() -> None:
         people.append(ScriptedPerson(board, control, idle={"tomb.wolf.middle"}, skip={"trap.ladder.sprung.sprung"}))
         return people[0]
 
-    checks, steps = run_hardware(config, simulate=True, guided=True, step_timeout=0.5, quiet_s=0.2,
+    checks, steps = run_hardware(config, simulate=True, guided=True, step_timeout=1.0, quiet_s=0.2,
                                  actor=actor, control=control, on_progress=progress.append)
     by_id = {s.id: s for s in steps}
     assert people[0].asked == [s.id for s in plan_steps(config)]
     timed_out = by_id["tomb.wolf.middle"]
-    assert timed_out.status is StepStatus.TIMEOUT and "nothing answered within 0.5 s" in timed_out.message
+    assert timed_out.status is StepStatus.TIMEOUT and "nothing answered within 1 s" in timed_out.message
     assert by_id["trap.ladder.sprung.sprung"].status is StepStatus.SKIPPED
     # the trap was never sprung, so cocking it again changes nothing: a person would see it time out too
     assert by_id["trap.ladder.sprung.cocked"].status is StepStatus.TIMEOUT
@@ -78,7 +78,7 @@ def test_guided_run_with_a_skipped_and_a_timed_out_step() -> None:
     # the progress display: each step announced with done/left, then its result
     starts = [p for p in progress if p["kind"] == "step"]
     assert [(p["done"], p["left"]) for p in starts] == [(i, len(steps) - i) for i in range(len(steps))]
-    assert starts[0]["prompt"] == "Slide the Wolf tomb to the middle" and starts[0]["timeout_s"] == 0.5
+    assert starts[0]["prompt"] == "Slide the Wolf tomb to the middle" and starts[0]["timeout_s"] == 1.0
     results = [p for p in progress if p["kind"] == "result"]
     assert [r["result"]["id"] for r in results] == [s.id for s in steps] and results[-1]["left"] == 0
 
@@ -97,7 +97,7 @@ def test_stopping_the_walk_through_skips_the_rest() -> None:
         assert board is not None
         return ScriptedPerson(board, control, idle=set(), skip=set(), stop_at="trap.ladder.peg_a.pulled")
 
-    _, steps = run_hardware(config, simulate=True, guided=True, step_timeout=0.5, quiet_s=0.2, actor=actor,
+    _, steps = run_hardware(config, simulate=True, guided=True, step_timeout=1.0, quiet_s=0.2, actor=actor,
                             control=control)
     statuses = [(s.id, s.status) for s in steps]
     cut = [s.id for s in steps].index("trap.ladder.peg_a.pulled")

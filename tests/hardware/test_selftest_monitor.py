@@ -45,7 +45,11 @@ def test_chatter_is_a_warning_then_a_failure_on_a_sensor_the_game_waits_for() ->
 def test_many_edges_that_settle_are_not_chatter() -> None:
     mon = HealthMonitor(chatter_edges=12)
     mon.update(0.0, {"launcher": reading("armed", edges=0)})
-    assert mon.update(1.0, {"launcher": reading("armed", edges=20, changes=1, observations=1)}) == []
+    # a part moved four times, each with a few bounces: busy, not chattering
+    assert mon.update(1.0, {"launcher": reading("armed", edges=20, changes=4, observations=4)}) == []
+    # a chattering contact that a stall let settle once is still chatter
+    new = mon.update(2.0, {"launcher": reading("armed", edges=60, changes=5, observations=5)})
+    assert [f.code for f in new] == ["chatter"]
 
 
 def test_flapping_sensor_is_a_warning() -> None:
@@ -105,3 +109,28 @@ def test_offline_sensor_the_game_needs_becomes_a_failure() -> None:
 def test_bad_thresholds_are_refused(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="thresholds"):
         HealthMonitor(**kwargs)
+
+
+def test_unplugged_mcu_read_from_a_real_hub_becomes_a_failure() -> None:
+    import threading
+
+    from firmware_bridge.virtual_mcu import VirtualMcu
+    from hardware.config import load_hardware_config
+    from hardware.hub import SensorHub
+
+    with VirtualMcu(4) as mcu:
+        mcu.set_channel(0, False)  # the ghost on its launcher
+        config = load_hardware_config({"pin_map": "none", "mcu": {"port": str(mcu.path), "start_timeout_s": 3},
+                                       "sensors": {"launcher": {"source": "mcu", "channel": 0}}})
+        offline = threading.Event()
+        with SensorHub(config, on_observation=lambda obs: None,
+                       on_health=lambda h: offline.set() if h["links"]["mcu"]["state"] == "offline" else None) as hub:
+            mon = HealthMonitor(fail_after_s=5.0)
+            expected = {"launcher": "armed"}
+            assert mon.update(0.0, hub.health()["sensors"], expected=expected) == []
+            mcu.unplug()
+            assert offline.wait(5.0), "the hub did not notice the unplugged MCU"
+            sensors = hub.health()["sensors"]
+            assert sensors["launcher"]["online"] is False
+            assert [(f.code, f.level) for f in mon.update(1.0, sensors, expected=expected)] == [("offline", WARNING)]
+            assert [(f.code, f.level) for f in mon.update(6.0, sensors, expected=expected)] == [("offline", FAILURE)]

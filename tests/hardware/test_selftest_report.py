@@ -60,6 +60,8 @@ def test_a_good_report_validates_and_has_the_documented_shape() -> None:
     (lambda d: d["steps"][0].update(latency_ms="22"), r"report.steps\[0\].latency_ms"),
     (lambda d: d["steps"][0].update(status="timeout"), "report.ok: disagrees"),
     (lambda d: d.update(steps={}), "report.steps: must be a list"),
+    (lambda d: d.update(running="yes"), "report.running"),
+    (lambda d: d.update(current=[]), "report.current"),
 ])
 def test_schema_violations_are_named(mutate: Any, problem: str) -> None:
     data = copy.deepcopy(sample())

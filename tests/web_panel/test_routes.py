@@ -264,3 +264,13 @@ def test_markup_in_names_is_escaped(client: FlaskClient, fake: FakeTable, app: F
     assert view.wait_until(lambda: "<script>alert(1)</script>" in (view.state(fake.table) or {}).get("players", []), 5)
     html = client.get("/").get_data(as_text=True)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+
+
+def test_the_join_page_and_static_files(client: FlaskClient, fake: FakeTable) -> None:
+    page = client.get(f"/t/{fake.table}/join")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'name="csrf"' in html and f'action="/t/{fake.table}/join"' in html
+    for name in ("panel.css", "live.js", "table.js", "player.js", "boards.js", "board_terror.js",
+                 "board_superstition.js", "board_dogs.js", "words.js", "words_games.js", "index.js"):
+        assert client.get(f"/static/{name}").status_code == 200, name
+    assert client.get("/static/nope.js").status_code == 404

@@ -73,6 +73,11 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         assert all(r.startswith("SKIPPED") for r in rows[2:]) and len(rows) > 3
         checks = page.text_content("#st-checks")
         assert "broker.reachable" in checks and "journal.integrity" in checks and "data.superstition_board" in checks
+        # the live health table: every sensor with its counters, fed by the service's monitor
+        page.wait_for_selector("#st-sensors tr")
+        live = page.locator("#st-sensors tr").all_text_contents()
+        assert any(r.startswith("trap.ladder.peg_a") and "edges" in r and "bounces" in r for r in live)
+        assert page.is_hidden("#st-halt")
         shot(page, "selftest-guided")
     finally:
         ctx.close()

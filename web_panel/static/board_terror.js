@@ -105,6 +105,14 @@
       if (mover) g.addEventListener("click", () => { selected = [si, pi]; window.GKBoards.redraw(); });
     }));
 
+    // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
+    const ghostState = (v.skull || {}).ghost;
+    const gx = X(b.crypt) + size - 14, gy = Y(b.crypt) + 16;
+    const gg = el(svg, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
+                              transform: ghostState === "destroyed" ? `rotate(90 ${gx} ${gy})` : "" });
+    el(gg, "path", { d: `M${gx - 8} ${gy + 9} v-9 a8 8 0 0 1 16 0 v9 l-4 -3 l-4 3 l-4 -3 z`, fill: "#f2f2f2", stroke: "#000" });
+    el(gg, "title", {}, ghostState === "destroyed" ? "the Headless Ghost, knocked off its launcher" : "the Headless Ghost on its launcher");
+
     // The side: piles, Crypt and ghost, the pending Monster card, pawns that are out.
     const sx = 600;
     let y = 40;

@@ -45,6 +45,7 @@
     const links = h.links || {};
     $("links").textContent = Object.keys(links).map(k => k + ": " + ((links[k] || {}).state || "?")).join(" · ");
     $("warnings").textContent = (h.warnings || []).join(" · ");
+    renderLive(h);
     const rep = h.selftest;
     const checks = document.querySelector("#st-checks tbody"), steps = document.querySelector("#st-steps tbody");
     checks.innerHTML = ""; steps.innerHTML = "";
@@ -74,6 +75,35 @@
       if (typeof st.settle_ms === "number") extra.push("settled in " + st.settle_ms.toFixed(1) + " ms");
       if (typeof st.latency_ms === "number") extra.push("latency " + st.latency_ms.toFixed(1) + " ms");
       row(steps, [["status", st.status.toUpperCase()], ["id", st.prompt], ["message", st.message + (extra.length ? " (" + extra.join(", ") + ")" : "")]], "st-" + st.status);
+    }
+  }
+
+  function ago(t) {
+    if (typeof t !== "number") return "never";
+    const s = Math.max(0, Math.round(Date.now() / 1000 - t));
+    return s < 60 ? s + " s ago" : Math.round(s / 60) + " min ago";
+  }
+
+  function renderLive(h) {
+    const halt = h.halt;
+    $("st-halt").hidden = !halt;
+    if (halt) { $("st-halt-message").textContent = halt.message; $("st-halt-guidance").textContent = halt.guidance; }
+    const mon = h.monitor || {};
+    const list = $("st-findings");
+    list.innerHTML = "";
+    for (const f of mon.findings || []) {
+      const li = document.createElement("li");
+      li.className = "st-" + (f.level === "failure" ? "fail" : "warn");
+      li.textContent = f.level.toUpperCase() + ": " + f.message + " — " + f.guidance;
+      list.appendChild(li);
+    }
+    const tbody = document.querySelector("#st-sensors tbody");
+    tbody.innerHTML = "";
+    const sensors = mon.sensors || {};
+    for (const id of Object.keys(sensors).sort()) {
+      const s = sensors[id];
+      row(tbody, [["id", id], ["changed", "changed " + ago(s.last_change)], ["seen", "seen " + ago(s.last_seen)],
+                  ["edges", s.edges + " edges"], ["bounces", s.bounces + " bounces"]], "");
     }
   }
 
