@@ -3,7 +3,7 @@
   "use strict";
   const W = window.GKWords;
   const FEATURE = { plain: "#263d26", gravestone: "#55585f", jack_o_lantern: "#a8541a" };
-  const SPOOK = { skeleton: "☠", bat: "🦇", gargoyle: "G", ghost: "👻" };
+  const SPOOK = { skeleton: "☠", bat: "🦇", gargoyle: "G", ghoul: "👻" };
   let rotation = 0;
 
   window.GKBoards.renderers.dogs = function (svg, st, ctx, el) {

@@ -64,7 +64,8 @@
     snack_placed: (d, st) => "A " + d.colour + " snack appeared at (" + d.x + ", " + d.y + ").",
     snack_collected: (d, st) => who(st, d) + " collected " + (d.snacks || []).join(", ") + " snack(s).",
     attacked: (d, st) => who(st, d) + " attacked the " + d.kind + " (rolled " + d.roll + ")" + (d.captured ? " and caught it!" : "."),
-    wrestled: (d, st) => who(st, d) + " wrestled " + W.playerName(st, d.other) + "; " + W.playerName(st, d.winner) + " won.",
+    wrestled: (d, st) => who(st, d) + " wrestled " + W.playerName(st, d.other) + "; " +
+      (d.winner === null || d.winner === undefined ? "a tie, nothing changed hands." : W.playerName(st, d.winner) + " won."),
     borked: (d, st) => who(st, d) + " borked at the " + d.token + ".",
     concern: (d, st) => who(st, d) + "'s dog is concerned (rolled " + d.roll + ")" + (d.fled ? " and fled." : "."),
     dog_fled: (d, st) => who(st, d) + "'s dog fled to (" + d.x + ", " + d.y + ").",
