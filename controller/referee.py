@@ -24,6 +24,7 @@ from controller.games.base import Action, Expectation, Game, IllegalAction
 from controller.journal import Journal, JournalError
 from controller.referee_board import sensed
 from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
+from controller.security import game_seed
 from hardware.observation import Observation
 
 __all__ = ["Outcome", "Referee", "Refused"]
@@ -181,7 +182,8 @@ class Referee:
         payload = {
             "game": game,
             "players": [p.strip() for p in players],
-            "seed": secrets.randbits(63) if seed is None else seed,
+            # A chosen seed may have crossed the broker in clear: see security.game_seed.
+            "seed": secrets.randbits(63) if seed is None else game_seed(self.config.table.token, seed),
             "options": {**board_options(game, self.config), **(options or {})},
             "game_id": secrets.token_hex(8),
             "command_id": command_id,

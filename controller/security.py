@@ -98,3 +98,16 @@ def join_code(token: str, table: str, game_id: str, seat: int) -> str:
         n, r = divmod(n, len(_JOIN_ALPHABET))
         chars.append(_JOIN_ALPHABET[r])
     return "".join(chars)
+
+
+def game_seed(token: str, seed: int) -> int:
+    """The engine seed behind a seed that people chose and that may travel in clear.
+
+    A seed sent in a ``new_game`` command crosses the broker unencrypted, and
+    the engines draw every hidden thing (the deck order, a trap's live peg,
+    face-down spooks) from it. Mixing it with the control token keeps "same
+    seed, same game" on one table, while a spectator who saw the seed cannot
+    recompute a single hidden draw.
+    """
+    digest = hmac.new(token.encode(), f"seed/{seed}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

@@ -10,8 +10,11 @@ joined.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import select
 import signal
+import subprocess
 import sys
 import threading
 from types import FrameType
@@ -103,28 +106,62 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+class PanelProcess:
+    """The panel running as a child process (``web_panel.child``); see that module for why."""
+
+    START_TIMEOUT_S = 20.0
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "web_panel.child"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(json.dumps(settings) + "\n")
+        self._proc.stdin.flush()
+        ready, _, _ = select.select([self._proc.stdout], [], [], self.START_TIMEOUT_S)
+        line = self._proc.stdout.readline() if ready else ""
+        try:
+            answer = json.loads(line) if line else {"error": "it did not start within "
+                                                              f"{self.START_TIMEOUT_S:g} s"}
+        except ValueError:
+            answer = {"error": f"unexpected answer {line.strip()!r}"}
+        if "url" not in answer:
+            self.close()
+            raise OSError(answer.get("error", "unknown error"))
+        self.url: str = answer["url"]
+
+    def close(self) -> None:
+        """Stop the child; safe to call twice."""
+        if self._proc.poll() is None:
+            if self._proc.stdin is not None:
+                try:
+                    self._proc.stdin.close()  # the child stops at EOF
+                except OSError:
+                    pass
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(5)
+
+
 def _start_panel(config: Any, broker: Any) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
-    try:
-        from web_panel.server import start_panel
-        from web_panel.settings import PanelSettings
-    except ImportError as exc:
-        _say(f"panel: not available in this build ({exc}); the controller runs without it")
-        return None
     mqtt = config.mqtt
-    settings = PanelSettings(
+    settings = dict(
         broker_host=broker.host, broker_port=broker.port, broker_username=mqtt.username,
         broker_password=mqtt.password, broker_tls=broker.tls, broker_ca_file=mqtt.ca_file,
         base_topic=mqtt.base_topic, listen_host=config.panel.host, listen_port=config.panel.port,
         token=config.table.token,
     )
     try:
-        panel = start_panel(settings)
+        panel = PanelProcess(settings)
     except OSError as exc:
-        _say(f"panel: cannot listen on {config.panel.host}:{config.panel.port} ({exc.strerror or exc}); "
-             "set panel.port to a free port. The controller runs without it")
+        _say(f"panel: {exc}; set panel.port to a free port. The controller runs without it")
         return None
     _say(f"panel: {panel.url}")
     return panel

@@ -12,6 +12,7 @@ from controller.cli import main
 from controller.games import get_game
 from controller.games.base import Action
 from controller.referee import Referee
+from controller.security import game_seed
 from hardware.observation import ALL_SENSORS
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
 
@@ -20,10 +21,13 @@ TRAPS_REST = {s: ("cocked" if s.endswith("sprung") else "in") for s in ALL_SENSO
 
 
 def seed_rolling(tomb: str) -> int:
-    """A seed whose first Terror roll shows ``tomb`` (found, not hard-coded, so dice changes don't matter)."""
+    """A seed whose first Terror roll shows ``tomb`` (found, not hard-coded, so dice changes don't matter).
+
+    The referee mixes a chosen seed with the table token ("tok" in make_referee), see security.game_seed.
+    """
     terror = get_game("terror")
     for seed in range(500):
-        game = terror.new(["Ann", "Bo"], seed)
+        game = terror.new(["Ann", "Bo"], game_seed("tok", seed))
         game.apply(Action("roll", 0))
         if game.expects()[0].sensors() == {f"tomb.{tomb}"}:
             return seed
@@ -309,3 +313,16 @@ def test_superstition_with_unwired_traps_is_played_by_commands(tmp_path: Path) -
     assert len(results) == 2
     out = ref.act(Action.from_json(next(a for a in results if a["params"]["zapped"])))
     assert out.ok and any(e["data"].get("zapped") is True for e in out.events)
+
+
+def test_a_seed_seen_on_the_broker_does_not_reveal_hidden_draws(tmp_path: Path) -> None:
+    """A spectator who saw ``seed`` in a clear-text new_game command cannot rebuild the hidden state."""
+    ref = make_referee(tmp_path, Clock())
+    assert ref.new_game("superstition", ["Ann", "Bo"], seed=777).ok
+    assert ref.game is not None
+    guessed = get_game("superstition").new(["Ann", "Bo"], 777, ref.game.to_json().get("options"))
+    assert guessed.to_json()["rng"] != ref.game.to_json()["rng"]
+    # ...while the same chosen seed on the same table still gives the same game.
+    ref2 = make_referee(tmp_path / "again", Clock())
+    assert ref2.new_game("superstition", ["Ann", "Bo"], seed=777).ok
+    assert ref2.game is not None and ref2.game.to_json() == ref.game.to_json()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.games import Action, Game, get_game
+from controller.security import game_seed
 
 Policy = Callable[[Game, random.Random], Action]
 
@@ -68,11 +69,14 @@ STEP = """async ({clicks, expected, timeout}) => {
 
 def find_game(game: str, options: dict[str, Any], policy: Policy, max_actions: int,
               want: Callable[[Game], bool] = lambda g: True,
-              seeds: Sequence[int] = range(400)) -> tuple[int, list[Action]]:
-    """The first seed whose game the policy wins within ``max_actions`` and that shows ``want`` on the way."""
+              seeds: Sequence[int] = range(400), *, token: str) -> tuple[int, list[Action]]:
+    """The first seed whose game the policy wins within ``max_actions`` and that shows ``want`` on the way.
+
+    The table mixes a chosen seed with its token (``security.game_seed``), so the offline game does too.
+    """
     for seed in seeds:
         rnd = random.Random(seed)
-        g = get_game(game).new(["Ann", "Bo"], seed, options)
+        g = get_game(game).new(["Ann", "Bo"], game_seed(token, seed), options)
         actions: list[Action] = []
         wanted = False
         while not g.is_over and len(actions) < max_actions:

@@ -21,7 +21,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games import Action, Game, get_game
-from controller.security import join_code
+from controller.security import game_seed, join_code
 from tests.conftest import Broker
 
 from .browser_helpers import login, shot
@@ -172,7 +172,8 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
     policy, options, house_rules, limit, want, preferred = GAMES[name]
     engine_options = {**options, **(house_rules or {})}
     # Any winning line will do: the preferred seed is quick; others are tried if the rules engine changed.
-    seed, actions = find_game(name, engine_options, policy, limit, want, seeds=[*preferred, *range(200)])
+    seed, actions = find_game(name, engine_options, policy, limit, want, seeds=[*preferred, *range(200)],
+                              token=service.token)
 
     table = contexts()
     login(table, service.panel_url, service.table, service.token)
@@ -195,9 +196,9 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
 
     # Only the seats that act in secret, or hold a secret to check, need their own page open.
     kinds = get_game(name).SECRET_ACTION_KINDS
-    g = get_game(name).new(["Ann", "Bo"], seed, engine_options)
+    g = get_game(name).new(["Ann", "Bo"], game_seed(service.token, seed), engine_options)
     seats = {a.player for a in actions if a.kind in kinds}
-    probe = get_game(name).new(["Ann", "Bo"], seed, engine_options)
+    probe = get_game(name).new(["Ann", "Bo"], game_seed(service.token, seed), engine_options)
     for a in actions:
         probe.apply(a)
         seats |= {s for s in (0, 1) if secret_text(probe, s)}
