@@ -284,6 +284,13 @@ def _mqtt(values: Mapping[str, Any], explicit: set[str]) -> MqttConfig:
         url = f"{'mqtts' if tls else 'mqtt'}://{host}:{port}"
     if password is not None and username is None:
         raise ConfigError("mqtt.password: needs mqtt.username too")
+    ca_file = values["mqtt.ca_file"]
+    if ca_file is not None:
+        # Checked here, not at connect time, so a typo is one clear line before anything starts.
+        if not Path(ca_file).is_file():
+            raise ConfigError(f"mqtt.ca_file: no such file: {ca_file}")
+        if not os.access(ca_file, os.R_OK):
+            raise ConfigError(f"mqtt.ca_file: not readable: {ca_file}")
     return MqttConfig(
         url=url,
         host=host,

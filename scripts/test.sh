@@ -22,6 +22,13 @@ fi
 [ -x /usr/bin/chromium ] || { echo "test.sh: /usr/bin/chromium is not available" >&2; exit 1; }
 
 PY=${PYTHON:-python3}
+if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    # Debian splits venv out of its python3 package.
+    echo "test.sh: installing python3-venv"
+    [ "$(id -u)" -eq 0 ] || { echo "test.sh: need root to install python3-venv" >&2; exit 1; }
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi

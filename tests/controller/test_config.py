@@ -156,3 +156,12 @@ def _section(text: str, key: str) -> str:
     match = re.search(rf"^### `\[{section}\]`\n(.*?)(?=^### |\Z)", text, re.M | re.S)
     assert match is not None, f"docs/config.md has no [{section}] section"
     return match.group(1)
+
+
+def test_a_missing_ca_file_is_named_before_anything_starts(tmp_path) -> None:
+    from controller.config import ConfigError, load_config
+
+    conf = tmp_path / "c.toml"
+    conf.write_text('[mqtt]\ntls = true\nca_file = "/nonexistent/ca.pem"\n')
+    with pytest.raises(ConfigError, match=r"^mqtt\.ca_file: no such file: /nonexistent/ca\.pem$"):
+        load_config(conf)

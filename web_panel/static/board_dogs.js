@@ -3,7 +3,8 @@
   "use strict";
   const W = window.GKWords;
   const FEATURE = { plain: "#263d26", gravestone: "#55585f", jack_o_lantern: "#a8541a" };
-  const SPOOK = { skeleton: "☠", bat: "🦇", gargoyle: "G", ghoul: "👻" };
+  // Letters, not emoji: Debian's Chromium has no colour-emoji font, and a bat drew as an empty box.
+  const SPOOK = { skeleton: "Sk", bat: "Ba", gargoyle: "Ga", ghoul: "Gh" };
   let rotation = 0;
 
   window.GKBoards.renderers.dogs = function (svg, st, ctx, el) {
