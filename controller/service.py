@@ -113,6 +113,7 @@ class Service:
         self._health_connected = False
         self._health_due = False
         self._selftest_report: dict[str, Any] | None = None
+        self._halt_shown: dict[str, Any] | None = None  # a hardware failure, shown as the mismatch
         self.journal: Any = None
         self.referee: Any = None
         self.hub: Any = None
@@ -458,7 +459,11 @@ class Service:
         assert self.link is not None
         topics = self.link.topics
         self.link.set_status(game=self._game_name())
-        self.link.set_retained(topics.state, self.referee.state())
+        state = self.referee.state()
+        if state.get("mismatch") is None and self._halt_shown is not None:
+            # A hardware failure holds play like a mismatch, so it shows where a mismatch shows.
+            state["mismatch"] = self._halt_shown
+        self.link.set_retained(topics.state, state)
         views = self.referee.private_views()
         seq = self.journal.last_seq()
         for seat, view in views.items():
@@ -501,6 +506,10 @@ class Service:
     def _publish_health(self, force: bool = False) -> None:
         assert self.link is not None
         body = self._health()
+        halt = body.get("halt")
+        if halt != self._halt_shown:
+            self._halt_shown = halt
+            self._refresh_views()
         key = json.dumps(body, sort_keys=True, default=str).encode()
         if force or key != self._last_health:
             self._last_health = key

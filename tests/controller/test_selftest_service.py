@@ -119,6 +119,10 @@ def test_live_monitor_failure_holds_play_and_shows_on_the_health_strip(
             health = sub.wait_latest(topic(t, "health"), lambda h: h.get("halt") is not None)
             assert health["halt"]["code"] == "hardware_failure" and health["halt"]["sensors"] == ["trap.mirror.sprung"]
             assert any("MCU's power" in w for w in health["warnings"])
+            # ...and the hold shows where every panel shows a hold: the state's mismatch.
+            held = sub.wait_latest(topic(t, "state"), lambda s: s.get("mismatch") is not None)
+            assert held["mismatch"]["code"] == "hardware_failure"
+            assert "Play is held" in held["mismatch"]["guidance"]
         finally:
             cmd.close()
 
