@@ -131,6 +131,9 @@ class Service:
             raise ServiceError(f"journal.path: cannot open {cfg.journal.path!r}: {exc}") from exc
         try:
             self.referee = Referee(self.journal, cfg, clock=self._clock)
+            # Sensors first: a table whose hardware cannot start must fail before it puts a
+            # game in the journal or anything retained on the broker (no phantom tables).
+            self.hub = self._make_hub()
             self._maybe_first_game()
             self.link = MqttLink(
                 cfg.mqtt,
@@ -147,9 +150,7 @@ class Service:
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
             self._refresh_views()
-            # Connect while the sensors start: "online" does not wait for the hub.
             self.link.start()
-            self.hub = self._make_hub()
             self._set_up_simulated_board()
         except BaseException:
             self._close_parts()

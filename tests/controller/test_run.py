@@ -242,6 +242,40 @@ def test_sensors_that_cannot_start_exit_2_with_one_line_and_a_way_out(mosquitto:
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("gravekeeper run: hardware: cannot start the sensors")
     assert "nosuchlib" in lines[0] and "--simulate" in lines[0] and 'referee.board = "manual"' in lines[0]
+    # ...and it left nothing behind: no retained topic makes a phantom table on every panel.
+    assert retained_topics(mosquitto, "gravekeeper/rn-nohw/#") == []
+
+
+def retained_topics(broker: Broker, pattern: str) -> list[str]:
+    """Every retained topic under ``pattern``: a probe published after subscribing marks the end of them."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+
+    seen: list[str] = []
+    done, subscribed = threading.Event(), threading.Event()
+    probe = f"probe/{random.getrandbits(32)}"
+
+    def on_message(client: Any, userdata: Any, msg: Any) -> None:
+        if msg.topic == probe:
+            done.set()
+        else:
+            seen.append(msg.topic)
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    client.on_message = on_message
+    client.on_subscribe = lambda *a: subscribed.set()
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    try:
+        client.subscribe([(pattern, 1), (probe, 1)])
+        assert subscribed.wait(5)
+        client.publish(probe, b"end", qos=1)
+        assert done.wait(5), "the probe never came back"
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    return seen
 
 
 def test_a_busy_panel_port_is_reported_and_the_controller_runs_on(mosquitto: Broker, tmp_path: Path) -> None:
