@@ -292,8 +292,11 @@ class MqttView:
 
     # ----- reading ------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
+        """Tables a controller has announced (status or state); a stray health report alone,
+        such as ``gravekeeper selftest`` publishes for a table no controller runs, is no table."""
         with self._lock:
-            return [self._tables[t].summary() for t in sorted(self._tables)]
+            return [self._tables[t].summary() for t in sorted(self._tables)
+                    if self._tables[t].status is not None or self._tables[t].state is not None]
 
     def has_table(self, table: str) -> bool:
         with self._lock:

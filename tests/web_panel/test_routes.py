@@ -29,6 +29,19 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     assert api["broker"] == "connected"
 
 
+def test_a_stray_health_report_is_not_a_table(client: FlaskClient, fake: FakeTable, app: Flask) -> None:
+    """``gravekeeper selftest`` may publish health for a table no controller runs: no phantom row."""
+    view: MqttView = app.extensions["gravekeeper"]
+    stray = fake.topic("health").replace(f"/{fake.table}/", f"/{fake.table}-stray/")
+    fake._client.publish(stray, b'{"time": 1, "selftest": null}', qos=1, retain=True).wait_for_publish(5)
+    try:
+        assert view.wait_until(lambda: view.has_table(f"{fake.table}-stray"), 5)
+        assert f"{fake.table}-stray" not in [t["table"] for t in view.tables()]
+        assert any(t["table"] == fake.table for t in view.tables())
+    finally:
+        fake._client.publish(stray, b"", qos=1, retain=True).wait_for_publish(5)
+
+
 def test_index_shows_a_table_going_offline(client: FlaskClient, fake: FakeTable, app: Flask) -> None:
     view: MqttView = app.extensions["gravekeeper"]
     fake.publish("status", {"state": "offline", "table": fake.table})
