@@ -316,7 +316,18 @@ class Referee:
         if expectations:
             return expectations[0].prompt
         seat = game.current_player
-        return f"{game.players[seat]} to play." if seat is not None else "Waiting."
+        if seat is None:
+            return "Waiting."
+        # Only public actions: naming a held card's action here would tell the table about it.
+        kinds: dict[str, int] = {}
+        for action in game.public_actions():
+            if action.player == seat:
+                kinds[action.kind] = kinds.get(action.kind, 0) + 1
+        if not kinds:
+            return f"{game.players[seat]} to play."
+        steps = [k.replace("_", " ") + (f" ({n} choices)" if n > 1 else "") for k, n in kinds.items()]
+        choice = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " or " + steps[-1]
+        return f"{game.players[seat]} to play: {choice}."
 
     def state(self) -> dict[str, Any]:
         """The retained public state (``docs/topics.md``, "State"). Never a secret."""

@@ -51,7 +51,7 @@ def test_state_has_exactly_the_documented_keys_and_no_secret(ref: Referee) -> No
     assert state["seq"] == ref.journal.last_seq() == 1
     assert state["game"] == "fakeboard" and state["players"] == ["Ann", "Bo"]
     assert state["board"] == "sensors" and state["mismatch"] is None
-    assert state["waiting_for"] == "Ann to play."
+    assert state["waiting_for"] == "Ann to play: roll, attempt, challenge or pass."  # public kinds only, no "peek"
     text = json.dumps(state)
     assert "secrets" not in text and "seed" not in text and "rng" not in text
     assert {"kind": "peek", "player": 0, "params": {}} not in state["legal"]  # a secret-revealing kind
