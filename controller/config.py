@@ -355,6 +355,13 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         values[key] = value
     explicit = set(flat)
     token = values["table.token"]
+    from controller.games import get_game  # lazy: only the configured engine is imported
+
+    game_cls = get_game(values["table.game"])
+    n = len(values["table.players"])
+    if not game_cls.min_players <= n <= game_cls.max_players:
+        raise ConfigError(f"table.players: {game_cls.title} needs {game_cls.min_players} to "
+                          f"{game_cls.max_players} players, got {n}")
     generated = not token
     if generated:
         token = secrets.token_urlsafe(18)

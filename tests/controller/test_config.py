@@ -165,3 +165,12 @@ def test_a_missing_ca_file_is_named_before_anything_starts(tmp_path) -> None:
     conf.write_text('[mqtt]\ntls = true\nca_file = "/nonexistent/ca.pem"\n')
     with pytest.raises(ConfigError, match=r"^mqtt\.ca_file: no such file: /nonexistent/ca\.pem$"):
         load_config(conf)
+
+
+def test_too_few_players_for_the_game_names_table_players(tmp_path) -> None:
+    from controller.config import ConfigError, load_config
+
+    conf = tmp_path / "c.toml"
+    conf.write_text('[table]\ngame = "superstition"\nplayers = ["Ann"]\n')
+    with pytest.raises(ConfigError, match=r"^table\.players: Superstition needs 2 to 4 players, got 1$"):
+        load_config(conf)
