@@ -21,8 +21,8 @@ from controller.games import GAME_NAMES, Action, Game, IllegalAction, get_game
 
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP = (
-    "Type the number of an action, or an action as text, e.g.  roll 0  or  "
-    'move_pawn 0 {"pawn": 1, "to": [3, 4]}.  "board" shows the board again, "quit" leaves.'
+    "Type the number of an action, or an action as text as shown in brackets (kind, seat, "
+    'parameters), e.g.  {example}.  "board" shows the board again, "quit" leaves.'
 )
 
 
@@ -72,7 +72,8 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
 
-    say(f"{cls.title}, seed {seed} (replay with --seed {seed}). {HELP}")
+    example = ordered_actions(game)[0].to_text() if game.legal_actions() else "roll 0"
+    say(f"{cls.title}, seed {seed} (replay with --seed {seed}). {HELP.format(example=example)}")
     show_board = True
     while True:
         if show_board:
