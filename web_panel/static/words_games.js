@@ -69,6 +69,15 @@
     borked: (d, st) => who(st, d) + " borked at the " + d.token + ".",
     concern: (d, st) => who(st, d) + "'s dog is concerned (rolled " + d.roll + ")" + (d.fled ? " and fled." : "."),
     dog_fled: (d, st) => who(st, d) + "'s dog fled to (" + d.x + ", " + d.y + ").",
+    attack_declined: (d, st) => who(st, d) + " chose not to attack.",
+    bat_robbed: (d, st) => "The bat took a " + d.taken + " snack from " + W.playerName(st, d.victim) +
+      (d.returned ? " and dropped its " + d.returned + " one on their card." : "."),
+    bork_penalty: (d, st) => who(st, d) + " rolled " + d.roll + " after borking" +
+      (d.lost ? " and lost a " + d.lost + " snack from the game." : "; no snack lost."),
+    haunt_missed: (d, st) => "The " + d.kind + " found no dog left to haunt.",
+    special_skipped: (d, st) => who(st, d) + " did nothing more with their dog.",
+    spook_action_skipped: (d, st) => who(st, d) + " had a die for a spook, but no spook is in the graveyard.",
+    step_back: (d, st) => who(st, d) + " went back a step (" + String(d.step).replace(/_/g, " ") + ").",
     haunted: (d, st) => "The " + d.kind + " haunted " + (d.dogs || []).map(s => W.playerName(st, s)).join(" and ") + ".",
     game_over: (d, st) => "Game over: " + (d.scores || []).map((n, s) => W.playerName(st, s) + " " + n).join(", ") +
       (d.friends ? ". A tie: they become friends." : "."),
