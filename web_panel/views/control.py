@@ -25,8 +25,8 @@ from .common import known_table, mqtt_view, settings
 bp = Blueprint("control", __name__)
 
 
-@bp.post("/t/<table>/login")
-def login(table: str) -> Any:
+def log_in(table: str, back_to: str) -> Any:
+    """Check the typed control token and keep it in the server-side session; then go ``back_to``."""
     known_table(table)
     check_csrf()
     token = request.form.get("token", "")
@@ -38,7 +38,12 @@ def login(table: str) -> Any:
     sess = current_session()
     assert sess is not None
     sess.tokens[table] = token
-    return redirect(url_for("tables.table_page", table=table), code=303)
+    return redirect(url_for(back_to, table=table), code=303)
+
+
+@bp.post("/t/<table>/login")
+def login(table: str) -> Any:
+    return log_in(table, "tables.table_page")
 
 
 @bp.post("/t/<table>/logout")

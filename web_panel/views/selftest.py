@@ -9,13 +9,13 @@ health topic over the table's event stream (``health.selftest``,
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, render_template
 
-from ..auth import check_csrf, control_token, current_session
+from ..auth import control_token, current_session
 from .common import known_table, settings
+from .control import log_in
 
 bp = Blueprint("selftest", __name__)
 
@@ -32,15 +32,4 @@ def page(table: str) -> Any:
 @bp.post("/t/<table>/selftest/login")
 def login(table: str) -> Any:
     """The same check as the table page's login, coming back to this page."""
-    known_table(table)
-    check_csrf()
-    token = request.form.get("token", "")
-    if not token:
-        abort(400, description="type the table's control token to log in")
-    configured = settings().token_for(table)
-    if configured is not None and not hmac.compare_digest(token.encode(), configured.encode()):
-        abort(403, description=f"that is not the control token of table {table!r}")
-    sess = current_session()
-    assert sess is not None
-    sess.tokens[table] = token
-    return redirect(url_for("selftest.page", table=table), code=303)
+    return log_in(table, "selftest.page")
