@@ -485,7 +485,9 @@ class Service:
         if self.hub is None or self.link is None:
             return
         sensors = {sensor: state.to_json() for sensor, state in self.hub.snapshot().items()}
-        self.link.set_retained(self.link.topics.sensors, {"time": time.time(), "sensors": sensors})
+        # "monotonic" is the clock of the sensors' "changed"/"seen", so a panel can age them exactly.
+        self.link.set_retained(self.link.topics.sensors, {"time": time.time(), "monotonic": time.monotonic(),
+                                                          "sensors": sensors})
 
     def _health(self) -> dict[str, Any]:
         assert self.link is not None

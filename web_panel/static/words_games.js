@@ -28,6 +28,10 @@
     skull_attempt: (d, st) => who(st, d) + "'s " + (d.label || "pawn") + " drops the skull down the Crypt!",
     skull_hit: (d, st) => "The skull knocked the Headless Ghost off its launcher!",
     skull_missed: (d, st) => "The skull missed the Headless Ghost.",
+    deck_empty: (d, st) => who(st, d) + "'s " + d.label + " finds no card to draw: both piles are empty.",
+    reshuffled: (d, st) => "The discard pile was shuffled into a new draw pile (" + d.cards + " cards).",
+    monster_reversed: (d, st) => pawn(st, d.to) + " reversed the Monster card: " + pawn(st, d.from) + " becomes the Monster!",
+    ring_stolen: (d, st) => pawn(st, d.to) + " stole a Magic Ring from " + pawn(st, d.from) + ".",
     game_won: (d, st) => (d.seats || []).map(s => W.playerName(st, s)).join(" and ") + " won" + (d.reason ? " (" + W.humanize(d.reason).toLowerCase() + ")." : "."),
   };
   const superstition = {
@@ -48,6 +52,8 @@
     landed_on_whammy: (d, st) => who(st, d) + " landed on a Whammy at " + d.space + "!",
     second_throw: (d, st) => who(st, d) + " throws again.",
     turn_passed: (d, st) => who(st, d) + " passes (" + d.reason + ").",
+    draw_due: (d, st) => who(st, d) + " sneaked by the Grave: draw a Whammy and a Charm at the Wizard's Tomb.",
+    traded_places: (d, st) => (d.players || []).map(s => W.playerName(st, s)).join(" and ") + " traded places across the Wizard's Tomb.",
     won: (d, st) => who(st, d) + " won!",
   };
   const dogs = {
