@@ -10,8 +10,9 @@ Starts its own Mosquitto on a free loopback port, then alternates rounds of:
   decides (a foul, then its recovery), the journal commits, the link publishes
   the event; the same subscriber receives it.
 
-For the controller two latencies are reported, both on the monotonic clock of
-this one process: from the moment the debouncer settled the input (the
+The subscriber runs in a process of its own (``Receiver``) and stamps each
+arrival with the system-wide monotonic clock. For the controller two
+latencies are reported: from the moment the debouncer settled the input (the
 software path the target is about) and from the first raw edge (adds the
 sensor's stability window, measured on its own by the debounce bench).
 
@@ -74,38 +75,67 @@ def nodelay(client: mqtt.Client) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+RECEIVER_SCRIPT = r"""
+import socket, sys, time
+import paho.mqtt.client as mqtt
+port, topics = int(sys.argv[1]), sys.argv[2:]
+def on_connect(c, *a):
+    c.socket().setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for t in topics:
+        c.subscribe(t, qos=1)
+def on_message(c, u, msg):
+    now = time.monotonic()  # CLOCK_MONOTONIC is system-wide: comparable with the parent's stamps
+    sys.stdout.write(f"{msg.topic} {now!r}\n")
+    sys.stdout.flush()
+c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-receiver")
+c.on_connect = on_connect
+c.on_subscribe = lambda *a: (sys.stdout.write("READY 0\n"), sys.stdout.flush())
+c.on_message = on_message
+c.connect("127.0.0.1", port)
+c.loop_forever()
+"""
+
+
 class Receiver:
-    """The outside subscriber: records the monotonic arrival time of every message per topic."""
+    """The outside subscriber, in a process of its own: it stamps each arrival with the monotonic clock.
+
+    Outside means outside: in the bench's own process the subscriber would wait for the
+    controller's threads to release the interpreter lock before it could stamp a message,
+    which charges the controller's after-publish work (views, sealing) to the latency.
+    """
 
     def __init__(self, port: int, topics: list[str]) -> None:
         self.arrivals: dict[str, list[float]] = {t: [] for t in topics}
         self.cond = threading.Condition()
         ready = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-receiver")
-        def on_connect(c: mqtt.Client, *args: Any) -> None:
-            nodelay(c)
-            for t in topics:
-                c.subscribe(t, qos=1)
+        self.proc = subprocess.Popen([sys.executable, "-c", RECEIVER_SCRIPT, str(port), *topics],
+                                     stdout=subprocess.PIPE, text=True)
 
-        self.client.on_connect = on_connect
-        self.client.on_subscribe = lambda *a: ready.set()
-        self.client.on_message = self._on_message
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        if not ready.wait(5):
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                topic, _, stamp = line.rstrip("\n").rpartition(" ")
+                if topic == "READY":
+                    ready.set()
+                    continue
+                with self.cond:
+                    if topic in self.arrivals:
+                        self.arrivals[topic].append(float(stamp))
+                        self.cond.notify_all()
+
+        threading.Thread(target=read, name="receiver-reader", daemon=True).start()
+        if not ready.wait(10):
+            self.close()
             raise SystemExit("receiver did not subscribe")
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        now = time.monotonic()
-        with self.cond:
-            if msg.topic in self.arrivals:
-                self.arrivals[msg.topic].append(now)
-                self.cond.notify_all()
 
     def wait_count(self, topic: str, n: int, timeout: float = 10.0) -> None:
         with self.cond:
             if not self.cond.wait_for(lambda: len(self.arrivals[topic]) >= n, timeout):
                 raise SystemExit(f"only {len(self.arrivals[topic])} of {n} messages arrived on {topic}")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(5)
 
 
 def bare_round(port: int, receiver: Receiver, samples: int, gap: float) -> list[float]:
@@ -203,6 +233,7 @@ def main() -> int:
             settled += s
             edge += e
         svc.stop()
+        receiver.close()
     finally:
         proc.terminate()
         proc.wait(5)
