@@ -305,7 +305,8 @@ class Referee:
         return outcome
 
     # ----- views ---------------------------------------------------------------------
-    def _waiting_for(self, game: Game | None, expectations: list[Expectation]) -> str:
+    def _waiting_for(self, game: Game | None, expectations: list[Expectation],
+                     public: list[Action] | None = None) -> str:
         if self.core.mismatch is not None:
             return str(self.core.mismatch["guidance"])
         if game is None:
@@ -320,7 +321,7 @@ class Referee:
             return "Waiting."
         # Only public actions: naming a held card's action here would tell the table about it.
         kinds: dict[str, int] = {}
-        for action in game.public_actions():
+        for action in game.public_actions() if public is None else public:
             if action.player == seat:
                 kinds[action.kind] = kinds.get(action.kind, 0) + 1
         if not kinds:
@@ -334,6 +335,7 @@ class Referee:
         game = self.core.game
         expectations = game.expects() if game is not None and not game.is_over else []
         mismatch = dict(self.core.mismatch) if self.core.mismatch is not None else None
+        public = game.public_actions() if game is not None else []  # enumerated once per state
         return {
             "seq": self.journal.last_seq(),
             "table": self.config.table.id,
@@ -344,9 +346,9 @@ class Referee:
             "over": game.is_over if game else False,
             "winners": list(game.winners) if game else [],
             "view": game.public_view() if game else {},
-            "legal": [a.to_json() for a in self.core.commandable(game.public_actions(), self.board)] if game else [],
+            "legal": [a.to_json() for a in self.core.commandable(public, self.board)] if game else [],
             "expects": [e.to_json() for e in expectations],
-            "waiting_for": self._waiting_for(game, expectations),
+            "waiting_for": self._waiting_for(game, expectations, public),
             "mismatch": mismatch,
             "board": self.board,
         }
