@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from types import FrameType
 from typing import Any
 
@@ -91,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
             if config.table.token_generated:
                 _say(f"control token: {config.table.token}  (made for this run; set table.token to keep one)")
-            panel = _start_panel(config, broker)
+            panel = _start_panel(config, broker, stop)
             while not stop.wait(3600):
                 pass
             _say("stopping")
@@ -106,12 +107,16 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+class PanelStopped(Exception):
+    """The service was asked to stop while its panel was starting."""
+
+
 class PanelProcess:
     """The panel running as a child process (``web_panel.child``); see that module for why."""
 
     START_TIMEOUT_S = 20.0
 
-    def __init__(self, settings: dict[str, Any]) -> None:
+    def __init__(self, settings: dict[str, Any], stop: threading.Event) -> None:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "web_panel.child"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -119,7 +124,15 @@ class PanelProcess:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._proc.stdin.write(json.dumps(settings) + "\n")
         self._proc.stdin.flush()
-        ready, _, _ = select.select([self._proc.stdout], [], [], self.START_TIMEOUT_S)
+        # Wait for the child's answer, but not past a SIGTERM: on a busy machine the child's
+        # start can take seconds, and stopping must not wait for it.
+        deadline = time.monotonic() + self.START_TIMEOUT_S
+        ready: list[Any] = []
+        while not ready and not stop.is_set() and time.monotonic() < deadline:
+            ready, _, _ = select.select([self._proc.stdout], [], [], 0.1)
+        if stop.is_set() and not ready:
+            self.close()
+            raise PanelStopped()
         line = self._proc.stdout.readline() if ready else ""
         try:
             answer = json.loads(line) if line else {"error": "it did not start within "
@@ -147,7 +160,7 @@ class PanelProcess:
                 self._proc.wait(5)
 
 
-def _start_panel(config: Any, broker: Any) -> Any:
+def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
@@ -159,7 +172,9 @@ def _start_panel(config: Any, broker: Any) -> Any:
         token=config.table.token,
     )
     try:
-        panel = PanelProcess(settings)
+        panel = PanelProcess(settings, stop)
+    except PanelStopped:
+        return None
     except OSError as exc:
         _say(f"panel: {exc}; set panel.port to a free port. The controller runs without it")
         return None
