@@ -8,7 +8,6 @@ right; ``y`` grows downwards, so the coordinates suit SVG directly.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BadGameData
+from .datafile import read_json
 
 DEFAULT_TILES_PATH = Path(__file__).with_name("data") / "dogs_tiles.json"
 
@@ -141,12 +141,4 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
 def load_tiles(path: str | Path | None = None) -> list[TileDef]:
     """Load and validate a tiles file (the default set when ``path`` is None)."""
     file = Path(path) if path is not None else DEFAULT_TILES_PATH
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadGameData(f"tiles file {str(file)!r} cannot be read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise BadGameData(f"tiles file {str(file)!r} is not valid JSON: {exc}") from None
-    return parse_tiles(data, source=f"tiles file {str(file)!r}")
+    return parse_tiles(read_json(file, "tiles file"), source=f"tiles file {str(file)!r}")

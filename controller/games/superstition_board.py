@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BadGameData
+from .datafile import read_json
 
 DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "superstition_board.json"
 
@@ -105,15 +106,7 @@ class Board:
 def load_board(source: str | Path | None = None) -> Board:
     """Read and validate a board file (the default board when ``source`` is None)."""
     path = Path(source) if source is not None else DEFAULT_BOARD_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadGameData(f"board file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise BadGameData(f"board file {str(path)!r} is not valid JSON: {exc}") from None
-    return parse_board(data, where=f"board file {str(path)!r}")
+    return parse_board(read_json(path, "board file"), where=f"board file {str(path)!r}")
 
 
 def parse_board(data: Any, where: str = "board") -> Board:

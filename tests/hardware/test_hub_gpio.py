@@ -311,10 +311,12 @@ def test_a_contact_that_never_settles_shows_in_health_not_as_changes(
 
 def test_observations_come_from_the_worker_thread_in_order(factory: MockFactory) -> None:
     seen: list[tuple[str, str, str]] = []
-    done = threading.Event()
+    done, pegs_settled = threading.Event(), threading.Event()
 
     def on_obs(obs: Any) -> None:
         seen.append((threading.current_thread().name, obs.sensor, obs.value))
+        if not obs.initial and obs.sensor == "trap.mirror.peg_a":
+            pegs_settled.set()
         if not obs.initial and obs.value == "launched":
             done.set()
 
@@ -324,7 +326,8 @@ def test_observations_come_from_the_worker_thread_in_order(factory: MockFactory)
         pin.drive_low()
         for trap in ("ladder", "mirror"):
             factory.pin(DEFAULT_PINS[f"trap.{trap}.peg_a"]).drive_low()
-        time.sleep(0.03)  # past the 20 ms window (a slower machine only waits longer)
+        # Hold the launcher until the last of the three has settled: its window has passed too.
+        assert pegs_settled.wait(2.0)
         pin.drive_high()
         assert done.wait(2.0)
     assert {name for name, _, _ in seen} == {"sensor-hub"}
