@@ -12,12 +12,22 @@ After an outage the link publishes ``events_after(published_seq())`` in order.
 Private parts of events (``private_to``/``secret``) are stored, because replay
 verification compares them too, but never returned by :meth:`events_after`,
 whose dicts go straight onto public topics.
+
+The writer is the only one for its table (an advisory lock, see
+``_take_table``), so it keeps the table's last ``seq`` and its most recent
+public events in memory: the outbox reads them after each decision without a
+query. SQLite's own checkpoints (copying the WAL back into the main file, with
+an fsync of their own) would land on one commit in a few hundred and make it
+several times slower; the writer turns them off and a background thread with
+its own connection checkpoints instead, which WAL allows alongside commits.
 """
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import json
+import logging
 import re
 import sqlite3
 import threading
@@ -28,6 +38,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 from urllib.parse import quote
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 INPUT_KINDS = ("new_game", "command", "observation", "timeout", "reconcile")
@@ -65,12 +77,65 @@ CREATE TABLE IF NOT EXISTS outbox (table_id TEXT PRIMARY KEY, published_seq INTE
 """
 
 
+RECENT_EVENTS = 1024  # public events kept in memory for the outbox (a broker outage's backlog reads SQL)
+CHECKPOINT_EVERY = 64  # commits between background checkpoints (SQLite's default is about 1000 pages)
+CHECKPOINT_JOIN_S = 5.0
+
+
 class JournalError(ValueError):
     """The journal file is missing, corrupt, of another version, or the call is invalid."""
 
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _public_copy(event: dict[str, Any]) -> dict[str, Any]:
+    return {**event, "data": json.loads(_dumps(event["data"]))}  # callers may change what they get
+
+
+class _Checkpointer:
+    """Copies the WAL back into the main file from its own thread and connection (see the module doc).
+
+    A PASSIVE checkpoint never blocks the writer; one that cannot finish (a
+    reader holds an old snapshot) is simply tried again after the next batch.
+    """
+
+    def __init__(self, uri: str) -> None:
+        self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._commits = 0
+        self._due = threading.Event()
+        self.ran = threading.Event()  # set after each checkpoint attempt
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gk-journal-checkpoint", daemon=True)
+        self._thread.start()
+
+    def committed(self) -> None:
+        self._commits += 1  # the writer's thread only (under the journal's lock or after it)
+        if self._commits % CHECKPOINT_EVERY == 0:
+            self._due.set()
+
+    def _run(self) -> None:
+        while True:
+            self._due.wait()
+            if self._stop.is_set():
+                return
+            self._due.clear()
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error as exc:
+                log.warning("journal checkpoint failed (retried after the next commits): %s", exc)
+            self.ran.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._due.set()
+        self._thread.join(CHECKPOINT_JOIN_S)
+        if self._thread.is_alive():
+            log.error("journal checkpoint thread did not stop within %.1f s", CHECKPOINT_JOIN_S)
+            return  # its connection is still in use; the process exit closes it
+        self._db.close()
 
 
 class Journal:
@@ -81,6 +146,10 @@ class Journal:
         self.table = table
         self._lock = threading.Lock()
         self._closed = False
+        self._writer = create
+        self._last_seq: int | None = None  # the writer's cache; None: read it from the file
+        self._recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_EVENTS)
+        self._checkpointer: _Checkpointer | None = None
         if not create and not self.path.is_file():
             raise JournalError(f"journal not found: {self.path}")
         self._lock_file: IO[bytes] | None = None
@@ -116,6 +185,10 @@ class Journal:
                     self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 elif row[0] != str(SCHEMA_VERSION):
                     raise JournalError(f"journal {self.path} has schema {row[0]}, expected {SCHEMA_VERSION}")
+            if create:
+                self._last_seq = self._query_last_seq()
+                self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module doc
+                self._checkpointer = _Checkpointer(uri)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             self._release_table()
@@ -161,7 +234,12 @@ class Journal:
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:  # a COMMIT that failed (disk full) may leave it open
+                self._db.execute("ROLLBACK")
+            raise
 
     def _check_open(self) -> None:
         if self._closed:
@@ -177,10 +255,15 @@ class Journal:
 
     def close(self) -> None:
         with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._db.close()
-                self._release_table()
+            if self._closed:
+                return
+            self._closed = True
+            checkpointer, self._checkpointer = self._checkpointer, None
+        if checkpointer is not None:
+            checkpointer.close()  # outside the lock: it never takes it, but may be mid-checkpoint
+        with self._lock:
+            self._db.close()  # the last connection to close checkpoints the rest
+            self._release_table()
 
     # ----- writing --------------------------------------------------------------
     def record(self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -190,50 +273,65 @@ class Journal:
         and ``secret``. The returned dicts are the public form
         ``{"seq", "table", "type", "time", "data"}``.
         """
-        if kind not in INPUT_KINDS:
-            raise JournalError(f"unknown input kind {kind!r} (one of {', '.join(INPUT_KINDS)})")
+        return self.record_many([(kind, payload, events)])[0]
+
+    def record_many(
+        self, entries: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Store several inputs, each with its events, in ONE transaction (one fsync).
+
+        For a decision that at once causes another: an observation and the
+        grace-0 timeout it starts. They stay separate inputs, so a replay
+        decides them one by one as before. Returns each input's stored events.
+        """
+        for kind, _, _ in entries:
+            if kind not in INPUT_KINDS:
+                raise JournalError(f"unknown input kind {kind!r} (one of {', '.join(INPUT_KINDS)})")
         now = time.time()
-        payload_text = _dumps(payload)
-        command_id = payload.get("command_id") if kind in ("command", "new_game") else None
         with self._lock:
             self._check_open()
+            out: list[list[dict[str, Any]]] = []
+            seq = self._last_seq_locked()
             with self._transaction():
-                cur = self._db.execute(
-                    "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
-                    (self.table, kind, now, payload_text),
-                )
-                input_id = cur.lastrowid
-                if command_id is not None:
-                    try:
-                        self._db.execute(
-                            "INSERT INTO commands VALUES (?, ?, ?)", (self.table, str(command_id), input_id)
-                        )
-                    except sqlite3.IntegrityError:
-                        raise JournalError(f"command id {command_id!r} was already accepted") from None
-                seq = self._last_seq_locked()
-                stored: list[dict[str, Any]] = []
-                for event in events:
-                    seq += 1
-                    at = float(event.get("time", now))
-                    secret = event.get("secret") or None
-                    self._db.execute(
-                        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            self.table,
-                            seq,
-                            input_id,
-                            event["type"],
-                            at,
-                            _dumps(event.get("data") or {}),
-                            event.get("private_to"),
-                            _dumps(secret) if secret else None,
-                        ),
-                    )
-                    stored.append(
-                        {"seq": seq, "table": self.table, "type": event["type"], "time": at,
-                         "data": json.loads(_dumps(event.get("data") or {}))}
-                    )
-        return stored
+                for kind, payload, events in entries:
+                    stored, seq = self._insert(kind, payload, events, now, seq)
+                    out.append(stored)
+            if self._writer:
+                self._last_seq = seq
+                for stored in out:
+                    self._recent.extend(_public_copy(e) for e in stored)
+        if self._checkpointer is not None:
+            self._checkpointer.committed()
+        return out
+
+    def _insert(
+        self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]], now: float, seq: int
+    ) -> tuple[list[dict[str, Any]], int]:
+        command_id = payload.get("command_id") if kind in ("command", "new_game") else None
+        cur = self._db.execute(
+            "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
+            (self.table, kind, now, _dumps(payload)),
+        )
+        input_id = cur.lastrowid
+        if command_id is not None:
+            try:
+                self._db.execute("INSERT INTO commands VALUES (?, ?, ?)", (self.table, str(command_id), input_id))
+            except sqlite3.IntegrityError:
+                raise JournalError(f"command id {command_id!r} was already accepted") from None
+        stored: list[dict[str, Any]] = []
+        for event in events:
+            seq += 1
+            at = float(event.get("time", now))
+            secret = event.get("secret") or None
+            data_text = _dumps(event.get("data") or {})
+            self._db.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.table, seq, input_id, event["type"], at, data_text, event.get("private_to"),
+                 _dumps(secret) if secret else None),
+            )
+            stored.append({"seq": seq, "table": self.table, "type": event["type"], "time": at,
+                           "data": json.loads(data_text)})
+        return stored, seq
 
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""
@@ -250,9 +348,12 @@ class Journal:
                 )
 
     # ----- reading --------------------------------------------------------------
-    def _last_seq_locked(self) -> int:
+    def _query_last_seq(self) -> int:
         row = self._db.execute("SELECT max(seq) FROM events WHERE table_id = ?", (self.table,)).fetchone()
         return int(row[0] or 0)
+
+    def _last_seq_locked(self) -> int:
+        return self._last_seq if self._last_seq is not None else self._query_last_seq()
 
     def last_seq(self) -> int:
         with self._lock:
@@ -269,6 +370,16 @@ class Journal:
         """Public events with a seq above ``seq``, in order (at most ``limit``)."""
         with self._lock:
             self._check_open()
+            recent = self._recent
+            if recent and recent[0]["seq"] <= seq + 1:
+                # the outbox after a decision: the events it just stored, without a query
+                picked: list[dict[str, Any]] = []
+                for event in reversed(recent):
+                    if event["seq"] <= seq:
+                        break
+                    picked.append(event)
+                picked.reverse()
+                return [_public_copy(e) for e in (picked if limit is None else picked[:limit])]
             rows = self._db.execute(
                 "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (self.table, seq, -1 if limit is None else limit),

@@ -129,6 +129,7 @@ class MqttLink:
         self._marked_seq = self._sent_seq
         self._marked_at = 0.0
         self._inflight: dict[int, int | None] = {}  # mid -> event seq (None: not an event)
+        self._last_event: mqtt.MQTTMessageInfo | None = None
         self._retained: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
         self._published_events = 0
@@ -294,6 +295,26 @@ class MqttLink:
         info = self.client.publish(topic, data, qos=1, retain=retain)
         # paho keeps the message (and resends it after a reconnect) even when rc says "no connection".
         self._inflight[info.mid] = seq
+        if seq is not None:
+            self._last_event = info
+
+    def wait_events_sent(self, timeout: float) -> bool:
+        """Block (GIL released) until the broker acknowledged the last event published, or ``timeout``.
+
+        Paho's network thread writes what :meth:`flush` queued, and it needs the
+        interpreter lock to do so. The service calls this before it spends a
+        millisecond of pure Python on the new views; without it the write can
+        wait for the whole of that. The acknowledgement comes right after the
+        write on a healthy link; the timeout bounds the wait on a slow one.
+        """
+        info, self._last_event = self._last_event, None
+        if info is None:
+            return True
+        try:
+            info.wait_for_publish(timeout)
+        except (RuntimeError, ValueError):
+            return False  # not connected: paho resends it after the reconnect
+        return info.is_published()
 
     def _drain_acks(self) -> None:
         while self._acked_mids:

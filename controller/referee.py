@@ -11,6 +11,7 @@ Not thread-safe by design: the service calls it from one worker thread.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import sqlite3
 import time
@@ -28,6 +29,8 @@ from controller.security import game_seed
 from hardware.observation import Observation
 
 __all__ = ["Outcome", "Referee", "Refused"]
+
+log = logging.getLogger(__name__)
 
 _RETRY_S = 1.0
 _EPS = 1e-6  # clock arithmetic in float seconds must not make a 300 ms grace last 300.0000001 ms
@@ -130,8 +133,8 @@ class Referee:
         self._sync_timers()
 
     # ----- deciding ----------------------------------------------------------------
-    def _decide(self, kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
-        """Decide, journal, report: the core's state changes only if the journal took it."""
+    def _apply(self, kind: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+        """Decide one input on the core; not yet durable (see :meth:`_commit`)."""
         payload = {**payload, "time": self.wall_clock(), "board": self.board}
         try:
             events = self.core.decide(kind, payload)
@@ -140,13 +143,21 @@ class Referee:
         except Exception:
             self._restore()  # an engine failed half-way: back to what the journal says
             raise
+        self._sync_timers()
+        return kind, payload, events
+
+    def _commit(self, steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+        """Journal decided inputs in one transaction: the core keeps them only if the journal took them."""
         try:
-            stored = self.journal.record(kind, payload, events)
+            stored = self.journal.record_many(steps)
         except BaseException:
             self._restore()  # the decision is not durable, so it did not happen
             raise
-        self._sync_timers()
-        return stored
+        return [event for batch in stored for event in batch]
+
+    def _decide(self, kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+        """Decide, journal, report."""
+        return self._commit([self._apply(kind, payload)])
 
     def _outcome(self, kind: str, payload: dict[str, Any], data: dict[str, Any] | None = None) -> Outcome:
         try:
@@ -226,12 +237,28 @@ class Referee:
             "first_edge": obs.first_edge,
             "settled": obs.settled,
         }
-        outcome = self._outcome("observation", payload)
-        if outcome.ok:
-            late = self.tick()  # a grace of 0 ms reports at once
-            if late is not None and late.ok:
-                outcome.events += late.events
-        return outcome
+        try:
+            steps = [self._apply("observation", payload)]
+            now = self.clock()
+            due = self._due_timer(now)
+            if due is not None:
+                # A grace of 0 ms reports at once; the timeout stays an input of its own (replay
+                # decides it as before) but shares the observation's commit: one fsync, not two.
+                try:
+                    steps.append(self._apply("timeout", due))
+                except (Refused, IllegalAction):
+                    self._retry_at = now + _RETRY_S  # as tick() does; the observation stands
+                except Exception:
+                    # The engine failed on the timeout and the core went back to the journal,
+                    # which does not hold the observation yet: decide it again, alone.
+                    log.exception("referee: the timer after an observation failed; retried in %.0f s", _RETRY_S)
+                    self._retry_at = now + _RETRY_S
+                    steps = [self._apply("observation", payload)]
+            return Outcome(True, self._commit(steps))
+        except (Refused, IllegalAction) as exc:
+            return Outcome(False, [], str(exc))
+        except (JournalError, sqlite3.Error, OSError) as exc:
+            return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
 
     def reconcile(self, sensors: Mapping[str, Any]) -> Outcome:
         if self.board != "sensors":
@@ -288,21 +315,25 @@ class Referee:
         refuses the timeout action) is retried a second later, never in a loop.
         """
         now = self.clock()
-        if now < self._retry_at:
+        payload = self._due_timer(now)
+        if payload is None:
             return None
-        outcome: Outcome | None = None
-        if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
-            outcome = self._outcome("timeout", {"timer": "grace"})
-        else:
-            for key, (exp, ms) in self._open_windows().items():
-                opened = self._windows.get(key)
-                if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
-                    payload = {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
-                    outcome = self._outcome("timeout", payload)
-                    break
-        if outcome is not None and not outcome.ok:
+        outcome = self._outcome("timeout", payload)
+        if not outcome.ok:
             self._retry_at = now + _RETRY_S
         return outcome
+
+    def _due_timer(self, now: float) -> dict[str, Any] | None:
+        """The timeout input that is due at ``now``, if any (the grace first, then windows)."""
+        if now < self._retry_at:
+            return None
+        if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
+            return {"timer": "grace"}
+        for key, (exp, ms) in self._open_windows().items():
+            opened = self._windows.get(key)
+            if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
+                return {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
+        return None
 
     # ----- views ---------------------------------------------------------------------
     def _waiting_for(self, game: Game | None, expectations: list[Expectation],

@@ -1,18 +1,24 @@
 """The running controller: config -> journal -> referee -> sensors -> MQTT.
 
-One worker thread owns the :class:`~controller.referee.Referee` (it is
-single-threaded by design). Everything that can change the game reaches it
-through one queue: observations from the sensor hub, commands from MQTT, and
-"wake" requests from the MQTT link (connected, acknowledgements while a
-backlog drains). It blocks on the queue until the next input or the referee's
-next deadline (``Referee.next_deadline``: an outcome window or the grace of a
-moving slider), whichever comes first, so timers expire on time and an idle
-table costs next to no CPU.
+The :class:`~controller.referee.Referee` is single-threaded by design: it is
+used only under the service's decision lock. One worker thread takes
+everything that can change the game from one queue: observations from the
+sensor hub, commands from MQTT, and "wake" requests from the MQTT link
+(connected, acknowledgements while a backlog drains). It blocks on the queue
+until the next input or the referee's next deadline (``Referee.next_deadline``:
+an outcome window or the grace of a moving slider), whichever comes first, so
+timers expire on time and an idle table costs next to no CPU.
+
+A sensor observation that finds the referee idle is decided at once in the
+hub's thread, and its events are handed to the link there: waking the worker
+would cost a thread switch on the way from the edge to the event. It never
+overtakes an observation still in the queue (``_obs_in``/``_obs_out`` count
+them), and the worker is then woken to build the views, off that path.
 
 After every change the worker hands the link the new retained payloads (state,
 sealed private views, sensors, health) and calls :meth:`MqttLink.flush`, which
-publishes events first and retained topics after them. The worker is also the
-only thread that publishes, which is what keeps everything in order.
+publishes events first and retained topics after them. Only the holder of the
+decision lock publishes, which is what keeps everything in order.
 
 The ``selftest`` command is routed to ``hardware.selftest.run_for_service(hub,
 payload, publish)``, looked up when the command arrives; its report goes on
@@ -47,7 +53,7 @@ log = logging.getLogger(__name__)
 MAX_WAIT_S = 1.0
 SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
-HANDOFF_S = 0.0002  # see _run: the events reach the socket before the views are computed
+EVENTS_SENT_WAIT_S = 0.005  # see _run: the events reach the broker before the views are computed
 HEALTH_EVERY_S = 10.0
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_SEATS = 8  # private topics cleared beyond the current game's seats
@@ -71,6 +77,11 @@ class _Cmd:
 @dataclass(frozen=True)
 class _Wake:
     pass
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """An observation was decided in the hub's thread: the worker refreshes the views."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,11 @@ class Service:
         self._clock = clock
         self._queue: queue.Queue[Any] = queue.Queue()
         self._wake_pending = threading.Event()
+        self._lock = threading.Lock()  # the decision lock: the referee and publishing (see the module doc)
+        self._obs_in = 0   # observations queued (the hub's thread, or a self-test releasing the board)
+        self._obs_in_lock = threading.Lock()
+        self._obs_out = 0  # observations taken off the queue (written under the decision lock only)
+        self._inline = False  # decisions in the hub's thread: on once the worker runs
         self._reconcile_pending = False
         self._worker: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -158,6 +174,7 @@ class Service:
         self._started = True
         self._worker = threading.Thread(target=self._run, name="gk-worker", daemon=True)
         self._worker.start()
+        self._inline = True
 
     def wait_online(self, timeout: float) -> bool:
         return self.link is not None and self.link.wait_online(timeout)
@@ -257,17 +274,26 @@ class Service:
             if time.monotonic() > deadline:
                 raise ServiceError(f"hardware: the simulated board did not settle within {SIM_SETUP_TIMEOUT_S:g} s")
             pause.wait(0.01)
+        # The snapshot shows a move before the hub has handed its observation on: wait for the
+        # hub's worker to finish what it holds, or a set-up move would reach the referee later.
+        self.hub.sync()
+        self._drop_queued_observations()
+        self._reconcile_pending = True
+
+    def _drop_queued_observations(self) -> None:
+        """Forget the observations in the queue (before the worker runs): the board is reconciled instead."""
         kept = []
         while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if not isinstance(item, _Obs):
+            if isinstance(item, _Obs):
+                self._obs_out += 1
+            else:
                 kept.append(item)  # commands and wakes that came in meanwhile
         for item in kept:
             self._queue.put(item)
-        self._reconcile_pending = True
 
     def _game_name(self) -> str | None:
         game = self.referee.game if self.referee is not None else None
@@ -280,7 +306,30 @@ class Service:
                 return  # a self-test walk-through holds the board: its moves are not game moves
         except Exception:  # noqa: BLE001 - a broken self-test must never cost the referee an observation
             log.exception("self-test hook failed on %s", obs)
-        self._queue.put(_Obs(obs))
+        if not obs.initial and self._decide_here(obs):
+            return
+        with self._obs_in_lock:
+            self._obs_in += 1
+            self._queue.put(_Obs(obs))
+
+    def _decide_here(self, obs: Any) -> bool:
+        """Decide ``obs`` in the calling (hub) thread if nothing is ahead of it; False: queue it."""
+        if not self._inline or not self._lock.acquire(blocking=False):
+            return False  # the worker is busy (a decision, the views): the queue keeps the order
+        try:
+            if self._obs_in != self._obs_out or self._reconcile_pending or self._stopped.is_set():
+                return False
+            assert self.link is not None
+            try:
+                self._counters["observations"] += 1
+                self._note(self.referee.observe(obs))
+                self.link.flush(events_only=True, persist=False)
+            except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
+                log.exception("error while deciding %r", obs)
+        finally:
+            self._lock.release()
+        self._queue.put(_Decided())
+        return True
 
     def _wake(self) -> None:
         if not self._wake_pending.is_set():
@@ -293,7 +342,8 @@ class Service:
         while True:
             # Sleep until the referee has a grace period or window to expire (or MAX_WAIT_S,
             # for health and the outbox cursor): no fixed tick keeps an idle table awake.
-            deadline = self.referee.next_deadline()
+            with self._lock:
+                deadline = self.referee.next_deadline()
             wait = MAX_WAIT_S if deadline is None else min(MAX_WAIT_S, deadline + TIMER_SLACK_S)
             try:
                 item = self._queue.get(timeout=wait)
@@ -301,33 +351,41 @@ class Service:
                 item = None
             if item is _STOP:
                 break
-            changed = False
-            try:
-                if item is not None:
-                    changed = self._handle(item)
-                if self._reconcile_pending and self._queue.empty():
-                    changed = self._reconcile() or changed
-                while (outcome := self.referee.tick()) is not None:
-                    changed = True
-                    if not outcome.ok:
-                        log.error("referee: a timer could not be applied: %s", outcome.error)
-                        break
-                if changed:
-                    if self.link.flush(events_only=True, persist=False):  # events first, views after
-                        # Paho's network thread writes them, but needs the GIL, which the views
-                        # (half a millisecond of pure Python) would otherwise hold: let it go first.
-                        time.sleep(HANDOFF_S)
-                    self._refresh_views()
-                self._maybe_health(time.monotonic())
-                self.link.flush(persist=self._queue.empty())
-            except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
-                log.exception("worker: error while handling %r", item)
+            with self._lock:
+                self._work(item)
+
+    def _work(self, item: Any) -> None:
+        assert self.link is not None
+        changed = False
+        try:
+            if item is not None:
+                changed = self._handle(item)
+            if self._reconcile_pending and self._queue.empty():
+                changed = self._reconcile() or changed
+            while (outcome := self.referee.tick()) is not None:
+                changed = True
+                if not outcome.ok:
+                    log.error("referee: a timer could not be applied: %s", outcome.error)
+                    break
+            if changed:
+                self.link.flush(events_only=True, persist=False)  # events first, views after
+                # Paho's network thread writes them, but needs the GIL, which the views (a
+                # millisecond of pure Python) would otherwise hold: let it go first.
+                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
+                self._refresh_views()
+            self._maybe_health(time.monotonic())
+            self.link.flush(persist=self._queue.empty())
+        except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
+            log.exception("worker: error while handling %r", item)
 
     def _handle(self, item: Any) -> bool:
         if isinstance(item, _Wake):
             self._wake_pending.clear()
             return False
+        if isinstance(item, _Decided):
+            return True
         if isinstance(item, _Obs):
+            self._obs_out += 1
             self._counters["observations"] += 1
             if item.obs.initial:
                 # A start-up or reconnect reading: compare the whole board once the burst is in.

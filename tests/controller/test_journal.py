@@ -225,3 +225,61 @@ def test_a_killed_writer_does_not_leave_its_table_locked(tmp_path: Path) -> None
     child.wait(30)
     with Journal(path, table="t1") as j:
         assert j.last_seq() == 1
+
+
+# ----- several inputs in one commit, the writer's memory, background checkpoints -----------
+def test_record_many_is_one_transaction(journal: Journal) -> None:
+    journal.record("command", {"command_id": "used"}, [ev("a")])
+    stored = journal.record_many([("observation", {"n": 1}, [ev("b")]), ("timeout", {"n": 2}, [ev("c"), ev("d")])])
+    assert [[e["seq"] for e in batch] for batch in stored] == [[2], [3, 4]]
+    assert [i["kind"] for i in journal.inputs()] == ["command", "observation", "timeout"]
+    before = (journal.last_seq(), [i["id"] for i in journal.inputs()])
+    with pytest.raises(JournalError, match="already accepted"):  # the second entry fails: neither is kept
+        journal.record_many([("observation", {"n": 3}, [ev("e")]), ("command", {"command_id": "used"}, [ev("f")])])
+    with pytest.raises(JournalError, match="unknown input kind"):
+        journal.record_many([("observation", {"n": 4}, [ev("g")]), ("bogus", {}, [])])
+    assert (journal.last_seq(), [i["id"] for i in journal.inputs()]) == before
+    assert journal.record("observation", {"n": 5}, [ev("h")])[0]["seq"] == 5  # still gap-free
+    assert journal.integrity_check() == "ok"
+
+
+def test_the_writers_recent_events_read_as_the_file_does(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j:
+        j.record("command", {}, [ev("a", n=1), ev("b", n=2)])
+    with Journal(path, table="t1") as writer, Journal(path, table="t1", create=False) as reader:
+        assert writer.events_after(0) == reader.events_after(0)  # from before this start: read from the file
+        for n in range(3, 12):
+            writer.record("observation", {"n": n}, [ev("e", n=n)] if n % 3 else [])
+        assert writer.last_seq() == reader.last_seq() == 8
+        for seq in range(0, 10):
+            assert writer.events_after(seq) == reader.events_after(seq)
+            assert writer.events_after(seq, limit=2) == reader.events_after(seq, limit=2)
+        got = writer.events_after(5)
+        got[0]["data"]["n"] = "changed"  # a caller's copy: the next reader still gets the journal's
+        assert writer.events_after(5) == reader.events_after(5)
+
+
+def test_the_wal_is_checkpointed_in_the_background_and_stays_small(tmp_path: Path) -> None:
+    from controller.journal import CHECKPOINT_EVERY
+
+    path = tmp_path / "j.journal"
+    wal = tmp_path / "j.journal-wal"
+    j = Journal(path, table="t1")
+    assert j._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # none on the commit path
+    checkpointer = j._checkpointer
+    assert checkpointer is not None
+    sizes = []
+    for batch in range(4):
+        checkpointer.ran.clear()
+        for i in range(CHECKPOINT_EVERY):
+            j.record("observation", {"batch": batch, "i": i, "pad": "x" * 200}, [ev("e", i=i)])
+        assert checkpointer.ran.wait(10), "no background checkpoint after a batch of commits"
+        sizes.append(wal.stat().st_size)
+    # Without checkpoints the WAL would grow by a batch's worth each time; checkpointed, it is reused.
+    assert sizes[-1] <= sizes[0] * 1.5, sizes
+    j.close()
+    assert not checkpointer._thread.is_alive()
+    j.close()  # idempotent
+    with Journal(path, table="t1", create=False) as reader:
+        assert reader.last_seq() == 4 * CHECKPOINT_EVERY and reader.integrity_check() == "ok"

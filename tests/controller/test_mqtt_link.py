@@ -118,6 +118,39 @@ def test_events_go_out_in_order_and_the_cursor_follows_the_acks(mosquitto: Broke
     journal.close()
 
 
+def test_waiting_for_the_events_to_be_sent_ends_with_their_ack_or_a_timeout(fresh_mosquitto: Broker,
+                                                                              tmp_path: Path, pump: Pump) -> None:
+    import os
+    import signal
+    import time
+
+    broker = fresh_mosquitto
+    with Journal(tmp_path / "j.sqlite", table="lkw") as journal:
+        link = make_link(broker, journal, "lkw", pump)
+        link.start()
+        assert link.wait_online(5)
+        assert pump.do(lambda l: l.wait_events_sent(5)) is True  # nothing published: nothing to wait for
+        record(journal, 2)
+
+        def publish_and_wait(l: MqttLink, timeout: float) -> tuple[int, bool, float]:
+            t0 = time.monotonic()
+            sent = l.flush(events_only=True)
+            return sent, l.wait_events_sent(timeout), time.monotonic() - t0
+
+        sent, acked, _ = pump.do(lambda l: publish_and_wait(l, 5))
+        assert sent == 2 and acked is True
+        assert broker.proc is not None
+        os.kill(broker.proc.pid, signal.SIGSTOP)  # the broker hangs: no acknowledgement comes
+        try:
+            record(journal, 1, 2)
+            sent, acked, waited = pump.do(lambda l: publish_and_wait(l, 0.3))
+            assert sent == 1 and acked is False and 0.25 <= waited < 3  # bounded by its timeout
+        finally:
+            os.kill(broker.proc.pid, signal.SIGCONT)
+        wait_until(lambda: journal.published_seq() == 3, 10, "the late acknowledgement")
+        link.close()
+
+
 def test_tcp_nodelay_is_set_on_the_client_socket(mosquitto: Broker, tmp_path: Path, pump: Pump) -> None:
     with Journal(tmp_path / "j.sqlite", table="lk2") as journal:
         link = make_link(mosquitto, journal, "lk2", pump)

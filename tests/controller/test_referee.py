@@ -365,7 +365,7 @@ def test_journal_failure_leaves_the_referee_as_the_journal_says(ref: Referee, mo
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise OSError("disk full")
 
-    monkeypatch.setattr(ref.journal, "record", broken)
+    monkeypatch.setattr(ref.journal, "record_many", broken)
     out = ref.act(Action("roll", 0))
     assert not out.ok and "could not record" in str(out.error) and "disk full" in str(out.error)
     monkeypatch.undo()
@@ -554,7 +554,7 @@ def test_a_timer_that_cannot_be_recorded_is_retried_later_not_in_a_loop(
     def full(*args: Any, **kwargs: Any) -> Any:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(ref.journal, "record", full)
+    monkeypatch.setattr(ref.journal, "record_many", full)
     failed = ref.tick()
     assert failed is not None and not failed.ok and "disk is full" in str(failed.error)
     assert ref.tick() is None  # the service's "while tick()" loop ends
@@ -582,3 +582,73 @@ def test_a_journal_that_cannot_be_replayed_stops_the_start_with_a_clear_error(tm
         db.execute("UPDATE inputs SET payload = json_set(payload, '$.game', 'chess') WHERE kind = 'new_game'")
     with pytest.raises(JournalError, match=r"input 2 \(new_game\) cannot be replayed: unknown game 'chess'"):
         make_referee(tmp_path)
+
+
+# ----- one commit per decision that causes another --------------------------------------
+def test_a_grace_0_mismatch_is_journalled_with_its_observation_in_one_commit(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
+    ref.reconcile(REST)
+    ref.new_game("fakeboard", ["Ann"], seed=5)
+    commits: list[list[str]] = []
+    record_many = ref.journal.record_many
+
+    def counted(entries: Any) -> Any:
+        commits.append([kind for kind, _, _ in entries])
+        return record_many(entries)
+
+    monkeypatch.setattr(ref.journal, "record_many", counted)
+    out = ref.observe(obs("tomb.mummy", "end_b"))
+    assert types(out.events) == ["mismatch"] and [e["seq"] for e in out.events] == [ref.journal.last_seq()]
+    assert commits == [["observation", "timeout"]]  # two inputs (replay decides them apart), one fsync
+    assert ref.observe(obs("tomb.mummy", "middle")).ok
+    assert commits[-1] == ["observation"]
+    monkeypatch.undo()
+    saved = (ref.game.to_json(), ref.core.board_state(), ref.journal.last_seq())  # type: ignore[union-attr]
+    ref.journal.close()
+    again = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
+    assert (again.game.to_json(), again.core.board_state(), again.journal.last_seq()) == saved  # type: ignore[union-attr]
+    assert again.restore_divergence is None
+
+
+def test_a_failed_journal_write_drops_the_observation_and_its_timeout_together(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
+    ref.reconcile(REST)
+    ref.new_game("fakeboard", ["Ann"], seed=5)
+    before = (ref.core.board_state(), ref.journal.last_seq(), sum(1 for _ in ref.journal.inputs()))
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ref.journal, "record_many", full)
+    out = ref.observe(obs("tomb.mummy", "end_b"))
+    assert not out.ok and "did not happen" in str(out.error) and "disk is full" in str(out.error)
+    monkeypatch.undo()
+    assert (ref.core.board_state(), ref.journal.last_seq(), sum(1 for _ in ref.journal.inputs())) == before
+    assert ref.mismatch is None
+
+
+def test_an_engine_failure_on_the_timeout_keeps_the_observation_and_retries_the_timer(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
+    ref.reconcile(REST)
+    ref.new_game("fakeboard", ["Ann"], seed=5)
+    real_timeout = type(ref.core).timeout
+
+    def broken(self: Any, payload: Any) -> Any:
+        raise RuntimeError("a bug in the timeout")
+
+    monkeypatch.setattr(type(ref.core), "timeout", broken)
+    out = ref.observe(obs("tomb.mummy", "end_b"))
+    assert out.ok and out.events == [] and ref.mismatch is None  # the observation alone
+    kinds = [i["kind"] for i in ref.journal.inputs()]
+    assert kinds[-1] == "observation" and ref.core.sensors["tomb.mummy"] == "end_b"
+    assert ref.tick() is None  # not again at once: a second later
+    monkeypatch.setattr(type(ref.core), "timeout", real_timeout)
+    clock.advance(1000)
+    late = ref.tick()
+    assert late is not None and late.ok and types(late.events) == ["mismatch"]

@@ -305,8 +305,7 @@ def test_a_restart_reconciles_with_a_board_that_changed_while_it_was_down(mosqui
             super()._set_up_simulated_board()
             self.hub.simulate("launcher", "launched")
             wait_until(lambda: self.hub.snapshot()["launcher"].value == "launched", 5, "the moved launcher")
-            while not self._queue.empty():  # not an observation: the board was like this at start
-                self._queue.get_nowait()
+            self._drop_queued_observations()  # not an observation: the board was like this at start
             self._reconcile_pending = True
 
     t = "sv-moved"
@@ -325,3 +324,91 @@ def test_a_restart_reconciles_with_a_board_that_changed_while_it_was_down(mosqui
             assert state["mismatch"]["code"] == "foul_launch"
         finally:
             again.stop()
+
+
+# ----- where an observation is decided -----------------------------------------------------
+def _note_deciding_threads(svc: Service) -> list[tuple[str, str]]:
+    """(thread name, value) of every observation the referee decides from now on."""
+    import threading
+
+    seen: list[tuple[str, str]] = []
+
+    def install(s: Service) -> None:
+        observe = s.referee.observe
+
+        def noted(obs: Any) -> Any:
+            seen.append((threading.current_thread().name, obs.value))
+            return observe(obs)
+
+        s.referee.observe = noted
+
+    svc.call(install)
+    return seen
+
+
+def test_an_idle_referee_decides_an_observation_in_the_hubs_thread(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    t = "sv-inline"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
+        seen = _note_deciding_threads(svc)
+        svc.hub.simulate("launcher", "launched")
+        state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)  # the worker built it
+        assert state["mismatch"]["code"] == "foul_launch"
+        assert seen == [("sensor-hub", "launched")]  # no hand-off to the worker on the way to the event
+        assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
+
+
+def test_observations_keep_their_order_while_the_worker_is_busy(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    import threading
+
+    t = "sv-order"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "events"),)) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        sub.wait_events(topic(t, "events"), 1)
+        seen = _note_deciding_threads(svc)
+        inside, gate = threading.Event(), threading.Event()
+
+        def hold(s: Service) -> None:
+            inside.set()
+            assert gate.wait(10)
+
+        queued = svc._obs_in  # the start-up readings went through the queue too
+        busy = threading.Thread(target=svc.call, args=(hold, 15.0))
+        busy.start()
+        try:
+            assert inside.wait(5)
+            for n, value in enumerate(("launched", "armed"), start=1):
+                svc.hub.simulate("launcher", value)
+                wait_until(lambda n=n: svc._obs_in == queued + n, 5, f"observation {n} queued behind the busy worker")
+        finally:
+            gate.set()
+            busy.join(10)
+        svc.hub.simulate("launcher", "launched")  # may be decided here or queued: never before the others
+        events = sub.wait_events(topic(t, "events"), 4)
+        assert [e["type"] for e in events] == ["game_started", "mismatch", "mismatch_cleared", "mismatch"]
+        assert [e["seq"] for e in events] == [1, 2, 3, 4]
+        assert [value for _, value in seen] == ["launched", "armed", "launched"]
+        assert [name for name, _ in seen][:2] == ["gk-worker", "gk-worker"]
+
+
+def test_an_observation_never_overtakes_one_still_in_the_queue(mosquitto: Broker, make_service: MakeService) -> None:
+    from controller.service import _STOP
+    from hardware.observation import Observation
+
+    svc = make_service("sv-overtake", **{"table.game": "terror"})
+    seen = _note_deciding_threads(svc)
+    svc._queue.put(_STOP)  # the worker ends: what is queued from now on stays queued
+    assert svc._worker is not None
+    svc._worker.join(5)
+    assert not svc._worker.is_alive()
+    queued = svc._obs_in
+    with svc._lock:  # busy: the first one is queued
+        svc._on_observation(Observation("launcher", "launched", 1.0, 1.0, "sim"))
+    assert svc._obs_in == queued + 1
+    svc._on_observation(Observation("launcher", "armed", 2.0, 2.0, "sim"))  # idle, but one is ahead of it
+    assert svc._obs_in == queued + 2 and seen == []
