@@ -112,7 +112,7 @@ class _Checkpointer:
         self._thread.start()
 
     def committed(self) -> None:
-        self._commits += 1  # the writer's thread only (under the journal's lock or after it)
+        self._commits += 1  # under the journal's lock
         if self._commits % CHECKPOINT_EVERY == 0:
             self._due.set()
 
@@ -300,8 +300,8 @@ class Journal:
                 self._last_seq = seq
                 for stored in out:
                     self._recent.extend(_public_copy(e) for e in stored)
-        if self._checkpointer is not None:
-            self._checkpointer.committed()
+            if self._checkpointer is not None:
+                self._checkpointer.committed()  # only sets an event: cheap under the lock
         return out
 
     def _insert(

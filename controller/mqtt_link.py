@@ -1,8 +1,8 @@
 """The controller's MQTT link: status, retained topics, the event outbox, commands.
 
-Ordering is the whole design. Everything the controller publishes goes out
-from ONE thread (the service's worker calls :meth:`MqttLink.flush`), at QoS 1,
-in this order: events from the journal in ``seq`` order, then retained topics
+Ordering is the whole design. Events, retained topics and replies go out only
+through :meth:`MqttLink.flush`, called by one thread at a time (the service
+holds its decision lock around it), at QoS 1, in this order: events from the journal in ``seq`` order, then retained topics
 (state last changed after those events), then replies. Paho keeps unacknowledged
 QoS 1 messages across a reconnect and resends them, in order, before anything
 we publish after the reconnect (we publish only once our resubscription is
@@ -81,7 +81,7 @@ class LinkSettings(Protocol):
 
 
 class MqttLink:
-    """One paho client for one table. Publish only by calling :meth:`flush` from one thread."""
+    """One paho client for one table. Publish only through :meth:`flush`, one caller at a time."""
 
     def __init__(
         self,
@@ -122,14 +122,14 @@ class MqttLink:
         self._refresh_pending = False
         self._closed = False
 
-        # Worker-thread-only fields.
+        # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
         self._acked_events: set[int] = set()
         self._acked_seq = self._sent_seq
         self._marked_seq = self._sent_seq
         self._marked_at = 0.0
         self._inflight: dict[int, int | None] = {}  # mid -> event seq (None: not an event)
-        self._last_event: mqtt.MQTTMessageInfo | None = None
+        self._last_event: mqtt.MQTTMessageInfo | None = None  # under _lock: see wait_events_sent
         self._retained: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
         self._published_events = 0
@@ -236,7 +236,7 @@ class MqttLink:
         with self._lock:
             self._replies.append((self.topics.reply(name), dumps(body)))
 
-    # ----- publishing (one thread only) -----------------------------------
+    # ----- publishing (one caller at a time) ------------------------------
     def flush(self, *, events_only: bool = False, persist: bool = True) -> int:
         """Publish pending events, then dirty retained topics, then replies, while connected.
 
@@ -296,7 +296,8 @@ class MqttLink:
         # paho keeps the message (and resends it after a reconnect) even when rc says "no connection".
         self._inflight[info.mid] = seq
         if seq is not None:
-            self._last_event = info
+            with self._lock:
+                self._last_event = info
 
     def wait_events_sent(self, timeout: float) -> bool:
         """Block (GIL released) until the broker acknowledged the last event published, or ``timeout``.
@@ -307,7 +308,8 @@ class MqttLink:
         wait for the whole of that. The acknowledgement comes right after the
         write on a healthy link; the timeout bounds the wait on a slow one.
         """
-        info, self._last_event = self._last_event, None
+        with self._lock:  # any thread: the service calls it outside its decision lock
+            info, self._last_event = self._last_event, None
         if info is None:
             return True
         try:
@@ -320,7 +322,7 @@ class MqttLink:
         while self._acked_mids:
             mid = self._acked_mids.popleft()
             # publish() has always returned (and we stored the mid) before we get here, since
-            # both run in this thread; an unknown mid is the status message the network thread sent.
+            # flush's callers take turns; an unknown mid is a status message sent outside flush.
             seq = self._inflight.pop(mid, None)
             if seq is not None:
                 self._acked_events.add(seq)

@@ -6,7 +6,7 @@ only then reported. On start the journal is replayed into a fresh core, so
 after ``kill -9`` the state is identical; the service then calls
 :meth:`Referee.reconcile` with the sensors as they are now.
 
-Not thread-safe by design: the service calls it from one worker thread.
+Not thread-safe by design: the service calls it from one thread at a time, under its decision lock.
 """
 
 from __future__ import annotations

@@ -1,24 +1,26 @@
 """The running controller: config -> journal -> referee -> sensors -> MQTT.
 
 The :class:`~controller.referee.Referee` is single-threaded by design: it is
-used only under the service's decision lock. One worker thread takes
-everything that can change the game from one queue: observations from the
-sensor hub, commands from MQTT, and "wake" requests from the MQTT link
-(connected, acknowledgements while a backlog drains). It blocks on the queue
-until the next input or the referee's next deadline (``Referee.next_deadline``:
-an outcome window or the grace of a moving slider), whichever comes first, so
-timers expire on time and an idle table costs next to no CPU.
+used only under the service's decision lock (``_lock``), by one thread at a
+time. A worker thread takes everything that can change the game from one
+queue: observations from the sensor hub, commands from MQTT, calls, and
+"wake" requests from the MQTT link (connected, acknowledgements while a
+backlog drains). It blocks on the queue until the next input or the referee's
+next deadline (``Referee.next_deadline``: an outcome window or the grace of a
+moving slider), whichever comes first, so timers expire on time and an idle
+table costs next to no CPU.
 
 A sensor observation that finds the referee idle is decided at once in the
 hub's thread, and its events are handed to the link there: waking the worker
 would cost a thread switch on the way from the edge to the event. It never
-overtakes an observation still in the queue (``_obs_in``/``_obs_out`` count
+overtakes an input still in the queue (``_inputs_in``/``_inputs_out`` count
 them), and the worker is then woken to build the views, off that path.
 
 After every change the worker hands the link the new retained payloads (state,
 sealed private views, sensors, health) and calls :meth:`MqttLink.flush`, which
-publishes events first and retained topics after them. Only the holder of the
-decision lock publishes, which is what keeps everything in order.
+publishes events first and retained topics after them. Events, retained
+topics and replies are published only under the decision lock, which is what
+keeps them in order (the link's own status message is independent of them).
 
 The ``selftest`` command is routed to ``hardware.selftest.run_for_service(hub,
 payload, publish)``, looked up when the command arrives; its report goes on
@@ -113,9 +115,11 @@ class Service:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._wake_pending = threading.Event()
         self._lock = threading.Lock()  # the decision lock: the referee and publishing (see the module doc)
-        self._obs_in = 0   # observations queued (the hub's thread, or a self-test releasing the board)
-        self._obs_in_lock = threading.Lock()
-        self._obs_out = 0  # observations taken off the queue (written under the decision lock only)
+        # Game inputs queued (observations, commands, calls: any thread, under _inputs_lock) and
+        # handled (under the decision lock): an observation is decided at once only when equal.
+        self._inputs_in = 0
+        self._inputs_lock = threading.Lock()
+        self._inputs_out = 0
         self._inline = False  # decisions in the hub's thread: on once the worker runs
         self._reconcile_pending = False
         self._worker: threading.Thread | None = None
@@ -159,7 +163,7 @@ class Service:
                 token=self._token,
                 journal=self.journal,
                 commands=COMMANDS,
-                on_command=lambda c: self._queue.put(_Cmd(c)),
+                on_command=lambda c: self._enqueue(_Cmd(c)),
                 on_wake=self._wake,
                 status={"game": self._game_name(), "simulate": cfg.simulate},
             )
@@ -188,6 +192,19 @@ class Service:
             self._worker.join(timeout)
             if self._worker.is_alive():
                 log.error("worker thread did not stop within %.1f s", timeout)
+            # A decision the hub's thread began before the stop ends first; its views go out
+            # with the link's last flush, since the worker that would build them is gone.
+            if self._lock.acquire(timeout=timeout):
+                try:
+                    self._inline = False
+                    if self.link is not None and not self._worker.is_alive():
+                        self._refresh_views()
+                except Exception:  # noqa: BLE001 - stopping goes on
+                    log.exception("could not build the last views")
+                finally:
+                    self._lock.release()
+            else:
+                log.error("a decision did not end within %.1f s of the stop", timeout)
         self._close_parts()
 
     def _close_parts(self) -> None:
@@ -214,7 +231,7 @@ class Service:
         """Run ``fn(self)`` in the worker thread and return its result (the referee is not thread-safe)."""
         done = threading.Event()
         box: list[Any] = []
-        self._queue.put(_Call(fn, done, box))
+        self._enqueue(_Call(fn, done, box))
         if not done.wait(timeout):
             raise TimeoutError("the worker did not answer in time")
         if box and isinstance(box[0], BaseException):
@@ -276,7 +293,8 @@ class Service:
             pause.wait(0.01)
         # The snapshot shows a move before the hub has handed its observation on: wait for the
         # hub's worker to finish what it holds, or a set-up move would reach the referee later.
-        self.hub.sync()
+        if not self.hub.sync():
+            raise ServiceError("hardware: the sensor hub did not hand on the simulated set-up in time")
         self._drop_queued_observations()
         self._reconcile_pending = True
 
@@ -289,7 +307,7 @@ class Service:
             except queue.Empty:
                 break
             if isinstance(item, _Obs):
-                self._obs_out += 1
+                self._inputs_out += 1
             else:
                 kept.append(item)  # commands and wakes that came in meanwhile
         for item in kept:
@@ -308,16 +326,19 @@ class Service:
             log.exception("self-test hook failed on %s", obs)
         if not obs.initial and self._decide_here(obs):
             return
-        with self._obs_in_lock:
-            self._obs_in += 1
-            self._queue.put(_Obs(obs))
+        self._enqueue(_Obs(obs))
+
+    def _enqueue(self, item: _Obs | _Cmd | _Call) -> None:
+        with self._inputs_lock:
+            self._inputs_in += 1
+            self._queue.put(item)
 
     def _decide_here(self, obs: Any) -> bool:
         """Decide ``obs`` in the calling (hub) thread if nothing is ahead of it; False: queue it."""
         if not self._inline or not self._lock.acquire(blocking=False):
             return False  # the worker is busy (a decision, the views): the queue keeps the order
         try:
-            if self._obs_in != self._obs_out or self._reconcile_pending or self._stopped.is_set():
+            if self._inputs_in != self._inputs_out or self._reconcile_pending or self._stopped.is_set():
                 return False
             assert self.link is not None
             try:
@@ -352,9 +373,17 @@ class Service:
             if item is _STOP:
                 break
             with self._lock:
-                self._work(item)
+                changed = self._work(item)
+            if changed:
+                # Paho's network thread writes the events, but needs the GIL, which the views (a
+                # millisecond of pure Python) would otherwise hold: let it go first. Outside the
+                # lock, so a slow acknowledgement never holds up the next decision.
+                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
+            with self._lock:
+                self._publish_views(changed, item)
 
-    def _work(self, item: Any) -> None:
+    def _work(self, item: Any) -> bool:
+        """Decide ``item`` and whatever timers are due, and hand their events to the link."""
         assert self.link is not None
         changed = False
         try:
@@ -369,14 +398,20 @@ class Service:
                     break
             if changed:
                 self.link.flush(events_only=True, persist=False)  # events first, views after
-                # Paho's network thread writes them, but needs the GIL, which the views (a
-                # millisecond of pure Python) would otherwise hold: let it go first.
-                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
+        except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
+            log.exception("worker: error while handling %r", item)
+            changed = True  # the referee may have restored itself from the journal: show it
+        return changed
+
+    def _publish_views(self, changed: bool, item: Any) -> None:
+        assert self.link is not None
+        try:
+            if changed:
                 self._refresh_views()
             self._maybe_health(time.monotonic())
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
-            log.exception("worker: error while handling %r", item)
+            log.exception("worker: error while publishing after %r", item)
 
     def _handle(self, item: Any) -> bool:
         if isinstance(item, _Wake):
@@ -384,8 +419,9 @@ class Service:
             return False
         if isinstance(item, _Decided):
             return True
+        if isinstance(item, (_Obs, _Cmd, _Call)):
+            self._inputs_out += 1
         if isinstance(item, _Obs):
-            self._obs_out += 1
             self._counters["observations"] += 1
             if item.obs.initial:
                 # A start-up or reconnect reading: compare the whole board once the burst is in.

@@ -49,9 +49,12 @@ class SensorHub:
     """Reads the configured sensors and reports settled :class:`Observation` s.
 
     ``on_observation`` is called from the hub's worker thread, one call at a
-    time and in order; it should hand the observation on (queue it) rather
-    than block, since no edge is settled while it runs. ``on_health``, if
-    given, receives ``health()`` whenever the MCU link changes state.
+    time and in order. Edges keep being queued while it runs, but no window
+    is judged until it returns, so an observation that comes due meanwhile is
+    settled (and stamped) when it does. The service decides an observation
+    right there when its referee is idle, a commit of a millisecond or two,
+    and queues it otherwise; anything slower should queue it. ``on_health``,
+    if given, receives ``health()`` whenever the MCU link changes state.
 
     ``pin_factory`` is the gpiozero factory for GPIO inputs and outputs
     (default: gpiozero's own choice, lgpio on a Pi). ``simulate=True`` uses a

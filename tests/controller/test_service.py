@@ -377,14 +377,14 @@ def test_observations_keep_their_order_while_the_worker_is_busy(
             inside.set()
             assert gate.wait(10)
 
-        queued = svc._obs_in  # the start-up readings went through the queue too
         busy = threading.Thread(target=svc.call, args=(hold, 15.0))
         busy.start()
         try:
             assert inside.wait(5)
+            queued = svc._inputs_in  # the start-up readings and this call went through the queue too
             for n, value in enumerate(("launched", "armed"), start=1):
                 svc.hub.simulate("launcher", value)
-                wait_until(lambda n=n: svc._obs_in == queued + n, 5, f"observation {n} queued behind the busy worker")
+                wait_until(lambda n=n: svc._inputs_in == queued + n, 5, f"observation {n} queued behind the busy worker")
         finally:
             gate.set()
             busy.join(10)
@@ -396,8 +396,11 @@ def test_observations_keep_their_order_while_the_worker_is_busy(
         assert [name for name, _ in seen][:2] == ["gk-worker", "gk-worker"]
 
 
-def test_an_observation_never_overtakes_one_still_in_the_queue(mosquitto: Broker, make_service: MakeService) -> None:
-    from controller.service import _STOP
+def test_an_observation_never_overtakes_an_input_still_in_the_queue(mosquitto: Broker,
+                                                                   make_service: MakeService) -> None:
+    import threading
+
+    from controller.service import _STOP, _Call
     from hardware.observation import Observation
 
     svc = make_service("sv-overtake", **{"table.game": "terror"})
@@ -406,9 +409,41 @@ def test_an_observation_never_overtakes_one_still_in_the_queue(mosquitto: Broker
     assert svc._worker is not None
     svc._worker.join(5)
     assert not svc._worker.is_alive()
-    queued = svc._obs_in
+    queued = svc._inputs_in
     with svc._lock:  # busy: the first one is queued
         svc._on_observation(Observation("launcher", "launched", 1.0, 1.0, "sim"))
-    assert svc._obs_in == queued + 1
+    assert svc._inputs_in == queued + 1
     svc._on_observation(Observation("launcher", "armed", 2.0, 2.0, "sim"))  # idle, but one is ahead of it
-    assert svc._obs_in == queued + 2 and seen == []
+    assert svc._inputs_in == queued + 2 and seen == []
+    # A command or call that came first is not overtaken either.
+    svc._drop_queued_observations()
+    assert svc._inputs_in == svc._inputs_out
+    svc._enqueue(_Call(lambda s: None, threading.Event(), []))
+    svc._on_observation(Observation("launcher", "launched", 3.0, 3.0, "sim"))
+    assert svc._inputs_in == svc._inputs_out + 2 and seen == []
+
+
+def test_views_of_a_decision_made_as_the_service_stops_still_go_out(mosquitto: Broker, tmp_path: Any) -> None:
+    from controller.broker import choose_broker
+    from controller.service import _STOP
+    from hardware.observation import Observation
+    from tests.controller.service_testkit import service_config
+
+    t = "sv-last-views"
+    cfg = service_config(mosquitto, tmp_path, t, **{"table.game": "terror"})
+    svc = Service(cfg, choose_broker(cfg.mqtt))
+    svc.start()
+    try:
+        assert svc.wait_online(5)
+        with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+            sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
+            svc._queue.put(_STOP)  # the worker is gone before it can build the views
+            assert svc._worker is not None
+            svc._worker.join(5)
+            svc._on_observation(Observation("launcher", "launched", 1.0, 1.0, "sim"))  # decided here
+            sub.wait_latest(topic(t, "events"), lambda e: e["type"] == "mismatch")  # published in this thread
+            svc.stop()
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)
+            assert state["mismatch"]["code"] == "foul_launch"
+    finally:
+        svc.stop()
