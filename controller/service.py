@@ -22,19 +22,19 @@ publishes events first and retained topics after them. Events, retained
 topics and replies are published only under the decision lock, which is what
 keeps them in order (the link's own status message is independent of them).
 
-The ``selftest`` command is routed to ``hardware.selftest.run_for_service(hub,
-payload, publish)``, looked up when the command arrives; its report goes on
-the retained health topic. The self-test's live monitor is fed through the
-hooks of ``controller.selftest`` (imported when first needed): every
-observation (a guided walk-through holds its moves back from the referee), a
-tick with the health checks, its findings in the health payload, and a halt
-that refuses moves while the board cannot be read.
+Commands are answered by ``controller.service_commands``, called from the
+worker. The ``selftest`` command is routed to
+``hardware.selftest.run_for_service(hub, payload, publish)``, looked up when
+the command arrives; its report goes on the retained health topic. The
+self-test's live monitor is fed through the hooks of ``controller.selftest``
+(imported when first needed): every observation (a guided walk-through holds
+its moves back from the referee), a tick with the health checks, its findings
+in the health payload, and a halt that refuses moves while the board cannot be
+read.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 import logging
 import queue
@@ -49,6 +49,7 @@ from controller.broker import BrokerChoice
 from controller.config import Config
 from controller.mqtt_link import Command, MqttLink
 from controller.security import seal
+from controller.service_commands import COMMANDS, CommandHandler, selftest_hooks
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,6 @@ SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
 EVENTS_SENT_WAIT_S = 0.005  # see _run: the events reach the broker before the views are computed
 HEALTH_EVERY_S = 10.0
-COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_SEATS = 8  # private topics cleared beyond the current game's seats
 _STOP = object()
 
@@ -138,6 +138,7 @@ class Service:
         self.referee: Any = None
         self.hub: Any = None
         self.link: MqttLink | None = None
+        self._commands = CommandHandler(self)
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
@@ -320,7 +321,7 @@ class Service:
     # ----- inputs from other threads --------------------------------------
     def _on_observation(self, obs: Any) -> None:
         try:
-            if self.hub is not None and _selftest().observed(self, obs):
+            if self.hub is not None and selftest_hooks().observed(self, obs):
                 return  # a self-test walk-through holds the board: its moves are not game moves
         except Exception:  # noqa: BLE001 - a broken self-test must never cost the referee an observation
             log.exception("self-test hook failed on %s", obs)
@@ -432,7 +433,7 @@ class Service:
             return True
         if isinstance(item, _Cmd):
             self._counters["commands"] += 1
-            return self._command(item.command)
+            return self._commands.handle(item.command)
         if isinstance(item, _Call):
             try:
                 item.box.append(item.fn(self))
@@ -456,93 +457,7 @@ class Service:
         values = {sensor: state.value for sensor, state in self.hub.snapshot().items()}
         return self._note(self.referee.reconcile(values))
 
-    # ----- commands -------------------------------------------------------
-    def _command(self, cmd: Command) -> bool:
-        assert self.link is not None
-        handler = getattr(self, f"_cmd_{cmd.name}")
-        try:
-            ok, error, data, changed = handler(cmd)
-        except ValueError as exc:
-            ok, error, data, changed = False, str(exc), None, False
-        except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
-            log.exception("%s command %s failed", cmd.name, cmd.id)
-            # The referee restores itself from the journal when a decision fails half-way.
-            ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True
-        if not ok:
-            self._counters["refused"] += 1
-        self.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
-        return changed
-
-    def _cmd_new_game(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
-        p = cmd.payload
-        _only(p, {"game", "players", "seed", "options"}, "new_game")
-        game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
-        if not isinstance(game, str):
-            raise ValueError("new_game: 'game' must be a game name")
-        if not isinstance(players, list) or not all(isinstance(n, str) for n in players):
-            raise ValueError("new_game: 'players' must be a list of names")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ValueError("new_game: 'seed' must be an integer 0 or more")
-        if options is not None and not isinstance(options, dict):
-            raise ValueError("new_game: 'options' must be an object")
-        kwargs: dict[str, Any] = {}
-        if "command_id" in inspect.signature(self.referee.new_game).parameters:
-            kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
-        outcome = self.referee.new_game(game, players, seed, options, **kwargs)
-        if not outcome.ok:
-            return False, outcome.error, None, False
-        return True, None, {"game_id": self.referee.game_id, "events": _public(outcome.events)}, True
-
-    def _cmd_act(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
-        from controller.games import Action
-
-        _only(cmd.payload, {"action"}, "act")
-        if "action" not in cmd.payload:
-            raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
-        action = Action.from_json(cmd.payload["action"])  # MalformedAction is a ValueError
-        held = _selftest().halt(self) if self.hub is not None else None
-        if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
-            return False, f"act: {held['message']}. {held['guidance']}", None, False
-        outcome = self.referee.act(action, command_id=cmd.id)
-        if not outcome.ok:
-            return False, outcome.error, None, False
-        data = dict(outcome.data or {})
-        data["events"] = _public(outcome.events)
-        return True, None, data, True
-
-    def _cmd_sim(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
-        if not self.config.simulate or self.hub is None:
-            return False, "sim: only available when the controller runs with --simulate", None, False
-        _only(cmd.payload, {"sensor", "value"}, "sim")
-        sensor, value = cmd.payload.get("sensor"), cmd.payload.get("value")
-        if not isinstance(sensor, str) or not isinstance(value, str):
-            raise ValueError("sim: 'sensor' and 'value' must be strings")
-        from hardware.observation import sensor_values
-
-        allowed = sensor_values(sensor)  # ValueError names an unknown sensor
-        if value not in allowed:
-            raise ValueError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
-        # The observation comes back through the hub's callback, like a real edge.
-        self.hub.simulate(sensor, value)
-        return True, None, None, False
-
-    def _cmd_resync(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
-        assert self.link is not None
-        self._refresh_views()
-        self._publish_health(force=True)
-        self.link.refresh_all()
-        return True, None, {"seq": self.journal.last_seq()}, False
-
-    def _cmd_selftest(self, cmd: Command) -> tuple[bool, str | None, dict[str, Any] | None, bool]:
-        try:
-            module = importlib.import_module("hardware.selftest")
-            run = module.run_for_service
-        except (ImportError, AttributeError):
-            return False, "selftest: the self-test is not available in this build", None, False
-        payload = {k: v for k, v in cmd.payload.items() if k not in ("id", "auth")}
-        report = run(self.hub, payload, self._set_selftest_report)
-        return True, None, report if isinstance(report, dict) else None, False
-
+    # ----- the self-test report -------------------------------------------
     def _set_selftest_report(self, report: Mapping[str, Any]) -> None:
         """Called by the self-test (any thread): the report goes on the retained health topic."""
         self._selftest_report = dict(report)
@@ -594,7 +509,7 @@ class Service:
             links.update(hub_health.get("links") or {})
             sensors = hub_health.get("sensors") or {}
             warnings.extend(hub_health.get("warnings") or [])
-            live = _selftest().live_health(self)  # the live monitor: findings, halt
+            live = selftest_hooks().live_health(self)  # the live monitor: findings, halt
             warnings.extend(live.pop("warnings", []))
         counters = {**self._counters, **self.link.counters()}
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
@@ -617,7 +532,7 @@ class Service:
         # an idle table idle, while a change of the broker link shows up at once.
         assert self.link is not None
         connected = self.link.connected
-        if self.hub is not None and _selftest().tick(self, now):
+        if self.hub is not None and selftest_hooks().tick(self, now):
             self._health_due = True  # a new or cleared finding of the live monitor is shown at once
         if now >= self._next_health or connected != self._health_connected or self._health_due:
             self._health_connected = connected
@@ -625,18 +540,3 @@ class Service:
             self._next_health = now + HEALTH_EVERY_S
             self._publish_health()
 
-
-def _selftest() -> Any:
-    """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
-    return importlib.import_module("controller.selftest")
-
-
-def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:
-    unknown = sorted(set(payload) - allowed - {"id", "auth"})
-    if unknown:
-        raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
-
-
-def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    keep = ("seq", "table", "type", "time", "data")
-    return [{k: e.get(k) for k in keep} for e in events or []]

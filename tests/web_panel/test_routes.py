@@ -287,3 +287,10 @@ def test_the_join_page_and_static_files(client: FlaskClient, fake: FakeTable) ->
                  "board_superstition.js", "board_dogs.js", "words.js", "words_games.js", "index.js"):
         assert client.get(f"/static/{name}").status_code == 200, name
     assert client.get("/static/nope.js").status_code == 404
+
+
+def test_the_panel_checks_the_same_commands_the_controller_answers() -> None:
+    from controller.service_commands import COMMANDS as ANSWERED
+    from web_panel.commands import COMMANDS as CHECKED
+
+    assert CHECKED == ANSWERED  # two lists (the panel child keeps its imports light): they must not drift

@@ -1,0 +1,144 @@
+"""The MQTT commands of the running controller: new_game, act, sim, resync, selftest.
+
+Split from ``controller.service`` so that module keeps to its worker, views and
+health. The handlers run where the service calls them: in its worker thread,
+under its decision lock (see ``controller.service``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from controller.mqtt_link import Command
+
+if TYPE_CHECKING:
+    from controller.service import Service
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+
+# ok, error, reply data, and whether the game (so the views) may have changed.
+Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
+
+
+class CommandHandler:
+    """Answers the commands of :data:`COMMANDS` for ``service``, one at a time."""
+
+    def __init__(self, service: Service) -> None:
+        # The service's parts (referee, link, hub, journal) are read on each command:
+        # they are created in start() and dropped in stop(), after this handler exists.
+        self._service = service
+
+    def handle(self, cmd: Command) -> bool:
+        """Run ``cmd``, reply to its sender, and return whether the game may have changed."""
+        service = self._service
+        assert service.link is not None
+        handler = getattr(self, f"_cmd_{cmd.name}")
+        try:
+            ok, error, data, changed = handler(cmd)
+        except ValueError as exc:
+            ok, error, data, changed = False, str(exc), None, False
+        except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
+            log.exception("%s command %s failed", cmd.name, cmd.id)
+            # The referee restores itself from the journal when a decision fails half-way.
+            ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True
+        if not ok:
+            service._counters["refused"] += 1
+        service.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
+        return changed
+
+    def _cmd_new_game(self, cmd: Command) -> Reply:
+        referee = self._service.referee
+        p = cmd.payload
+        _only(p, {"game", "players", "seed", "options"}, "new_game")
+        game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
+        if not isinstance(game, str):
+            raise ValueError("new_game: 'game' must be a game name")
+        if not isinstance(players, list) or not all(isinstance(n, str) for n in players):
+            raise ValueError("new_game: 'players' must be a list of names")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ValueError("new_game: 'seed' must be an integer 0 or more")
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("new_game: 'options' must be an object")
+        kwargs: dict[str, Any] = {}
+        if "command_id" in inspect.signature(referee.new_game).parameters:
+            kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
+        outcome = referee.new_game(game, players, seed, options, **kwargs)
+        if not outcome.ok:
+            return False, outcome.error, None, False
+        return True, None, {"game_id": referee.game_id, "events": _public(outcome.events)}, True
+
+    def _cmd_act(self, cmd: Command) -> Reply:
+        from controller.games import Action
+
+        service = self._service
+        _only(cmd.payload, {"action"}, "act")
+        if "action" not in cmd.payload:
+            raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
+        action = Action.from_json(cmd.payload["action"])  # MalformedAction is a ValueError
+        held = selftest_hooks().halt(service) if service.hub is not None else None
+        if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
+            return False, f"act: {held['message']}. {held['guidance']}", None, False
+        outcome = service.referee.act(action, command_id=cmd.id)
+        if not outcome.ok:
+            return False, outcome.error, None, False
+        data = dict(outcome.data or {})
+        data["events"] = _public(outcome.events)
+        return True, None, data, True
+
+    def _cmd_sim(self, cmd: Command) -> Reply:
+        service = self._service
+        if not service.config.simulate or service.hub is None:
+            return False, "sim: only available when the controller runs with --simulate", None, False
+        _only(cmd.payload, {"sensor", "value"}, "sim")
+        sensor, value = cmd.payload.get("sensor"), cmd.payload.get("value")
+        if not isinstance(sensor, str) or not isinstance(value, str):
+            raise ValueError("sim: 'sensor' and 'value' must be strings")
+        from hardware.observation import sensor_values
+
+        allowed = sensor_values(sensor)  # ValueError names an unknown sensor
+        if value not in allowed:
+            raise ValueError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
+        # The observation comes back through the hub's callback, like a real edge.
+        service.hub.simulate(sensor, value)
+        return True, None, None, False
+
+    def _cmd_resync(self, cmd: Command) -> Reply:
+        service = self._service
+        assert service.link is not None
+        service._refresh_views()
+        service._publish_health(force=True)
+        service.link.refresh_all()
+        return True, None, {"seq": service.journal.last_seq()}, False
+
+    def _cmd_selftest(self, cmd: Command) -> Reply:
+        service = self._service
+        try:
+            module = importlib.import_module("hardware.selftest")
+            run = module.run_for_service
+        except (ImportError, AttributeError):
+            return False, "selftest: the self-test is not available in this build", None, False
+        payload = {k: v for k, v in cmd.payload.items() if k not in ("id", "auth")}
+        report = run(service.hub, payload, service._set_selftest_report)
+        return True, None, report if isinstance(report, dict) else None, False
+
+
+def selftest_hooks() -> Any:
+    """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
+    return importlib.import_module("controller.selftest")
+
+
+def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:
+    unknown = sorted(set(payload) - allowed - {"id", "auth"})
+    if unknown:
+        raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
+
+
+def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    keep = ("seq", "table", "type", "time", "data")
+    return [{k: e.get(k) for k in keep} for e in events or []]
