@@ -30,6 +30,15 @@ def ref(tmp_path: Path, clock: Clock) -> Referee:
     return r
 
 
+@pytest.fixture
+def strict(tmp_path: Path, clock: Clock) -> Referee:
+    """A one-player table whose mismatches are reported at once (a grace of 0 ms)."""
+    r = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
+    r.reconcile(REST)
+    r.new_game("fakeboard", ["Ann"], seed=5)
+    return r
+
+
 def roll(ref: Referee) -> str:
     assert ref.game is not None
     out = ref.act(Action("roll", ref.game.current_player))
@@ -116,10 +125,8 @@ def test_wrong_tomb_holds_play_until_put_back(ref: Referee, clock: Clock) -> Non
     assert ref.mismatch is None and ref.game is not None and ref.game.current_player == 1
 
 
-def test_tomb_moved_with_no_roll_and_two_positions(tmp_path: Path, clock: Clock) -> None:
-    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
-    ref.reconcile(REST)
-    ref.new_game("fakeboard", ["Ann"], seed=5)
+def test_tomb_moved_with_no_roll_and_two_positions(strict: Referee) -> None:
+    ref = strict
     out = ref.observe(obs("tomb.mummy", "end_b"))
     assert types(out.events) == ["mismatch"]  # grace 0: reported at once
     assert ref.mismatch is not None and ref.mismatch["code"] == "tomb_not_rolled"
@@ -586,11 +593,9 @@ def test_a_journal_that_cannot_be_replayed_stops_the_start_with_a_clear_error(tm
 
 # ----- one commit per decision that causes another --------------------------------------
 def test_a_grace_0_mismatch_is_journalled_with_its_observation_in_one_commit(
-    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    strict: Referee, clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
-    ref.reconcile(REST)
-    ref.new_game("fakeboard", ["Ann"], seed=5)
+    ref = strict
     commits: list[list[str]] = []
     record_many = ref.journal.record_many
 
@@ -613,11 +618,9 @@ def test_a_grace_0_mismatch_is_journalled_with_its_observation_in_one_commit(
 
 
 def test_a_failed_journal_write_drops_the_observation_and_its_timeout_together(
-    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    strict: Referee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
-    ref.reconcile(REST)
-    ref.new_game("fakeboard", ["Ann"], seed=5)
+    ref = strict
     before = (ref.core.board_state(), ref.journal.last_seq(), sum(1 for _ in ref.journal.inputs()))
 
     def full(*args: Any, **kwargs: Any) -> Any:
@@ -632,11 +635,9 @@ def test_a_failed_journal_write_drops_the_observation_and_its_timeout_together(
 
 
 def test_an_engine_failure_on_the_timeout_keeps_the_observation_and_retries_the_timer(
-    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    strict: Referee, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ref = make_referee(tmp_path, clock, settings={"referee.mismatch_grace_ms": 0})
-    ref.reconcile(REST)
-    ref.new_game("fakeboard", ["Ann"], seed=5)
+    ref = strict
     real_timeout = type(ref.core).timeout
 
     def broken(self: Any, payload: Any) -> Any:
