@@ -33,6 +33,9 @@ __all__ = ["Outcome", "Referee", "Refused"]
 log = logging.getLogger(__name__)
 
 _RETRY_S = 1.0
+# An edge reaches the referee a stability window (and a decision or two) after it happened, so
+# a window's timeout waits this long past the window's end for edges that came before it.
+WINDOW_LATE_MARGIN_S = 0.05
 _EPS = 1e-6  # clock arithmetic in float seconds must not make a 300 ms grace last 300.0000001 ms
 
 
@@ -76,6 +79,8 @@ class Referee:
         self._pending_since: float | None = None
         self._windows: dict[str, float] = {}  # expectation (as JSON text) -> monotonic time it opened
         self._retry_at = 0.0  # after a timer failed (disk full, engine refused): not before this
+        windows = [spec.window for spec in getattr(config.hardware, "sensors", ())]
+        self.window_late_s = max(windows, default=0.0) + WINDOW_LATE_MARGIN_S
         self.restore_divergence: str | None = None  # set when the journal no longer replays exactly
         self._restore()
         if self.board == "manual" and self.core.mismatch is not None:
@@ -237,28 +242,49 @@ class Referee:
             "first_edge": obs.first_edge,
             "settled": obs.settled,
         }
+        now = self.clock()
+        steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = []
+        decided: list[tuple[str, dict[str, Any]]] = []
         try:
-            steps = [self._apply("observation", payload)]
-            now = self.clock()
+            # An outcome window is judged by when the edge happened, not when it arrived: a
+            # window that ended before this edge began runs out first, in the same commit.
+            late = self._due_window(obs.first_edge) if now >= self._retry_at else None
+            if late is not None:
+                self._timer_step(late, now, steps, decided)
+            try:
+                steps.append(self._apply("observation", payload))
+            except (Refused, IllegalAction):
+                if steps:
+                    self._commit(steps)  # the window's end stands on its own
+                raise
+            decided.append(("observation", payload))
+            now = self.clock()  # after the observation started its grace
             due = self._due_timer(now)
             if due is not None:
                 # A grace of 0 ms reports at once; the timeout stays an input of its own (replay
                 # decides it as before) but shares the observation's commit: one fsync, not two.
-                try:
-                    steps.append(self._apply("timeout", due))
-                except (Refused, IllegalAction):
-                    self._retry_at = now + _RETRY_S  # as tick() does; the observation stands
-                except Exception:
-                    # The engine failed on the timeout and the core went back to the journal,
-                    # which does not hold the observation yet: decide it again, alone.
-                    log.exception("referee: the timer after an observation failed; retried in %.0f s", _RETRY_S)
-                    self._retry_at = now + _RETRY_S
-                    steps = [self._apply("observation", payload)]
+                self._timer_step(due, now, steps, decided)
             return Outcome(True, self._commit(steps))
         except (Refused, IllegalAction) as exc:
             return Outcome(False, [], str(exc))
         except (JournalError, sqlite3.Error, OSError) as exc:
             return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
+
+    def _timer_step(self, payload: dict[str, Any], now: float,
+                    steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]],
+                    decided: list[tuple[str, dict[str, Any]]]) -> None:
+        """Add a timeout to the inputs of one commit; if it fails, the others still stand."""
+        try:
+            steps.append(self._apply("timeout", payload))
+            decided.append(("timeout", payload))
+        except (Refused, IllegalAction):
+            self._retry_at = now + _RETRY_S  # as tick() does
+        except Exception:
+            # The engine failed on the timeout and the core went back to the journal, which
+            # does not hold the inputs decided before it yet: decide them again, without it.
+            log.exception("referee: a timer failed beside an observation; retried in %.0f s", _RETRY_S)
+            self._retry_at = now + _RETRY_S
+            steps[:] = [self._apply(kind, p) for kind, p in decided]
 
     def reconcile(self, sensors: Mapping[str, Any]) -> Outcome:
         if self.board != "sensors":
@@ -305,7 +331,8 @@ class Referee:
             deadlines.append(self._pending_since + self._grace_s())
         if self._windows:
             current = self._open_windows()
-            deadlines += [self._windows[k] + ms / 1000.0 for k, (_, ms) in current.items() if k in self._windows]
+            deadlines += [self._windows[k] + ms / 1000.0 + self.window_late_s
+                          for k, (_, ms) in current.items() if k in self._windows]
         return max(0.0, min(deadlines) - now, self._retry_at - now) if deadlines else None
 
     def tick(self) -> Outcome | None:
@@ -324,14 +351,22 @@ class Referee:
         return outcome
 
     def _due_timer(self, now: float) -> dict[str, Any] | None:
-        """The timeout input that is due at ``now``, if any (the grace first, then windows)."""
+        """The timeout input that is due at ``now``, if any (the grace first, then windows).
+
+        A window runs out ``window_late_s`` after its end, the time an edge from
+        just before the end may take to be settled and reach the referee.
+        """
         if now < self._retry_at:
             return None
         if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
             return {"timer": "grace"}
+        return self._due_window(now - self.window_late_s)
+
+    def _due_window(self, at: float) -> dict[str, Any] | None:
+        """The timeout of a window that had ended by ``at`` (monotonic seconds), if any."""
         for key, (exp, ms) in self._open_windows().items():
             opened = self._windows.get(key)
-            if opened is not None and now - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
+            if opened is not None and at - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:
                 return {"timer": "window", "expectation": exp.kind, "action": exp.on_timeout.to_json()}
         return None
 

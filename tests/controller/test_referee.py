@@ -39,6 +39,11 @@ def strict(tmp_path: Path, clock: Clock) -> Referee:
     return r
 
 
+def late_ms(ref: Referee) -> float:
+    """How long past its end a window waits for edges that began before the end (see Referee)."""
+    return ref.window_late_s * 1000
+
+
 def roll(ref: Referee) -> str:
     assert ref.game is not None
     out = ref.act(Action("roll", ref.game.current_player))
@@ -166,7 +171,7 @@ def test_slider_between_positions_gets_the_tomb_grace(ref: Referee, clock: Clock
 # ----- skull and launcher ------------------------------------------------------------
 def test_skull_hit_wins_and_window_times_out_as_a_miss(ref: Referee, clock: Clock) -> None:
     assert ref.act(Action("attempt", 0)).ok
-    clock.advance(999)
+    clock.advance(999 + late_ms(ref))
     assert ref.tick() is None
     clock.advance(1)
     late = ref.tick()
@@ -215,7 +220,7 @@ def test_trap_challenge_zapped_then_reset_in_any_order(ref: Referee) -> None:
 def test_trap_not_sprung_within_the_window_is_sneaked_by(ref: Referee, clock: Clock) -> None:
     ref.act(Action("challenge", 0))
     ref.observe(obs("trap.ladder.peg_a", "pulled"))
-    clock.advance(1000)
+    clock.advance(1000 + late_ms(ref))
     late = ref.tick()
     assert late is not None and late.events[0]["data"]["zapped"] is False
     out = ref.observe(obs("trap.ladder.peg_a", "in"))
@@ -416,7 +421,7 @@ def test_new_game_checks_the_board_at_setup(tmp_path: Path, clock: Clock) -> Non
 
 def test_timeout_is_journaled_so_replay_needs_no_clock(tmp_path: Path, ref: Referee, clock: Clock) -> None:
     ref.act(Action("attempt", 0))
-    clock.advance(1000)
+    clock.advance(1000 + late_ms(ref))
     ref.tick()
     kinds = [i["kind"] for i in ref.journal.inputs()]
     assert kinds[-1] == "timeout"
@@ -449,9 +454,9 @@ def test_a_part_with_no_sensor_reading_is_played_by_commands(tmp_path: Path, clo
 def test_next_deadline_says_when_to_tick(ref: Referee, clock: Clock) -> None:
     assert ref.next_deadline() is None
     ref.act(Action("attempt", 0))
-    assert ref.next_deadline() == pytest.approx(1.0)
+    assert ref.next_deadline() == pytest.approx(1.0 + ref.window_late_s)
     clock.advance(400)
-    assert ref.next_deadline() == pytest.approx(0.6)
+    assert ref.next_deadline() == pytest.approx(0.6 + ref.window_late_s)
     ref.observe(obs("tomb.wolf", "end_a"))  # unexplained: the grace is now the nearest deadline
     assert ref.next_deadline() == pytest.approx(0.3)
 
@@ -556,7 +561,7 @@ def test_a_timer_that_cannot_be_recorded_is_retried_later_not_in_a_loop(
     ref: Referee, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ref.act(Action("attempt", 0))
-    clock.advance(1000)
+    clock.advance(1000 + late_ms(ref))
 
     def full(*args: Any, **kwargs: Any) -> Any:
         raise sqlite3.OperationalError("database or disk is full")
@@ -565,9 +570,11 @@ def test_a_timer_that_cannot_be_recorded_is_retried_later_not_in_a_loop(
     failed = ref.tick()
     assert failed is not None and not failed.ok and "disk is full" in str(failed.error)
     assert ref.tick() is None  # the service's "while tick()" loop ends
-    assert ref.next_deadline() == pytest.approx(1.0)
+    # Not before the retry a second later; the referee, restored from the journal, also runs
+    # the window (and its wait for late edges) afresh.
+    assert ref.next_deadline() == pytest.approx(1.0 + ref.window_late_s)
     monkeypatch.undo()
-    clock.advance(1000)
+    clock.advance(1000 + late_ms(ref))
     done = ref.tick()
     assert done is not None and done.ok and types(done.events) == ["skull_result"]
 
@@ -653,3 +660,39 @@ def test_an_engine_failure_on_the_timeout_keeps_the_observation_and_retries_the_
     clock.advance(1000)
     late = ref.tick()
     assert late is not None and late.ok and types(late.events) == ["mismatch"]
+
+
+# ----- a window's end is judged by when the edge happened -----------------------------------
+def test_a_spring_that_began_before_the_window_ended_is_zapped_though_it_arrives_after(
+    ref: Referee, clock: Clock
+) -> None:
+    from hardware.observation import Observation
+
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))
+    opened = clock()
+    clock.advance(1000 + late_ms(ref) / 2)  # past the window's end, within the wait for late edges
+    assert ref.tick() is None
+    edge = opened + 0.990  # the trap sprang 10 ms before the end; its stability window made it late
+    out = ref.observe(Observation("trap.ladder.sprung", "sprung", edge, edge + 0.02, "sim"))
+    assert types(out.events) == ["trap_result"] and out.events[0]["data"]["zapped"] is True
+
+
+def test_a_spring_that_began_after_the_window_ended_comes_after_its_timeout(
+    ref: Referee, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hardware.observation import Observation
+
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))
+    opened = clock()
+    clock.advance(1000 + late_ms(ref) / 2)
+    commits: list[list[str]] = []
+    record_many = ref.journal.record_many
+    monkeypatch.setattr(ref.journal, "record_many",
+                        lambda entries: commits.append([k for k, _, _ in entries]) or record_many(entries))
+    edge = opened + 1.010  # 10 ms too late, though the window's timeout has not run yet
+    out = ref.observe(Observation("trap.ladder.sprung", "sprung", edge, edge + 0.02, "sim"))
+    assert types(out.events)[0] == "trap_result" and out.events[0]["data"]["zapped"] is False
+    assert commits == [["timeout", "observation"]]  # the window's end first, in the same commit
+    assert ref.tick() is None  # it does not run out twice

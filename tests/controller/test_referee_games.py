@@ -162,7 +162,7 @@ def test_superstition_no_spring_within_the_window_is_sneaked_by(superstition: tu
     ref, clock = superstition
     trap = _challenged(ref)
     ref.observe(obs(f"{trap}.peg_b", "pulled"))
-    clock.advance(1499)
+    clock.advance(1499 + ref.window_late_s * 1000)  # the window's end, plus the wait for late edges
     assert ref.tick() is None
     clock.advance(1)
     late = ref.tick()
@@ -253,8 +253,9 @@ def test_terror_skull_attempt_hit_by_the_launcher(at_crypt: tuple[Referee, Clock
 def test_terror_skull_window_runs_out_as_a_miss(at_crypt: tuple[Referee, Clock]) -> None:
     ref, clock = at_crypt
     ref.act(Action("attempt_skull", 0, {"pawn": 0}))
-    assert ref.next_deadline() == pytest.approx(8.0)  # referee.skull_window_ms, handed to the engine
-    clock.advance(7999)
+    # referee.skull_window_ms, handed to the engine, then the wait for edges from before its end
+    assert ref.next_deadline() == pytest.approx(8.0 + ref.window_late_s)
+    clock.advance(7999 + ref.window_late_s * 1000)
     assert ref.tick() is None
     clock.advance(1)
     late = ref.tick()

@@ -31,7 +31,7 @@ def played(tmp_path: Path) -> Path:
     ref.tick()
     ref.observe(obs("launcher", "armed"))
     ref.act(Action("attempt", 1))
-    clock.advance(1000)
+    clock.advance(1000 + ref.window_late_s * 1000)
     ref.tick()
     ref.journal.close()
     return tmp_path / "t1.journal"
