@@ -248,7 +248,8 @@ class Referee:
         try:
             # An outcome window is judged by when the edge happened, not when it arrived: a
             # window that ended before this edge began runs out first, in the same commit.
-            late = self._due_window(obs.first_edge) if now >= self._retry_at else None
+            # (No edge happened after now: a stamp from a drifting MCU clock cannot end a window early.)
+            late = self._due_window(min(obs.first_edge, now)) if now >= self._retry_at else None
             if late is not None:
                 self._timer_step(late, now, steps, decided)
             try:
