@@ -79,6 +79,8 @@ class Referee:
         self._pending_since: float | None = None
         self._windows: dict[str, float] = {}  # expectation (as JSON text) -> monotonic time it opened
         self._retry_at = 0.0  # after a timer failed (disk full, engine refused): not before this
+        # The timers as they were before the inputs not yet committed (see _restore).
+        self._timers_before: tuple[float | None, dict[str, float]] | None = None
         windows = [spec.window for spec in getattr(config.hardware, "sensors", ())]
         self.window_late_s = max(windows, default=0.0) + WINDOW_LATE_MARGIN_S
         self.restore_divergence: str | None = None  # set when the journal no longer replays exactly
@@ -133,17 +135,25 @@ class Referee:
                 divergence = f"journal input {entry['id']} ({entry['kind']}) replays to other events than recorded"
         self.core = core
         self.restore_divergence = divergence
-        self._pending_since = None
-        self._windows = {}
+        # After a decision that did not happen (the journal refused it, the engine failed), the
+        # grace and the windows are those from before it, with their start; _sync_timers drops
+        # what no longer applies. At start-up there are none.
+        before, self._timers_before = self._timers_before, None
+        self._pending_since, self._windows = before if before is not None else (None, {})
         self._sync_timers()
 
     # ----- deciding ----------------------------------------------------------------
     def _apply(self, kind: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
         """Decide one input on the core; not yet durable (see :meth:`_commit`)."""
+        first = self._timers_before is None
+        if first:
+            self._timers_before = (self._pending_since, dict(self._windows))
         payload = {**payload, "time": self.wall_clock(), "board": self.board}
         try:
             events = self.core.decide(kind, payload)
         except (Refused, IllegalAction):
+            if first:
+                self._timers_before = None
             raise  # refused before anything changed
         except Exception:
             self._restore()  # an engine failed half-way: back to what the journal says
@@ -158,6 +168,7 @@ class Referee:
         except BaseException:
             self._restore()  # the decision is not durable, so it did not happen
             raise
+        self._timers_before = None
         return [event for batch in stored for event in batch]
 
     def _decide(self, kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -270,6 +281,10 @@ class Referee:
             return Outcome(False, [], str(exc))
         except (JournalError, sqlite3.Error, OSError) as exc:
             return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
+        except Exception:
+            if self._timers_before is not None:
+                self._restore()  # decided but not committed (a bug between the two): it did not happen
+            raise
 
     def _timer_step(self, payload: dict[str, Any], now: float,
                     steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]],

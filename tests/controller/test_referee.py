@@ -570,11 +570,9 @@ def test_a_timer_that_cannot_be_recorded_is_retried_later_not_in_a_loop(
     failed = ref.tick()
     assert failed is not None and not failed.ok and "disk is full" in str(failed.error)
     assert ref.tick() is None  # the service's "while tick()" loop ends
-    # Not before the retry a second later; the referee, restored from the journal, also runs
-    # the window (and its wait for late edges) afresh.
-    assert ref.next_deadline() == pytest.approx(1.0 + ref.window_late_s)
+    assert ref.next_deadline() == pytest.approx(1.0)  # the retry, a second later; the window kept its start
     monkeypatch.undo()
-    clock.advance(1000 + late_ms(ref))
+    clock.advance(1000)
     done = ref.tick()
     assert done is not None and done.ok and types(done.events) == ["skull_result"]
 
@@ -696,3 +694,22 @@ def test_a_spring_that_began_after_the_window_ended_comes_after_its_timeout(
     assert types(out.events)[0] == "trap_result" and out.events[0]["data"]["zapped"] is False
     assert commits == [["timeout", "observation"]]  # the window's end first, in the same commit
     assert ref.tick() is None  # it does not run out twice
+
+
+def test_a_failed_window_timeout_keeps_the_windows_start(ref: Referee, clock: Clock,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    ref.act(Action("attempt", 0))
+    clock.advance(1000 + late_ms(ref))
+    real_timeout = type(ref.core).timeout
+
+    def broken(self: Any, payload: Any) -> Any:
+        raise RuntimeError("a bug in the timeout")
+
+    monkeypatch.setattr(type(ref.core), "timeout", broken)
+    with pytest.raises(RuntimeError):
+        ref.tick()  # the engine fails; the referee goes back to the journal
+    monkeypatch.setattr(type(ref.core), "timeout", real_timeout)
+    # the window still ends where it did, a second after the attempt (not a second from now)
+    assert ref.next_deadline() == pytest.approx(0.0)
+    done = ref.tick()
+    assert done is not None and types(done.events) == ["skull_result"]
