@@ -55,7 +55,12 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         page.wait_for_selector("#st-guided")
 
         page.click("#st-guided")
-        page.wait_for_selector("#st-current:not([hidden])", timeout=15000)
+        try:
+            page.wait_for_selector("#st-current:not([hidden])", timeout=15000)
+        except Exception as exc:  # say what the page had, so a rare timeout explains itself
+            seen = page.evaluate("JSON.stringify({reply: (document.getElementById('reply') || {}).textContent,"
+                                 " selftest: ((window.gkLive || {}).health || {}).selftest || null})")
+            raise AssertionError(f"no guided step shown within 15 s; the page had {seen[:3000]}") from exc
         assert page.text_content("#st-progress").startswith("Step 1 of ")
         first = page.text_content("#st-prompt")
         assert first  # the prompt for the person, e.g. "Pull the Ladder's left peg"
