@@ -255,27 +255,25 @@ class Referee:
         }
         now = self.clock()
         steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = []
-        decided: list[tuple[str, dict[str, Any]]] = []
         try:
             # An outcome window is judged by when the edge happened, not when it arrived: a
             # window that ended before this edge began runs out first, in the same commit.
             # (No edge happened after now: a stamp from a drifting MCU clock cannot end a window early.)
             late = self._due_window(min(obs.first_edge, now)) if now >= self._retry_at else None
             if late is not None:
-                self._timer_step(late, now, steps, decided)
+                self._timer_step(late, now, steps)
             try:
                 steps.append(self._apply("observation", payload))
             except (Refused, IllegalAction):
                 if steps:
                     self._commit(steps)  # the window's end stands on its own
                 raise
-            decided.append(("observation", payload))
             now = self.clock()  # after the observation started its grace
             due = self._due_timer(now)
             if due is not None:
                 # A grace of 0 ms reports at once; the timeout stays an input of its own (replay
                 # decides it as before) but shares the observation's commit: one fsync, not two.
-                self._timer_step(due, now, steps, decided)
+                self._timer_step(due, now, steps)
             return Outcome(True, self._commit(steps))
         except (Refused, IllegalAction) as exc:
             return Outcome(False, [], str(exc))
@@ -287,12 +285,10 @@ class Referee:
             raise
 
     def _timer_step(self, payload: dict[str, Any], now: float,
-                    steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]],
-                    decided: list[tuple[str, dict[str, Any]]]) -> None:
+                    steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
         """Add a timeout to the inputs of one commit; if it fails, the others still stand."""
         try:
             steps.append(self._apply("timeout", payload))
-            decided.append(("timeout", payload))
         except (Refused, IllegalAction):
             self._retry_at = now + _RETRY_S  # as tick() does
         except Exception:
@@ -300,7 +296,7 @@ class Referee:
             # does not hold the inputs decided before it yet: decide them again, without it.
             log.exception("referee: a timer failed beside an observation; retried in %.0f s", _RETRY_S)
             self._retry_at = now + _RETRY_S
-            steps[:] = [self._apply(kind, p) for kind, p in decided]
+            steps[:] = [self._apply(kind, p) for kind, p, _ in steps]  # _apply stamps the time afresh
 
     def reconcile(self, sensors: Mapping[str, Any]) -> Outcome:
         if self.board != "sensors":
@@ -380,6 +376,8 @@ class Referee:
 
     def _due_window(self, at: float) -> dict[str, Any] | None:
         """The timeout of a window that had ended by ``at`` (monotonic seconds), if any."""
+        if not self._windows:
+            return None  # none running: skip asking the engine (on every observation's path)
         for key, (exp, ms) in self._open_windows().items():
             opened = self._windows.get(key)
             if opened is not None and at - opened >= ms / 1000.0 - _EPS and exp.on_timeout is not None:

@@ -346,6 +346,16 @@ def _note_deciding_threads(svc: Service) -> list[tuple[str, str]]:
     return seen
 
 
+def _end_worker(svc: Service) -> None:
+    """Stop only the service's worker thread, as if it were busy for ever."""
+    from controller.service import _STOP
+
+    svc._queue.put(_STOP)
+    assert svc._worker is not None
+    svc._worker.join(5)
+    assert not svc._worker.is_alive()
+
+
 def test_an_idle_referee_decides_an_observation_in_the_hubs_thread(
     mosquitto: Broker, make_service: MakeService
 ) -> None:
@@ -400,15 +410,12 @@ def test_an_observation_never_overtakes_an_input_still_in_the_queue(mosquitto: B
                                                                    make_service: MakeService) -> None:
     import threading
 
-    from controller.service import _STOP, _Call
+    from controller.service import _Call
     from hardware.observation import Observation
 
     svc = make_service("sv-overtake", **{"table.game": "terror"})
     seen = _note_deciding_threads(svc)
-    svc._queue.put(_STOP)  # the worker ends: what is queued from now on stays queued
-    assert svc._worker is not None
-    svc._worker.join(5)
-    assert not svc._worker.is_alive()
+    _end_worker(svc)  # what is queued from now on stays queued
     queued = svc._inputs_in
     with svc._lock:  # busy: the first one is queued
         svc._on_observation(Observation("launcher", "launched", 1.0, 1.0, "sim"))
@@ -425,7 +432,6 @@ def test_an_observation_never_overtakes_an_input_still_in_the_queue(mosquitto: B
 
 def test_views_of_a_decision_made_as_the_service_stops_still_go_out(mosquitto: Broker, tmp_path: Any) -> None:
     from controller.broker import choose_broker
-    from controller.service import _STOP
     from hardware.observation import Observation
     from tests.controller.service_testkit import service_config
 
@@ -437,9 +443,7 @@ def test_views_of_a_decision_made_as_the_service_stops_still_go_out(mosquitto: B
         assert svc.wait_online(5)
         with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
             sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
-            svc._queue.put(_STOP)  # the worker is gone before it can build the views
-            assert svc._worker is not None
-            svc._worker.join(5)
+            _end_worker(svc)  # the worker is gone before it can build the views
             svc._on_observation(Observation("launcher", "launched", 1.0, 1.0, "sim"))  # decided here
             sub.wait_latest(topic(t, "events"), lambda e: e["type"] == "mismatch")  # published in this thread
             svc.stop()
