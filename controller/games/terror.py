@@ -42,14 +42,13 @@ from .base import Action, BadGameData, Event, Expectation, Game, IllegalAction, 
 from .rng import Rng
 from .terror_board import POSITIONS, TOMBS, load_board
 from .terror_cards import load_deck
+from .terror_legal import STEP, Legal, is_int
 from .terror_play import play_card
-from .terror_rules import Rules
-from .terror_state import PAWN_LABELS, TURN_PHASES, Pawn, State
+from .terror_state import PAWN_LABELS, Pawn, State
 from .terror_views import POSITION_WORDS, describe_action, player_view, public_view
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 OPTION_KEYS = frozenset({"board", "cards", "skull_window_ms"})
-_STEP = {"end_a": ("middle",), "middle": ("end_a", "end_b"), "end_b": ("middle",)}
 _PARAMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # kind -> (required, optional)
     "roll": (frozenset(), frozenset()),
@@ -63,25 +62,23 @@ _PARAMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
-def _act(kind: str, player: int, params: dict[str, Any]) -> Action:
-    """Build an Action whose params are already canonical JSON (lists, ints, strings).
-
-    ``Action()`` round-trips params through JSON to canonicalise them, which
-    costs more than the whole move search; enumeration builds many actions.
-    """
-    action = object.__new__(Action)
-    object.__setattr__(action, "kind", kind)
-    object.__setattr__(action, "player", player)
-    object.__setattr__(action, "params", params)
-    return action
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _options_refusal(opts: Mapping[str, Any]) -> str | None:
+    """Why these game options are unusable, or None."""
+    unknown = set(opts) - OPTION_KEYS
+    if unknown:
+        return f"unknown option(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_KEYS))})"
+    window = opts.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)
+    if not is_int(window) or window <= 0:
+        return f"option skull_window_ms must be a positive whole number, got {window!r}"
+    for key in ("board", "cards"):
+        # Kept in the saved state, so it must be plain JSON: a path string or an object.
+        if key in opts and not isinstance(opts[key], (str, Mapping)):
+            return f"option {key} must be a file path or an object, got {type(opts[key]).__name__}"
+    return None
 
 
 @register
-class Terror(Rules, Game):
+class Terror(Legal, Game):
     name: ClassVar[str] = "terror"
     title: ClassVar[str] = "Terror in the Graveyard"
     min_players: ClassVar[int] = 2
@@ -103,19 +100,13 @@ class Terror(Rules, Game):
             raise IllegalAction("every player needs a non-empty name")
         if len(set(players)) != len(players):
             raise IllegalAction("player names must be different")
-        if not _is_int(seed):
+        if not is_int(seed):
             raise IllegalAction(f"seed must be a whole number, got {seed!r}")
         opts = dict(options or {})
-        unknown = set(opts) - OPTION_KEYS
-        if unknown:
-            raise IllegalAction(f"unknown option(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_KEYS))})")
-        window = opts.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)
-        if not _is_int(window) or window <= 0:
-            raise IllegalAction(f"option skull_window_ms must be a positive whole number, got {window!r}")
+        why = _options_refusal(opts)
+        if why is not None:
+            raise IllegalAction(why)
         for key in ("board", "cards"):
-            # Kept in the saved state, so it must be plain JSON: a path string or an object.
-            if key in opts and not isinstance(opts[key], (str, Mapping)):
-                raise IllegalAction(f"option {key} must be a file path or an object, got {type(opts[key]).__name__}")
             if isinstance(opts.get(key), Mapping):
                 opts[key] = dict(opts[key])
         board = load_board(opts.get("board"))
@@ -147,6 +138,10 @@ class Terror(Rules, Game):
         options = data.get("options")
         if not isinstance(options, Mapping):
             raise BadGameData("terror state: 'options' must be an object")
+        # The same checks as a new game's, so a saved state cannot fail later in expects().
+        why = _options_refusal(options)
+        if why is not None:
+            raise BadGameData(f"terror state: {why}")
         board = load_board(options.get("board"))
         deck = load_deck(options.get("cards"))
         return cls(State.from_json(data, board, deck))
@@ -171,127 +166,6 @@ class Terror(Rules, Game):
     @property
     def phase(self) -> str:
         return self.s.phase
-
-    # ----- legal actions ---------------------------------------------------------------
-    def legal_actions(self) -> list[Action]:
-        s = self.s
-        p = s.turn
-        if s.phase == "over":
-            return []
-        if s.phase == "skull":
-            return [_act("skull_outcome", p, {"hit": True}), _act("skull_outcome", p, {"hit": False})]
-        if s.phase == "choose":
-            assert s.pending is not None
-            return [
-                _act("place_monster", s.pending["seat"], {"target": [ts, tk]})
-                for ts, tk in self.monster_targets(s.pending["seat"], s.pending["pawn"])
-            ]
-        cfg = self.cfg
-        out: list[Action] = []
-        if s.phase == "roll":
-            out.append(_act("roll", p, {}))
-        elif s.phase == "tomb":
-            assert s.symbol is not None
-            out += [_act("move_tomb", p, {"tomb": s.symbol, "to": to}) for to in _STEP[s.tombs[s.symbol]]]
-        else:
-            if s.phase == "move":
-                assert s.number is not None
-                out += [_act("move_pawn", p, {"pawn": k, "to": to}) for k, to in self._moves(cfg, p, s.number)]
-            out += [_act("attempt_skull", p, {"pawn": k}) for k in (0, 1) if self._attempt_refusal(p, k) is None]
-            out.append(_act("end_turn", p, {}))
-        out += self._card_actions(cfg, p)
-        for seat in range(len(s.players)):
-            if seat != p:
-                out += self._card_actions(cfg, seat)
-        return out
-
-    def _moves(self, cfg: int, seat: int, steps: int) -> list[tuple[int, list[int]]]:
-        """(pawn, destination) for every legal walk of ``steps`` by ``seat``'s pawns."""
-        types = self.board.types(cfg)
-        rc = self.board.rc
-        out = []
-        for k, pawn in enumerate(self.s.pawns[seat]):
-            if pawn.pos is not None and types[pawn.pos] != "hand":
-                out += [(k, rc(dest)) for dest in self.board.destinations(cfg, pawn.pos, steps)]
-        return out
-
-    def _can_walk(self, seat: int, pawn: int) -> bool:
-        p = self.s.pawns[seat][pawn]
-        return p.pos is not None and not self.paralysed(seat, pawn)
-
-    def _card_actions(self, cfg: int, seat: int) -> list[Action]:
-        out: list[Action] = []
-        for k, pawn in enumerate(self.s.pawns[seat]):
-            for card_id in pawn.cards:
-                card = self.card(card_id)
-                if self._timing_refusal(seat, card_id) is not None:
-                    continue
-                if card.effect == "extra_turn":
-                    out.append(_act("play_card", seat, {"card": card_id}))
-                elif card.effect == "steal_ring":
-                    out += [_act("play_card", seat, {"card": card_id, "target": t}) for t in self._opponent_pawns(seat)]
-                elif card.effect == "switch":
-                    if self._can_walk(seat, k):
-                        out += [
-                            _act("play_card", seat, {"card": card_id, "target": [ts, tk]})
-                            for ts, tk in self._opponent_pawns(seat)
-                            if self._switch_refusal(seat, k, ts, tk) is None
-                        ]
-                elif card.effect == "move_pawn":
-                    for ts in range(len(self.s.players)):
-                        out += [
-                            _act("play_card", seat, {"card": card_id, "target": [ts, tk], "to": to})
-                            for tk, to in self._moves(cfg, ts, card.steps)
-                        ]
-        return out
-
-    def _opponent_pawns(self, seat: int) -> list[list[int]]:
-        return [[s, k] for s, row in enumerate(self.s.pawns) if s != seat for k, p in enumerate(row) if not p.out]
-
-    # ----- refusals: each returns why an action is illegal, or None -------------------
-    def _timing_refusal(self, seat: int, card_id: str) -> str | None:
-        card = self.card(card_id)
-        phase = self.s.phase
-        if card.kind == "anytime":
-            if phase in ("choose", "skull"):
-                return "wait until the drawn card or the skull attempt is settled"
-            return None
-        if not card.playable:
-            return f"{card.title} is a Play Later! card: it is never played by itself"
-        if seat != self.s.turn:
-            return f"{card.title} can only be played on your own turn"
-        if phase not in TURN_PHASES:
-            return "wait until the drawn card or the skull attempt is settled"
-        return None
-
-    def _attempt_refusal(self, seat: int, pawn: int) -> str | None:
-        s = self.s
-        p = s.pawns[seat][pawn]
-        if s.phase not in ("move", "after_move"):
-            return "roll and move a tomb before trying the skull" if s.phase in ("roll", "tomb") else f"not now ({s.phase})"
-        if s.attempted:
-            return "you have already dropped the skull this turn; try again on your next turn"
-        if s.phase == "after_move" and s.moved_pawn != pawn:
-            return "you moved your other pawn this turn"
-        if p.pos != self.board.crypt:
-            return "the pawn must be on the Crypt platform"
-        if p.monster is not None:
-            return "a Monster pawn cannot destroy the Headless Ghost; find a Magic Potion first"
-        if not any(self.card(c).effect == "ring" for c in p.cards):
-            return "this pawn holds no Magic Ring (a ring under your other pawn does not count)"
-        return None
-
-    def _switch_refusal(self, seat: int, pawn: int, ts: int, tk: int) -> str | None:
-        me, them = self.s.pawns[seat][pawn], self.s.pawns[ts][tk]
-        if ts == seat:
-            return "switch places with an opponent's pawn"
-        if them.out:
-            return "that pawn is out of the game"
-        if self.paralysed(seat, pawn) or self.paralysed(ts, tk):
-            return "a pawn on a Skeleton Hand cannot leave its space"
-        if me.pos == them.pos:
-            return "those pawns already share a space"
-        return None
 
     # ----- apply ----------------------------------------------------------------------
     def apply(self, action: Action) -> list[Event]:
@@ -334,12 +208,13 @@ class Terror(Rules, Game):
             raise IllegalAction(f"not now: {hint}")
 
     def _pawn_param(self, value: Any) -> int:
-        if value not in (0, 1) or isinstance(value, bool):
+        # A float such as 1.0 compares equal to 1, so the type is checked, not only the value.
+        if not is_int(value) or value not in (0, 1):
             raise MalformedAction(f"pawn must be 0 or 1, got {value!r}")
         return int(value)
 
     def _target_param(self, value: Any) -> tuple[int, int]:
-        if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) for v in value):
+        if not isinstance(value, list) or len(value) != 2 or not all(is_int(v) for v in value):
             raise MalformedAction(f"target must be [seat, pawn], got {value!r}")
         ts, tk = value
         if not 0 <= ts < len(self.s.players) or tk not in (0, 1):
@@ -390,8 +265,8 @@ class Terror(Rules, Game):
             raise MalformedAction(f"to must be one of {', '.join(POSITIONS)}, got {to!r}")
         if tomb != s.symbol:
             raise IllegalAction(f"the symbol die shows the {str(s.symbol).title()}, so the {str(s.symbol).title()} tomb moves")
-        if to not in _STEP[s.tombs[tomb]]:
-            raise IllegalAction(f"the {tomb.title()} tomb is at {s.tombs[tomb]}; one position from there is {' or '.join(_STEP[s.tombs[tomb]])}")
+        if to not in STEP[s.tombs[tomb]]:
+            raise IllegalAction(f"the {tomb.title()} tomb is at {s.tombs[tomb]}; one position from there is {' or '.join(STEP[s.tombs[tomb]])}")
         old_cfg = self.cfg
         events = [Event("tomb_moved", {"seat": seat, "tomb": tomb, "from": s.tombs[tomb], "to": to})]
         s.tombs[tomb] = to
@@ -484,7 +359,7 @@ class Terror(Rules, Game):
         s = self.s
         if s.phase == "tomb" and s.symbol is not None:
             tomb = s.symbol
-            options = _STEP[s.tombs[tomb]]
+            options = STEP[s.tombs[tomb]]
             words = " or ".join(POSITION_WORDS[o] for o in options)
             return [
                 Expectation(

@@ -207,6 +207,9 @@ class Board:
 
     def check_path(self, cfg: int, start: int, steps: int, path: Sequence[int]) -> str | None:
         """Why ``path`` is not a legal walk of ``steps`` from ``start`` (``None`` if it is)."""
+        if len(path) > steps:
+            # The Crypt jump lets a move stop short of the count, never run past it.
+            return f"the path has {len(path)} step(s); the count is {steps}"
         adj = self.adjacency(cfg)
         seen = {start}
         here = start
@@ -432,7 +435,8 @@ def _validate_platform(
         by_pos: dict[str, str] = {}
         for pos in POSITIONS:
             value = s[pos]
-            if value not in allowed:
+            # The type check comes first: a list would make the set lookup raise TypeError.
+            if not isinstance(value, str) or value not in allowed:
                 raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})")
             is_pit_here = index == track[pos]
             if (value == "pit") != is_pit_here:

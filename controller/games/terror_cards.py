@@ -147,9 +147,10 @@ def _validate(data: Any, where: str) -> Deck:
         if card_id in cards:
             raise BadGameData(f"{at}: id {card_id!r} is used twice")
         effect, kind = raw.get("effect"), raw.get("kind")
-        if effect not in EFFECT_KINDS:
+        # Type checks come first: a list would make the dict and set lookups raise TypeError.
+        if not isinstance(effect, str) or effect not in EFFECT_KINDS:
             raise BadGameData(f"{at}: effect {effect!r} is not one of {', '.join(EFFECT_KINDS)}")
-        if kind not in EFFECT_KINDS[effect]:
+        if not isinstance(kind, str) or kind not in EFFECT_KINDS[effect]:
             raise BadGameData(f"{at}: a {effect} card must be {' or '.join(sorted(EFFECT_KINDS[effect]))}, not {kind!r}")
         for text_key in ("title", "text"):
             if not isinstance(raw.get(text_key), str) or not raw[text_key].strip():

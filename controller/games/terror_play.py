@@ -42,9 +42,11 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
 
     me = s.pawns[seat][holder]
     played = Event("card_played", {"seat": seat, "pawn": holder, "label": PAWN_LABELS[holder], "card": card.public()})
-    # Who may draw from a "G" reached by this card: only the player whose turn it is,
-    # moving their own pawn with their own card (rulebook, "G" Space).
-    own_turn = seat == s.turn and s.phase in TURN_PHASES
+
+    def may_draw(owner: int) -> bool:
+        # Rulebook, "G" Space: a pawn draws "only on your turn", moved there "by die roll count
+        # or by card direction" -- whoever played the card ("your card or an opponent's card").
+        return owner == s.turn and s.phase in TURN_PHASES
 
     if card.effect == "extra_turn":
         _discard(game, seat, holder, card_id)
@@ -77,10 +79,12 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
                                      "a_to": game.board.rc(target.pos), "b_to": game.board.rc(me.pos)}),
         ]
         me.pos, target.pos = target.pos, me.pos
-        # The opponent's pawn reacts first; only the holder can draw, which may
-        # open a choice, and nothing else should happen after a choice opens.
-        events += game.land(ts, tk, may_draw=False)
-        events += game.land(seat, holder, may_draw=own_turn)
+        # At most one of the two pawns belongs to the player whose turn it is, and only
+        # that one can draw; it reacts last, because a draw may open a choice and
+        # nothing else should happen after a choice opens.
+        first, last = ((seat, holder), (ts, tk)) if ts == s.turn else ((ts, tk), (seat, holder))
+        events += game.land(*first, may_draw=False)
+        events += game.land(*last, may_draw=may_draw(last[0]))
         return events
 
     # move_pawn
@@ -95,7 +99,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
                              "path": [game.board.rc(c) for c in path], "by": "card"}),
     ]
     target.pos = path[-1]
-    return events + game.land(ts, tk, may_draw=own_turn and ts == seat)
+    return events + game.land(ts, tk, may_draw=may_draw(ts))
 
 
 def _discard(game: "Terror", seat: int, pawn: int, card_id: str) -> None:

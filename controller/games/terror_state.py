@@ -23,6 +23,8 @@ TURN_PHASES = frozenset({"roll", "tomb", "move", "after_move"})
 PAWN_LABELS: tuple[str, str] = ("girl", "boy")
 SEAT_COLOURS: tuple[str, ...] = ("green", "blue", "orange", "white")
 LOG_LENGTH = 12
+# Phases in which this turn's dice have been rolled (so the number and symbol are known).
+_ROLLED_PHASES = frozenset({"tomb", "move", "after_move", "skull"})
 
 
 @dataclass
@@ -97,6 +99,10 @@ class State:
         return _parse(data, board, deck)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _need(data: Mapping[str, Any], key: str, types: type | tuple[type, ...], allow_none: bool = False) -> Any:
     if key not in data:
         raise BadGameData(f"terror state: missing {key!r}")
@@ -161,17 +167,24 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
                 raise BadGameData(f"terror state: pawns[{s}][{k}] stands on {types[p.pos]}, which is not a space")
     draw = _need(data, "draw", list)
     discard = _need(data, "discard", list)
+    turn = _need(data, "turn", int)
+    if not 0 <= turn < len(players):
+        raise BadGameData(f"terror state: 'turn' {turn} is not a seat")
     pending = _need(data, "pending", dict, allow_none=True)
     if pending is not None:
+        # Type checks come first: an unhashable value would otherwise raise TypeError below.
         if (
             set(pending) != {"card", "seat", "pawn", "resume"}
-            or pending["seat"] not in range(len(players))
+            or not all(isinstance(pending[k], str) for k in ("card", "resume"))
+            or not all(_is_int(pending[k]) for k in ("seat", "pawn"))
+            # Only the player whose turn it is draws, so only they can owe a Monster card's target.
+            or pending["seat"] != turn
             or pending["pawn"] not in (0, 1)
             or pending["resume"] not in TURN_PHASES
             or pending["card"] not in deck.cards
             or deck.cards[pending["card"]].effect != "monster"
         ):
-            raise BadGameData("terror state: 'pending' must be a Monster card, a seat, a pawn and a turn phase")
+            raise BadGameData("terror state: 'pending' must be a Monster card, the current seat, a pawn and a turn phase")
         seen_cards.append(pending["card"])
     seen_cards += draw + discard
     if sorted(map(str, seen_cards)) != sorted(deck.cards):
@@ -182,22 +195,33 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
     if (phase == "choose") != (pending is not None):
         raise BadGameData("terror state: 'pending' must be set exactly in the choose phase")
     attempt = _need(data, "attempt", dict, allow_none=True)
-    if attempt is not None and (set(attempt) != {"seat", "pawn"} or attempt["pawn"] not in (0, 1)):
-        raise BadGameData("terror state: 'attempt' must have a seat and a pawn")
+    if attempt is not None and (
+        set(attempt) != {"seat", "pawn"}
+        or not all(_is_int(v) for v in attempt.values())
+        # Only the player whose turn it is drops the skull.
+        or attempt["seat"] != turn
+        or attempt["pawn"] not in (0, 1)
+    ):
+        raise BadGameData("terror state: 'attempt' must have the current seat and a pawn")
     if (phase == "skull") != (attempt is not None):
         raise BadGameData("terror state: 'attempt' must be set exactly in the skull phase")
-    turn = _need(data, "turn", int)
-    if not 0 <= turn < len(players):
-        raise BadGameData(f"terror state: 'turn' {turn} is not a seat")
     number = _need(data, "number", int, allow_none=True)
     if number is not None and not 1 <= number <= 6:
         raise BadGameData(f"terror state: 'number' {number} is not a die face")
     symbol = _need(data, "symbol", str, allow_none=True)
     if symbol is not None and symbol not in TOMBS:
         raise BadGameData(f"terror state: 'symbol' {symbol!r} is not a tomb")
+    # From the tomb move on, the turn is played with this roll; a choose phase goes back to its phase.
+    in_phase = pending["resume"] if pending is not None else phase
+    if in_phase in _ROLLED_PHASES:
+        for key, value in (("number", number), ("symbol", symbol)):
+            if value is None:
+                raise BadGameData(f"terror state: {key!r} must be set in phase {in_phase!r} (the dice were rolled)")
     winners = _need(data, "winners", list)
-    if not all(isinstance(w, int) and 0 <= w < len(players) for w in winners):
+    if not all(_is_int(w) and 0 <= w < len(players) for w in winners):
         raise BadGameData("terror state: 'winners' must be seats")
+    if winners and phase != "over":
+        raise BadGameData("terror state: 'winners' must be empty until the game is over")
     ghost = _need(data, "ghost", str)
     if ghost not in ("standing", "destroyed"):
         raise BadGameData(f"terror state: 'ghost' {ghost!r} is not standing or destroyed")
@@ -205,6 +229,11 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
     if moved_pawn not in (None, 0, 1):
         raise BadGameData("terror state: 'moved_pawn' must be 0, 1 or null")
     log = _need(data, "log", list)
+    if not all(isinstance(e, Mapping) for e in log):
+        raise BadGameData("terror state: 'log' must be a list of event objects")
+    for key in ("extra_turns", "turns_taken"):
+        if _need(data, key, int) < 0:
+            raise BadGameData(f"terror state: {key!r} cannot be negative")
     return State(
         players=list(players),
         seed=_need(data, "seed", int),

@@ -82,7 +82,8 @@ def public_view(game: "Terror") -> dict[str, Any]:
 
 
 def player_view(game: "Terror", seat: int) -> dict[str, Any]:
-    if not isinstance(seat, int) or not 0 <= seat < len(game.s.players):
+    # bool is an int: True would otherwise show seat 1's secret cards.
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(game.s.players):
         raise ValueError(f"there is no seat {seat!r} in this game")
     view = public_view(game)
     view["you"] = {
