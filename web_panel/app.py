@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .auth import JoinGuard, SessionStore, csrf_token, current_session
+from .auth import TABLE_LOGIN_FAILURES_ALLOWED, JoinGuard, SessionStore, csrf_token, current_session
 from .mqtt_view import MqttView
 from .settings import PanelSettings
 
@@ -51,6 +51,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper_settings"] = settings
     app.extensions["gravekeeper_sessions"] = SessionStore()
     app.extensions["gravekeeper_join_guard"] = JoinGuard()
+    app.extensions["gravekeeper_login_guard"] = JoinGuard(allowed=TABLE_LOGIN_FAILURES_ALLOWED)
 
     from .views import control, player, selftest, tables
 
@@ -72,7 +73,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
         )
-        if response.mimetype == "text/html":
+        if request.endpoint != "static":
+            # Pages and JSON alike: a player's hand or the join codes must not stay in a shared
+            # browser's cache, or a proxy's, for the next person to read.
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 

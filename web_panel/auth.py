@@ -20,6 +20,9 @@ MAX_SESSIONS = 5000
 JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
 JOIN_FAILURE_WINDOW = 60.0
 TABLE_JOIN_FAILURES_ALLOWED = 30  # per table per window, whoever tries: 32^6 codes stay out of reach
+# A control token is chosen by people and may be short: the same limits keep guessing it slow.
+LOGIN_FAILURES_ALLOWED = JOIN_FAILURES_ALLOWED
+TABLE_LOGIN_FAILURES_ALLOWED = TABLE_JOIN_FAILURES_ALLOWED
 
 
 @dataclass
@@ -37,15 +40,20 @@ class PanelSession:
     tokens: dict[str, str] = field(default_factory=dict)  # table -> control token
     seats: dict[str, Seat] = field(default_factory=dict)  # table -> joined seat
     join_failures: list[float] = field(default_factory=list)
+    login_failures: list[float] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
 
     def join_blocked(self, now: float) -> bool:
         self.join_failures = [t for t in self.join_failures if now - t < JOIN_FAILURE_WINDOW]
         return len(self.join_failures) >= JOIN_FAILURES_ALLOWED
 
+    def login_blocked(self, now: float) -> bool:
+        self.login_failures = [t for t in self.login_failures if now - t < JOIN_FAILURE_WINDOW]
+        return len(self.login_failures) >= LOGIN_FAILURES_ALLOWED
+
 
 class JoinGuard:
-    """Wrong join codes per table, over every session: new sessions must not reset the count."""
+    """Wrong join codes (or control tokens) per table, over every session: new sessions must not reset the count."""
 
     def __init__(self, allowed: int = TABLE_JOIN_FAILURES_ALLOWED, window: float = JOIN_FAILURE_WINDOW) -> None:
         self.allowed, self.window = allowed, window
@@ -93,14 +101,16 @@ class SessionStore:
         return sess
 
     def _prune(self) -> None:
-        # Drop idle sessions first, then the least recently used half.
+        # Idle sessions go first, then those that hold nothing: a poller without cookies makes one per
+        # request, while a referee watching the live page touches theirs only when they act.
         now = time.monotonic()
         for sid in [s for s, v in self._sessions.items() if now - v.last_used > SESSION_IDLE_SECONDS]:
             del self._sessions[sid]
-        if len(self._sessions) >= MAX_SESSIONS:
-            oldest = sorted(self._sessions.values(), key=lambda v: v.last_used)
-            for v in oldest[: len(oldest) // 2]:
-                del self._sessions[v.sid]
+        if len(self._sessions) < MAX_SESSIONS:
+            return
+        oldest = sorted(self._sessions.values(), key=lambda v: (bool(v.tokens or v.seats), v.last_used))
+        for v in oldest[: len(oldest) // 2]:
+            del self._sessions[v.sid]
 
     def __len__(self) -> int:
         with self._lock:

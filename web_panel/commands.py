@@ -7,6 +7,8 @@ and so that the panel never signs something it does not understand.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +19,8 @@ COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_BODY = 16 * 1024  # the controller refuses bigger commands too
 MAX_PLAYERS = 8
 MAX_NAME = 40
+# ASCII digits only: str.isdigit() also passes superscripts, which int() refuses, and a doubled minus.
+_INT_TEXT = re.compile(r"-?[0-9]{1,30}", re.ASCII)
 
 
 class CommandError(ValueError):
@@ -35,7 +39,7 @@ def _int(value: Any, what: str) -> int:
         raise CommandError(f"{what} must be a whole number, got {value!r}")
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
         return int(value.strip())
     raise CommandError(f"{what} must be a whole number, got {value!r}")
 
@@ -55,6 +59,9 @@ def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
     for i, p in enumerate(players):
         if not isinstance(p, str) or not p.strip() or len(p.strip()) > MAX_NAME:
             raise CommandError(f"new_game: player {i + 1} must be a name of 1 to {MAX_NAME} characters")
+        if any(unicodedata.category(c) == "Cc" for c in p):
+            # A NUL or a line break in a name is a broken script, and would show as nothing on every page.
+            raise CommandError(f"new_game: player {i + 1}'s name has a control character")
     names = [p.strip() for p in players]
     if len(set(names)) != len(names):
         raise CommandError("new_game: two players have the same name")
@@ -81,6 +88,8 @@ def _act(body: Mapping[str, Any]) -> dict[str, Any]:
         action = Action.from_json(body["action"])
     except MalformedAction as exc:
         raise CommandError(f"act: {exc}") from None
+    if action.player is not None and not 0 <= action.player < MAX_PLAYERS:
+        raise CommandError(f"act: player must be a seat from 0 to {MAX_PLAYERS - 1}, got {action.player}")
     return {"action": action.to_json()}
 
 
@@ -112,7 +121,9 @@ def _selftest(body: Mapping[str, Any]) -> dict[str, Any]:
         out["guided"] = body["guided"]
     if "skip" in body:
         skip = body["skip"]
-        if not isinstance(skip, (bool, str, list)):
+        # The panel signs only what it understands: a list holds names, nothing else.
+        if not isinstance(skip, (bool, str, list)) or (
+                isinstance(skip, list) and not all(isinstance(n, str) for n in skip)):
             raise CommandError("selftest: skip must be true, a check name or a list of check names")
         out["skip"] = skip
     return out

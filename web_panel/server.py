@@ -14,6 +14,11 @@ from .settings import PanelSettings
 
 log = logging.getLogger(__name__)
 
+# How long one read or write on a client's socket may block. A client that stops reading (a phone
+# asleep with its stream open) would otherwise hold its thread and queue for as long as TCP lets it.
+# Streams write a keepalive every 15 s, so a live reader is never near this.
+SEND_TIMEOUT_S = 30.0
+
 
 class _QuietHandler(WSGIRequestHandler):
     """Request lines go to our logger at debug level: an SSE page reconnecting is not news."""
@@ -22,6 +27,8 @@ class _QuietHandler(WSGIRequestHandler):
         super().setup()
         # An SSE stream is many small writes; Nagle plus the browser's delayed ACK would hold each one back.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # werkzeug treats a timed-out socket as a dropped connection: the stream's generator is closed.
+        self.connection.settimeout(SEND_TIMEOUT_S)
 
     def log(self, type: str, message: str, *args: object) -> None:  # noqa: A002 - werkzeug's signature
         level = logging.DEBUG if type == "info" else logging.WARNING

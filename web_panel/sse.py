@@ -28,9 +28,11 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     ``seq``). ``first`` adds items after the snapshot; ``filter_item`` may
     rewrite or drop each item (the player stream opens its own private view).
     """
-    sub = view.subscribe(table)
 
     def generate() -> Iterator[str]:
+        # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
+        # gone before the first byte) never reaches the ``finally`` that unsubscribes.
+        sub = view.subscribe(table)
         try:
             # EventSource reconnects by itself; one second is quick without hammering.
             yield "retry: 1000\n\n"

@@ -101,6 +101,29 @@ def test_join_codes_and_a_new_game_from_the_form(page: Any, served: PanelServer,
     assert (name, cmd["game"], cmd["players"], cmd["seed"]) == ("new_game", "dogs", ["Cy", "Di", "Ed"], 42)
 
 
+def test_the_new_game_form_is_not_usable_before_its_script_runs(page: Any, served: PanelServer, fake: FakeTable,
+                                                                 token: str) -> None:
+    """A submit before table.js has attached its handler would reload the page and send nothing."""
+    login(page, served.url, fake.table, token)
+    held: list[Any] = []
+    page.route("**/static/table.js", lambda route: held.append(route))
+    page.goto(served.url + f"t/{fake.table}", wait_until="commit")
+    page.wait_for_selector("#ng-start", state="attached")
+    assert page.is_disabled("#ng-start")
+    assert held, "the page did not ask for table.js"
+    for route in held:
+        route.continue_()
+    page.unroute("**/static/table.js")
+    page.click("#new-game-box summary")
+    page.select_option("#ng-game", "terror")
+    page.fill("#ng-players", "Ann, Bo")
+    page.fill("#ng-seed", "9007199254740993")  # above 2^53: a JavaScript number would round it
+    page.click("#ng-start")
+    (name, cmd), = fake.wait_command(1)
+    assert (name, cmd["seed"]) == ("new_game", 9007199254740993)
+    page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+
+
 def test_mismatch_banner_appears_and_clears(page: Any, served: PanelServer, fake: FakeTable) -> None:
     page.goto(served.url + f"t/{fake.table}")
     page.wait_for_selector("#mismatch", state="hidden")
@@ -137,6 +160,66 @@ def test_a_seq_gap_resyncs_and_a_dropped_stream_reconnects(page: Any, settings: 
         page.wait_for_function("document.getElementById('waiting-for').textContent === 'Back again.'")
     finally:
         panel.close()
+
+
+def test_a_table_and_panel_restarted_afresh_are_followed(page: Any, settings: PanelSettings,
+                                                         fake: FakeTable) -> None:
+    """``gravekeeper run`` restarts both together; with a new journal the table numbers events from 1 again.
+    The page reconnects to a snapshot whose seq is lower than what it saw: its log must start over too,
+    or the new events, whose seqs it has seen before, are silently left out."""
+    panel = start_panel(settings)
+    port = panel.port
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        page.goto(panel.url + f"t/{fake.table}")
+        page.wait_for_function("document.body.dataset.opened === '1'")
+        for seq in (1, 2, 3):
+            fake.event("old_news", {"n": seq}, seq=seq)
+        fake.state(seq=3)
+        page.wait_for_function("window.gkLive.lastSeq === 3 && window.gkLive.events.length === 3")
+    finally:
+        panel.close()
+    fake.state(seq=0, game_id="g2")
+    panel = start_panel(PanelSettings(**{**settings.__dict__, "listen_port": port}))
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g2", 5)
+        page.wait_for_function("Number(document.body.dataset.opened) >= 2", timeout=15000)
+        page.wait_for_function("window.gkLive.state && window.gkLive.state.game_id === 'g2'")
+        fake.event("fresh_news", {"n": 1}, seq=1)
+        page.wait_for_function("document.getElementById('log').textContent.includes('Fresh news')")
+        assert "Old news" not in page.text_content("#log")
+    finally:
+        panel.close()
+
+
+def test_a_slow_resync_answer_never_replaces_a_newer_state(page: Any, served: PanelServer, fake: FakeTable) -> None:
+    """After a gap the page fetches the snapshot while the stream goes on; the stream may bring the
+    table's republished state before the fetch's answer, which was read at the panel earlier."""
+    fake.event("a", seq=1)
+    fake.state(seq=1, waiting_for="Before the gap.")
+    page.goto(served.url + f"t/{fake.table}")
+    page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 1 && "
+                           "document.getElementById('waiting-for').textContent === 'Before the gap.'")
+    held: list[Any] = []
+    page.route(f"**/api/t/{fake.table}", lambda route: held.append((route, route.fetch())))
+    fake.event("c", seq=3)  # 2 was lost
+    page.wait_for_function("document.body.dataset.resyncs === '1'")
+    for _ in range(100):  # the route handler runs while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page did not fetch the snapshot after the gap"
+    fake.state(seq=3, waiting_for="After the gap.")
+    page.wait_for_function("document.getElementById('waiting-for').textContent === 'After the gap.'")
+    route, answer = held[0]
+    assert answer.json()["state"]["seq"] == 1  # read before the republished state reached the panel
+    route.fulfill(response=answer)
+    page.wait_for_function("document.body.dataset.snapshots === '2'")
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.text_content("#waiting-for") == "After the gap."
+    assert page.evaluate("window.gkLive.state.seq") == 3 and page.evaluate("window.gkLive.lastSeq") == 3
 
 
 def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, served: PanelServer,
@@ -187,6 +270,44 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
     finally:
         ctx_s.close()
         ctx_p.close()
+
+
+def test_a_player_whose_seat_is_gone_is_told_to_join_again(chromium: Any, settings: PanelSettings,
+                                                          fake: FakeTable, token: str) -> None:
+    """Sessions live in the panel's memory: after a panel restart the player's stream is refused (403).
+    The page must say so and stop showing the hand it had, not retry in silence with a stale hand."""
+    g = play("superstition", ["Ann", "Bo"], 3)
+    fake.state(**public_state(g, fake.table, 0))
+    fake.private(0, {"seq": 0, "seat": 0, "game_id": "g1",
+                     "view": {**g.public_view(), "you": {"seat": 0, "whammy": "w1", "whammy_name": "Black Cat Crossing",
+                                                         "charm": "c1", "charm_name": "Rabbit's Foot"}},
+                     "legal": []})
+    panel = start_panel(settings)
+    port = panel.port
+    ctx = chromium.new_context(bypass_csp=True)
+    errors: list[str] = []
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.sealed_view(fake.table, 0) is not None, 5)
+        player = ctx.new_page()
+        player.set_default_timeout(5000)
+        player.on("pageerror", lambda exc: errors.append(str(exc)))
+        player.goto(panel.url + f"t/{fake.table}/join")
+        player.fill("#join-code", join_code(token, fake.table, "g1", 0))
+        player.click("button[type=submit]")
+        player.wait_for_selector(".hand .secret")
+        panel.close()
+        panel = start_panel(PanelSettings(**{**settings.__dict__, "listen_port": port}))
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        player.wait_for_selector("#left:not([hidden])", timeout=15000)
+        assert "join" in player.text_content("#left").lower()
+        assert "Black Cat Crossing" not in player.text_content("#hand")
+        assert player.get_attribute("#left a", "href").endswith(f"/t/{fake.table}/join")
+        assert errors == []
+    finally:
+        ctx.close()
+        panel.close()
 
 
 def test_dogs_board_draws_tiles_dogs_spooks_and_snacks(page: Any, served: PanelServer, fake: FakeTable,

@@ -40,6 +40,19 @@ def test_a_player_joins_and_sees_only_their_own_hand(app: Flask, client: FlaskCl
     assert "Skeleton Key" not in client.get(f"/api/t/{fake.table}/me").get_data(as_text=True)
 
 
+def test_private_json_is_never_kept_by_a_cache(app: Flask, client: FlaskClient, fake: FakeTable, token: str) -> None:
+    """A hand or a join code left in a shared browser's cache, or a proxy's, is one another person can read."""
+    _with_private(app, fake, 0, SECRET)
+    assert _join(client, fake.table, join_code(token, fake.table, "g1", 0)) == 303
+    me = client.get(f"/api/t/{fake.table}/me")
+    assert "Magic Ring" in me.get_data(as_text=True) and me.headers.get("Cache-Control") == "no-store"
+    referee = app.test_client()
+    csrf = csrf_of(referee, fake.table)
+    assert referee.post(f"/t/{fake.table}/login", data={"token": token, "csrf": csrf}).status_code == 303
+    codes = referee.get(f"/api/t/{fake.table}/codes")
+    assert codes.status_code == 200 and codes.headers.get("Cache-Control") == "no-store"
+
+
 def test_spectators_never_receive_a_private_view(app: Flask, client: FlaskClient, fake: FakeTable) -> None:
     _with_private(app, fake, 1, SECRET)
     for path in (f"/t/{fake.table}", f"/api/t/{fake.table}", "/", "/api/tables"):
@@ -68,6 +81,14 @@ def test_wrong_codes_are_refused_then_rate_limited(app: Flask, client: FlaskClie
     assert r.status_code == 429  # even the right code waits out the lockout
     assert client.get(f"/api/t/{fake.table}/me").status_code == 403
     assert client.post(f"/t/{fake.table}/join", data={"code": good}).status_code == 403  # no CSRF
+
+
+def test_a_code_with_letters_outside_ascii_is_a_wrong_code_not_a_crash(client: FlaskClient, fake: FakeTable) -> None:
+    """People type on phones: accented letters and other scripts' digits are just wrong codes."""
+    for typed in ("ÉÉÉÉÉÉ", "AB\u0663CDE", "ßßßßßß"):
+        r = client.post(f"/t/{fake.table}/join", data={"code": typed, "csrf": csrf_of(client, fake.table)})
+        assert r.status_code == 403 and "does not match" in r.get_data(as_text=True)
+    assert client.get(f"/api/t/{fake.table}/me").status_code == 403
 
 
 def test_a_code_of_another_game_or_table_does_not_work(client: FlaskClient, fake: FakeTable, token: str) -> None:

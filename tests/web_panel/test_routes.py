@@ -92,6 +92,28 @@ def test_login_needs_csrf_and_the_right_token(client: FlaskClient, fake: FakeTab
     assert 'data-can-control="yes"' in html and token not in html
 
 
+def test_wrong_control_tokens_are_rate_limited(app: Flask, client: FlaskClient, fake: FakeTable, token: str) -> None:
+    """Like join codes: a control token typed wrong again and again is someone guessing it."""
+    csrf = csrf_of(client, fake.table)
+    for i in range(8):
+        r = client.post(f"/t/{fake.table}/login", data={"token": f"guess-{i}", "csrf": csrf})
+        assert r.status_code == 403 and "not the control token" in r.get_data(as_text=True)
+    r = client.post(f"/t/{fake.table}/login", data={"token": token, "csrf": csrf})
+    assert r.status_code == 429 and "wait a minute" in r.get_data(as_text=True)
+    assert client.get(f"/api/t/{fake.table}/codes").status_code == 403  # still read-only
+    r = client.post(f"/t/{fake.table}/selftest/login", data={"token": token, "csrf": csrf})
+    assert r.status_code == 429
+    # A new cookie for every guess does not reset the count: the table keeps its own.
+    for i in range(22):
+        fresh = app.test_client()
+        r = fresh.post(f"/t/{fake.table}/login", data={"token": f"more-{i}", "csrf": csrf_of(fresh, fake.table)})
+        assert r.status_code == 403
+    fresh = app.test_client()
+    r = fresh.post(f"/t/{fake.table}/login", data={"token": token, "csrf": csrf_of(fresh, fake.table)})
+    assert r.status_code == 429
+    assert fresh.get(f"/api/t/{fake.table}/codes").status_code == 403
+
+
 def test_token_never_reaches_the_browser(client: FlaskClient, fake: FakeTable, token: str) -> None:
     login(client, fake.table, token)
     for path in (f"/t/{fake.table}", "/", f"/api/t/{fake.table}", f"/api/t/{fake.table}/codes"):
@@ -178,6 +200,10 @@ BAD_COMMANDS = [
     ("act", {}, 400, "action is missing"),
     ("act", {"action": {"kind": "roll", "player": "zero"}}, 400, "seat number"),
     ("act", {"action": {"kind": "roll"}, "extra": 1}, 400, "extra"),
+    ("act", {"action": {"kind": "roll", "player": 10 ** 40}}, 400, "seat from 0"),
+    ("act", {"action": {"kind": "roll", "player": -1}}, 400, "seat"),
+    ("new_game", {"game": "terror", "players": ["Ann\u0000", "Bo"]}, 400, "control character"),
+    ("new_game", {"game": "terror", "players": ["Ann", "B\no"]}, 400, "control character"),
     ("new_game", {"game": "chess", "players": ["A"]}, 400, "chess"),
     ("new_game", {"game": "terror", "players": []}, 400, "players"),
     ("new_game", {"game": "terror", "players": ["A", "A"]}, 400, "same name"),
@@ -186,6 +212,8 @@ BAD_COMMANDS = [
     ("sim", {"sensor": "tomb.dragon", "value": "middle"}, 400, "tomb.dragon"),
     ("sim", {"sensor": "tomb.wolf", "value": "sideways"}, 400, "sideways"),
     ("selftest", {"guided": "yes"}, 400, "guided"),
+    ("selftest", {"skip": [{"step": 1}]}, 400, "skip"),
+    ("selftest", {"skip": ["trap.ladder", 3]}, 400, "skip"),
     ("resync", [], 400, "JSON object"),
     ("launch_rockets", {}, 404, "unknown command"),
 ]
@@ -211,6 +239,29 @@ def test_bad_json_and_oversized_commands(client: FlaskClient, fake: FakeTable, t
     big = {"game": "terror", "players": ["A"], "options": {"x": "y" * 20000}}
     r = client.post(f"/t/{fake.table}/cmd/new_game", json=big, headers={"X-CSRF-Token": csrf})
     assert r.status_code == 413 and "at most" in r.get_json()["error"]
+    assert fake.commands == []
+
+
+@pytest.mark.parametrize("seed", ["--5", "5-", "\u00b2", "\u0663", " 7 8 "])
+def test_a_seed_that_only_looks_like_a_number_is_refused(client: FlaskClient, fake: FakeTable, token: str,
+                                                         seed: str) -> None:
+    """Text that passes a digit check but is no integer (a doubled minus, a superscript) must not crash."""
+    csrf = login(client, fake.table, token)
+    got, reply = _cmd(client, fake.table, "new_game", {"game": "terror", "players": ["A"], "seed": seed}, csrf)
+    assert got == 400 and "seed" in reply["error"] and reply["ok"] is False
+    r = client.post(f"/t/{fake.table}/cmd/new_game", headers={"X-CSRF-Token": csrf},
+                    data={"game": "terror", "players": "A", "seed": seed})
+    assert r.status_code == 400 and "seed" in r.get_json()["error"]
+    assert fake.commands == []
+
+
+@pytest.mark.parametrize("body", ["[" * 5000 + "]" * 5000,
+                                  '{"game": "terror", "players": ["A"], "options": ' + "[" * 3000 + "]" * 3000 + "}"])
+def test_deeply_nested_json_is_a_400_not_a_crash(client: FlaskClient, fake: FakeTable, token: str, body: str) -> None:
+    csrf = login(client, fake.table, token)
+    r = client.post(f"/t/{fake.table}/cmd/new_game", data=body.encode(), content_type="application/json",
+                    headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 400 and "nested" in r.get_json()["error"]
     assert fake.commands == []
 
 
@@ -294,3 +345,21 @@ def test_the_panel_checks_the_same_commands_the_controller_answers() -> None:
     from web_panel.commands import COMMANDS as CHECKED
 
     assert CHECKED == ANSWERED  # two lists (the panel child keeps its imports light): they must not drift
+
+
+def test_a_flood_of_new_sessions_does_not_log_a_referee_or_player_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cookie-less poller makes a session per request; when the store is full, the sessions
+    that hold nothing go first, not a referee watching the live page (its stream does not touch
+    the session) or a seated player."""
+    from web_panel import auth
+
+    monkeypatch.setattr(auth, "MAX_SESSIONS", 50)
+    sessions = auth.SessionStore()
+    referee = sessions.create()
+    referee.tokens["t1"] = "secret"
+    player = sessions.create()
+    player.seats["t1"] = auth.Seat(game_id="g1", seat=0)
+    for _ in range(200):
+        sessions.create()
+    assert sessions.get(referee.sid) is referee and sessions.get(player.sid) is player
+    assert len(sessions) <= 50

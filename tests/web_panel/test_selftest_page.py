@@ -10,8 +10,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.conftest import Broker
+from web_panel import PanelSettings
+from web_panel.server import start_panel
 
-from .browser_helpers import shot
+from .browser_helpers import login, shot
 from .conftest import csrf_of
 from .fake_table import FakeTable
 from .service_runner import RunningService, start_service
@@ -86,3 +88,37 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         shot(page, "selftest-guided")
     finally:
         ctx.close()
+
+
+@pytest.mark.browser
+def test_the_start_buttons_wait_for_the_page_to_be_live(chromium: Any, settings: PanelSettings, fake: FakeTable,
+                                                        token: str) -> None:
+    """The cause of a rare timeout: a click that lands before selftest.js has attached its handlers.
+
+    The buttons are in the HTML, the script at the end of the body; on a busy machine the script
+    arrives well after the buttons can be clicked, and such a click does nothing at all.
+    """
+    panel = start_panel(settings)
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = ctx.new_page()
+    page.set_default_timeout(5000)
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        login(page, panel.url, fake.table, token)
+        held: list[Any] = []
+        page.route("**/static/selftest.js", lambda route: held.append(route))
+        page.goto(f"{panel.url}t/{fake.table}/selftest", wait_until="commit")
+        page.wait_for_selector("#st-guided", state="attached")
+        assert page.is_disabled("#st-guided") and page.is_disabled("#st-start")
+        assert held, "the page did not ask for selftest.js"
+        for route in held:
+            route.continue_()
+        page.unroute("**/static/selftest.js")
+        page.click("#st-guided")  # waits until the page has drawn the table's health and enabled it
+        (name, cmd), = fake.wait_command(1)
+        assert name == "selftest" and cmd["guided"] is True
+        page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+    finally:
+        ctx.close()
+        panel.close()

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -137,3 +138,52 @@ def test_cli_options_become_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.token is None and s.tokens == {"t1": "one", "t2": "two"}
     monkeypatch.setenv("GRAVEKEEPER_TOKEN", "env-token")
     assert panel_cli.build_settings(parser.parse_args([])).token == "env-token"
+
+
+def test_a_client_that_stops_reading_is_dropped_and_others_go_on(
+        mosquitto: Broker, fake: FakeTable, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A phone asleep with its stream open keeps the TCP window shut: the panel's write then blocks.
+
+    Its thread must give up after the send timeout (and take its queue with it), not hang forever,
+    and a client that reads must get every event meanwhile.
+    """
+    from web_panel import server as server_module
+
+    monkeypatch.setattr(server_module, "SEND_TIMEOUT_S", 1.0)
+    panel = start_panel(PanelSettings(broker_port=mosquitto.port, listen_port=0, token=token, event_log_size=50))
+    stuck = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills quickly
+    try:
+        view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        stuck.connect(("127.0.0.1", panel.port))
+        stuck.sendall(f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        deadline = time.monotonic() + 5
+        while view.subscriber_count() < 1 and time.monotonic() < deadline:
+            view.wait_until(lambda: view.subscriber_count() >= 1, 0.1)
+        assert view.subscriber_count() == 1
+        reader = urllib.request.urlopen(panel.url + f"t/{fake.table}/stream", timeout=10)
+        assert reader.readline().startswith(b"retry:")
+        deadline = time.monotonic() + 5
+        while view.subscriber_count() < 2 and time.monotonic() < deadline:
+            view.wait_until(lambda: view.subscriber_count() >= 2, 0.1)
+        pad = "x" * 20000
+        last = None
+        # Far more than the socket buffers hold, so the stuck client's writer must block.
+        for _ in range(400):
+            last = fake.event("padding", {"pad": pad})
+        assert last is not None
+        seen = b""
+        while f'"seq":{last["seq"]},'.encode() not in seen:
+            line = reader.readline()
+            assert line, "the reading client's stream ended"
+            if line.startswith(b"data:"):
+                seen = line
+        deadline = time.monotonic() + 15
+        while view.subscriber_count() > 1 and time.monotonic() < deadline:
+            view.wait_until(lambda: view.subscriber_count() <= 1, 0.2)
+        assert view.subscriber_count() == 1, "the stuck client's stream still holds its thread and queue"
+        reader.close()
+    finally:
+        stuck.close()
+        panel.close()

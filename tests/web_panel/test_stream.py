@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import verify
+from controller.security import join_code, verify
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
@@ -233,3 +233,30 @@ def test_a_deleted_private_view_is_forgotten() -> None:
     assert view.sealed_view("x", 2) is not None
     view.handle("gravekeeper/x/private/2", b"")
     assert view.sealed_view("x", 2) is None
+
+
+def test_a_stream_that_is_never_read_leaves_no_subscriber(app: Flask, client: FlaskClient, fake: FakeTable,
+                                                          token: str) -> None:
+    """A HEAD request (a link checker, a monitor) gets headers only: its stream body is never run.
+
+    A subscription made before the body runs would never be undone: its queue would fill and stay,
+    and every change of the table would still be offered to it, for as long as the panel runs.
+    """
+    view: MqttView = app.extensions["gravekeeper"]
+    for _ in range(3):
+        r = client.head(f"/t/{fake.table}/stream")
+        assert r.status_code == 200 and r.mimetype == "text/event-stream"
+        r.close()
+    code = join_code(token, fake.table, "g1", 0)
+    csrf = client.get(f"/t/{fake.table}/join").get_data(as_text=True).split('name="csrf" value="')[1].split('"')[0]
+    assert client.post(f"/t/{fake.table}/join", data={"code": code, "csrf": csrf}).status_code == 303
+    r = client.head(f"/t/{fake.table}/me/stream")
+    assert r.status_code == 200
+    r.close()
+    assert view.subscriber_count() == 0
+    # A stream that is read still gets everything from its first byte on.
+    reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
+    assert reader.next("snapshot")[1]["table"] == fake.table
+    assert view.subscriber_count() == 1
+    ev = fake.event("dice_rolled", {"player": 0})
+    assert reader.next("event")[1] == ev

@@ -14,7 +14,7 @@
   function GKLive(opts) {
     const live = {
       status: null, state: null, sensors: null, health: null, broker: null,
-      events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0, renders: 0,
+      events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0, renders: 0, snapshots: 0,
       onextra: opts.onextra || {},
     };
     // One change often arrives as several messages (event, state, sensors, health): draw once for all of them.
@@ -48,10 +48,35 @@
       return true;
     }
 
-    function applySnapshot(snap) {
+    // Which of two copies of a retained topic is newer: a fetched snapshot was read at the panel before
+    // its answer arrived, and the stream may have brought a newer copy in the meantime.
+    function newest(held, got, fresher) {
+      if (!held || !got) return got;
+      return fresher(held, got) ? held : got;
+    }
+    const stateFresher = (a, b) => a.game_id === b.game_id && typeof a.seq === "number" && typeof b.seq === "number" && a.seq > b.seq;
+    const timeFresher = (a, b) => typeof a.time === "number" && typeof b.time === "number" && a.time > b.time;
+
+    function applySnapshot(snap, fetched) {
       if (!snap) return;
-      live.status = snap.status; live.state = snap.state; live.sensors = snap.sensors; live.health = snap.health;
+      live.snapshots += 1;
+      document.body.dataset.snapshots = String(live.snapshots);
+      if (fetched) {
+        // The stream's own snapshots are in order with its messages; only a fetched one can be stale.
+        live.state = newest(live.state, snap.state, stateFresher);
+        live.sensors = newest(live.sensors, snap.sensors, timeFresher);
+        live.health = newest(live.health, snap.health, timeFresher);
+        live.status = snap.status;
+      } else {
+        live.status = snap.status; live.state = snap.state; live.sensors = snap.sensors; live.health = snap.health;
+      }
       if (snap.broker) live.broker = snap.broker;
+      const seqs = [live.state && live.state.seq, ...(snap.events || []).map(ev => ev.seq)].filter(n => typeof n === "number");
+      if (seqs.length && live.lastSeq !== null && Math.max(...seqs) < live.lastSeq) {
+        // The table started again from an empty journal: its numbering starts over, and so does the log,
+        // or its new events would be taken for ones already seen.
+        live.seen.clear(); live.events = [];
+      }
       live.lastSeq = null;
       if (live.state) takeSeq(live.state.seq);
       for (const ev of snap.events || []) { logEvent(ev); takeSeq(ev.seq); }
@@ -65,7 +90,7 @@
       if (!opts.snapshotUrl) { reopen(); return; }
       try {
         const r = await fetch(opts.snapshotUrl, { credentials: "same-origin" });
-        if (r.ok) applySnapshot(await r.json());
+        if (r.ok) applySnapshot(await r.json(), true);
       } catch (e) { /* the stream will reconnect and send a snapshot anyway */ }
     }
 
@@ -93,7 +118,10 @@
       es.addEventListener("open", () => { live.opened += 1; document.body.dataset.opened = String(live.opened); setLive("live"); });
       es.addEventListener("error", () => {
         setLive("reconnecting…");
-        if (es.readyState === EventSource.CLOSED) setTimeout(reopen, 2000);
+        if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
+        // The panel refused the stream (an HTTP error): the page may know why, and whether to go on trying.
+        const ask = opts.onclosed ? Promise.resolve(opts.onclosed()).catch(() => true) : Promise.resolve(true);
+        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else setLive("stopped"); });
       });
       es.addEventListener("snapshot", e => applySnapshot(JSON.parse(e.data)));
       for (const kind of ["status", "state", "sensors", "health"]) {

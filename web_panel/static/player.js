@@ -7,11 +7,34 @@
   function $(id) { return document.getElementById(id); }
   let mine = null;
 
+  // The seat is gone (a new game, leaving, or a restarted panel that forgot every session): say so, with
+  // the way back, and stop showing a hand that is no longer this player's to see.
+  function seatGone(reason) {
+    const el = $("left");
+    el.hidden = false;
+    el.textContent = reason + " ";
+    const a = document.createElement("a");
+    a.href = d.join; a.textContent = "Join again";
+    el.appendChild(a);
+    mine = null;
+    live.onchange("left");
+  }
+
+  // The stream was refused: a 403 means this session holds no seat now, so retrying cannot help.
+  async function stillSeated() {
+    const r = await fetch(d.me, { credentials: "same-origin" });
+    if (r.status !== 403) return true;
+    let reason = "You are no longer seated at this table.";
+    try { reason = (await r.json()).error || reason; } catch (e) { /* keep the plain words */ }
+    seatGone(reason.charAt(0).toUpperCase() + reason.slice(1) + ".");
+    return false;
+  }
+
   const live = window.GKLive({
-    streamUrl: d.stream, snapshotUrl: null, onchange: render,
+    streamUrl: d.stream, snapshotUrl: null, onchange: render, onclosed: stillSeated,
     onextra: {
       private: p => { mine = p; live.onchange("private"); },
-      left: info => { const el = $("left"); el.hidden = false; el.textContent = info.reason; mine = null; live.onchange("left"); },
+      left: info => seatGone(info.reason),
     },
   });
   window.gkLive = live;

@@ -190,7 +190,8 @@
       const players = $("ng-players").value.split(",").map(s => s.trim()).filter(Boolean);
       const fields = { game: $("ng-game").value, players };
       const seed = $("ng-seed").value.trim();
-      if (seed) fields.seed = /^\d+$/.test(seed) ? Number(seed) : seed;
+      // Sent as typed: the panel reads it as an integer, and a JavaScript number would round seeds above 2^53.
+      if (seed) fields.seed = seed;
       const options = $("ng-options").value.trim();
       if (options) {
         try { fields.options = JSON.parse(options); } catch (err) {
@@ -202,6 +203,7 @@
       const r = await send("new_game", fields, "New game");
       if (r.ok) $("new-game-box").open = false;
     });
+    $("ng-start").disabled = false;
   }
 
   setInterval(renderStrip, 1000);  // "last seen" ages even when nothing arrives

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hmac
 import json
+import time
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, request, url_for
 
 from controller.security import join_code
 
-from ..auth import check_csrf, control_token, current_session, joined_seat
+from ..auth import JoinGuard, check_csrf, control_token, current_session, joined_seat
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
 from ..mqtt_view import CommandTimeout
 from .common import known_table, mqtt_view, settings
@@ -29,14 +30,20 @@ def log_in(table: str, back_to: str) -> Any:
     """Check the typed control token and keep it in the server-side session; then go ``back_to``."""
     known_table(table)
     check_csrf()
+    sess = current_session()
+    assert sess is not None
+    now = time.monotonic()
+    guard: JoinGuard = current_app.extensions["gravekeeper_login_guard"]
+    if sess.login_blocked(now) or guard.blocked(table, now):
+        abort(429, description="too many wrong control tokens; wait a minute and try again")
     token = request.form.get("token", "")
     if not token:
         abort(400, description="type the table's control token to log in")
     configured = settings().token_for(table)
     if configured is not None and not hmac.compare_digest(token.encode(), configured.encode()):
+        sess.login_failures.append(now)
+        guard.failed(table, now)
         abort(403, description=f"that is not the control token of table {table!r}")
-    sess = current_session()
-    assert sess is not None
     sess.tokens[table] = token
     return redirect(url_for(back_to, table=table), code=303)
 
@@ -69,6 +76,9 @@ def _body() -> Any:
         return json.loads(raw or b"{}")
     except ValueError as exc:
         abort(400, description=f"the command is not valid JSON: {exc}")
+    except RecursionError:
+        # 16 KiB of brackets is enough to exhaust the decoder's recursion limit.
+        abort(400, description="the command is nested too deeply to be a command")
 
 
 @bp.post("/t/<table>/cmd/<name>")

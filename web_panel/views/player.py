@@ -23,9 +23,10 @@ from .common import known_table, mqtt_view, settings
 bp = Blueprint("player", __name__)
 
 
-def _normalise(code: str) -> str:
-    # People read codes aloud and type them in lower case, with spaces or dashes.
-    return "".join(c for c in code.upper() if c.isalnum())
+def _normalise(code: str) -> bytes:
+    # People read codes aloud and type them in lower case, with spaces or dashes. Bytes, because
+    # hmac.compare_digest refuses str with non-ASCII letters, which phones' keyboards readily type.
+    return "".join(c for c in code.upper() if c.isalnum()).encode()
 
 
 @bp.get("/t/<table>/join")
@@ -56,7 +57,7 @@ def join(table: str) -> Any:
     if not code:
         abort(400, description="type the join code the referee gave you")
     for seat in range(len(players)):
-        if hmac.compare_digest(code, join_code(token, table, game_id, seat)):
+        if hmac.compare_digest(code, join_code(token, table, game_id, seat).encode()):
             sess.seats[table] = Seat(game_id=game_id, seat=seat)
             return redirect(url_for("player.me", table=table), code=303)
     sess.join_failures.append(now)
