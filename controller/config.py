@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,11 +138,14 @@ def _game(v: Any) -> str | None:
     return None if v in GAME_NAMES else f"must be one of {', '.join(GAME_NAMES)}"
 
 
-def _players(v: Any) -> str | None:
+def check_players(v: Any) -> str | None:
+    """The complaint about a list of seat names, or None; also used for the new_game command."""
     if not isinstance(v, (list, tuple)) or not v:
         return "must be a list of player names"
     if not all(isinstance(p, str) and p.strip() and len(p) <= 40 for p in v):
         return "must be a list of non-empty names of at most 40 characters"
+    if any(unicodedata.category(ch) == "Cc" for p in v for ch in p):  # emoji joiners are fine
+        return "must be names without control characters (tabs, new lines)"
     if len({p.strip().casefold() for p in v}) != len(v):
         return "must not repeat a name"
     return None
@@ -182,7 +186,7 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         "each start and printed by `gravekeeper run`.",
     ),
     "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
-    "table.players": (["Player 1", "Player 2"], _players, "Seat names of that first game, in seat order."),
+    "table.players": (["Player 1", "Player 2"], check_players, "Seat names of that first game, in seat order."),
     "table.seed": (None, _seed, "Seed of that first game; unset: a random seed (kept in the journal)."),
     "mqtt.url": (
         None,
@@ -282,11 +286,13 @@ def _mqtt(values: Mapping[str, Any], explicit: set[str]) -> MqttConfig:
         # A host or port in the config is a configured broker: give it a URL so that
         # "url is None" keeps meaning "nothing configured, embedded broker allowed".
         url = f"{'mqtts' if tls else 'mqtt'}://{host}:{port}"
-    if password is not None and username is None:
+    if password is not None and not username:  # an empty name would send no credentials at all
         raise ConfigError("mqtt.password: needs mqtt.username too")
     ca_file = values["mqtt.ca_file"]
     if ca_file is not None:
         # Checked here, not at connect time, so a typo is one clear line before anything starts.
+        if Path(ca_file).is_dir():
+            raise ConfigError(f"mqtt.ca_file: is a folder, not a certificate file: {ca_file}")
         if not Path(ca_file).is_file():
             raise ConfigError(f"mqtt.ca_file: no such file: {ca_file}")
         if not os.access(ca_file, os.R_OK):
@@ -336,6 +342,10 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
             raise ConfigError(f"config: cannot read {path}: {exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config: {path} is not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            # TOML is UTF-8 by definition; an editor that saved Latin-1 or UTF-16 lands here.
+            raise ConfigError(f"config: {path} is not valid TOML: it is not UTF-8 text "
+                              f"(byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
     flat = _flatten(data)
     for key, value in (overrides or {}).items():
         if value is not None:

@@ -150,6 +150,8 @@ class Journal:
         self._last_seq: int | None = None  # the writer's cache; None: read it from the file
         self._recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_EVENTS)
         self._checkpointer: _Checkpointer | None = None
+        if self.path.is_dir():
+            raise JournalError(f"journal {self.path} is a folder, not a journal file")
         if not create and not self.path.is_file():
             raise JournalError(f"journal not found: {self.path}")
         self._lock_file: IO[bytes] | None = None
@@ -166,16 +168,21 @@ class Journal:
             self._release_table()
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
-            if not create and not self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-            ).fetchone():
-                raise JournalError(f"{self.path} is not a gravekeeper journal")
+            self._check_foreign(create)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            if not create:
+                # A reader (`replay`, the self-test) writes nothing: no write lock to wait for
+                # while the controller commits, and a user who may only read the file can.
+                row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if row is None or row[0] != str(SCHEMA_VERSION):
+                    found = "no schema" if row is None else f"schema {row[0]}"
+                    raise JournalError(f"journal {self.path} has {found}, expected {SCHEMA_VERSION}")
+                return
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalError(f"journal {self.path}: this file system cannot hold a WAL journal (got {mode})")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=5000")
             with self._transaction():
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -197,6 +204,24 @@ class Journal:
             self._db.close()
             self._release_table()
             raise
+
+    def _check_foreign(self, create: bool) -> None:
+        """Refuse a database of another program before anything is written to it.
+
+        A ``journal.path`` pointed at the wrong file by mistake must not be
+        switched to WAL and filled with our tables: an empty file is a new
+        journal, anything else must already be one.
+        """
+        tables = [r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        if "meta" not in tables:
+            if create and not tables:
+                return  # a new, empty file
+            other = f" (it holds {', '.join(sorted(tables)[:5])})" if tables else ""
+            raise JournalError(f"{self.path} is not a gravekeeper journal{other}")
+        try:
+            self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.OperationalError:
+            raise JournalError(f"{self.path} is not a gravekeeper journal (its meta table is another one)") from None
 
     def _take_table(self) -> None:
         """One writer per table: a second controller for the same table would interleave its decisions.
@@ -244,6 +269,15 @@ class Journal:
     def _check_open(self) -> None:
         if self._closed:
             raise JournalError(f"journal {self.path} is closed")
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        # A damaged page is found only when a query reaches it, long after the open succeeded;
+        # callers (the restore at start-up, `replay`) report a JournalError as one line.
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path} cannot be read: {exc}") from None
 
     def __enter__(self) -> "Journal":
         return self
@@ -356,19 +390,19 @@ class Journal:
         return self._last_seq if self._last_seq is not None else self._query_last_seq()
 
     def last_seq(self) -> int:
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             return self._last_seq_locked()
 
     def published_seq(self) -> int:
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             row = self._db.execute("SELECT published_seq FROM outbox WHERE table_id = ?", (self.table,)).fetchone()
             return int(row[0]) if row else 0
 
     def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Public events with a seq above ``seq``, in order (at most ``limit``)."""
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             recent = self._recent
             if recent and recent[0]["seq"] <= seq + 1:
@@ -395,7 +429,7 @@ class Journal:
         """
         last_id = max(0, start_id - 1)
         while True:
-            with self._lock:
+            with self._lock, self._reading():
                 self._check_open()
                 rows = self._db.execute(
                     "SELECT id, kind, time, payload FROM inputs WHERE table_id = ? AND id > ? ORDER BY id LIMIT 500",
@@ -411,18 +445,25 @@ class Journal:
                 ).fetchall()
             by_input: dict[int, list[dict[str, Any]]] = {}
             for input_id, seq, etype, at, data, private_to, secret in event_rows:
-                by_input.setdefault(input_id, []).append(
-                    {"seq": seq, "table": self.table, "type": etype, "time": at, "data": json.loads(data),
-                     "private_to": private_to, "secret": json.loads(secret) if secret else {}}
-                )
+                try:
+                    event = {"seq": seq, "table": self.table, "type": etype, "time": at, "data": json.loads(data),
+                             "private_to": private_to, "secret": json.loads(secret) if secret else {}}
+                except (ValueError, TypeError) as exc:
+                    raise JournalError(f"journal {self.path}: event {seq} of input {input_id} cannot be read: "
+                                       f"{exc}") from None
+                by_input.setdefault(input_id, []).append(event)
             for input_id, kind, at, payload in rows:
-                yield {"id": input_id, "kind": kind, "time": at, "payload": json.loads(payload),
+                try:
+                    decoded = json.loads(payload)
+                except (ValueError, TypeError) as exc:
+                    raise JournalError(f"journal {self.path}: input {input_id} cannot be read: {exc}") from None
+                yield {"id": input_id, "kind": kind, "time": at, "payload": decoded,
                        "events": by_input.get(input_id, [])}
             last_id = rows[-1][0]
 
     def last_input_id(self, kind: str) -> int | None:
         """The id of the table's latest input of ``kind`` (``None``: there is none)."""
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             row = self._db.execute(
                 "SELECT max(id) FROM inputs WHERE table_id = ? AND kind = ?", (self.table, kind)
@@ -430,7 +471,7 @@ class Journal:
         return int(row[0]) if row[0] is not None else None
 
     def has_command(self, command_id: str) -> bool:
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             row = self._db.execute(
                 "SELECT 1 FROM commands WHERE table_id = ? AND command_id = ?", (self.table, str(command_id))
@@ -457,7 +498,7 @@ class Journal:
 
     def tables(self) -> list[str]:
         """Every table id this file holds inputs for (one file may serve several tables)."""
-        with self._lock:
+        with self._lock, self._reading():
             self._check_open()
             rows = self._db.execute("SELECT DISTINCT table_id FROM inputs ORDER BY table_id").fetchall()
         return [r[0] for r in rows]

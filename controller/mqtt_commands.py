@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import json
+import sqlite3
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -82,7 +83,26 @@ class CommandRefused(ValueError):
 
 
 def dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    # JSON may carry a lone UTF-16 surrogate ("\\ud800"), which UTF-8 cannot encode; written back
+    # as its escape it stays valid JSON, so echoing a sender's id can never raise.
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "backslashreplace")
+
+
+def _has_surrogate(obj: Any) -> bool:
+    """Whether any text in ``obj`` (keys included) holds an unpaired UTF-16 surrogate."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _usable_id(cid: Any) -> Any:
+    if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
+        return None
+    if isinstance(cid, str) and (len(cid) > MAX_ID_LENGTH or _has_surrogate(cid)):
+        return None
+    return cid
 
 
 def _id_of(raw: bytes) -> Any:
@@ -91,8 +111,7 @@ def _id_of(raw: bytes) -> Any:
         payload = json.loads(raw)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
-    cid = payload.get("id") if isinstance(payload, dict) else None
-    return cid if isinstance(cid, (str, int)) and not isinstance(cid, bool) else None
+    return _usable_id(payload.get("id")) if isinstance(payload, dict) else None
 
 
 class CommandChecker:
@@ -117,6 +136,14 @@ class CommandChecker:
             raise CommandRefused("bad JSON: nested too deeply") from None
         if not isinstance(payload, dict):
             raise CommandRefused(f"a command must be a JSON object, got {type(payload).__name__}")
+        try:
+            surrogate = _has_surrogate(payload)
+        except RecursionError:
+            raise CommandRefused("bad JSON: nested too deeply") from None
+        if surrogate:
+            # Not text in any encoding: it cannot be signed the way the sender signed it.
+            raise CommandRefused("bad JSON: a string holds an unpaired UTF-16 surrogate (\\ud800-\\udfff)",
+                                 _usable_id(payload.get("id")))
         cid = payload.get("id")
         if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
             raise CommandRefused("missing or bad 'id': it must be a non-empty string or an integer")
@@ -131,7 +158,13 @@ class CommandChecker:
             raise CommandRefused("not authorised: bad signature (wrong control token?)", cid)
         key = str(cid)
         with self._lock:
-            if key in self._seen or self._has_command(key):
+            try:
+                used = key in self._seen or self._has_command(key)
+            except (ValueError, sqlite3.Error, OSError) as exc:  # JournalError is a ValueError
+                # Without the journal an old id cannot be told from a new one; refuse, with the id.
+                raise CommandRefused(f"the journal cannot be read, so the command was not taken: {exc}",
+                                     cid) from None
+            if used:
                 raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
             self._seen[key] = None
             if len(self._seen) > _SEEN_IDS:

@@ -26,6 +26,7 @@ import collections
 import json
 import logging
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -337,7 +338,15 @@ class MqttLink:
         if self._acked_seq > self._marked_seq and (
             now or time.monotonic() - self._marked_at >= MARK_EVERY_S
         ):
-            self._journal.mark_published(self._acked_seq)
+            try:
+                self._journal.mark_published(self._acked_seq)
+            except (sqlite3.Error, OSError, ValueError) as exc:  # JournalError is a ValueError
+                # A full or failing disk must not stop publishing, nor a clean close (the service
+                # still has the journal and the sensors to close): a lagging cursor only means
+                # events the broker has may be sent again after a restart, and QoS 1 allows that.
+                log.warning("could not write the outbox cursor (seq %d) to the journal: %s", self._acked_seq, exc)
+                self._marked_at = time.monotonic()  # try again a second later, not on every flush
+                return
             self._marked_seq = self._acked_seq
             self._marked_at = time.monotonic()
 
@@ -429,6 +438,12 @@ class MqttLink:
             self._on_wake()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self._take_message(msg)
+        except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+            log.exception("could not handle a message on %s", msg.topic)
+
+    def _take_message(self, msg: mqtt.MQTTMessage) -> None:
         if msg.topic == self.topics.state:
             if msg.retain:
                 try:

@@ -84,6 +84,9 @@ class Referee:
         windows = [spec.window for spec in getattr(config.hardware, "sensors", ())]
         self.window_late_s = max(windows, default=0.0) + WINDOW_LATE_MARGIN_S
         self.restore_divergence: str | None = None  # set when the journal no longer replays exactly
+        # A sensor reading the journal could not store did not happen, but the board did change:
+        # the service should reconcile with the sensors as they are once it can (see observe()).
+        self.needs_reconcile = False
         self._restore()
         if self.board == "manual" and self.core.mismatch is not None:
             # the last run sensed the board; this one does not, so nothing can fix that mismatch
@@ -183,6 +186,12 @@ class Referee:
         except (JournalError, sqlite3.Error, OSError) as exc:
             # nothing happened (the referee is back to what the journal says); the caller may retry
             return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
+        except ValueError as exc:
+            if kind != "new_game":
+                raise
+            # An engine refusing its options or data files (BadGameData) is an answer, not a
+            # failure: the game was never made, so the running one goes on untouched.
+            return Outcome(False, [], str(exc))
         return Outcome(True, events, None, data)
 
     def new_game(
@@ -278,6 +287,7 @@ class Referee:
         except (Refused, IllegalAction) as exc:
             return Outcome(False, [], str(exc))
         except (JournalError, sqlite3.Error, OSError) as exc:
+            self.needs_reconcile = True  # the reading is gone; the board still shows it
             return Outcome(False, [], f"the journal could not record this, so it did not happen: {exc}")
         except Exception:
             if self._timers_before is not None:
@@ -305,7 +315,10 @@ class Referee:
             clean = validate_sensors(sensors)
         except ValueError as exc:
             return Outcome(False, [], str(exc))
-        return self._outcome("reconcile", {"sensors": clean})
+        outcome = self._outcome("reconcile", {"sensors": clean})
+        if outcome.ok:
+            self.needs_reconcile = False
+        return outcome
 
     # ----- time ----------------------------------------------------------------------
     def _open_windows(self) -> dict[str, tuple[Expectation, int]]:
@@ -325,11 +338,26 @@ class Referee:
                 self._pending_since = now
         else:
             self._pending_since = None
-        if self.core.pending or self.core.mismatch is not None:
+        if self.core.mismatch is not None:
             self._windows = {}  # play holds; a window starts afresh once the board is right
             return
+        # A reading within its grace does not hold play (docs/referee.md), so a window keeps
+        # its start through it: restarting it would let a trap that sprang after its window,
+        # past a slider nudged meanwhile, count as "zapped". (See _windows_deferred for when
+        # it may not run out yet.)
         current = self._open_windows()
         self._windows = {key: self._windows.get(key, now) for key in current}
+
+    def _windows_deferred(self) -> bool:
+        """Whether a window that has ended must wait before it runs out.
+
+        A reading within its grace that is not a slider on its way may be a foul (the
+        second peg of the challenged trap): a window running out under it would decide
+        the challenge and swallow the foul. So the window waits for that reading to go
+        away (then it runs out at once, from its own start) or to become a mismatch
+        (then play holds and the window starts afresh once the board is right).
+        """
+        return self.core.pending and not self.core.pending_moving_only
 
     def _grace_s(self) -> float:
         ref = self.config.referee
@@ -341,7 +369,7 @@ class Referee:
         deadlines: list[float] = []
         if self._pending_since is not None:
             deadlines.append(self._pending_since + self._grace_s())
-        if self._windows:
+        if self._windows and not self._windows_deferred():
             current = self._open_windows()
             deadlines += [self._windows[k] + ms / 1000.0 + self.window_late_s
                           for k, (_, ms) in current.items() if k in self._windows]
@@ -376,7 +404,7 @@ class Referee:
 
     def _due_window(self, at: float) -> dict[str, Any] | None:
         """The timeout of a window that had ended by ``at`` (monotonic seconds), if any."""
-        if not self._windows:
+        if not self._windows or self._windows_deferred():
             return None  # none running: skip asking the engine (on every observation's path)
         for key, (exp, ms) in self._open_windows().items():
             opened = self._windows.get(key)

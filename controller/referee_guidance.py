@@ -121,7 +121,12 @@ def _trap_problem(
                 f"The {trap} trap went off, but nobody was challenging it.",
                 f"Re-cock the {trap} trap: pull its slide back and put both pegs in.",
             )
-        return Problem("board", f"The {trap} trap was re-cocked too early.", f"Leave the {trap} trap as it was.")
+        # "Leave it as it was" would not say how to get back there: it has already been changed.
+        return Problem(
+            "board",
+            f"The {trap} trap was re-cocked too early.",
+            f"Set the {trap} trap off again: it stays sprung until the game asks for it to be reset.",
+        )
     peg = _peg(sensor)
     if have == "pulled":
         other = sensor[:-1] + ("b" if sensor.endswith("a") else "a")

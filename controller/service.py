@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import sqlite3
 import threading
 import time
 import warnings
@@ -142,7 +143,7 @@ class Service:
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
-        from controller.journal import Journal
+        from controller.journal import Journal, JournalError
         from controller.referee import Referee
 
         cfg = self.config
@@ -151,7 +152,10 @@ class Service:
         except Exception as exc:  # noqa: BLE001 - any failure here is "cannot open the journal"
             raise ServiceError(f"journal.path: cannot open {cfg.journal.path!r}: {exc}") from exc
         try:
-            self.referee = Referee(self.journal, cfg, clock=self._clock)
+            try:
+                self.referee = Referee(self.journal, cfg, clock=self._clock)
+            except (JournalError, sqlite3.Error) as exc:  # the restore read a damaged journal
+                raise ServiceError(f"journal.path: {exc}") from exc
             # Sensors first: a table whose hardware cannot start must fail before it puts a
             # game in the journal or anything retained on the broker (no phantom tables).
             self.hub = self._make_hub()
@@ -390,6 +394,8 @@ class Service:
         try:
             if item is not None:
                 changed = self._handle(item)
+            if self.referee.needs_reconcile:  # a reading the journal refused: the board moved anyway
+                self._reconcile_pending = True
             if self._reconcile_pending and self._queue.empty():
                 changed = self._reconcile() or changed
             while (outcome := self.referee.tick()) is not None:

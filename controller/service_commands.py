@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller.config import check_players
 from controller.mqtt_link import Command
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ class CommandHandler:
             raise ValueError("new_game: 'game' must be a game name")
         if not isinstance(players, list) or not all(isinstance(n, str) for n in players):
             raise ValueError("new_game: 'players' must be a list of names")
+        problem = check_players(players)  # the rules of table.players: a name fits on the panel
+        if problem is not None:
+            raise ValueError(f"new_game: 'players' {problem}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
             raise ValueError("new_game: 'seed' must be an integer 0 or more")
         if options is not None and not isinstance(options, dict):
@@ -80,7 +84,15 @@ class CommandHandler:
         _only(cmd.payload, {"action"}, "act")
         if "action" not in cmd.payload:
             raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
-        action = Action.from_json(cmd.payload["action"])  # MalformedAction is a ValueError
+        raw = cmd.payload["action"]
+        # Action.from_json is lenient for the terminal (text, empty params); a command is not:
+        # a list where an object goes would otherwise be read as "no params" and played.
+        if not isinstance(raw, dict):
+            raise ValueError(f"act: 'action' must be an object {{\"kind\", \"player\", \"params\"}}, "
+                             f"got {_json_type(raw)}")
+        if raw.get("params") is not None and not isinstance(raw["params"], dict):
+            raise ValueError(f"act: 'action.params' must be an object, got {_json_type(raw['params'])}")
+        action = Action.from_json(raw)  # MalformedAction is a ValueError
         held = selftest_hooks().halt(service) if service.hub is not None else None
         if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
             return False, f"act: {held['message']}. {held['guidance']}", None, False
@@ -111,6 +123,7 @@ class CommandHandler:
     def _cmd_resync(self, cmd: Command) -> Reply:
         service = self._service
         assert service.link is not None
+        _only(cmd.payload, set(), "resync")
         service._refresh_views()
         service._publish_health(force=True)
         service.link.refresh_all()
@@ -137,6 +150,21 @@ def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:
     unknown = sorted(set(payload) - allowed - {"id", "auth"})
     if unknown:
         raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a value's type, for a sender who wrote JSON, not Python."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
 
 
 def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:

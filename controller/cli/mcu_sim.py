@@ -173,9 +173,12 @@ def run_command(mcu: VirtualMcu, cmd: Command, out: TextIO, stop: threading.Even
 def load_script(path: Path, channels: int) -> list[Command]:
     """Every command of a script, checked before any runs; UsageError names the bad line."""
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--script: cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--script: {path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                         f"at offset {exc.start})") from None
     commands = []
     for number, line in enumerate(text.splitlines(), 1):
         try:

@@ -83,6 +83,10 @@ def main(args: argparse.Namespace) -> int:
         if not args.verify:
             report["steps"] = steps
         print(json.dumps(report, indent=None if args.verify else 2))
+    elif n_inputs == 0:
+        # Silence would look like a failure (or a hang); say why there is nothing to show.
+        whose = f" for table {journal.table!r}" if journal.table else ""
+        print(f"{args.journal}: nothing recorded yet{whose}")
     elif args.verify:
         if ok:
             print(f"verified: {n_inputs} inputs reproduce all {n_events} recorded events")

@@ -14,6 +14,7 @@ import json
 import logging
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -55,6 +56,7 @@ def main(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from controller.broker import BrokerError, choose_broker
+    from controller.journal import JournalError
     from controller.service import Service, ServiceError
 
     stop = threading.Event()
@@ -76,6 +78,11 @@ def main(args: argparse.Namespace) -> int:
                 service.start()
             except ServiceError as exc:
                 raise UsageError(str(exc)) from None
+            except (JournalError, sqlite3.Error) as exc:
+                # The journal opened but its inputs cannot be replayed (damaged pages, a
+                # hand-edited input) or it refused the first write (a full disk): the
+                # restore failed, and nothing was published yet.
+                raise UsageError(f"journal.path: {exc}") from None
             mode = "simulated board" if config.simulate else f"board: {config.referee.board}"
             _say(f"table {config.table.id!r} ({mode}), journal {config.journal.path}")
             playing = service.call(lambda s: s._game_name())

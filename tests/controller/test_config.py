@@ -174,3 +174,37 @@ def test_too_few_players_for_the_game_names_table_players(tmp_path) -> None:
     conf.write_text('[table]\ngame = "superstition"\nplayers = ["Ann"]\n')
     with pytest.raises(ConfigError, match=r"^table\.players: Superstition needs 2 to 4 players, got 1$"):
         load_config(conf)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe[\x00t\x00a\x00b\x00", "[table]\nid = 'caf\u00e9'\n".encode("latin-1")])
+def test_a_file_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "c.toml"
+    path.write_bytes(content)  # saved as UTF-16 or Latin-1 by an editor
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"config: {path} is not valid TOML: it is not UTF-8 text") and "\n" not in message
+
+
+def test_a_folder_given_as_the_config_or_the_ca_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^config: cannot read .*: Is a directory$"):
+        load_config(tmp_path)
+    conf = write(tmp_path, f'[mqtt]\ntls = true\nca_file = "{tmp_path}"\n')
+    with pytest.raises(ConfigError, match=r"^mqtt\.ca_file: is a folder, not a certificate file: "):
+        load_config(conf)
+
+
+def test_a_password_with_an_empty_user_name_is_refused_not_silently_dropped(tmp_path: Path) -> None:
+    # The link sends credentials only with a user name: "" would connect anonymously without a word.
+    with pytest.raises(ConfigError, match=r"^mqtt\.password: needs mqtt\.username too$"):
+        load_config(write(tmp_path, '[mqtt]\nusername = ""\npassword = "secret"\n'))
+
+
+def test_player_names_with_control_characters_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^table\.players: must be names without control characters"):
+        load_config(write(tmp_path, '[table]\nplayers = ["Ann\\nBo", "Cy"]\n'))
+
+
+def test_player_names_may_hold_any_printable_text_emoji_included(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[table]\nplayers = ["Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]\n'))
+    assert config.table.players == ("Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467")

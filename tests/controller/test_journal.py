@@ -283,3 +283,110 @@ def test_the_wal_is_checkpointed_in_the_background_and_stays_small(tmp_path: Pat
     j.close()  # idempotent
     with Journal(path, table="t1", create=False) as reader:
         assert reader.last_seq() == 4 * CHECKPOINT_EVERY and reader.integrity_check() == "ok"
+
+
+# ----- files that are not this program's journal, and damaged ones -------------------------
+def test_another_programs_database_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "notes.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (x)")
+        db.execute("INSERT INTO notes VALUES ('keep me')")
+    before = other.read_bytes()
+    with pytest.raises(JournalError, match=r"is not a gravekeeper journal"):
+        Journal(other, table="t1")  # journal.path pointed at the wrong file by mistake
+    assert other.read_bytes() == before  # no tables added, not switched to WAL
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["notes"]
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_a_meta_table_of_another_shape_is_not_a_journal(tmp_path: Path) -> None:
+    other = tmp_path / "meta.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE meta (k, v)")
+    for create in (True, False):
+        with pytest.raises(JournalError, match=r"is not a gravekeeper journal"):
+            Journal(other, table="t1", create=create)
+
+
+def test_a_folder_is_not_a_journal(tmp_path: Path) -> None:
+    for create in (True, False):
+        with pytest.raises(JournalError, match=r"is a folder, not a journal file"):
+            Journal(tmp_path, table="t1", create=create)
+
+
+def _damage_the_inputs(path: Path) -> None:
+    """Overwrite the root pages of the inputs table and its indexes (as a bad SD card would)."""
+    with sqlite3.connect(path) as db:
+        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+    with open(path, "r+b") as fh:
+        for root in roots:
+            fh.seek((root - 1) * page)
+            fh.write(b"\xa5" * page)
+
+
+def test_damaged_pages_are_a_journal_error_not_a_database_error(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j:
+        for n in range(50):
+            j.record("observation", {"n": n, "pad": "x" * 300}, [ev("e", n=n)])
+    _damage_the_inputs(path)
+    with Journal(path, table="t1", create=False) as reader:
+        with pytest.raises(JournalError, match=r"cannot be read"):
+            list(reader.inputs())
+        with pytest.raises(JournalError, match=r"cannot be read"):
+            reader.tables()
+        with pytest.raises(JournalError, match=r"cannot be read"):
+            reader.last_input_id("new_game")
+
+
+def test_an_input_whose_text_was_damaged_names_the_input(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j:
+        j.record("observation", {"n": 1}, [])
+        j.record("observation", {"n": 2}, [])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE inputs SET payload = '{\"n\": 2' WHERE id = 2")
+    with Journal(path, table="t1", create=False) as reader:
+        with pytest.raises(JournalError, match=r"input 2 cannot be read"):
+            list(reader.inputs())
+
+
+def test_a_reader_does_not_wait_for_the_writers_lock(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j:
+        j.record("command", {}, [ev("a")])
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # the controller in the middle of a commit (a slow fsync)
+    opened = threading.Event()
+    seen: list[object] = []
+
+    def read() -> None:
+        try:
+            with Journal(path, table="t1", create=False) as reader:  # `gravekeeper replay`
+                seen.append(reader.last_seq())
+        except JournalError as exc:
+            seen.append(exc)
+        opened.set()
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    try:
+        # A reader that took the write lock would wait out the 5 s busy timeout, then fail.
+        assert opened.wait(3), "the reader waited for the writer's lock"
+        assert seen == [1]
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        thread.join(10)
+
+
+def test_a_reader_refuses_a_journal_of_another_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j:
+        j.record("command", {}, [ev("a")])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
+    with pytest.raises(JournalError, match="has schema 7, expected 1"):
+        Journal(path, table="t1", create=False)

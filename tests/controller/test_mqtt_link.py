@@ -7,6 +7,7 @@ import queue
 import shutil
 import socket
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -457,3 +458,94 @@ def test_tls_with_a_ca_file_connects_and_a_wrong_ca_is_refused(tmp_path: Path, p
                 link.close()
     finally:
         broker.stop()
+
+
+def test_a_disk_that_refuses_the_outbox_cursor_does_not_stop_the_link_or_its_close(
+    mosquitto: Broker, tmp_path: Path, pump: Pump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    journal = Journal(tmp_path / "j.sqlite", table="lk-full")
+    record(journal, 3)
+    with Subscriber(mosquitto.host, mosquitto.port, ("gk/lk-full/#",)) as sub:
+        link = make_link(mosquitto, journal, "lk-full", pump)
+        refused = threading.Event()
+
+        def full(seq: int) -> None:
+            refused.set()
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(journal, "mark_published", full)
+        link.start()
+        assert link.wait_online(5)
+        assert seqs(sub.wait_events("gk/lk-full/events", 3)) == [1, 2, 3]
+        record(journal, 2, 3)
+        pump.wake()
+        # The cursor cannot be written, yet events keep flowing: it only saves resending after a restart.
+        assert seqs(sub.wait_events("gk/lk-full/events", 5)) == [1, 2, 3, 4, 5]
+        pump.stop()  # the link's caller from here on is this thread
+        link.close()  # must not raise: the service still has the journal and the sensors to close
+        assert refused.is_set()
+        sub.wait_latest("gk/lk-full/status", lambda s: s["state"] == "offline")
+        assert not link.client.is_connected()
+    monkeypatch.undo()
+    assert journal.published_seq() == 0  # nothing was written; the next start resends from the journal
+    journal.close()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id": "\\ud800"}',  # an id that is a lone UTF-16 surrogate: valid JSON, not encodable text
+        b'{"id": "s1", "action": {"kind": "\\udfff"}, "auth": "00"}',
+        b'{"\\ud800": 1, "id": "s2"}',
+    ],
+)
+def test_unpaired_surrogates_are_refused_and_never_stop_the_network_thread(
+    mosquitto: Broker, tmp_path: Path, pump: Pump, raw: bytes
+) -> None:
+    table = f"lk-sur-{zlib.crc32(raw)}"  # a table of its own for each payload
+    with Journal(tmp_path / "j.sqlite", table=table) as journal:
+        link = make_link(mosquitto, journal, table, pump)
+        link.start()
+        assert link.wait_online(5)
+        cmd = Commander(mosquitto.host, mosquitto.port, "gk", table, TOKEN)
+        try:
+            cmd.send_raw("act", raw)
+            first = cmd.sub.wait_for(lambda m: len(m) >= 1)[0]
+            answer = first.json()  # the reply itself is valid JSON in UTF-8
+            assert answer["ok"] is False and "surrogate" in answer["error"], answer
+            # The link still reads commands: a spectator cannot make the controller deaf.
+            good = cmd.send("act", {"action": {"kind": "roll"}})
+            wait_until(lambda: len(pump.commands) == 1, 5, "the next command to reach the worker")
+            assert pump.commands[0].id == good and link.connected
+        finally:
+            cmd.close()
+            link.close()
+
+
+def test_a_reply_with_text_that_cannot_be_encoded_is_still_valid_json() -> None:
+    from controller.mqtt_commands import dumps
+
+    assert json.loads(dumps({"id": "a\ud800b", "ok": False})) == {"id": "a\ud800b", "ok": False}
+    assert dumps({"id": "\u00e9"}) == '{"id":"\u00e9"}'.encode()
+
+
+def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None:
+    import sqlite3
+
+    from controller.journal import JournalError
+
+    def damaged(cid: str) -> bool:
+        raise JournalError("journal /x cannot be read: database disk image is malformed")
+
+    c = CommandChecker(TOKEN, ("act",), damaged)
+    with pytest.raises(CommandRefused, match="the journal cannot be read") as info:
+        c.check("act", body())
+    assert info.value.command_id == "x1"  # the sender can still match the answer to its command
+
+    def locked(cid: str) -> bool:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(CommandRefused, match="disk I/O error"):
+        CommandChecker(TOKEN, ("act",), locked).check("act", body())

@@ -713,3 +713,97 @@ def test_a_failed_window_timeout_keeps_the_windows_start(ref: Referee, clock: Cl
     assert ref.next_deadline() == pytest.approx(0.0)
     done = ref.tick()
     assert done is not None and types(done.events) == ["skull_result"]
+
+
+# ----- a reading within its grace does not stop a window ------------------------------------
+def test_a_slider_nudged_during_a_trap_window_does_not_lengthen_the_window(ref: Referee, clock: Clock) -> None:
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))  # the 1 s window opens
+    clock.advance(900)
+    assert ref.observe(obs("tomb.wolf", "moving")).events == []  # a sleeve brushed the Wolf tomb: in its grace
+    clock.advance(100)
+    assert ref.observe(obs("tomb.wolf", "middle")).events == []  # back where it was
+    clock.advance(late_ms(ref))
+    late = ref.tick()  # the window ended at 1 s, as if nothing had been brushed
+    assert late is not None and types(late.events) == ["trap_result"], late
+    assert late.events[0]["data"]["zapped"] is False
+    clock.advance(800)
+    out = ref.observe(obs("trap.ladder.sprung", "sprung"))  # 1.8 s after the pull: too late to zap
+    assert "trap_result" not in types(out.events)
+
+
+def test_a_window_that_ends_while_a_slider_is_in_its_grace_is_decided_and_the_grace_goes_on(
+    ref: Referee, clock: Clock
+) -> None:
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))
+    clock.advance(500)
+    ref.observe(obs("tomb.wolf", "moving"))
+    clock.advance(500 + late_ms(ref))
+    late = ref.tick()
+    assert late is not None and types(late.events) == ["trap_result"]
+    assert late.events[0]["data"]["zapped"] is False and ref.mismatch is None  # play did not hold
+    clock.advance(2000 - 500 - late_ms(ref) - 1)
+    assert ref.tick() is None and ref.mismatch is None  # the slider's grace runs from when it moved
+    clock.advance(1)
+    moving = ref.tick()
+    assert moving is not None and ref.mismatch is not None and ref.mismatch["code"] == "tomb_moving"
+
+
+def test_a_reading_the_journal_refused_asks_for_a_reconcile(ref: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    tomb = roll(ref)
+    seq = ref.journal.last_seq()
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ref.journal, "record_many", broken)
+    out = ref.observe(obs(f"tomb.{tomb}", "end_a"))  # the rolled tomb slid while the disk was full
+    assert not out.ok and "could not record" in str(out.error)
+    assert ref.journal.last_seq() == seq and ref.needs_reconcile  # nothing happened, but the board moved
+    assert not ref.reconcile({**REST, f"tomb.{tomb}": "end_a"}).ok  # still full: still wanted
+    assert ref.needs_reconcile
+    monkeypatch.undo()
+    done = ref.reconcile({**REST, f"tomb.{tomb}": "end_a"})  # the disk is back: the slide is taken
+    assert done.ok and "tomb_moved" in types(done.events) and not ref.needs_reconcile
+
+
+def test_a_foul_within_its_grace_is_not_swallowed_by_a_window_running_out(ref: Referee, clock: Clock) -> None:
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))
+    clock.advance(900)
+    assert ref.observe(obs("trap.ladder.peg_b", "pulled")).events == []  # both pegs: a foul, in its grace
+    clock.advance(100 + late_ms(ref))
+    assert ref.next_deadline() == pytest.approx(0.3 - 0.1 - ref.window_late_s)  # the grace, not the window
+    assert ref.tick() is None  # the ended window waits: deciding now would hide the foul
+    clock.advance(300 - 100 - late_ms(ref))
+    foul = ref.tick()
+    assert foul is not None and types(foul.events) == ["mismatch"]
+    assert ref.mismatch is not None and ref.mismatch["code"] == "both_pegs"
+
+
+def test_an_ended_window_runs_out_as_soon_as_a_stray_reading_goes_away(ref: Referee, clock: Clock) -> None:
+    ref.act(Action("challenge", 0))
+    ref.observe(obs("trap.ladder.peg_a", "pulled"))
+    clock.advance(900)
+    ref.observe(obs("launcher", "launched"))  # the ghost knocked over: in its grace
+    clock.advance(200)
+    out = ref.observe(obs("launcher", "armed"))  # put back 1.1 s after the pull
+    assert types(out.events) == ["trap_result"] and out.events[0]["data"]["zapped"] is False
+    assert ref.mismatch is None
+
+
+def test_a_new_game_whose_options_the_engine_refuses_is_an_answer_not_an_exception(ref: Referee,
+                                                                                   tmp_path: Path) -> None:
+    game_id, seq = ref.game_id, ref.journal.last_seq()
+    out = ref.new_game("terror", ["Ann", "Bo"], options={"board": str(tmp_path / "no-such-board.txt")})
+    assert not out.ok and "no-such-board.txt" in str(out.error)
+    assert ref.game_id == game_id and ref.journal.last_seq() == seq  # the game in progress goes on
+
+
+def test_a_trap_re_cocked_too_early_is_told_how_to_get_back() -> None:
+    from controller.referee_guidance import problem_for
+
+    problem = problem_for("trap.ladder.sprung", "sprung", "cocked", {}, [])
+    assert problem.what == "The Ladder trap was re-cocked too early."
+    assert problem.fix == "Set the Ladder trap off again: it stays sprung until the game asks for it to be reset."

@@ -138,3 +138,29 @@ def test_the_console_command_exits_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"gravekeeper replay: journal not found: {tmp_path / 'missing.journal'}"]
     assert done.stdout == ""
+
+
+def test_a_journal_with_damaged_pages_is_exit_2_with_one_line(played: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with sqlite3.connect(played) as db:
+        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+    with open(played, "r+b") as fh:  # a bad SD card: the pages that list the inputs are garbage
+        for root in roots:
+            fh.seek((root - 1) * page)
+            fh.write(b"\xa5" * page)
+    for args in ([], ["--verify"], ["--json"]):
+        assert main(["replay", str(played), *args]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.count("\n") == 1 and str(played) in captured.err, captured.err
+        assert captured.err.startswith("gravekeeper replay: ") and "cannot be read" in captured.err
+
+
+def test_a_journal_with_nothing_in_it_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "new.journal"
+    Journal(path, table="t1").close()  # a controller that started and stopped before any input
+    for args in ([], ["--verify"]):
+        assert main(["replay", str(path), *args]) == 0
+        assert capsys.readouterr().out == f"{path}: nothing recorded yet\n"
+    assert main(["replay", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == 0

@@ -315,3 +315,62 @@ def test_game_option_never_replaces_a_game_in_progress(mosquitto: Broker, tmp_pa
             assert run.terminate() == 0
         finally:
             run.close()
+
+
+def _damage_a_played_journal(tmp_path: Path, table: str) -> Path:
+    """A journal with a game in it whose input pages were then overwritten (a bad SD card)."""
+    import sqlite3
+
+    from controller.journal import Journal
+
+    path = tmp_path / f"{table}.journal"
+    with Journal(path, table=table) as journal:
+        for n in range(40):
+            journal.record("observation", {"n": n, "pad": "x" * 300}, [])
+    with sqlite3.connect(path) as db:
+        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+    with open(path, "r+b") as fh:
+        for root in roots:
+            fh.seek((root - 1) * page)
+            fh.write(b"\xa5" * page)
+    return path
+
+
+@pytest.mark.parametrize("damage", ["pages", "foreign", "input"])
+def test_a_journal_that_cannot_be_restored_exits_2_with_one_line(mosquitto: Broker, tmp_path: Path,
+                                                                 damage: str) -> None:
+    import sqlite3
+
+    from controller.journal import Journal
+
+    table = f"rn-bad-{damage}"
+    cfg = write_config(tmp_path, table, board="manual")
+    path = tmp_path / f"{table}.journal"
+    if damage == "pages":
+        _damage_a_played_journal(tmp_path, table)
+    elif damage == "foreign":  # journal.path points at another program's database
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE notes (x)")
+    else:  # a recorded input that no longer parses
+        with Journal(path, table=table) as journal:
+            journal.record("observation", {"n": 1}, [])
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE inputs SET payload = '{\"n\": '")
+    result = run_cli("--config", str(cfg), "--broker", mosquitto.url)
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("gravekeeper run: journal.path: ") and str(path) in lines[0], lines[0]
+    assert retained_topics(mosquitto, f"gravekeeper/{table}/#") == []
+
+
+def test_a_config_file_that_is_not_utf8_exits_2_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("[table]\nplayers = ['Zo\u00eb', 'Bo']\n".encode("latin-1"))
+    result = run_cli("--config", str(path))
+    assert result.returncode == 2, result
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [f"gravekeeper run: config: {path} is not valid TOML: it is not UTF-8 text "
+                     "(byte 0xeb at offset 22)"], result.stderr

@@ -129,6 +129,40 @@ def test_malformed_commands_get_a_clear_reply_and_change_nothing(mosquitto: Brok
         cmd.close()
 
 
+def test_commands_with_the_wrong_json_types_are_refused_and_change_nothing(mosquitto: Broker,
+                                                                           make_service: MakeService) -> None:
+    t = "sv-types"
+    svc = make_service(t, simulate=False, **{"referee.board": "manual"})
+    cmd = commander(mosquitto, t)
+    try:
+        before, last = state_of(svc), svc.journal.last_seq()
+        refused = {
+            "params list": cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": []}}),
+            "params text": cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": "{}"}}),
+            "action text": cmd.call("act", {"action": '{"kind": "roll", "player": 0}'}),
+            "action list": cmd.call("act", {"action": [{"kind": "roll", "player": 0}]}),
+            "huge seat": cmd.call("act", {"action": {"kind": "roll", "player": 10**30}}),
+            "resync extra": cmd.call("resync", {"full": True}),
+            "long name": cmd.call("new_game", {"game": "terror", "players": ["Ann", "B" * 5000]}),
+            "tab in name": cmd.call("new_game", {"game": "terror", "players": ["Ann", "B\to"]}),
+        }
+        for what, reply in refused.items():
+            assert reply["ok"] is False and reply["error"], what
+        assert "'action.params' must be an object, got a list" in refused["params list"]["error"]
+        assert "'action.params' must be an object, got a string" in refused["params text"]["error"]
+        assert "'action' must be an object" in refused["action text"]["error"]
+        assert "got a list" in refused["action list"]["error"]
+        assert "unknown field(s): full" in refused["resync extra"]["error"]
+        assert "at most 40 characters" in refused["long name"]["error"]  # as table.players in the config
+        assert "control characters" in refused["tab in name"]["error"]
+        assert svc.journal.last_seq() == last and state_of(svc) == before
+        ok = cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
+        assert ok["ok"] is True, ok  # the same move, well formed, is taken
+        assert cmd.call("resync", {})["ok"] is True
+    finally:
+        cmd.close()
+
+
 def test_sim_is_refused_without_simulate_and_selftest_reports_on_health(mosquitto: Broker,
                                                                          make_service: MakeService) -> None:
     t = "sv-manual"
@@ -451,3 +485,31 @@ def test_views_of_a_decision_made_as_the_service_stops_still_go_out(mosquitto: B
             assert state["mismatch"]["code"] == "foul_launch"
     finally:
         svc.stop()
+
+
+def test_a_reading_the_journal_refused_is_taken_by_itself_once_the_disk_is_back(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    import sqlite3
+
+    t = "sv-disk-back"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
+        journal = svc.journal
+        real = journal.record_many
+        refused = []
+
+        def full(*args: Any, **kwargs: Any) -> Any:
+            refused.append(args)
+            raise sqlite3.OperationalError("database or disk is full")
+
+        svc.call(lambda s: setattr(journal, "record_many", full))
+        svc.hub.simulate("launcher", "launched")  # a foul the disk cannot take: it did not happen
+        wait_until(lambda: len(refused) >= 1, 5, "the journal was asked to record the reading")
+        assert svc.call(lambda s: s.referee.mismatch) is None
+        svc.call(lambda s: setattr(journal, "record_many", real))
+        # No new edge comes: the service compares the board again by itself and sees the launch.
+        state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None, timeout=5)
+        assert state["mismatch"]["code"] == "foul_launch"
+        assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
