@@ -1,21 +1,55 @@
-"""Reading an owner's data file (board, tiles): one place that says what is wrong with it."""
+"""Reading an owner's data file (board, cards, tiles): one place that says what is wrong with it.
+
+A data file's path can come from the config or from a ``new_game`` command's
+options, so it may name anything on the controller's disk. Only a regular file
+of a sane size is read: a FIFO would block the referee for good, and
+``/dev/zero`` would fill the memory.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from .base import BadGameData
 
+MAX_DATA_FILE_BYTES = 1 << 20  # the default boards and decks are a few KiB
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """The bytes of ``path``; :class:`BadGameData` names ``what`` and the file if it cannot be read."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise BadGameData(f"{what} {str(path)!r} cannot be read: it is not a regular file")
+        if info.st_size > MAX_DATA_FILE_BYTES:
+            raise BadGameData(f"{what} {str(path)!r} cannot be read: it is larger than "
+                              f"{MAX_DATA_FILE_BYTES // 1024} KiB")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_DATA_FILE_BYTES + 1)  # it may have grown since the stat
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise BadGameData(f"{what} {str(path)!r} cannot be read: {reason}") from None
+    if len(raw) > MAX_DATA_FILE_BYTES:
+        raise BadGameData(f"{what} {str(path)!r} cannot be read: it is larger than "
+                          f"{MAX_DATA_FILE_BYTES // 1024} KiB")
+    return raw
+
+
+def read_text(path: Path, what: str) -> str:
+    """The UTF-8 text of ``path``, checked as :func:`read_bytes` does."""
+    try:
+        return read_bytes(path, what).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadGameData(f"{what} {str(path)!r} cannot be read: {exc}") from None
+
 
 def read_json(path: Path, what: str) -> Any:
     """The parsed JSON of ``path``; :class:`BadGameData` names ``what`` and the file if it cannot be."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise BadGameData(f"{what} {str(path)!r} cannot be read: {reason}") from None
+    text = read_text(path, what)
     try:
         return json.loads(text)
     except ValueError as exc:

@@ -48,6 +48,7 @@ from .terror_state import PAWN_LABELS, Pawn, State
 from .terror_views import POSITION_WORDS, describe_action, player_view, public_view
 
 DEFAULT_SKULL_WINDOW_MS = 8000
+SKULL_WINDOW_MS_RANGE = (100, 120_000)
 OPTION_KEYS = frozenset({"board", "cards", "skull_window_ms"})
 _PARAMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # kind -> (required, optional)
@@ -70,6 +71,11 @@ def _options_refusal(opts: Mapping[str, Any]) -> str | None:
     window = opts.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)
     if not is_int(window) or window <= 0:
         return f"option skull_window_ms must be a positive whole number, got {window!r}"
+    if not SKULL_WINDOW_MS_RANGE[0] <= window <= SKULL_WINDOW_MS_RANGE[1]:
+        # The same bounds as the config's referee.skull_window_ms: a command may not set a window
+        # that never ends (the table would wait on a missed skull for good).
+        return (f"option skull_window_ms is {window}; use {SKULL_WINDOW_MS_RANGE[0]}.."
+                f"{SKULL_WINDOW_MS_RANGE[1]}")
     for key in ("board", "cards"):
         # Kept in the saved state, so it must be plain JSON: a path string or an object.
         if key in opts and not isinstance(opts[key], (str, Mapping)):

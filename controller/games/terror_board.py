@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BadGameData
+from .datafile import read_bytes
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
@@ -274,10 +275,7 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
     elif isinstance(source, (str, Path)):
         path = Path(source)
         where = str(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise BadGameData(f"board file {where}: cannot read it ({exc.strerror or exc})") from None
+        raw = read_bytes(path, "board file")
         try:
             data = json.loads(raw)
         except ValueError as exc:

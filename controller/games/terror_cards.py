@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BadGameData
+from .datafile import read_text
 
 KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")
 KIND_NAMES: dict[str, str] = {
@@ -109,10 +110,7 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
             raise BadGameData(f"cards: not plain JSON ({exc})") from None
     elif isinstance(source, (str, Path)):
         where = str(source)
-        try:
-            key = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BadGameData(f"card file {where}: cannot read it ({exc})") from None
+        key = read_text(Path(source), "card file")
         try:
             data = json.loads(key)
         except ValueError as exc:
