@@ -273,7 +273,8 @@ def service_checks(service: Any) -> list[CheckResult]:
                CheckResult("broker.auth", "broker", Status.PASS, "the broker accepted the service's session")]
     else:
         out = [CheckResult("broker.reachable", "broker", Status.FAIL,
-                           f"no broker: the service is not connected ({link.health() if link else 'no link'})")]
+                           f"no broker: the service is not connected ({link.health() if link else 'no link'})"),
+               CheckResult("broker.auth", "broker", Status.SKIP, "the broker cannot be reached")]
     journal = service.journal
     verdict = journal.integrity_check() if journal is not None else "no journal is open"
     out += check_journal(service.config.journal.path, service.table)[:1]
@@ -302,6 +303,13 @@ def live_health(service: Any) -> dict[str, Any]:
     from hardware.selftest.session import live_health as live
 
     return live(service.hub)
+
+
+def stop(service: Any, timeout: float = 5.0) -> bool:
+    """End a running self-test before the service closes its sensors; False if it did not stop in time."""
+    from hardware.selftest.session import stop as end
+
+    return end(service.hub, timeout) if service.hub is not None else True
 
 
 def halt(service: Any) -> dict[str, Any] | None:

@@ -90,6 +90,11 @@ class _McuClock:
         self._last: int | None = None
         self.restarted = False
 
+    def went_back(self, t32: int | None) -> bool:
+        """Whether ``t32`` is a step back that ``extend`` would take for a restart."""
+        last = self._last
+        return t32 is not None and last is not None and t32 < last and last - t32 <= TIME_MOD // 2
+
     def extend(self, t32: int) -> int:
         last = self._last
         if last is not None and t32 < last:
@@ -149,7 +154,7 @@ class McuLink:
         self.last_error = ""
         self._decoder = FrameDecoder()
         self._link_counters = dict.fromkeys(
-            ("drops", "reconnects", "disconnects", "reopens", "resets", "heartbeat_timeouts", "snapshots",
+            ("drops", "reconnects", "disconnects", "reopens", "resets", "heartbeats", "heartbeat_timeouts", "snapshots",
              "changes", "naks", "unexpected", "ignored_unsynced", "frames_out", "listener_errors"),
             0,
         )
@@ -161,6 +166,7 @@ class McuLink:
         self._port: serial.SerialBase | None = None
         self._tx_seq = 0
         self._outputs: dict[int, int] = {}
+        self._missing_outputs: list[int] = []
         self._pings: dict[int, tuple[threading.Event, list[float]]] = {}
         self._ping_token = 0
         # Reader-thread state for the current connection.
@@ -256,6 +262,9 @@ class McuLink:
 
     def ping(self, timeout: float = 1.0) -> float:
         """Round trip of a PING to the MCU and its PONG, in seconds."""
+        if self._thread is threading.current_thread():
+            # The PONG would be read by this very thread, which is busy waiting for it.
+            raise RuntimeError("ping() cannot be called from the link's reader thread (a listener callback)")
         if self._port is None:
             raise ConnectionError(f"MCU link {self.url} is not connected: {self.last_error or 'not started'}")
         event = threading.Event()
@@ -314,6 +323,13 @@ class McuLink:
             try:
                 if self._serve(port):
                     delay = self.backoff[0]  # the connection was healthy
+            except Exception as exc:
+                # A driver or a bug raised what no port should: the reader must
+                # outlive it, so it counts as losing the port and reconnects.
+                log.exception("MCU link reader for %s failed; reopening the port", self.url)
+                self.last_error = f"port lost: {type(exc).__name__}: {exc}"
+                self._link_counters["disconnects"] += 1
+                self._go_offline(self.last_error)
             finally:
                 with self._lock:
                     self._port = None
@@ -419,7 +435,9 @@ class McuLink:
         self._expect_seq = (seq + 1) % SEQ_MOD
         if expect is not None and seq != expect:
             gap = (seq - expect) % SEQ_MOD
-            if gap < SEQ_MOD // 2:
+            # A forward jump whose clock went back is a reboot late in the
+            # sequence (its HELLO lost), not tens of thousands of lost frames.
+            if gap < SEQ_MOD // 2 and not self._clock.went_back(getattr(msg, "mcu_time_us", None)):
                 self._link_counters["drops"] += gap
                 if self._synced:
                     self._want_snapshot(now)
@@ -439,6 +457,7 @@ class McuLink:
             else:
                 self._link_counters["ignored_unsynced"] += 1
         elif isinstance(msg, HeartbeatMsg):
+            self._link_counters["heartbeats"] += 1
             self._mcu_time(msg.mcu_time_us, now)
         elif isinstance(msg, SnapshotMsg):
             t = self._mcu_time(msg.mcu_time_us, now)
@@ -500,6 +519,13 @@ class McuLink:
         if went_online:
             self._call("on_online")
         self._want_snapshot(now, force=True)
+        with self._lock:
+            missing = sorted(ch for ch in self._outputs if ch >= msg.outputs)
+        if missing and missing != self._missing_outputs:
+            # Set before the MCU said what it has; the hardware layer lists it as a problem too.
+            log.warning("MCU on %s has %d outputs: output %s cannot be set", self.url, msg.outputs,
+                        ", ".join(map(str, missing)))
+        self._missing_outputs = missing  # said once, not at every HELLO
         self._resend_outputs()
 
     def _resend_outputs(self) -> None:

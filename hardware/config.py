@@ -3,14 +3,14 @@
 The config is plain data (parsed from TOML or JSON by the caller), validated
 here into frozen dataclasses. Every error is a :class:`HardwareConfigError`
 whose message starts with the full key path, e.g.
-``hardware.sensors.tomb.wolf.end_a.pin: GPIO 40 is not on the header (0-27)``.
+``hardware.sensors.tomb.wolf.end_a.pin: GPIO 40 is out of range (0-27)``.
 
 Shape (all keys optional; see ``docs/wiring.md``)::
 
     [hardware]
     pin_map = "default"          # start from the documented map, or "none"
     debounce = { tomb = 15, tomb_settle = 250, peg = 20, sprung = 20, launcher = 20, chute = 15 }
-    mcu = { port = "/dev/ttyACM0", baudrate = 115200, start_timeout_s = 1.5 }
+    mcu = { port = "/dev/ttyUSB0", baudrate = 115200, start_timeout_s = 1.5 }
 
     [hardware.sensors.tomb.wolf]
     end_a = { pin = 11 }                       # gpio, pull-up, active low
@@ -46,6 +46,9 @@ OUTPUT_KINDS = ("led", "pwm_led", "buzzer")
 # BCM numbers on the 40-pin header; 2 and 3 carry fixed 1.8 kOhm pull-ups.
 GPIO_PINS = range(0, 28)
 FIXED_PULL_UP_PINS = (2, 3)
+# The Pi's primary UART (the device names it goes by) is wired to GPIO 14 (TX) and 15 (RX).
+PI_UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+PI_UART_PINS = {14: "TX", 15: "RX"}
 MAX_WINDOW_MS = 1000.0
 MAX_SETTLE_MS = 5000.0
 
@@ -400,6 +403,17 @@ def _check_unique(sensors: list[SensorSpec], outputs: list[OutputSpec], where: s
             out_channels[out.channel] = out.name
 
 
+def _check_uart_pins(sensors: list[SensorSpec], outputs: list[OutputSpec], port: str, where: str) -> None:
+    """An MCU on the Pi's own UART owns GPIO 14 and 15: an input or output there would fight it."""
+    used = [(f"{where}.sensors.{s.id if role == 'input' else f'{s.id}.{role}'}.pin", spec.pin)
+            for s in sensors for role, spec in s.inputs if spec.source == "gpio"]
+    used += [(f"{where}.outputs.{o.name}.pin", o.pin) for o in outputs if o.source == "gpio"]
+    for path, pin in used:
+        if pin in PI_UART_PINS:
+            raise _err(path, f"GPIO {pin} is the UART's {PI_UART_PINS[pin]}, which the MCU link uses ({port}); "
+                       "pick another pin, or connect the MCU over USB")
+
+
 def _default_tree() -> dict[str, Any]:
     tree: dict[str, Any] = {}
     for sensor_id, roles in LAYOUT.items():
@@ -447,6 +461,8 @@ def load_hardware_config(data: Mapping[str, Any] | None, *, where: str = "hardwa
     _check_unique(sensors, outputs, where)
 
     mcu = _mcu(data["mcu"], f"{where}.mcu") if "mcu" in data else None
+    if mcu is not None and mcu.port in PI_UART_PORTS:
+        _check_uart_pins(sensors, outputs, mcu.port, where)
     config = HardwareConfig(tuple(sensors), tuple(outputs), mcu)
     if mcu is None and config.uses("mcu"):
         user = next(

@@ -80,6 +80,8 @@ class Engine:
                 if input_spec.source == "mcu":
                     assert input_spec.channel is not None
                     self.by_channel[input_spec.channel] = slot
+        self.output_channels = {o.name: o.channel for o in config.outputs
+                                if o.source == "mcu" and o.channel is not None}
         self._heap: list[tuple[float, int, str, int]] = []
         self._seq = itertools.count()
         # MCU link state, as the listener reported it.
@@ -89,8 +91,13 @@ class Engine:
         self.problems: list[str] = []
         self.snapshots = 0
         self.unmapped_changes = 0
+        self.ignored_changes = 0  # CHANGEs of a channel not read yet, or while the link is down
         self.first_snapshot = threading.Event()
         self._mcu_clock = McuClock()
+        # True until the snapshot that follows a HELLO, an online or an offline:
+        # only that one is a fresh reading. A snapshot fetched while the link
+        # stayed up repairs a damaged frame and is fed through the debouncer.
+        self._reading_due = True
 
     def next_deadline(self) -> float | None:
         """The earliest live deadline; entries superseded by a later edge are dropped here."""
@@ -129,17 +136,26 @@ class Engine:
                 t = self._mcu_clock.to_host(mcu_us, received)
                 self.fire_due(t, emitted)
                 self._apply_edge(slot, bool(level) == slot.spec.active_high, t)
+            else:
+                # Not read yet, or the link is down: the next snapshot covers it.
+                self.ignored_changes += 1
         elif kind == "snapshot":
             levels, mcu_us, received = args
-            self._mcu_snapshot(levels, mcu_us, received, emitted)
+            if self._reading_due or self.link_state != "online":
+                self._mcu_snapshot(levels, mcu_us, received, emitted)
+            else:
+                self._mcu_resync(levels, mcu_us, received, emitted)
             return True
         elif kind == "hello":
+            self._reading_due = True
             self._mcu_hello(args[0])
             return True
         elif kind == "online":
+            self._reading_due = True
             self.link_state, self.link_reason = "online", ""
             return True
         elif kind == "offline":
+            self._reading_due = True
             self._mcu_offline(str(args[0]))
             return True
         return False
@@ -222,6 +238,13 @@ class Engine:
             f"{slot.label} uses MCU channel {ch}, but the board has only {count} channels"
             for ch, slot in sorted(self.by_channel.items()) if isinstance(count, int) and ch >= count
         ]
+        # An output the board lacks would otherwise just never light up.
+        outputs = info.get("outputs")
+        self.problems += [
+            f"output {name} uses MCU output {ch}, but the board has only {outputs} outputs"
+            for name, ch in sorted(self.output_channels.items(), key=lambda item: item[1])
+            if isinstance(outputs, int) and ch >= outputs
+        ]
 
     def _mcu_snapshot(self, levels: dict[int, bool], mcu_us: int, received: float,
                       emitted: list[Observation]) -> None:
@@ -250,7 +273,38 @@ class Engine:
             if sensor.ready():
                 # Only real differences are reported; unchanged sensors are just "seen" again.
                 self._report_reading(sensor, received, emitted, only_changes=True)
+        self._reading_due = False
         self.first_snapshot.set()
+
+    def _mcu_resync(self, levels: dict[int, bool], mcu_us: int, received: float,
+                    emitted: list[Observation]) -> None:
+        """A snapshot within one connection: each level is one more raw sample.
+
+        The link fetches it when a frame was damaged or lost, which may have
+        been a CHANGE. Resetting the filters to it would report a real move as
+        a mere reading, and a level caught mid-bounce as a change, so a
+        difference goes through the window like any edge, stamped with the
+        snapshot's time (the lost edge happened at the latest then).
+        """
+        t = self._mcu_clock.to_host(mcu_us, received)
+        self.snapshots += 1
+        self.fire_due(t, emitted)
+        missing = []
+        for channel, slot in self.by_channel.items():
+            if channel not in levels:
+                missing.append(f"{slot.label} (channel {channel})")
+                continue
+            if slot.filter is None:
+                continue  # never read: only a fresh reading may introduce it
+            self._apply_edge(slot, bool(levels[channel]) == slot.spec.active_high, t)
+        self.problems = [p for p in self.problems if not p.startswith("snapshot lacks")]
+        if missing:
+            self.problems.append(f"snapshot lacks {', '.join(missing)}")
+        for sensor in self.sensors.values():
+            # Confirmed as it was: "seen" again, as a reconnect snapshot would.
+            if sensor.state is not None and sensor.uses_mcu() and sensor.idle():
+                st = sensor.state
+                sensor.state = SensorState(st.value, st.changed, received, st.source, st.online)
 
     def _mcu_offline(self, reason: str) -> None:
         self.link_state, self.link_reason = "offline", reason
@@ -258,6 +312,12 @@ class Engine:
             if slot.filter is not None:
                 slot.filter.reset(slot.filter.stable)  # a half-seen burst must not settle later
         for sensor in self.sensors.values():
+            if sensor.uses_mcu() and sensor.settle is not None and sensor.settle.pending:
+                # A tomb on its way past a stop: its next reed's CHANGE may never
+                # come, so letting the settle time run out would claim a stop
+                # that did not happen. The reconnect snapshot tells where it is.
+                sensor.settle.reset(sensor.settle.stable)
+                sensor.burst_start = None
             if sensor.state is not None and sensor.uses_mcu():
                 st = sensor.state
                 sensor.state = SensorState(st.value, st.changed, st.seen, st.source, online=False)
@@ -294,5 +354,6 @@ class Engine:
         out: dict[str, Any] = {"state": self.link_state}
         if self.link_state != "absent":
             out.update(reason=self.link_reason, hello=dict(self.hello), snapshots=self.snapshots,
-                       unmapped_changes=self.unmapped_changes, problems=list(self.problems))
+                       unmapped_changes=self.unmapped_changes, ignored_changes=self.ignored_changes,
+                       problems=list(self.problems))
         return out

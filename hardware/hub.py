@@ -92,6 +92,7 @@ class SensorHub:
         self._lock = threading.Lock()  # guards the engine between the worker and readers
         self._worker: threading.Thread | None = None
         self._worker_errors = 0
+        self._read_error: BaseException | None = None  # the start-up read failed on the worker
         self._stop = threading.Event()
         self._outputs: Outputs | None = None
         self._started = False
@@ -124,11 +125,16 @@ class SensorHub:
             self._worker = threading.Thread(target=self._run, name="sensor-hub", daemon=True)
             self._worker.start()
             done = threading.Event()
-            readings = {i.index: i.channel.read() for i in self._inputs if i.channel is not None}
-            self._queue.put(("init", (readings, self._clock())))
+            # The worker reads the pins itself when it reaches this item: an edge
+            # that lands just after the read is then queued behind it and applied,
+            # where a read here could be overtaken by that edge, which the
+            # worker would drop as "not read yet" and lose for good.
+            self._queue.put(("read", ()))
             self._queue.put(("done", (done,)))
             if not done.wait(5.0):
                 raise HardwareError("the sensor worker did not take the first reading within 5 s")
+            if self._read_error is not None:
+                raise self._read_error
             if self.config.uses("mcu"):
                 self._start_link()
         except GPIOZeroError as exc:
@@ -216,9 +222,12 @@ class SensorHub:
         if self._worker is not None:
             self._stop.set()
             self._queue.put(_STOP)  # wakes the worker if it is waiting on the queue
-            self._worker.join(timeout=2.0)
-            if self._worker.is_alive():
-                log.error("the sensor worker did not stop within 2 s")
+            # Closed from a callback, close() runs on the worker itself, which
+            # stops on its own once the callback returns.
+            if self._worker is not threading.current_thread():
+                self._worker.join(timeout=2.0)
+                if self._worker.is_alive():
+                    log.error("the sensor worker did not stop within 2 s")
 
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> dict[str, SensorState]:
@@ -327,6 +336,11 @@ class SensorHub:
         return bool(self._vmcu.levels()[inp.spec.channel]) == inp.spec.active_high
 
     # ------------------------------------------------------------------ worker
+    def _read_all(self) -> tuple[dict[int, bool], float]:
+        """Every local input's level now, and when (on the worker, in queue order)."""
+        readings = {i.index: i.channel.read() for i in self._inputs if i.channel is not None}
+        return readings, self._clock()
+
     def _edge(self, index: int, closed: bool, t: float) -> None:
         self._queue.put(("edge", (index, closed, t)))
 
@@ -341,7 +355,12 @@ class SensorHub:
     def _run(self) -> None:
         while not self._stop.is_set():
             with self._lock:
-                deadline = self._engine.next_deadline()
+                try:
+                    deadline = self._engine.next_deadline()
+                except Exception:
+                    self._worker_errors += 1
+                    log.exception("sensor worker failed reading its timers")
+                    deadline = self._clock() + 0.01  # look again soon rather than sleep on the queue
             item = self._next_item(deadline)
             # Take every queued event before judging any deadline: if this thread
             # was held up, a later edge of the same burst may already be waiting.
@@ -362,12 +381,22 @@ class SensorHub:
                     if kind == "done":
                         done.append(args[0])
                         continue
+                    if kind == "read":
+                        try:
+                            kind, args = "init", self._read_all()
+                        except Exception as exc:  # start() raises it to its caller
+                            self._read_error = exc
+                            continue
                     try:
                         health_changed = self._engine.handle(kind, args, emitted) or health_changed
                     except Exception:  # one bad event must not stop every sensor
                         self._worker_errors += 1
                         log.exception("sensor worker failed on %s %r", kind, args)
-                self._engine.fire_due(self._clock(), emitted)
+                try:
+                    self._engine.fire_due(self._clock(), emitted)
+                except Exception:  # the worker outlives a bug; the window is judged again next round
+                    self._worker_errors += 1
+                    log.exception("sensor worker failed settling windows")
             for obs in emitted:
                 try:
                     self._on_observation(obs)

@@ -117,6 +117,14 @@ def build_frame(msg_type: int, seq: int, body: bytes) -> bytes:
     return cobs_encode(payload + struct.pack(">H", crc)) + b"\x00"
 
 
+def _clip(text: str) -> str:
+    # The limit is in bytes on the wire; cut whole characters, as a cut inside
+    # a UTF-8 sequence would make the HELLO undecodable.
+    while len(text.encode()) > MAX_STRING:
+        text = text[:-1]
+    return text
+
+
 def ticks_diff_30(a: int, b: int) -> int:
     # MicroPython's ticks wrap at 2**30 on the rp2 port; the host-side stand-ins
     # use the same period so the wrap handling is exercised in tests.
@@ -144,8 +152,8 @@ class Firmware:
         self._write = write
         self._ticks_us = ticks_us
         self._ticks_diff = ticks_diff
-        self.board_id = str(board_id)[:MAX_STRING]
-        self.version = str(version)[:MAX_STRING]
+        self.board_id = _clip(str(board_id))
+        self.version = _clip(str(version))
         self.heartbeat_us = heartbeat_us
         self.seq = 0
         self._rx = bytearray()

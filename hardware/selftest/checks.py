@@ -20,9 +20,6 @@ from hardware.selftest.report import CheckResult, Status
 # Binary sensors' value on a board at rest (tombs may rest at any position).
 REST_VALUES = {"peg": "in", "sprung": "cocked", "launcher": "armed", "chute": "clear"}
 CHATTER_EDGES = 8  # this many edges on an untouched input within the quiet window is chatter
-CRC_FAIL_RATE = 0.01
-PING_WARN_MS = 50.0
-PING_COUNT = 20
 
 
 class Probe:
@@ -46,8 +43,8 @@ class Probe:
     def since(self, mark: int) -> list[tuple[Observation, float]]:
         """Observations and when they reached us, from ``mark`` on.
 
-        Fresh readings count too: after a damaged frame the MCU link recovers
-        a change through a snapshot, which the hub reports as a reading.
+        Fresh readings count too: after a reconnect the hub reports what
+        moved meanwhile as a reading.
         """
         with self._cond:
             return list(self._items[mark:])

@@ -57,7 +57,7 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
         out.append(CheckResult("mcu.protocol", "mcu", Status.FAIL, "; ".join(problems)))
     else:
         out.append(CheckResult("mcu.protocol", "mcu", Status.PASS,
-                               f"protocol {PROTOCOL_VERSION}, every configured channel exists on the board"))
+                               f"protocol {PROTOCOL_VERSION}, every configured channel and output exists on the board"))
 
     rtts: list[float] = []
     lost = 0
@@ -78,21 +78,38 @@ def check_mcu(config: HardwareConfig, hub: Any, link: Any) -> list[CheckResult]:
                                f"round trip median {p50:.1f} ms, worst {worst:.1f} ms over {PING_COUNT} pings"
                                f"{lost_text}", data))
 
-    # Heartbeat: with the line idle, the firmware must still send something.
-    before = _c(link.counters, "frames_ok") + _c(link.counters, "bad_frames")
+    # Heartbeat: with the line idle, the firmware must still send a HEARTBEAT.
+    # Other frames (a chattering input's CHANGEs, a late PONG) prove nothing
+    # about the quiet board the link must tell from a dead one; they also
+    # hold the firmware's heartbeat back, so a busy line cannot be judged.
+    # A link without the counter is judged by any frame at all; a damaged
+    # frame counts too, as it may have been the heartbeat.
+    def counts() -> tuple[int, int]:
+        counters = link.counters
+        frames = _c(counters, "frames_ok") + _c(counters, "bad_frames")
+        beats = _c(counters, "heartbeats") + _c(counters, "bad_frames") if "heartbeats" in counters else frames
+        return beats, frames
+
+    beats0, frames0 = counts()
     t0 = time.monotonic()
     pause = threading.Event()
     heard = None
     while time.monotonic() - t0 < HEARTBEAT_WAIT_S:
-        counters = link.counters
-        if _c(counters, "frames_ok") + _c(counters, "bad_frames") > before:
+        if counts()[0] > beats0:
             heard = time.monotonic() - t0
             break
         pause.wait(0.01)
     end = dict(link.counters)
-    if heard is None:
+    busy = counts()[1] - frames0
+    if heard is None and busy:
+        out.append(CheckResult("mcu.heartbeat", "mcu", Status.WARN,
+                               f"no heartbeat heard in {HEARTBEAT_WAIT_S:g} s, but the line was never idle "
+                               f"({busy} other frames, e.g. an input that keeps changing): cannot judge",
+                               {"frames": busy}))
+    elif heard is None:
         out.append(CheckResult("mcu.heartbeat", "mcu", Status.FAIL,
-                               f"no heartbeat from the MCU for {HEARTBEAT_WAIT_S:g} s: the firmware is hung"))
+                               f"no heartbeat from the MCU for {HEARTBEAT_WAIT_S:g} s: the firmware is hung, "
+                               "or it does not send heartbeats (the link would drop it on a quiet board)"))
     elif _c(end, "heartbeat_timeouts") > _c(start, "heartbeat_timeouts"):
         out.append(CheckResult("mcu.heartbeat", "mcu", Status.WARN,
                                "the link lost the MCU's heartbeat during the test"))

@@ -193,7 +193,9 @@ def validate_report(data: Any) -> None:
             if not isinstance(item, dict):
                 raise ValueError(f"report.{list_key}[{i}]: must be an object")
             for key, wanted in keys.items():
-                if not isinstance(item.get(key), wanted):
+                value = item.get(key)
+                # bool is an int to Python, not a count to a JSON reader
+                if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
                     raise ValueError(f"report.{list_key}[{i}].{key}: missing or of the wrong type")
             if item["status"] not in statuses:
                 raise ValueError(f"report.{list_key}[{i}].status: {item['status']!r} is not one of {sorted(statuses)}")
@@ -207,3 +209,17 @@ def validate_report(data: Any) -> None:
     )
     if data["ok"] != expected_ok:
         raise ValueError("report.ok: disagrees with the checks and steps")
+    counts = {s.value: 0 for s in Status} | {f"steps_{s.value}": 0 for s in StepStatus}
+    for c in data["checks"]:
+        counts[c["status"]] += 1
+    for st in data["steps"]:
+        counts[f"steps_{st['status']}"] += 1
+    summary = data["summary"]
+    for key in summary:
+        if key not in counts:
+            raise ValueError(f"report.summary.{key}: not a documented count")
+    for key, n in counts.items():
+        if key not in summary:
+            raise ValueError(f"report.summary.{key}: missing")
+        if summary[key] != n or isinstance(summary[key], bool):
+            raise ValueError(f"report.summary.{key}: {summary[key]!r} disagrees with the checks and steps ({n})")

@@ -222,12 +222,33 @@ def run_for_service(hub: Any, payload: Mapping[str, Any], publish: Publish) -> d
     return {"running": True, "guided": guided}
 
 
+def stop(hub: Any, timeout: float = 5.0) -> bool:
+    """Stop a running self-test (the service is closing) and wait for it; False if it outlived ``timeout``.
+
+    The walk-through ends at once (the rest is reported skipped) and the
+    final report is published; automatic checks already under way finish
+    first, which takes a few seconds at most.
+    """
+    with _GUARD:
+        session = _SESSIONS.get(hub)
+    if session is None:
+        return True
+    with session.lock:
+        thread, control = session.thread, session.control
+        if thread is None or not thread.is_alive():
+            return True
+        if control is not None:
+            control.stop()
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
 def _skipped(name: str, names: set[str]) -> bool:
     return any(name == n or name.startswith(f"{n}.") for n in names)
 
 
 def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> None:
-    from hardware.selftest.runner import automatic_checks  # the MCU checks pull in the serial link
+    from hardware.selftest.runner import automatic_checks, sim_step_timeout  # the MCU checks pull in the link
 
     hub = session.hub
     report = Report(guided=guided)
@@ -275,7 +296,8 @@ def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> N
             session.holding = True
             start = {sensor: reading.value for sensor, reading in hub.snapshot().items()}
             run_steps(hub.config, session.probe, plan_steps(hub.config, start), actor,
-                      timeout=timeout if guided else 2.0, control=session.control, on_progress=on_progress,
+                      timeout=timeout if guided else sim_step_timeout(hub.config), control=session.control,
+                      on_progress=on_progress,
                       person=guided, noisy=noisy)
     except Exception as exc:  # noqa: BLE001 - say so in the report rather than die silently
         log.exception("selftest run failed")

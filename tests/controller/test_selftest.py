@@ -159,3 +159,19 @@ def test_published_report_keeps_the_rest_of_the_retained_health(mosquitto: Broke
     assert health["selftest"] == report and health["links"] == {"mcu": {"state": "absent"}}
     with pytest.raises(OSError):
         publish_report(mqtt(f"mqtt://127.0.0.1:{free_port()}"), "st-merge", report)
+
+
+def test_service_checks_report_every_documented_check_even_without_a_broker(tmp_path: Path) -> None:
+    """docs/selftest.md lists broker.reachable and broker.auth; a disconnected service must not drop one."""
+    from types import SimpleNamespace
+
+    from controller.selftest import service_checks
+
+    link = SimpleNamespace(connected=False, health=lambda: {"state": "offline"})
+    journal = SimpleNamespace(integrity_check=lambda: "ok")
+    service = SimpleNamespace(link=link, broker=SimpleNamespace(host="127.0.0.1", port=1), journal=journal,
+                              config=SimpleNamespace(journal=SimpleNamespace(path=tmp_path / "j.sqlite")), table="t1")
+    by_id = {c.id: c for c in service_checks(service)}
+    assert by_id["broker.reachable"].status is Status.FAIL
+    assert by_id["broker.auth"].status is Status.SKIP
+    assert {"journal.writable", "journal.integrity"} <= set(by_id)

@@ -171,3 +171,28 @@ def test_a_chattering_sensor_during_a_game_is_a_live_warning_on_the_health_topic
             stop.set()
             svc.stop()
             factory.reset()
+
+
+def test_a_guided_run_still_waiting_when_the_service_stops_ends_and_reports_it(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "st-stop-guided"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "superstition"})
+        hub = svc.hub
+        cmd = commander(mosquitto, t)
+        try:
+            sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "superstition")
+            assert cmd.call("selftest", {"guided": True, "step_timeout": 600})["ok"] is True
+            sub.wait_latest(topic(t, "health"), lambda h: bool(((h or {}).get("selftest") or {}).get("current")),
+                            timeout=20)
+        finally:
+            cmd.close()
+        thread = st_session._SESSIONS[hub].thread
+        assert thread is not None and thread.is_alive()  # waiting for a person, up to 600 s
+        svc.stop()
+        assert not thread.is_alive()  # stop() ended it: it no longer waits on closed sensors
+        report = sub.wait_latest(topic(t, "health"), finished, timeout=10)["selftest"]
+    validate_report(report)
+    steps = report["steps"]
+    assert all(s["status"] == "skipped" for s in steps)  # the step it waited on, then the rest
+    assert steps[1:] and all("stopped" in s["message"] for s in steps[1:])

@@ -263,3 +263,17 @@ def test_firmware_never_raises_on_arbitrary_host_bytes(chunks: list[bytes]) -> N
     frames = [i for i in dec.feed(bytes(sent)) if isinstance(i, p.Frame)]
     assert frames and frames[-1].message == p.PongMsg(321, 0)
     assert all(type(f.message) in (p.NakMsg, p.HelloMsg, p.SnapshotMsg, p.PongMsg) for f in frames)
+
+
+def test_long_non_ascii_names_are_cut_to_32_bytes_not_32_characters() -> None:
+    """docs/protocol.md: firmware and board_id are UTF-8, at most 32 bytes each."""
+    sent: list[bytes] = []
+    fw = gkfw.Firmware([], [], sent.append, lambda: 0, gkfw.ticks_diff_30, "Gruft-Tisch-Nr-ä" * 3,
+                       version="v" + "é" * 40)
+    fw.boot()
+    (frame,) = [f for f in FrameDecoder().feed(b"".join(sent)) if isinstance(f, p.Frame)]
+    hello = frame.message
+    assert isinstance(hello, p.HelloMsg)
+    assert len(hello.board_id.encode()) <= 32 and len(hello.firmware.encode()) <= 32
+    assert ("Gruft-Tisch-Nr-ä" * 3).startswith(hello.board_id) and hello.board_id.startswith("Gruft-Tisch-Nr-ä")
+    assert hello.firmware == "v" + "é" * 15

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -526,3 +527,83 @@ def test_a_full_255_channel_board_syncs_and_reports_its_last_channel() -> None:
         assert rec.wait_for(lambda: rec.levels[254] is False)
         with pytest.raises(ValueError, match="the MCU has 0 outputs"):
             link.set_output(0, 1)
+
+
+def test_an_output_set_before_the_mcu_answers_that_it_lacks_is_logged_not_lost_silently(
+        rec: Recorder, caplog: pytest.LogCaptureFixture) -> None:
+    mcu = VirtualMcu(4, heartbeat_interval=0.1, outputs=2)
+    with McuLink(mcu.path, rec, backoff=(0.01, 0.05)) as link:
+        link.set_output(1, 7)
+        link.set_output(5, 1)  # nobody to ask yet: recorded
+        with caplog.at_level("WARNING", logger="firmware_bridge.link"), mcu:
+            assert rec.wait_count("snapshot", 1)
+            assert mcu.wait_output(1, 7)
+            assert wait_until(lambda: any("output 5" in r.getMessage() for r in caplog.records))
+        dropped = [r.getMessage() for r in caplog.records if "output 5" in r.getMessage()]
+        assert len(dropped) == 1 and "has 2 outputs" in dropped[0]
+
+
+def test_an_unexpected_error_in_the_port_driver_does_not_kill_the_reader(
+        mcu: VirtualMcu, rec: Recorder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """pyserial and USB drivers can raise more than SerialException/OSError (a TypeError on a
+    half-closed fd, say); the reader must treat it as a lost port, not die silently."""
+    real_open = McuLink._open
+    opened: list[int] = []
+
+    def open_(self: McuLink) -> object:
+        port = real_open(self)
+        opened.append(1)
+        if len(opened) == 1:
+            def broken(n: int = 1) -> bytes:
+                raise TypeError("driver bug")
+            port.read = broken  # type: ignore[method-assign]
+        return port
+
+    monkeypatch.setattr(McuLink, "_open", open_)
+    with caplog.at_level("ERROR", logger="firmware_bridge.link"), \
+            McuLink(mcu.path, rec, backoff=(0.01, 0.05)) as link:
+        assert rec.wait_count("snapshot", 1), (rec.calls, link.last_error)
+        assert link._thread is not None and link._thread.is_alive()
+        assert len(opened) >= 2 and link.counters["disconnects"] >= 1
+        assert "driver bug" in caplog.text and "driver bug" in link.last_error
+
+
+def test_ping_from_a_listener_callback_is_refused_at_once(mcu: VirtualMcu) -> None:
+    """The PONG is read by the very thread that would wait for it: waiting can only time out."""
+    holder: list[McuLink] = []
+    outcome: list[BaseException | float] = []
+
+    class Pinger(Recorder):
+        def on_online(self) -> None:
+            super().on_online()
+            start = time.monotonic()
+            try:
+                holder[0].ping(timeout=1.0)
+            except BaseException as exc:  # noqa: BLE001 - recorded for the test
+                outcome.append(exc)
+            outcome.append(time.monotonic() - start)
+
+    rec = Pinger()
+    link = McuLink(mcu.path, rec)
+    holder.append(link)
+    with link:
+        assert rec.wait_count("snapshot", 1)
+    assert isinstance(outcome[0], RuntimeError) and "reader thread" in str(outcome[0])
+    assert isinstance(outcome[1], float) and outcome[1] < 0.5
+
+
+def test_a_reset_with_a_lost_hello_late_in_the_sequence_is_a_reset_not_thousands_of_drops(
+        mcu: VirtualMcu, rec: Recorder) -> None:
+    """After 40,000 frames (about six hours of heartbeats) a reboot takes the sequence from
+    40,000 to 1: less than half the range forward, which alone would read as 25,000 lost frames."""
+    mcu._do(lambda: setattr(mcu.fw, "seq", 40_000))
+    with McuLink(mcu.path, rec, heartbeat_timeout=2.0, backoff=(0.02, 0.2)) as link:
+        assert rec.wait_count("snapshot", 1)
+        mcu.hang()
+        mcu.corrupt_next(3)  # the boot HELLO will be damaged
+        mcu.reset()
+        mcu.set_channel(10, False)
+        assert wait_until(lambda: link.counters["resets"] == 1)
+        assert rec.wait_count("hello", 2)
+        assert in_sync(rec, mcu)
+        assert link.counters["resets"] == 1 and link.counters["drops"] == 0, link.counters

@@ -66,8 +66,12 @@ def test_sim_prints_its_path_and_obeys_commands(sim: subprocess.Popen[str]) -> N
         assert rec.wait_count("offline", 2)  # the heartbeat timeout
         command(sim, "resume")
         assert rec.wait_count("online", 3)
+        snapshots = link.counters["snapshots"]
         command(sim, "reset")
         assert wait_until(lambda: link.counters["resets"] == 1)
+        # The snapshot asked for at the HELLO comes after the outputs are sent again: once it is
+        # in, nothing else will echo an "output" line ahead of the one below.
+        assert wait_until(lambda: link.counters["snapshots"] > snapshots)
         link.set_output(1, 9)
         assert sim.stdout.readline().strip() == "output 1 9"
         command(sim, "status")

@@ -178,3 +178,16 @@ def test_every_toml_example_in_the_docs_loads() -> None:
         data = tomllib.loads(block)
         cfg = load_hardware_config(data["hardware"])
         assert cfg.sensors  # every example leaves a usable board
+
+
+@pytest.mark.parametrize("port", ["/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"])
+def test_the_pis_own_uart_pins_are_refused_when_the_mcu_uses_that_uart(port: str) -> None:
+    """GPIO 14/15 are the UART's TX/RX; a sensor or output there would fight the MCU link."""
+    with pytest.raises(HardwareConfigError, match=re.escape(
+            f"hardware.outputs.eyes.pin: GPIO 14 is the UART's TX, which the MCU link uses ({port})")):
+        load_hardware_config({"mcu": {"port": port}, "outputs": {"eyes": {"kind": "led", "pin": 14}}})
+    with pytest.raises(HardwareConfigError, match=re.escape(
+            f"hardware.sensors.chute.left.pin: GPIO 15 is the UART's RX, which the MCU link uses ({port})")):
+        load_hardware_config({"mcu": {"port": port}, "sensors": {"chute.left": {"pin": 15}}})
+    # over USB the pins are free
+    load_hardware_config({"mcu": {"port": "/dev/ttyACM0"}, "outputs": {"eyes": {"kind": "led", "pin": 14}}})

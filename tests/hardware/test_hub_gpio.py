@@ -367,3 +367,81 @@ def test_nothing_is_reported_after_close(factory: MockFactory, recorder: Recorde
     hub.close()  # ...when the hub closes
     assert recorder.stays_at(0, 0.06)
     assert not hub.sync()
+
+
+def test_an_edge_during_the_start_up_read_is_not_lost(recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand pulls a peg while start() reads the pins: the read saw the peg in, the edge came
+    right after it. The edge must still count, or the hub believes "in" until the next change."""
+    from hardware.channels import GpioInput
+
+    factory = MockFactory(pin_class=WiredPin)
+    factory.wired = {"GPIO18": False}  # type: ignore[attr-defined]  # the peg is in (pull-up, active low)
+    cfg = load_hardware_config({"pin_map": "none", "sensors": {"trap.ladder.peg_a": {"pin": 18}}})
+    pin = factory.pin(18)
+    real_read = GpioInput.read
+    pulled = threading.Event()
+
+    def read_then_pull(self: GpioInput) -> bool:
+        value = real_read(self)
+        if not pulled.is_set():
+            pulled.set()
+            pin.drive_high()  # the peg comes out just after it was sampled
+        return value
+
+    monkeypatch.setattr(GpioInput, "read", read_then_pull)
+    with SensorHub(cfg, on_observation=recorder, pin_factory=factory) as hub:
+        assert pulled.is_set()
+        assert recorder.items[0].initial and recorder.items[0].value == "in"
+        got = recorder.wait_count(1, "trap.ladder.peg_a")
+        assert [o.value for o in got] == ["pulled"]
+        assert hub.snapshot()["trap.ladder.peg_a"].value == "pulled"
+    factory.reset()
+
+
+def test_close_from_the_observation_callback_is_clean(recorder: Recorder, caplog: pytest.LogCaptureFixture) -> None:
+    factory = MockFactory(pin_class=MockPWMPin)
+    cfg = load_hardware_config({"pin_map": "none", "sensors": {"launcher": {"pin": 13}}})
+    closed = threading.Event()
+    hub: SensorHub | None = None
+
+    def on_obs(obs: Any) -> None:
+        recorder(obs)
+        if not obs.initial and hub is not None:
+            hub.close()
+            closed.set()
+
+    hub = SensorHub(cfg, on_observation=on_obs, pin_factory=factory)
+    hub.start()
+    factory.pin(13).drive_low()
+    assert closed.wait(2.0)
+    assert hub.sync() is False  # closed
+    hub._worker.join(2.0)  # type: ignore[union-attr]
+    assert not hub._worker.is_alive()  # type: ignore[union-attr]
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], caplog.text
+    hub.close()
+    factory.reset()
+
+
+def test_a_bug_while_settling_windows_does_not_stop_the_worker(
+        recorder: Recorder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from hardware.engine import Engine
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    cfg = load_hardware_config({"pin_map": "none", "sensors": {"launcher": {"pin": 13}}})
+    real = Engine.fire_due
+    failed = threading.Event()
+
+    def fire_due(self: Engine, now: float, emitted: list[Any]) -> None:
+        if self.inputs[0].filter is not None and self.inputs[0].filter.pending and not failed.is_set():
+            failed.set()
+            raise RuntimeError("settling bug")
+        real(self, now, emitted)
+
+    monkeypatch.setattr(Engine, "fire_due", fire_due)
+    with SensorHub(cfg, on_observation=recorder, pin_factory=factory) as hub:
+        factory.pin(13).drive_low()  # the ghost goes on the launcher
+        assert failed.wait(2.0)
+        got = recorder.wait_count(1, "launcher")  # the worker lived on and settled it
+        assert got[0].value == "armed"
+        assert "settling bug" in caplog.text and "internal error" in " ".join(hub.health()["warnings"])
+    factory.reset()

@@ -284,3 +284,84 @@ def test_a_tomb_wired_half_to_gpio_half_to_the_mcu(rig: Callable[..., Rig], reco
     assert got[0].source == "gpio"  # the edge that completed the move
     r.link.listener.on_offline("unplugged")
     assert r.hub.sync() and r.hub.snapshot()["tomb.wolf"].online is False
+
+
+def test_a_resync_snapshot_reports_a_hidden_change_as_a_debounced_change(
+        rig: Callable[..., Rig], recorder: Recorder, tclock: TraceClock) -> None:
+    """A damaged CHANGE frame makes the link fetch a snapshot while it stays online (no HELLO):
+    the difference it shows is a real move, so the referee must get it as a change, not a reading."""
+    r = rig()
+    start = len(recorder.items)
+    now = time.monotonic()
+    with tclock.at(now):
+        r.link.listener.on_snapshot({**AT_REST, 3: True}, 6_000_000)  # the launcher fired
+    got = recorder.wait_count(1, "launcher")
+    assert [(o.value, o.initial) for o in recorder.items[start:]] == [("launched", False)]
+    assert got[0].settled - got[0].first_edge >= 0.020 - 1e-6  # it went through the launcher's window
+    assert recorder.stays_at(1, 0.05)
+
+
+def test_a_resync_snapshot_that_catches_a_bounce_invents_nothing(
+        rig: Callable[..., Rig], recorder: Recorder, tclock: TraceClock) -> None:
+    """The snapshot samples the raw level mid-bounce; the next CHANGE (2 ms later) puts it back."""
+    r = rig()
+    start = len(recorder.items)
+    now = time.monotonic()
+    with tclock.at(now):
+        r.link.listener.on_snapshot({**AT_REST, 3: True}, 6_000_000)
+    with tclock.at(now + 0.002):
+        r.link.listener.on_change(3, False, 6_002_000)
+    assert r.hub.sync()
+    assert recorder.stays_at(0, 0.1)
+    assert recorder.items[start:] == [] and r.hub.snapshot()["launcher"].value == "armed"
+
+
+def test_an_output_the_board_lacks_is_a_problem_in_health(
+        rig: Callable[..., Rig], health_log: HealthLog) -> None:
+    class OneOutput(Hello):
+        outputs = 1
+
+    r = rig(on_health=health_log)
+    r.link.connect(dict(AT_REST), 1_000, hello=OneOutput())
+    assert health_log.wait_for(lambda h: h["links"]["mcu"]["snapshots"] == 2)
+    assert r.hub.health()["links"]["mcu"]["problems"] == [
+        "output eyes uses MCU output 1, but the board has only 1 outputs"]
+    assert "output eyes uses MCU output 1, but the board has only 1 outputs" in r.hub.health()["warnings"]
+
+
+def test_a_tomb_passing_the_middle_when_the_link_drops_is_not_reported_as_stopping_there(
+        rig: Callable[..., Rig], recorder: Recorder, tclock: TraceClock) -> None:
+    """The middle reed closed, then the cable came out before end_b's CHANGE could arrive:
+    the tomb's settle time must not run out while nobody can see it moving on."""
+    slow = {**MCU_CONFIG, "sensors": {**MCU_CONFIG["sensors"],
+                                      "tomb.wolf": {**MCU_CONFIG["sensors"]["tomb.wolf"], "settle_ms": 300}}}
+    r = rig(load_hardware_config(slow))
+    start = len(recorder.items)
+    t = 7_000_000
+    now = time.monotonic()
+    with tclock.at(now):
+        r.link.listener.on_change(0, True, t)  # end_a opens
+        r.link.listener.on_change(1, False, t + 20_000)  # the magnet passes the middle reed
+    # the middle input settles (15 ms window), then the link is lost within the 300 ms settle time
+    pause = threading.Event()
+    deadline = time.monotonic() + 2.0
+    while not r.hub.health()["sensors"]["tomb.wolf"]["inputs"]["middle"]["closed"]:
+        assert time.monotonic() < deadline, "the middle input never settled"
+        pause.wait(0.002)
+    with tclock.at(now + 0.035):
+        r.link.listener.on_offline("port lost: unplugged")
+    assert recorder.stays_at(0, 0.45, "tomb.wolf")
+    # back: the tomb is at end_b now, which is a reading, and "middle" was never claimed
+    r.link.connect({**AT_REST, 0: True, 1: True, 2: False}, 100)
+    assert recorder.wait_for(lambda items: any(o.sensor == "tomb.wolf" for o in items[start:]))
+    assert [(o.value, o.initial) for o in recorder.items[start:] if o.sensor == "tomb.wolf"] == [("end_b", True)]
+
+
+def test_changes_the_hub_cannot_use_are_counted_not_silently_dropped(
+        rig: Callable[..., Rig], health_log: HealthLog) -> None:
+    r = rig(on_health=health_log)
+    r.link.listener.on_offline("heartbeat timeout")
+    r.link.listener.on_change(3, True, 9_000_000)  # a frame that slipped in after the loss
+    assert health_log.wait_for(lambda h: h["links"]["mcu"]["state"] == "offline")
+    assert r.hub.sync()
+    assert r.hub.health()["links"]["mcu"]["ignored_changes"] == 1

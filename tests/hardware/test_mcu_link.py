@@ -87,3 +87,22 @@ def test_unplug_and_reset_report_real_differences_only(vmcu: VirtualMcu, recorde
                                  timeout=3)
         # one stop; a machine that stalls for more than the 80 ms settle time may also show the gap
         assert [o.value for o in recorder.changes("tomb.mummy")] in (["middle"], ["moving", "middle"])
+
+
+def test_a_move_whose_change_frame_was_damaged_is_still_a_move(vmcu: VirtualMcu, recorder: Recorder) -> None:
+    """Through the real link: the damaged CHANGE is recovered by a snapshot, and the referee
+    must get it as a change of the peg, not as a start-up style reading it would only reconcile."""
+    cfg = load_hardware_config({**CONFIG, "sensors": {k: v for k, v in CONFIG["sensors"].items() if k != "launcher"}})
+
+    def link(url: str, listener: Any, **kw: Any) -> McuLink:
+        return McuLink(vmcu.path, listener, backoff=(0.02, 0.1), heartbeat_timeout=1.0, **kw)
+
+    with SensorHub(cfg, on_observation=recorder, mcu_link_factory=link) as hub:
+        start = len(recorder.items)
+        vmcu.corrupt_next(2)  # the peg's CHANGE is damaged on the line
+        vmcu.set_channel(3, True)
+        got = recorder.wait_count(1, "trap.ladder.peg_a", timeout=5)
+        assert [(o.value, o.initial) for o in recorder.items[start:]] == [("pulled", False)]
+        assert got[0].settled - got[0].first_edge >= 0.020 - 1e-6
+        counters = hub.health()["links"]["mcu"]["counters"]
+        assert counters["bad_frames"] >= 1 and counters["snapshots"] >= 2

@@ -62,6 +62,10 @@ def test_a_good_report_validates_and_has_the_documented_shape() -> None:
     (lambda d: d.update(steps={}), "report.steps: must be a list"),
     (lambda d: d.update(running="yes"), "report.running"),
     (lambda d: d.update(current=[]), "report.current"),
+    (lambda d: d["summary"].update(fail=2), "report.summary.fail: 2 disagrees with the checks and steps"),
+    (lambda d: d["summary"].pop("steps_timeout"), "report.summary.steps_timeout: missing"),
+    (lambda d: d["summary"].update(extra=1), "report.summary.extra: not a documented count"),
+    (lambda d: d["steps"][0].update(bounces=True), r"report.steps\[0\].bounces"),
 ])
 def test_schema_violations_are_named(mutate: Any, problem: str) -> None:
     data = copy.deepcopy(sample())
@@ -174,3 +178,46 @@ def test_an_mcu_port_that_cannot_be_opened_is_not_called_dead(tmp_path: Any) -> 
     handshake = next(c for c in checks if c.id == "mcu.handshake")
     assert handshake.status is Status.FAIL and "cannot open the MCU's port" in handshake.message
     assert "ttyNone" in handshake.message and "dead MCU" not in handshake.message
+
+
+def test_heartbeat_check_needs_a_heartbeat_not_just_any_frame() -> None:
+    """A firmware that never sends HEARTBEAT, next to a chattering channel whose CHANGEs
+    keep the line busy, must still fail mcu.heartbeat: on a quiet board the link would drop."""
+    import threading as _threading
+
+    from firmware_bridge.link import McuLink
+    from firmware_bridge.virtual_mcu import VirtualMcu
+    from hardware.selftest.mcu_checks import check_mcu
+    from tests.firmware_bridge.recorder import Recorder as LinkRecorder
+
+    config = load_hardware_config({"pin_map": "none", "mcu": {"port": "unused"},
+                                   "sensors": {"launcher": {"source": "mcu", "channel": 0}}})
+
+    class Hub:
+        def health(self) -> dict[str, Any]:
+            return {"links": {"mcu": {"state": "online", "hello": {}, "problems": []}}}
+
+    stop = _threading.Event()
+    with VirtualMcu(4, heartbeat_interval=3600.0) as mcu:
+        def chatter() -> None:
+            level = True
+            while not stop.wait(0.05):
+                level = not level
+                mcu.set_channel(3, level)
+
+        rec = LinkRecorder()
+        with McuLink(mcu.path, rec, heartbeat_timeout=10.0) as link:
+            assert rec.wait_count("snapshot", 1)
+            worker = _threading.Thread(target=chatter, daemon=True)
+            worker.start()
+            try:
+                busy = {c.id: c for c in check_mcu(config, Hub(), link)}
+            finally:
+                stop.set()
+                worker.join(2.0)
+            quiet = {c.id: c for c in check_mcu(config, Hub(), link)}
+    # a busy line cannot show a heartbeat either way: said, not passed
+    assert busy["mcu.heartbeat"].status is Status.WARN, busy["mcu.heartbeat"].message
+    assert "never idle" in busy["mcu.heartbeat"].message
+    assert quiet["mcu.heartbeat"].status is Status.FAIL, quiet["mcu.heartbeat"].message
+    assert "does not send heartbeats" in quiet["mcu.heartbeat"].message

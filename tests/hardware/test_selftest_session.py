@@ -98,3 +98,44 @@ def test_a_table_without_sensors_reports_that_at_once() -> None:
     report = published.items[-1]
     validate_report(report)
     assert [(c["id"], c["status"]) for c in report["checks"]] == [("hardware", "skip")]
+
+
+def test_a_simulated_walk_through_waits_for_a_long_tomb_settle_time() -> None:
+    """The service's simulated hand must give each step the time its windows need
+    (docs/selftest.md: twice the slowest window plus 0.6 s), as the CLI does."""
+    board = {"pin_map": "none", "debounce": {"tomb_settle": 2200},
+             "sensors": {"tomb.wolf": {"end_a": {"pin": 11}, "middle": {"pin": 5}, "end_b": {"pin": 6}}}}
+    holder: dict[str, SensorHub] = {}
+
+    def on_observation(obs: Observation) -> None:
+        if "hub" in holder:
+            observed(holder["hub"], obs, lambda o: None)
+
+    h = SensorHub(load_hardware_config(board), on_observation=on_observation, simulate=True)
+    h.start()
+    holder["hub"] = h
+    try:
+        published = Published()
+        run_for_service(h, {"skip": ["noise"]}, published)
+        report = published.wait_done(timeout=30.0)
+        validate_report(report)
+        assert [(s["id"], s["status"]) for s in report["steps"]] == [
+            ("tomb.wolf.middle", "pass"), ("tomb.wolf.end_b", "pass"), ("tomb.wolf.end_a", "pass")], report["steps"]
+    finally:
+        h.close()
+
+
+def test_stop_ends_a_running_walk_through_within_its_timeout(hub: tuple[SensorHub, list[Observation]]) -> None:
+    """A service shutting down must not leave a guided run waiting up to 600 s a step on a closed hub."""
+    from hardware.selftest.session import stop
+
+    h, _ = hub
+    published = Published()
+    run_for_service(h, {"guided": True, "step_timeout": 600, "skip": ["noise"]}, published)
+    with published.cond:
+        assert published.cond.wait_for(lambda: any(p["current"] for p in published.items), 10.0)
+    assert stop(h, timeout=5.0) is True
+    report = published.wait_done(timeout=1.0)
+    validate_report(report)
+    assert report["steps"] and all(s["status"] == "skipped" for s in report["steps"])
+    assert stop(h, timeout=1.0) is True  # nothing running: a no-op
