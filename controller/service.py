@@ -39,6 +39,7 @@ import json
 import logging
 import queue
 import sqlite3
+import sys
 import threading
 import time
 import warnings
@@ -193,6 +194,7 @@ class Service:
             return
         self._stopped.set()
         if self._worker is not None:
+            self._stop_selftest()  # while the worker runs: the self-test's last report goes out
             self._queue.put(_STOP)
             self._worker.join(timeout)
             if self._worker.is_alive():
@@ -212,8 +214,19 @@ class Service:
                 log.error("a decision did not end within %.1f s of the stop", timeout)
         self._close_parts()
 
+    def _stop_selftest(self) -> None:
+        # A guided walk-through still running would wait (minutes a step) on closed sensors.
+        if self.hub is None or "hardware.selftest.session" not in sys.modules:
+            return  # no self-test ever ran here: nothing to stop, nothing to import
+        try:
+            if not selftest_hooks().stop(self):
+                log.warning("a running self-test did not stop in time")
+        except Exception as exc:  # noqa: BLE001 - keep closing the rest
+            log.warning("the running self-test did not stop cleanly: %s", exc)
+
     def _close_parts(self) -> None:
         hub, link, journal = self.hub, self.link, self.journal
+        self._stop_selftest()
         self.hub = None  # closed once, even when stop() follows a failed start()
         if hub is not None:
             try:
