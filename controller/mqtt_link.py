@@ -228,8 +228,13 @@ class MqttLink:
             self._dirty[topic] = None
 
     def reply(self, name: str, command_id: Any, ok: bool, *, error: str | None = None,
-              data: Mapping[str, Any] | None = None) -> None:
+              data: Mapping[str, Any] | None = None, sealed: str | None = None) -> None:
+        """Queue a reply; ``sealed`` (a sealed act's error or data) goes instead of them, never with."""
         body: dict[str, Any] = {"id": command_id, "ok": ok}
+        if sealed is not None:
+            if error is not None or data is not None:
+                raise ValueError("a sealed reply carries its error and data inside 'sealed' only")
+            body["sealed"] = sealed
         if error is not None:
             body["error"] = error
         if data is not None:

@@ -12,6 +12,16 @@ in clear text and the control token itself never travels at all:
   ``<base>/<table>/private/<seat>``. Only a holder of the token (the panel) can
   open it; the panel shows it only to the player who joined with that seat's
   join code.
+* A player's action travels sealed too. A sealed ``act`` carries ``seat`` and
+  ``sealed``: the action, AES-GCM under a per-seat *command* key (HKDF from the
+  token with its own salt, so it is not the view key), with the table, the
+  seat and the command id as associated data, so a sealed body cannot be moved
+  to another seat, table or command. The command is signed like any other. The
+  reply to it says in clear only ``ok`` and the id; the verdict again, and the
+  error or data, are sealed under the same key with a reply label in the
+  associated data, so a command body cannot be passed off as a reply and a
+  flipped clear ``ok`` fools no one. A clear ``act`` is still understood, but
+  it shows everyone the action before the table has judged it.
 * Join codes are derived from the token, the table, the game id and the seat,
   so a new game gets new codes and the controller and panel agree on them
   without exchanging them.
@@ -87,6 +97,65 @@ def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
         return json.loads(data)
     except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
         raise SealError(f"cannot open the private view of seat {seat} on table {table!r}") from exc
+
+
+MAX_SEALED_COMMAND = 4096
+"""Base64 characters a sealed action may take: an action is a few hundred bytes of JSON."""
+
+
+def _command_key(token: str, table: str, seat: int) -> bytes:
+    # Its own salt: a view key and a command key of one seat must not be interchangeable.
+    return HKDF(
+        algorithm=SHA256(), length=32, salt=b"gravekeeper-seat-command", info=f"command/{table}/{seat}".encode()
+    ).derive(token.encode())
+
+
+def _command_aad(label: str, table: str, seat: int, command_id: str | int) -> bytes:
+    # JSON, not "a/b/c": a command id may hold any character, slashes included.
+    return json.dumps([label, table, seat, str(command_id)], separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _seal_for(label: str, token: str, table: str, seat: int, command_id: str | int, obj: Any) -> str:
+    nonce = os.urandom(12)
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    ct = AESGCM(_command_key(token, table, seat)).encrypt(nonce, data, _command_aad(label, table, seat, command_id))
+    return base64.b64encode(nonce + ct).decode()
+
+
+def _unseal_for(label: str, token: str, table: str, seat: int, command_id: str | int, sealed: Any) -> Any:
+    what = "sealed action" if label == "act" else "sealed reply"
+    if not isinstance(sealed, str) or len(sealed) > MAX_SEALED_COMMAND:
+        raise SealError(f"a {what} must be base64 text of at most {MAX_SEALED_COMMAND} characters")
+    if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
+        raise SealError(f"cannot open a {what} for seat {seat!r}")
+    try:
+        raw = base64.b64decode(sealed, validate=True)
+        nonce, ct = raw[:12], raw[12:]
+        data = AESGCM(_command_key(token, table, seat)).decrypt(
+            nonce, ct, _command_aad(label, table, seat, command_id))
+        return json.loads(data)
+    except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
+        raise SealError(f"the {what} does not open for seat {seat} of command {str(command_id)!r} "
+                        f"(another token, seat or command id, or altered on the way)") from exc
+
+
+def seal_command(token: str, table: str, seat: int, command_id: str | int, action: Any) -> str:
+    """The ``sealed`` field of an ``act`` that only command ``command_id`` for ``seat`` can carry."""
+    return _seal_for("act", token, table, seat, command_id, action)
+
+
+def unseal_command(token: str, table: str, seat: int, command_id: str | int, sealed: Any) -> Any:
+    """The action inside a sealed ``act``; :class:`SealError` if it is not exactly that command's."""
+    return _unseal_for("act", token, table, seat, command_id, sealed)
+
+
+def seal_reply(token: str, table: str, seat: int, command_id: str | int, body: Any) -> str:
+    """The ``sealed`` field of the reply to sealed command ``command_id``: its error or data."""
+    return _seal_for("reply", token, table, seat, command_id, body)
+
+
+def unseal_reply(token: str, table: str, seat: int, command_id: str | int, sealed: Any) -> Any:
+    return _unseal_for("reply", token, table, seat, command_id, sealed)
 
 
 def join_code(token: str, table: str, game_id: str, seat: int) -> str:

@@ -3,18 +3,31 @@
 Split from ``controller.service`` so that module keeps to its worker, views and
 health. The handlers run where the service calls them: in its worker thread,
 under its decision lock (see ``controller.service``).
+
+``act`` comes in two forms (``docs/topics.md``). The sealed one carries
+``seat`` and ``sealed`` (``controller.security.seal_command``): it is opened
+here, its action must be that seat's, and its reply carries the error or data
+sealed for that seat, so neither the action nor a refusal naming a card is
+ever readable on the broker. A sealed body that cannot be opened is refused in
+clear: nothing secret has been read at that point. The clear form (``action``)
+stays for scripts, but an action of a kind the game keeps secret
+(``Game.SECRET_ACTION_KINDS``) is refused in clear form: it has already crossed
+the broker, so refusing protects nothing this time; it makes the mistake show
+at once, in the caller's first test, instead of leaking every game.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from controller.config import check_players
 from controller.mqtt_link import Command
+from controller.security import SealError, seal_reply, unseal_command
 
 if TYPE_CHECKING:
     from controller.service import Service
@@ -39,9 +52,21 @@ class CommandHandler:
         """Run ``cmd``, reply to its sender, and return whether the game may have changed."""
         service = self._service
         assert service.link is not None
-        handler = getattr(self, f"_cmd_{cmd.name}")
+        seat: int | None = None
+        run: Callable[[], Reply]
         try:
-            ok, error, data, changed = handler(cmd)
+            if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
+                seat, raw = self._open_sealed_act(cmd)
+                run = functools.partial(self._act, cmd.id, raw, seat)
+            else:
+                run = functools.partial(getattr(self, f"_cmd_{cmd.name}"), cmd)
+        except ValueError as exc:
+            # Refused before anything sealed was read, so the reason can go in clear.
+            service._counters["refused"] += 1
+            service.link.reply(cmd.name, cmd.id, False, error=str(exc))
+            return False
+        try:
+            ok, error, data, changed = run()
         except ValueError as exc:
             ok, error, data, changed = False, str(exc), None, False
         except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
@@ -50,8 +75,80 @@ class CommandHandler:
             ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True
         if not ok:
             service._counters["refused"] += 1
-        service.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
+        if seat is None:
+            service.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
+        else:
+            # ok goes inside as well: the clear reply is unsigned, the sealed part cannot be altered.
+            body: dict[str, Any] = {"ok": ok}
+            if error is not None:
+                body["error"] = error
+            if data is not None:
+                body["data"] = data
+            service.link.reply(cmd.name, cmd.id, ok,
+                               sealed=seal_reply(service._token, service.table, seat, cmd.id, body))
         return changed
+
+    def _open_sealed_act(self, cmd: Command) -> tuple[int, Any]:
+        """The seat and the opened action of a sealed ``act``; ValueError (clear-safe text) if it is not one."""
+        p = cmd.payload
+        if "action" in p:
+            raise ValueError("act: send either 'action' or 'seat' with 'sealed', not both")
+        _only(p, {"seat", "sealed"}, "act")
+        if "seat" not in p or "sealed" not in p:
+            raise ValueError("act: a sealed act needs both 'seat' and 'sealed'")
+        seat = p["seat"]
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ValueError(f"act: 'seat' must be a seat number, got {_json_type(seat)}")
+        game = self._service.referee.game
+        seats = len(game.players) if game is not None else 0
+        if not 0 <= seat < seats:
+            where = f"0 to {seats - 1}" if seats else "none: there is no game"
+            raise ValueError(f"act: seat {seat} is not a seat of this game (seats: {where})")
+        try:
+            raw = unseal_command(self._service._token, self._service.table, seat, cmd.id, p["sealed"])
+        except SealError as exc:
+            raise ValueError(f"act: {exc}") from None
+        return seat, raw
+
+    def _cmd_act(self, cmd: Command) -> Reply:
+        _only(cmd.payload, {"action"}, "act")
+        if "action" not in cmd.payload:
+            raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"}), "
+                             "or 'seat' and 'sealed' for a sealed act")
+        raw = cmd.payload["action"]
+        game = self._service.referee.game
+        kind = raw.get("kind") if isinstance(raw, dict) else None
+        if game is not None and isinstance(kind, str) and kind in type(game).SECRET_ACTION_KINDS:
+            raise ValueError(f"act: {kind!r} is a secret action: send it sealed ('seat' and 'sealed', "
+                             "see docs/topics.md), never as a clear 'action'")
+        return self._act(cmd.id, raw, None)
+
+    def _act(self, command_id: str, raw: Any, seat: int | None) -> Reply:
+        """Apply the action ``raw`` (from a clear or an opened sealed act) for ``seat`` if sealed."""
+        from controller.games import Action
+
+        service = self._service
+        # Action.from_json is lenient for the terminal (text, empty params); a command is not:
+        # a list where an object goes would otherwise be read as "no params" and played.
+        if not isinstance(raw, dict):
+            raise ValueError(f"act: 'action' must be an object {{\"kind\", \"player\", \"params\"}}, "
+                             f"got {_json_type(raw)}")
+        if raw.get("params") is not None and not isinstance(raw["params"], dict):
+            raise ValueError(f"act: 'action.params' must be an object, got {_json_type(raw['params'])}")
+        action = Action.from_json(raw)  # MalformedAction is a ValueError
+        if seat is not None and action.player != seat:
+            # The seat picks the key a player's page may use; it must also be whose move this is.
+            raise ValueError(f"act: the action sealed for seat {seat} is for "
+                             f"{'no seat' if action.player is None else f'seat {action.player}'}")
+        held = selftest_hooks().halt(service) if service.hub is not None else None
+        if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
+            return False, f"act: {held['message']}. {held['guidance']}", None, False
+        outcome = service.referee.act(action, command_id=command_id)
+        if not outcome.ok:
+            return False, outcome.error, None, False
+        data = dict(outcome.data or {})
+        data["events"] = _public(outcome.events)
+        return True, None, data, True
 
     def _cmd_new_game(self, cmd: Command) -> Reply:
         referee = self._service.referee
@@ -76,32 +173,6 @@ class CommandHandler:
         if not outcome.ok:
             return False, outcome.error, None, False
         return True, None, {"game_id": referee.game_id, "events": _public(outcome.events)}, True
-
-    def _cmd_act(self, cmd: Command) -> Reply:
-        from controller.games import Action
-
-        service = self._service
-        _only(cmd.payload, {"action"}, "act")
-        if "action" not in cmd.payload:
-            raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"})")
-        raw = cmd.payload["action"]
-        # Action.from_json is lenient for the terminal (text, empty params); a command is not:
-        # a list where an object goes would otherwise be read as "no params" and played.
-        if not isinstance(raw, dict):
-            raise ValueError(f"act: 'action' must be an object {{\"kind\", \"player\", \"params\"}}, "
-                             f"got {_json_type(raw)}")
-        if raw.get("params") is not None and not isinstance(raw["params"], dict):
-            raise ValueError(f"act: 'action.params' must be an object, got {_json_type(raw['params'])}")
-        action = Action.from_json(raw)  # MalformedAction is a ValueError
-        held = selftest_hooks().halt(service) if service.hub is not None else None
-        if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
-            return False, f"act: {held['message']}. {held['guidance']}", None, False
-        outcome = service.referee.act(action, command_id=cmd.id)
-        if not outcome.ok:
-            return False, outcome.error, None, False
-        data = dict(outcome.data or {})
-        data["events"] = _public(outcome.events)
-        return True, None, data, True
 
     def _cmd_sim(self, cmd: Command) -> Reply:
         service = self._service

@@ -6,6 +6,10 @@ the last retained ``status``, ``state``, ``sensors``, ``health`` and sealed
 change out to the SSE clients watching that table. It also sends signed
 commands and waits for their replies.
 
+An ``act`` for a seat is sent sealed for that seat (``controller.security.
+seal_command``) and its reply opened here, so a spectator on the broker never
+reads a player's move, nor the reason the table refused it.
+
 Sealed private views are stored sealed. They are opened only when a player's
 own stream asks for them (see ``views/player.py``), so nothing secret sits in
 the shared picture that every page reads.
@@ -28,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import signed
+from controller.security import SealError, seal_command, signed, unseal_reply
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
@@ -369,6 +373,38 @@ class MqttView:
 
         Raises :class:`CommandTimeout` when no reply comes within ``timeout``.
         """
+        return self._command(table, name, lambda cmd_id: fields, token, timeout)
+
+    def act(self, table: str, action: dict[str, Any], token: str,
+            timeout: float | None = None) -> dict[str, Any]:
+        """Send ``action`` sealed for its seat and return the reply opened: ``{"id", "ok", "error"?, "data"?}``.
+
+        An action of no seat has nothing of a player's to hide and goes in clear.
+        """
+        seat = action.get("player")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            return self.command(table, "act", {"action": action}, token, timeout)
+
+        def fields(cmd_id: str) -> dict[str, Any]:
+            return {"seat": seat, "sealed": seal_command(token, table, seat, cmd_id, action)}
+
+        reply = self._command(table, "act", fields, token, timeout)
+        if "sealed" not in reply:
+            # Refused before it was opened (a bad signature, say): the reason is in clear.
+            return {k: reply[k] for k in ("id", "ok", "error", "data") if k in reply}
+        try:
+            opened = unseal_reply(token, table, seat, str(reply.get("id")), reply["sealed"])
+        except SealError as exc:
+            return {"id": reply.get("id"), "ok": False,
+                    "error": f"the table's reply could not be opened: {exc}"}
+        if not isinstance(opened, dict) or not isinstance(opened.get("ok"), bool):
+            return {"id": reply.get("id"), "ok": False, "error": "the table's sealed reply has no answer in it"}
+        # The verdict is read from the sealed part: the clear 'ok' is unsigned, anyone could flip it.
+        return {"id": reply.get("id"), **{k: opened[k] for k in ("ok", "error", "data") if k in opened}}
+
+    def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
+                 timeout: float | None) -> dict[str, Any]:
+        """Publish the signed fields ``build(id)`` under a new id and wait for that id's reply."""
         cmd_id = uuid.uuid4().hex
         done = threading.Event()
         box: list[dict[str, Any]] = []
@@ -376,7 +412,7 @@ class MqttView:
             self._pending[cmd_id] = (done, box)
             self.changed.notify_all()
         try:
-            payload = signed(token, {"id": cmd_id, **fields})
+            payload = signed(token, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):

@@ -13,7 +13,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.security import signed
+from controller.security import seal_command, signed, unseal_reply
 
 _ids = itertools.count(1)
 
@@ -153,6 +153,24 @@ class Commander:
 
     def call(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
         return self.reply(name, self.send(name, body, **kw), timeout)
+
+    def sealed_act(self, seat: int, action: Any, *, command_id: str | None = None, seal_id: str | None = None,
+                   seal_token: str | None = None, seal_seat: int | None = None) -> dict[str, Any]:
+        """The body of a sealed ``act`` for ``seat``; the ``seal_*`` arguments forge a wrong one."""
+        cid = command_id or self.new_id()
+        sealed = seal_command(seal_token or self.token, self.table, seat if seal_seat is None else seal_seat,
+                              seal_id or cid, action)
+        return {"id": cid, "seat": seat, "sealed": sealed}
+
+    def call_sealed(self, seat: int, action: Any, timeout: float = 10.0) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Send ``action`` sealed for ``seat``; the reply as it crossed the broker, and its sealed part opened."""
+        reply = self.call("act", self.sealed_act(seat, action), timeout)
+        return reply, self.open_reply(seat, reply)
+
+    def open_reply(self, seat: int, reply: dict[str, Any]) -> dict[str, Any]:
+        opened = unseal_reply(self.token, self.table, seat, str(reply["id"]), reply["sealed"])
+        assert isinstance(opened, dict)
+        return opened
 
     def replies(self, name: str) -> list[dict[str, Any]]:
         return self.sub.events(f"{self.base}/{self.table}/reply/{name}")

@@ -549,3 +549,22 @@ def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None
 
     with pytest.raises(CommandRefused, match="disk I/O error"):
         CommandChecker(TOKEN, ("act",), locked).check("act", body())
+
+
+def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Broker, tmp_path: Path,
+                                                                   pump: Pump) -> None:
+    with Journal(tmp_path / "j.sqlite", table="lks") as journal, \
+            Subscriber(mosquitto.host, mosquitto.port, ("gk/lks/reply/#",)) as sub:
+        link = make_link(mosquitto, journal, "lks", pump)
+        link.start()
+        try:
+            assert link.wait_online(5)
+            with pytest.raises(ValueError, match="inside 'sealed' only"):
+                link.reply("act", "s0", False, error="card ring-3 is not yours", sealed="QUJD")
+            with pytest.raises(ValueError, match="inside 'sealed' only"):
+                link.reply("act", "s0", True, data={"action": {}}, sealed="QUJD")
+            pump.do(lambda l: l.reply("act", "s1", False, sealed="QUJD"))
+            sub.wait_for(lambda m: any(x.json().get("id") == "s1" for x in m))
+            assert [x.json() for x in sub.on("gk/lks/reply/act")] == [{"id": "s1", "ok": False, "sealed": "QUJD"}]
+        finally:
+            link.close()

@@ -31,3 +31,35 @@ def test_join_codes_differ_by_seat_and_game() -> None:
     codes = {join_code("tok", "t1", g, s) for g in ("g1", "g2") for s in range(4)}
     assert len(codes) == 8
     assert all(len(c) == 6 and c.isalnum() for c in codes)
+
+
+def test_a_sealed_action_opens_only_as_that_command_of_that_seat() -> None:
+    from controller.security import MAX_SEALED_COMMAND, seal_command, seal_reply, unseal_command, unseal_reply
+
+    action = {"kind": "play_card", "player": 1, "params": {"card": "magic_ring"}}
+    box = seal_command("tok", "t1", 1, "c1", action)
+    assert "magic_ring" not in box and "play_card" not in box
+    assert unseal_command("tok", "t1", 1, "c1", box) == action
+    moved = [("bad", "t1", 1, "c1"), ("tok", "t2", 1, "c1"), ("tok", "t1", 0, "c1"), ("tok", "t1", 1, "c2")]
+    for token, table, seat, cid in moved:
+        with pytest.raises(SealError):
+            unseal_command(token, table, seat, cid, box)
+    with pytest.raises(SealError):
+        unseal_reply("tok", "t1", 1, "c1", box)  # a command body is no reply
+    with pytest.raises(SealError):
+        unseal("tok", "t1", 1, box)  # nor a private view: the command key is a key of its own
+    with pytest.raises(SealError):
+        unseal_command("tok", "t1", 1, "c1", seal("tok", "t1", 1, action))
+    reply = seal_reply("tok", "t1", 1, "c1", {"error": "magic_ring cannot be played now"})
+    assert unseal_reply("tok", "t1", 1, "c1", reply) == {"error": "magic_ring cannot be played now"}
+    with pytest.raises(SealError):
+        unseal_command("tok", "t1", 1, "c1", reply)
+    tampered = box[:20] + ("A" if box[20] != "A" else "B") + box[21:]
+    for bad in (tampered, "not base64!", "", 42, None, "A" * (MAX_SEALED_COMMAND + 4)):
+        with pytest.raises(SealError):
+            unseal_command("tok", "t1", 1, "c1", bad)
+    for seat in (-1, True):
+        with pytest.raises(SealError):
+            unseal_command("tok", "t1", seat, "c1", box)
+    # An integer id is read as its text on both sides, so either spelling of the id opens it.
+    assert unseal_command("tok", "t1", 1, "7", seal_command("tok", "t1", 1, 7, action)) == action

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from controller.games import Action
 from controller.mqtt_link import MAX_COMMAND_BYTES
 from controller.security import unseal
 from controller.service import Service
@@ -222,6 +223,87 @@ def test_private_views_open_only_with_the_token_and_seat(mosquitto: Broker, make
             unseal(TOKEN, t, 0, sealed)
 
 
+# ----- sealed acts ----------------------------------------------------------------------------
+def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_events(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "sv-sealed"
+    svc = make_service(t, simulate=False, **{"referee.board": "manual"})
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as spy:
+        cmd = commander(mosquitto, t)
+        try:
+            roll = {"kind": "roll", "player": 0, "params": {}}
+            reply, opened = cmd.call_sealed(0, roll)
+            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed"}, reply
+            assert opened["ok"] is True  # the verdict is sealed too: a clear 'ok' could be flipped
+            events = opened["data"]["events"]
+            assert events and opened["data"]["action"] == roll
+            # The events of an accepted act are public as ever, on the events topic.
+            published = spy.wait_events(topic(t, "events"), 1)
+            assert [e["seq"] for e in published][-len(events):] == [e["seq"] for e in events]
+            sent = spy.wait_for(lambda m: any(x.topic == topic(t, "cmd", "act") for x in m))
+            wire = next(x.json() for x in sent if x.topic == topic(t, "cmd", "act"))
+            assert set(wire) == {"id", "auth", "seat", "sealed"} and wire["seat"] == 0
+            # A sealed action must be that seat's own: the refusal is sealed for the sender too.
+            before = state_of(svc)
+            moved = {"kind": "end_turn", "player": 1, "params": {}}
+            reply, opened = cmd.call_sealed(0, moved)
+            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed"}
+            assert "sealed for seat 0 is for seat 1" in opened["error"]
+            assert state_of(svc) == before
+            # The same signed bytes again: refused as a replay, and nothing is opened twice.
+            cmd.send_raw("act", cmd.last_raw)
+            replay = cmd.sub.wait_for(lambda m: sum(1 for x in m if x.json().get("id") == reply["id"]) == 2)
+            again = [x.json() for x in replay if x.json().get("id") == reply["id"]][-1]
+            assert again["ok"] is False and "replayed" in again["error"]
+        finally:
+            cmd.close()
+
+
+def test_bad_sealed_acts_get_a_clear_refusal_with_their_id_and_change_nothing(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "sv-sealed-bad"
+    svc = make_service(t, simulate=False, **{"referee.board": "manual"})
+    cmd = commander(mosquitto, t)
+    try:
+        before, last = state_of(svc), svc.journal.last_seq()
+        roll = {"kind": "roll", "player": 0, "params": {}}
+        good = cmd.sealed_act(0, roll)
+        flip = good["sealed"][30]
+        tampered = dict(good, sealed=good["sealed"][:30] + ("A" if flip != "A" else "B") + good["sealed"][31:])
+        bodies = {
+            "wrong key": (cmd.sealed_act(0, roll, seal_token="another-token"), "does not open"),
+            "tampered": (dict(tampered, id=cmd.new_id()), "does not open"),
+            "another seat's key": (cmd.sealed_act(0, roll, seal_seat=1), "does not open"),
+            "moved to another id": (dict(good, id=cmd.new_id()), "does not open"),
+            "not base64": ({"seat": 0, "sealed": "this is not base64!"}, "does not open"),
+            "not text": ({"seat": 0, "sealed": {"kind": "roll"}}, "base64 text of at most"),
+            "oversized": ({"seat": 0, "sealed": "A" * 6000}, "base64 text of at most"),
+            "seat out of range": (cmd.sealed_act(2, dict(roll, player=2)), "seat 2 is not a seat of this game"),
+            "negative seat": (cmd.sealed_act(0, roll) | {"seat": -1}, "seat -1 is not a seat"),
+            "seat not a number": (cmd.sealed_act(0, roll) | {"seat": "0"}, "'seat' must be a seat number"),
+            "seat true": (cmd.sealed_act(0, roll) | {"seat": True}, "'seat' must be a seat number"),
+            "both": (cmd.sealed_act(0, roll) | {"action": roll}, "not both"),
+            "seat alone": ({"seat": 0}, "needs both 'seat' and 'sealed'"),
+            "sealed alone": ({"sealed": good["sealed"]}, "needs both 'seat' and 'sealed'"),
+            "neither": ({}, "missing 'action'"),
+            "extra field": (cmd.sealed_act(0, roll) | {"note": 1}, "unknown field(s): note"),
+        }
+        for what, (body, message) in bodies.items():
+            reply = cmd.call("act", body)  # found by its id: every refusal names the command
+            assert reply["ok"] is False and "sealed" not in reply, (what, reply)
+            assert message in reply["error"], (what, reply["error"])
+        assert svc.journal.last_seq() == last and state_of(svc) == before
+        # A clear act of a kind the game keeps secret is refused: callers learn to seal it.
+        secret = cmd.call("act", {"action": {"kind": "play_card", "player": 0, "params": {"card": "x"}}})
+        assert secret["ok"] is False and "'play_card' is a secret action" in secret["error"]
+        assert svc.journal.last_seq() == last and state_of(svc) == before
+        # The very command these were forged from still works: only the forgeries were refused.
+        reply = cmd.call("act", good)
+        assert reply["ok"] is True and cmd.open_reply(0, reply)["data"]["events"]
+    finally:
+        cmd.close()
+
+
 # ----- secrets -----------------------------------------------------------------------------
 def _held_secrets(svc: Service, game: str) -> set[str]:
     """Ids of the secrets players hold right now (they have not been revealed yet)."""
@@ -256,23 +338,68 @@ def _play_random(svc: Service, steps: int, seed: int) -> None:
             break
 
 
+def _refused_secret_act(svc: Service, game: str) -> tuple[int, dict[str, Any], str] | None:
+    """A secret action of a seat, about a secret it holds, that the table must refuse now.
+
+    Terror: playing a held card when its timing does not allow it; Superstition: placing
+    the held Whammy when that seat may not. Returns (seat, action, the secret it names).
+    """
+    def find(s: Service) -> tuple[int, dict[str, Any], str] | None:
+        g = s.referee.game
+        legal = set(g.legal_actions())
+        views = s.referee.private_views()
+        for seat, view in sorted(views.items()):
+            you = view["view"].get("you") or {}
+            if game == "terror":
+                for pawn in you.get("pawns", []):
+                    for c in pawn.get("cards", []):
+                        card = c["id"] if isinstance(c, dict) else str(c)
+                        action = Action("play_card", seat, {"card": card})
+                        if action not in legal:
+                            return seat, action.to_json(), card
+            elif you.get("whammy"):
+                for space in g.board.path_spaces():
+                    action = Action("place_whammy", seat, {"space": space})
+                    if action not in legal:
+                        return seat, action.to_json(), str(you["whammy"])
+        return None
+
+    return svc.call(find)
+
+
 @pytest.mark.parametrize("game", ["superstition", "terror"])
 def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service: MakeService, game: str) -> None:
     t = f"sv-spy-{game}"
     with Subscriber(mosquitto.host, mosquitto.port, ("#",)) as spy:
         svc = make_service(t, simulate=False, **{"referee.board": "manual", "table.game": game, "table.seed": 11})
         held: set[str] = set()
+        refused: tuple[int, dict[str, Any], str] | None = None
         for round_ in range(40):
             _play_random(svc, 10, seed=round_)
             held = _held_secrets(svc, game)
-            if held:
+            refused = _refused_secret_act(svc, game)
+            if held and refused:
                 break
-        assert held, "the game never dealt a secret: the test would prove nothing"
+        assert held and refused, "the game never dealt a secret: the test would prove nothing"
+        # A player's page sends a secret move the table refuses (too late, wrong turn): the move and
+        # the refusal, which may name the card, cross the broker sealed for that seat alone.
+        seat, action, named = refused
+        kind = action["kind"]
+        cmd = commander(mosquitto, t)
+        try:
+            before = svc.journal.last_seq()
+            reply, opened = cmd.call_sealed(seat, action)
+        finally:
+            cmd.close()
+        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed"}, reply
+        assert opened["error"], opened  # the sender still learns why
+        assert svc.journal.last_seq() == before
         last = svc.journal.last_seq()
         spy.wait_latest(topic(t, "state"), lambda s: s["seq"] == last)
         public = [m for m in spy.messages if m.topic.startswith(f"{BASE}/{t}/") and "/private/" not in m.topic]
         text = "\n".join(m.payload.decode() for m in public)
-        for secret in held:
+        assert any(m.topic == topic(t, "cmd", "act") for m in public)  # the spy did see the command go by
+        for secret in (*held, named, kind):
             assert secret not in text, f"{secret!r} leaked on a public topic"
         for m in public:
             if m.payload:

@@ -1,8 +1,12 @@
 """A stand-in controller on a real broker: it publishes a table's topics and answers commands.
 
 It speaks the contract of ``docs/topics.md`` (signed commands, replies by id,
-sealed private views) so the panel can be tested before, and independently
-of, the real controller service.
+sealed private views, sealed acts and their sealed replies) so the panel can be
+tested before, and independently of, the real controller service.
+
+``commands`` holds what crossed the broker; ``action_of`` opens a sealed act.
+A handler sees a sealed act opened (with ``action``), and its reply is sealed
+back for the seat as the controller does.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import seal, verify
+from controller.security import seal, seal_reply, unseal_command, verify
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
@@ -29,6 +33,8 @@ class FakeTable:
         self.handler: Handler = lambda name, cmd: {"ok": True}
         self.seq = 0
         self.silent = False  # True: swallow commands without replying (a hung controller)
+        self.reply_token: str | None = None  # seals act replies under another token (a broken table)
+        self.clear_ok: bool | None = None  # overrides the clear 'ok' of a sealed reply (a forger on the broker)
         self._connected = threading.Event()
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
         self._client.will_set(self.topic("status"), json.dumps({"state": "offline", "table": table}), 1, True)
@@ -56,9 +62,21 @@ class FakeTable:
             return
         if not verify(self.token, cmd):
             reply = {"id": cmd.get("id"), "ok": False, "error": "not authorised: bad signature"}
+        elif name == "act" and "sealed" in cmd:
+            answer = self.handler(name, {"id": cmd["id"], "action": self.action_of(cmd)})
+            inner = {"ok": answer.get("ok", False), **answer}
+            clear_ok = answer.get("ok", False) if self.clear_ok is None else self.clear_ok
+            reply = {"id": cmd["id"], "ok": clear_ok,
+                     "sealed": seal_reply(self.reply_token or self.token, self.table, cmd["seat"], cmd["id"], inner)}
         else:
             reply = {"id": cmd.get("id"), **self.handler(name, cmd)}
         client.publish(self.topic(f"reply/{name}"), json.dumps(reply), 1)
+
+    def action_of(self, cmd: dict[str, Any]) -> Any:
+        """The action of an act as the table reads it: opened when sealed."""
+        if "sealed" in cmd:
+            return unseal_command(self.token, self.table, cmd["seat"], cmd["id"], cmd["sealed"])
+        return cmd["action"]
 
     def wait_command(self, count: int, timeout: float = 5.0) -> list[tuple[str, dict[str, Any]]]:
         with self.command_seen:

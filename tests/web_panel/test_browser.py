@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,8 +78,10 @@ def test_a_referee_logs_in_and_moves_by_clicking_a_destination(page: Any, served
     page.click(f'svg#board rect.legal[data-move="{move.params["to"][0]},{move.params["to"][1]}"]')
     page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
     (name, cmd), = fake.wait_command(1)
-    assert name == "act" and cmd["action"]["kind"] == "move_pawn" and cmd["action"]["params"]["pawn"] == 0
-    assert cmd["action"]["params"]["to"] == move.params["to"]
+    sent = fake.action_of(cmd)
+    assert name == "act" and "action" not in cmd and cmd["seat"] == 0  # sealed for the acting seat
+    assert sent["kind"] == "move_pawn" and sent["params"]["pawn"] == 0
+    assert sent["params"]["to"] == move.params["to"]
     fake.handler = lambda name, cmd: {"ok": False, "error": "Bo cannot end Ann's turn"}
     assert click_action(page, {"kind": "end_turn", "player": 0, "params": {}})
     page.wait_for_function("document.getElementById('reply').classList.contains('err')")
@@ -250,7 +253,8 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
         fake.handler = lambda name, cmd: {"ok": True}
         player.click('svg#board g.space.legal[data-space="s3"]')
         (name, cmd), = fake.wait_command(1)
-        assert cmd["action"] == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}
+        assert "action" not in cmd and b"place_whammy" not in json.dumps(cmd).encode()  # sealed on the broker
+        assert fake.action_of(cmd) == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}
         shot(player, "fake-player-view")
         fake.event("whammy_placed", {"player": 1, "space": "s3"})
         spec.wait_for_function("document.getElementById('log').textContent.includes('Bo placed a Whammy on s3.')")
@@ -402,7 +406,7 @@ def test_naming_a_peg_by_clicking_it(page: Any, served: PanelServer, fake: FakeT
     assert "Name a peg" in page.text_content("#board-hint")
     page.locator(sel).dispatch_event("click")
     (name, cmd), = fake.wait_command(1)
-    assert cmd["action"] == peg.to_json()
+    assert fake.action_of(cmd) == peg.to_json()
 
 
 def test_a_player_plays_a_card_on_a_chosen_target(chromium: Any, served: PanelServer, fake: FakeTable,
@@ -427,7 +431,9 @@ def test_a_player_plays_a_card_on_a_chosen_target(chromium: Any, served: PanelSe
         assert title in page.text_content("#hand")
         assert click_action(page, play.to_json())
         (name, cmd), = fake.wait_command(1)
-        assert cmd["action"]["kind"] == "play_card" and cmd["action"]["params"] == play.to_json()["params"]
+        sent = fake.action_of(cmd)
+        assert "action" not in cmd and cmd["seat"] == seat
+        assert sent["kind"] == "play_card" and sent["params"] == play.to_json()["params"]
         shot(page, "fake-terror-card-target")
     finally:
         ctx.close()

@@ -127,7 +127,8 @@ def test_a_player_acts_only_for_their_own_seat(client: FlaskClient, fake: FakeTa
                                                                  "params": {"card": "ring-3"}}}, headers=h)
     assert r.status_code == 200
     (name, cmd), = fake.wait_command(1)
-    assert cmd["action"]["player"] == 1
+    assert "action" not in cmd and cmd["seat"] == 1 and "ring-3" not in cmd["sealed"]
+    assert fake.action_of(cmd)["player"] == 1
 
 
 def test_the_player_stream_carries_their_private_view(app: Flask, client: FlaskClient, fake: FakeTable,

@@ -155,7 +155,9 @@ def test_a_command_is_signed_sent_and_its_reply_shown(client: FlaskClient, fake:
     assert status == 200 and reply["ok"] is True and reply["data"] == {"events": [{"type": "rolled"}]}
     (name, cmd), = fake.wait_command(1)
     assert name == "act" and verify(token, cmd)
-    assert cmd["action"] == {"kind": "roll", "player": 0, "params": {}}
+    # The act crossed the broker sealed for seat 0: the seat and ciphertext, never the action.
+    assert "action" not in cmd and cmd["seat"] == 0 and "roll" not in cmd["sealed"]
+    assert fake.action_of(cmd) == {"kind": "roll", "player": 0, "params": {}}
     assert reply["id"] == cmd["id"]
 
 
@@ -174,6 +176,39 @@ def test_a_rejected_command_shows_its_reason(client: FlaskClient, fake: FakeTabl
     status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
     assert status == 422 and reply == {"ok": False, "id": fake.commands[0][1]["id"],
                                        "error": "it is Bo's turn, not Ann's"}
+
+
+def test_a_refused_act_crosses_the_broker_sealed_and_its_reason_is_shown_to_the_sender(
+        mosquitto: Broker, client: FlaskClient, fake: FakeTable, token: str) -> None:
+    from tests.controller.mqtt_testkit import Subscriber
+
+    csrf = login(client, fake.table, token)
+    fake.handler = lambda name, cmd: {"ok": False, "error": "ring-3 can only be played on your turn"}
+    play = {"kind": "play_card", "player": 1, "params": {"card": "ring-3"}}
+    with Subscriber(mosquitto.host, mosquitto.port, ("#",)) as spy:
+        status, reply = _cmd(client, fake.table, "act", {"action": play}, csrf)
+        assert status == 422 and reply["error"] == "ring-3 can only be played on your turn"
+        spy.wait_for(lambda m: any(x.topic == fake.topic("reply/act") for x in m))
+    on_wire = [m for m in spy.messages if m.topic in (fake.topic("cmd/act"), fake.topic("reply/act"))]
+    assert len(on_wire) == 2
+    for m in on_wire:
+        assert b"ring-3" not in m.payload and b"play_card" not in m.payload and b"your turn" not in m.payload
+    assert set(on_wire[1].json()) == {"id", "ok", "sealed"}
+    assert fake.action_of(fake.commands[0][1]) == play
+
+
+def test_an_act_reply_that_does_not_open_is_a_refusal_with_a_reason(client: FlaskClient, fake: FakeTable,
+                                                                    token: str) -> None:
+    csrf = login(client, fake.table, token)
+    fake.reply_token = "not-the-panel-token"
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": []}}
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 422 and reply["error"].startswith("the table's reply could not be opened")
+    # The verdict inside the seal is the one that counts: a clear 'ok' flipped on the way is ignored.
+    fake.reply_token, fake.clear_ok = None, True
+    fake.handler = lambda name, cmd: {"ok": False, "error": "not now"}
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 422 and reply["error"] == "not now"
 
 
 def test_a_table_that_does_not_answer_gives_504(client: FlaskClient, fake: FakeTable, token: str) -> None:

@@ -3,8 +3,10 @@
 Commands arrive as JSON with the session's CSRF token in ``X-CSRF-Token``;
 they are checked (``commands.validate``), signed with the token kept in the
 server-side session, published on ``<base>/<t>/cmd/<name>``, and the table's
-reply is handed back. A player who joined a seat may also send ``act`` for
-that seat alone (to play the cards only they can see).
+reply is handed back. ``act`` is sealed for the acting seat and its reply
+opened before it is handed back (``MqttView.act``), so the action and a
+refusal's reason cross the broker encrypted. A player who joined a seat may
+also send ``act`` for that seat alone (to play the cards only they can see).
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ def command(table: str, name: str) -> Any:
     if token is None:
         token = _player_token(table, name, fields)
     reply = _send(table, name, fields, token)
+    # An act's reply comes back opened (``MqttView.act``): its reason is shown only to this sender.
     if reply.get("ok") is True:
         return jsonify({"ok": True, "id": reply.get("id"), "data": reply.get("data")})
     error = str(reply.get("error") or "the table refused the command without a reason")
@@ -125,6 +128,8 @@ def _send(table: str, name: str, fields: dict[str, Any], token: str) -> dict[str
     if status.get("state") == "offline":
         abort(503, description=f"table {table!r} is offline")
     try:
+        if name == "act":
+            return view.act(table, fields["action"], token)
         return view.command(table, name, fields, token)
     except CommandTimeout as exc:
         abort(504, description=str(exc))
