@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import secrets
 import socket
 import sqlite3
 import threading
@@ -97,6 +98,7 @@ class MqttLink:
         on_command: Callable[[Command], None],
         on_wake: Callable[[], None],
         status: Mapping[str, Any] | None = None,
+        on_conflict: Callable[[str], None] | None = None,
     ) -> None:
         self.topics = Topics(settings.base_topic, table)
         self.host, self.port = host, port
@@ -107,6 +109,9 @@ class MqttLink:
         self._checker = CommandChecker(token, commands, journal.has_command)
         self._status_extra = dict(status or {})
         self._since = time.time()
+        # Tells this run's "online" from another controller's that was given the same table id.
+        self._instance = secrets.token_hex(8)
+        self._on_conflict = on_conflict
 
         self._lock = threading.Lock()  # guards the fields the network thread writes
         self._ready = False            # connected and resubscribed: flush may publish
@@ -122,6 +127,7 @@ class MqttLink:
         self._want_wake = False
         self._refresh_pending = False
         self._closed = False
+        self._conflict: str | None = None
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -147,7 +153,7 @@ class MqttLink:
             self.client.username_pw_set(settings.username, settings.password)
         if settings.tls:
             self.client.tls_set(ca_certs=settings.ca_file)
-        self.client.will_set(self.topics.status, dumps({"state": "offline", "table": table}), qos=1, retain=True)
+        self.client.will_set(self.topics.status, self._offline_payload(), qos=1, retain=True)
         self.client.on_socket_open = self._on_socket_open
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -177,9 +183,7 @@ class MqttLink:
         self._closed = True
         if self.connected:
             self.flush()
-            info = self.client.publish(
-                self.topics.status, dumps({"state": "offline", "table": self._table}), qos=1, retain=True
-            )
+            info = self.client.publish(self.topics.status, self._offline_payload(), qos=1, retain=True)
             deadline = time.monotonic() + timeout
             try:
                 info.wait_for_publish(timeout)
@@ -217,7 +221,11 @@ class MqttLink:
         with self._lock:
             extra = dict(self._status_extra)
         return dumps({"state": "online", "table": self._table, "version": __version__, "since": self._since,
-                      **extra})
+                      "instance": self._instance, "host": socket.gethostname(), **extra})
+
+    def _offline_payload(self) -> bytes:
+        # The run's instance and start go in the last will too: see _check_status.
+        return dumps({"state": "offline", "table": self._table, "instance": self._instance, "since": self._since})
 
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
@@ -389,9 +397,14 @@ class MqttLink:
             return
         _nodelay(client.socket())  # again, in case on_socket_open saw a wrapper
         with self._lock:
+            if self._conflict is not None:
+                client.disconnect()  # the table belongs to another controller: stay off the broker
+                return
             self._connects += 1
             first = self._connects == 1
             self._syncing = first
+        # Before the commands, so the retained status is read before ours goes out (see _check_status).
+        client.subscribe(self.topics.status, qos=1)
         if first:
             # Read our own retained state before publishing anything (see the module doc).
             client.subscribe(self.topics.state, qos=1)
@@ -401,8 +414,8 @@ class MqttLink:
 
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         with self._lock:
-            if mid != self._sync_mid:
-                return
+            if mid != self._sync_mid or self._conflict is not None:
+                return  # a newer controller's status came first: never publish ours over it
             syncing, self._syncing = self._syncing, False
             self._ready = True
             self._want_wake = False
@@ -449,6 +462,9 @@ class MqttLink:
             log.exception("could not handle a message on %s", msg.topic)
 
     def _take_message(self, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == self.topics.status:
+            self._check_status(msg)
+            return
         if msg.topic == self.topics.state:
             if msg.retain:
                 try:
@@ -478,6 +494,58 @@ class MqttLink:
         self._on_command(command)
 
     # ----- health ---------------------------------------------------------
+    def _check_status(self, msg: mqtt.MQTTMessage) -> None:
+        """A newer controller of this table on the broker: stop, and say why.
+
+        Two controllers given one table id would otherwise take turns on the
+        broker (one client id: each connection pushes the other off, and the
+        broker publishes the pushed one's last will) or both publish one
+        table's events. Every status, the last will included, names its run
+        (``instance``) and when the run started (``since``). The older of two
+        runs stops when it sees any status of the newer: with one client id,
+        that is the will or the "online" it finds when it comes back. A status
+        of an older run is left alone: it is a controller that died or stopped
+        before this one started, or the older one, which stops by this rule.
+        The retained status found at the first connection is left alone too:
+        ``since`` is a wall clock, and a Pi without a real-time clock may start
+        with one behind the run it replaces.
+        """
+        try:
+            status = json.loads(msg.payload)
+        except ValueError:
+            return
+        if not isinstance(status, dict):
+            return
+        other, since = status.get("instance"), status.get("since")
+        if not isinstance(other, str) or other == self._instance:
+            return
+        with self._lock:
+            first = self._connects <= 1
+        if msg.retain and first:
+            return
+        if isinstance(since, bool) or not isinstance(since, (int, float)):
+            return
+        if (since, other) < (self._since, self._instance):
+            return  # an older run (the tie broken by instance, so exactly one of two stops)
+        with self._lock:
+            if self._conflict is not None:
+                return
+            where = f" on {status['host']}" if isinstance(status.get("host"), str) else ""
+            self._conflict = (f"another controller{where} started later for table {self._table!r} on this "
+                              "broker; two controllers must not share a table id, so this one stops")
+            self._last_error = self._conflict
+        log.error("MQTT: %s", self._conflict)
+        # A clean disconnect: no last will, so the newer controller's status stays as it is.
+        self.client.disconnect()
+        if self._on_conflict is not None:
+            self._on_conflict(self._conflict)
+
+    @property
+    def conflict(self) -> str | None:
+        """Why this link stopped for good (another controller runs the table), or None."""
+        with self._lock:
+            return self._conflict
+
     def health(self) -> dict[str, Any]:
         with self._lock:
             return {

@@ -141,6 +141,9 @@ class Service:
         self.hub: Any = None
         self.link: MqttLink | None = None
         self._commands = CommandHandler(self)
+        # Why the service cannot go on (another controller runs this table), and who to tell.
+        self.failure: str | None = None
+        self.on_failure: Callable[[str], None] | None = None
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
@@ -172,6 +175,7 @@ class Service:
                 on_command=lambda c: self._enqueue(_Cmd(c)),
                 on_wake=self._wake,
                 status={"game": self._game_name(), "simulate": cfg.simulate},
+                on_conflict=self._on_conflict,
             )
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
@@ -223,6 +227,12 @@ class Service:
                 log.warning("a running self-test did not stop in time")
         except Exception as exc:  # noqa: BLE001 - keep closing the rest
             log.warning("the running self-test did not stop cleanly: %s", exc)
+
+    def _on_conflict(self, reason: str) -> None:
+        # The link's network thread: the owner (``gravekeeper run``) stops the service.
+        self.failure = reason
+        if self.on_failure is not None:
+            self.on_failure(reason)
 
     def _close_parts(self) -> None:
         hub, link, journal = self.hub, self.link, self.journal

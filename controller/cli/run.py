@@ -25,6 +25,7 @@ from typing import Any
 from controller.cli import UsageError
 
 ONLINE_WAIT_S = 5.0
+EXIT_TABLE_TAKEN = 3  # another controller runs this table id (docs/deploy.md: not restarted)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +74,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         panel: Any = None
         service = Service(config, broker)
+        service.on_failure = lambda reason: stop.set()
         try:
             try:
                 service.start()
@@ -102,6 +104,8 @@ def main(args: argparse.Namespace) -> int:
             panel = _start_panel(config, broker, stop)
             while not stop.wait(3600):
                 pass
+            if service.failure is not None:
+                print(f"gravekeeper run: {service.failure}", file=sys.stderr)
             _say("stopping")
         finally:
             if panel is not None:
@@ -111,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return 0
+    return EXIT_TABLE_TAKEN if service.failure is not None else 0
 
 
 class PanelStopped(Exception):

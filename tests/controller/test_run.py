@@ -374,3 +374,36 @@ def test_a_config_file_that_is_not_utf8_exits_2_with_one_line(tmp_path: Path) ->
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert lines == [f"gravekeeper run: config: {path} is not valid TOML: it is not UTF-8 text "
                      "(byte 0xeb at offset 22)"], result.stderr
+
+
+def test_a_second_controller_for_the_same_table_stops_the_first_with_exit_3(mosquitto: Broker,
+                                                                            tmp_path: Path) -> None:
+    table = "rn-twice"
+    first_dir, second_dir = tmp_path / "a", tmp_path / "b"
+    first_dir.mkdir()
+    second_dir.mkdir()
+    first = RunProcess("--config", str(write_config(first_dir, table, board="manual")), "--broker", mosquitto.url)
+    second: RunProcess | None = None
+    try:
+        first.wait_line("online")
+        with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/status",)) as sub:
+            mine = sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "online")["instance"]
+            second = RunProcess("--config", str(write_config(second_dir, table, board="manual")),
+                                "--broker", mosquitto.url)
+            second.wait_line("online")
+            # The first is pushed off (one client id), comes back, finds the second's "online": it stops.
+            assert first.proc.wait(20) == 3
+            err = first.stderr_tail()
+            assert "another controller" in err and f"table {table!r}" in err and "share a table id" in err
+            assert "Traceback" not in err
+            # The second comes back too (the first pushed it off once) and stays.
+            status = sub.wait_latest(f"gravekeeper/{table}/status",
+                                     lambda s: s["instance"] != mine and s["state"] == "online")
+        assert second.proc.poll() is None  # the second goes on, with its status intact
+        with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/status",)) as late:
+            assert late.wait_latest(f"gravekeeper/{table}/status", lambda s: True) == status
+        assert second.terminate() == 0
+    finally:
+        first.close()
+        if second is not None:
+            second.close()

@@ -640,3 +640,49 @@ def test_a_reading_the_journal_refused_is_taken_by_itself_once_the_disk_is_back(
         state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None, timeout=5)
         assert state["mismatch"]["code"] == "foul_launch"
         assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
+
+
+# ----- two controllers given one table id ------------------------------------------------
+def test_with_two_client_ids_the_older_controller_of_a_table_stops(mosquitto: Broker,
+                                                                   make_service: MakeService) -> None:
+    t = "sv-twice"
+    older = make_service(t, **{"mqtt.client_id": "gk-older"})
+    newer = make_service(t, **{"mqtt.client_id": "gk-newer", "journal.path": older.config.journal.path + "-2"})
+    wait_until(lambda: older.failure is not None, 10, "the older controller saw the newer one's status")
+    assert older.failure is not None and f"table {t!r}" in older.failure
+    assert older.link is not None and not older.link.connected
+    assert older.link.health()["last_error"] == older.failure
+    assert newer.failure is None and newer.link is not None and newer.link.connected
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "status"),)) as sub:
+        status = sub.wait_latest(topic(t, "status"), lambda s: True)
+    assert status["state"] == "online" and status["instance"] == newer.link._instance
+
+
+def test_stale_and_older_statuses_never_stop_a_controller(mosquitto: Broker, make_service: MakeService) -> None:
+    import socket
+    import time
+
+    t = "sv-stale"
+    publisher = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+
+    def status(state: str, host: str, since: float, *, retain: bool) -> None:
+        body = {"state": state, "table": t, "instance": host, "host": host, "since": since}
+        publisher.client.publish(topic(t, "status"), json.dumps(body), qos=1, retain=retain).wait_for_publish(5)
+
+    try:
+        # Retained before the start by a run whose clock was ahead (a Pi without a clock boots behind it).
+        status("online", "stale-ahead", time.time() + 3600, retain=True)
+        svc = make_service(t)
+        assert svc.link is not None
+        link = svc.link
+        # A broker outage: the retained status is ours now, and the reconnect reads it again.
+        link.client.socket().shutdown(socket.SHUT_RDWR)
+        wait_until(lambda: link.health()["connects"] >= 2 and link.connected, 10, "the link came back")
+        status("offline", "older-run", 1.0, retain=False)  # a run older than this one: a will sent late
+        # The positive control, last: a live status of a newer run stops it. The reason names the first
+        # status that stopped it, so it proves the ones before did not.
+        status("online", "newer-run", time.time() + 60, retain=False)
+        wait_until(lambda: svc.failure is not None, 10, "the newer run's status was seen")
+        assert svc.failure is not None and "on newer-run started later" in svc.failure
+    finally:
+        publisher.close()
