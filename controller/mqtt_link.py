@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import paho.mqtt.client as mqtt
 
 from controller import __version__
+from controller.security import signed
 from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
     Command,
@@ -106,6 +107,7 @@ class MqttLink:
         self._journal = journal
         self._on_command = on_command
         self._on_wake = on_wake
+        self._token = token
         self._checker = CommandChecker(token, commands, journal.has_command)
         self._status_extra = dict(status or {})
         self._since = time.time()
@@ -247,6 +249,8 @@ class MqttLink:
             body["error"] = error
         if data is not None:
             body["data"] = dict(data)
+        # Signed like the commands: anyone on the broker could otherwise answer in the table's name.
+        body = signed(self._token, body)
         with self._lock:
             self._replies.append((self.topics.reply(name), dumps(body)))
 

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import SealError, seal_command, signed, unseal_reply
+from controller.security import SealError, seal_command, signed, unseal_reply, verify
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
@@ -95,7 +95,7 @@ class MqttView:
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str]] = {}  # id -> done, reply, token
         self._last_resync: dict[str, float] = {}
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
@@ -409,7 +409,7 @@ class MqttView:
         done = threading.Event()
         box: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box)
+            self._pending[cmd_id] = (done, box, token)
             self.changed.notify_all()
         try:
             payload = signed(token, {"id": cmd_id, **build(cmd_id)})
@@ -428,7 +428,17 @@ class MqttView:
             return
         with self._lock:
             pending = self._pending.get(cmd_id)
-        if pending is not None:
-            pending[1].append(data)
-            pending[0].set()
+        if pending is None:
+            return
+        done, box, token = pending
+        # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
+        # table that refuses the signature itself cannot sign with the token the sender got wrong,
+        # so that one refusal is taken unsigned (a forger can at most repeat it).
+        refused_token = data.get("ok") is False and str(data.get("error", "")).startswith("not authorised")
+        if not verify(token, data) and not refused_token:
+            log.warning("ignored a reply to command %s that the table did not sign", cmd_id)
+            return
+        if not done.is_set():
+            box.append({k: v for k, v in data.items() if k != "auth"})
+            done.set()
 

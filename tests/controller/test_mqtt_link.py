@@ -17,7 +17,7 @@ import pytest
 from controller.config import MqttConfig
 from controller.journal import Journal
 from controller.mqtt_link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
-from controller.security import signed
+from controller.security import signed, verify
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -329,6 +329,9 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
             unknown = cmd.send("dance", {})
             replies = cmd.sub.wait_for(lambda m: len(m) >= 4)
             by_topic = [(m.topic, m.json()) for m in replies]
+            assert all(verify(TOKEN, body) for _, body in by_topic)  # every reply is signed by the table
+            for _, body in by_topic:
+                del body["auth"]
             assert ("gk/lk7/reply/act", {"id": None, "ok": False, "error": by_topic[0][1]["error"]}) == by_topic[0]
             assert by_topic[0][1]["error"].startswith("bad JSON")
             assert by_topic[1][1]["error"].startswith("payload too large")
@@ -565,6 +568,8 @@ def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Br
                 link.reply("act", "s0", True, data={"action": {}}, sealed="QUJD")
             pump.do(lambda l: l.reply("act", "s1", False, sealed="QUJD"))
             sub.wait_for(lambda m: any(x.json().get("id") == "s1" for x in m))
-            assert [x.json() for x in sub.on("gk/lks/reply/act")] == [{"id": "s1", "ok": False, "sealed": "QUJD"}]
+            (reply,) = [x.json() for x in sub.on("gk/lks/reply/act")]
+            assert verify(TOKEN, reply) and reply.pop("auth")
+            assert reply == {"id": "s1", "ok": False, "sealed": "QUJD"}
         finally:
             link.close()

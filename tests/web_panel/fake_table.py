@@ -20,7 +20,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import seal, seal_reply, unseal_command, verify
+from controller.security import seal, seal_reply, signed, unseal_command, verify
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
@@ -35,6 +35,7 @@ class FakeTable:
         self.silent = False  # True: swallow commands without replying (a hung controller)
         self.reply_token: str | None = None  # seals act replies under another token (a broken table)
         self.clear_ok: bool | None = None  # overrides the clear 'ok' of a sealed reply (a forger on the broker)
+        self.forged_first: dict[str, Any] | None = None  # published, unsigned, ahead of each genuine reply
         self._connected = threading.Event()
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
         self._client.will_set(self.topic("status"), json.dumps({"state": "offline", "table": table}), 1, True)
@@ -58,6 +59,9 @@ class FakeTable:
         with self.command_seen:
             self.commands.append((name, cmd))
             self.command_seen.notify_all()
+        if self.forged_first is not None:  # someone else on the broker answers first
+            forged = {"id": cmd.get("id"), **self.forged_first}
+            client.publish(self.topic(f"reply/{name}"), json.dumps(forged), 1)
         if self.silent:
             return
         if not verify(self.token, cmd):
@@ -70,7 +74,7 @@ class FakeTable:
                      "sealed": seal_reply(self.reply_token or self.token, self.table, cmd["seat"], cmd["id"], inner)}
         else:
             reply = {"id": cmd.get("id"), **self.handler(name, cmd)}
-        client.publish(self.topic(f"reply/{name}"), json.dumps(reply), 1)
+        client.publish(self.topic(f"reply/{name}"), json.dumps(signed(self.token, reply)), 1)
 
     def action_of(self, cmd: dict[str, Any]) -> Any:
         """The action of an act as the table reads it: opened when sealed."""

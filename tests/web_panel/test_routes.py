@@ -193,7 +193,7 @@ def test_a_refused_act_crosses_the_broker_sealed_and_its_reason_is_shown_to_the_
     assert len(on_wire) == 2
     for m in on_wire:
         assert b"ring-3" not in m.payload and b"play_card" not in m.payload and b"your turn" not in m.payload
-    assert set(on_wire[1].json()) == {"id", "ok", "sealed"}
+    assert set(on_wire[1].json()) == {"id", "ok", "sealed", "auth"} and verify(token, on_wire[1].json())
     assert fake.action_of(fake.commands[0][1]) == play
 
 
@@ -209,6 +209,24 @@ def test_an_act_reply_that_does_not_open_is_a_refusal_with_a_reason(client: Flas
     fake.handler = lambda name, cmd: {"ok": False, "error": "not now"}
     status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
     assert status == 422 and reply["error"] == "not now"
+
+
+def test_a_reply_the_table_did_not_sign_is_ignored(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    csrf = login(client, fake.table, token)
+    view: MqttView = client.application.extensions["gravekeeper"]
+    view.settings = dataclasses.replace(view.settings, command_timeout=2.0)
+    # Someone on the broker answers first, in the table's name: unsigned, then signed with a guess.
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": [{"type": "rolled"}]}}
+    fake.forged_first = {"ok": False, "error": "the table is closed for the night"}
+    status, reply = _cmd(client, fake.table, "resync", {}, csrf)
+    assert status == 200 and reply["ok"] is True and "auth" not in reply
+    fake.forged_first = {"ok": False, "error": "forged", "auth": "0" * 64}
+    status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
+    assert status == 200 and reply["ok"] is True and reply["data"] == {"events": [{"type": "rolled"}]}
+    # Only a forger answers: the panel waits for the table, and says it did not answer.
+    fake.silent = True
+    status, reply = _cmd(client, fake.table, "resync", {}, csrf)
+    assert status == 504 and "did not answer" in reply["error"]
 
 
 def test_a_table_that_does_not_answer_gives_504(client: FlaskClient, fake: FakeTable, token: str) -> None:
