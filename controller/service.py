@@ -17,7 +17,7 @@ overtakes an input still in the queue (``_inputs_in``/``_inputs_out`` count
 them), and the worker is then woken to build the views, off that path.
 
 After every change the worker hands the link the new retained payloads (state,
-sealed private views, sensors, health) and calls :meth:`MqttLink.flush`, which
+sealed private views, sensors, health: ``controller.service_views``) and calls :meth:`MqttLink.flush`, which
 publishes events first and retained topics after them. Events, retained
 topics and replies are published only under the decision lock, which is what
 keeps them in order (the link's own status message is independent of them).
@@ -35,7 +35,6 @@ read.
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import sqlite3
@@ -43,15 +42,15 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from controller.broker import BrokerChoice
 from controller.config import Config
 from controller.mqtt_link import Command, MqttLink
-from controller.security import seal
 from controller.service_commands import COMMANDS, CommandHandler, selftest_hooks
+from controller.service_views import ServiceViews
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +58,6 @@ MAX_WAIT_S = 1.0
 SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
 EVENTS_SENT_WAIT_S = 0.005  # see _run: the events reach the broker before the views are computed
-HEALTH_EVERY_S = 10.0
-MAX_SEATS = 8  # private topics cleared beyond the current game's seats
 _STOP = object()
 
 
@@ -127,20 +124,13 @@ class Service:
         self._worker: threading.Thread | None = None
         self._stopped = threading.Event()
         self._started = False
-        self._private_plain: dict[int, bytes] = {}
-        self._private_seats: set[int] = set()
         self._counters = {"observations": 0, "commands": 0, "refused": 0, "mismatches": 0}
-        self._last_health: bytes | None = None
-        self._next_health = 0.0
-        self._health_connected = False
-        self._health_due = False
-        self._selftest_report: dict[str, Any] | None = None
-        self._halt_shown: dict[str, Any] | None = None  # a hardware failure, shown as the mismatch
         self.journal: Any = None
         self.referee: Any = None
         self.hub: Any = None
         self.link: MqttLink | None = None
         self._commands = CommandHandler(self)
+        self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
@@ -179,7 +169,7 @@ class Service:
             )
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
-            self._refresh_views()
+            self.views.refresh()
             self.link.start()
             self._set_up_simulated_board()
         except BaseException:
@@ -209,7 +199,7 @@ class Service:
                 try:
                     self._inline = False
                     if self.link is not None and not self._worker.is_alive():
-                        self._refresh_views()
+                        self.views.refresh()
                 except Exception:  # noqa: BLE001 - stopping goes on
                     log.exception("could not build the last views")
                 finally:
@@ -437,8 +427,8 @@ class Service:
         assert self.link is not None
         try:
             if changed:
-                self._refresh_views()
-            self._maybe_health(time.monotonic())
+                self.views.refresh()
+            self.views.maybe_health(time.monotonic())
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
             log.exception("worker: error while publishing after %r", item)
@@ -485,87 +475,3 @@ class Service:
             return False
         values = {sensor: state.value for sensor, state in self.hub.snapshot().items()}
         return self._note(self.referee.reconcile(values))
-
-    # ----- the self-test report -------------------------------------------
-    def _set_selftest_report(self, report: Mapping[str, Any]) -> None:
-        """Called by the self-test (any thread): the report goes on the retained health topic."""
-        self._selftest_report = dict(report)
-        self._health_due = True
-        self._wake()
-
-    # ----- retained views -------------------------------------------------
-    def _refresh_views(self) -> None:
-        assert self.link is not None
-        topics = self.link.topics
-        self.link.set_status(game=self._game_name())
-        state = self.referee.state()
-        if state.get("mismatch") is None and self._halt_shown is not None:
-            # A hardware failure holds play like a mismatch, so it shows where a mismatch shows.
-            state["mismatch"] = self._halt_shown
-        self.link.set_retained(topics.state, state)
-        views = self.referee.private_views()
-        seq = self.journal.last_seq()
-        for seat, view in views.items():
-            plain = json.dumps(view, sort_keys=True).encode()
-            if self._private_plain.get(seat) == plain:
-                continue  # sealing is randomised: only reseal what really changed
-            self._private_plain[seat] = plain
-            sealed = seal(self._token, self.table, seat, view)
-            self.link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
-        for seat in range(MAX_SEATS):
-            if seat not in views and (seat in self._private_seats or not self._started):
-                self._private_plain.pop(seat, None)
-                self.link.set_retained(topics.private(seat), None)
-        self._private_seats = set(views)
-        self._update_sensors()
-
-    def _update_sensors(self) -> None:
-        if self.hub is None or self.link is None:
-            return
-        sensors = {sensor: state.to_json() for sensor, state in self.hub.snapshot().items()}
-        # "monotonic" is the clock of the sensors' "changed"/"seen", so a panel can age them exactly.
-        self.link.set_retained(self.link.topics.sensors, {"time": time.time(), "monotonic": time.monotonic(),
-                                                          "sensors": sensors})
-
-    def _health(self) -> dict[str, Any]:
-        assert self.link is not None
-        links: dict[str, Any] = {"broker": self.link.health()}
-        sensors: dict[str, Any] = {}
-        warnings: list[Any] = []
-        live: dict[str, Any] = {}
-        if self.hub is not None:
-            hub_health = self.hub.health()
-            links.update(hub_health.get("links") or {})
-            sensors = hub_health.get("sensors") or {}
-            warnings.extend(hub_health.get("warnings") or [])
-            live = selftest_hooks().live_health(self)  # the live monitor: findings, halt
-            warnings.extend(live.pop("warnings", []))
-        counters = {**self._counters, **self.link.counters()}
-        return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
-                "sensors": sensors, "board": self.config.referee.board, "simulate": self.config.simulate, **live}
-
-    def _publish_health(self, force: bool = False) -> None:
-        assert self.link is not None
-        body = self._health()
-        halt = body.get("halt")
-        if halt != self._halt_shown:
-            self._halt_shown = halt
-            self._refresh_views()
-        key = json.dumps(body, sort_keys=True, default=str).encode()
-        if force or key != self._last_health:
-            self._last_health = key
-            self.link.set_retained(self.link.topics.health, {"time": time.time(), **body}, force=force)
-
-    def _maybe_health(self, now: float) -> None:
-        # Counters move with every message; publishing them at most every few seconds keeps
-        # an idle table idle, while a change of the broker link shows up at once.
-        assert self.link is not None
-        connected = self.link.connected
-        if self.hub is not None and selftest_hooks().tick(self, now):
-            self._health_due = True  # a new or cleared finding of the live monitor is shown at once
-        if now >= self._next_health or connected != self._health_connected or self._health_due:
-            self._health_connected = connected
-            self._health_due = False
-            self._next_health = now + HEALTH_EVERY_S
-            self._publish_health()
-

@@ -195,8 +195,8 @@ class CommandHandler:
         service = self._service
         assert service.link is not None
         _only(cmd.payload, set(), "resync")
-        service._refresh_views()
-        service._publish_health(force=True)
+        service.views.refresh()
+        service.views.publish_health(force=True)
         service.link.refresh_all()
         return True, None, {"seq": service.journal.last_seq()}, False
 
@@ -208,7 +208,7 @@ class CommandHandler:
         except (ImportError, AttributeError):
             return False, "selftest: the self-test is not available in this build", None, False
         payload = {k: v for k, v in cmd.payload.items() if k not in ("id", "auth")}
-        report = run(service.hub, payload, service._set_selftest_report)
+        report = run(service.hub, payload, service.views.set_selftest_report)
         return True, None, report if isinstance(report, dict) else None, False
 
 

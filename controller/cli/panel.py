@@ -7,8 +7,12 @@ import os
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from controller.cli import UsageError
+
+if TYPE_CHECKING:
+    from web_panel.settings import PanelSettings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ca-file", default=None, metavar="FILE", help="CA bundle for an mqtts:// broker")
 
 
-def build_settings(args: argparse.Namespace) -> "PanelSettings":  # noqa: F821 - imported lazily
+def build_settings(args: argparse.Namespace) -> PanelSettings:
     from web_panel.settings import PanelSettings, SettingsError, parse_broker_url
 
     tokens: dict[str, str] = {}

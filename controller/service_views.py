@@ -1,0 +1,132 @@
+"""The retained topics a running service keeps current: state, sealed private views, sensors, health.
+
+:class:`ServiceViews` is used only under the service's decision lock (the
+worker after each change, ``stop()`` for the last views, and the command
+handler), like the referee it reads; the one exception is
+:meth:`ServiceViews.set_selftest_report`, which the self-test calls from its
+own thread and which only stores the report and wakes the worker.
+
+Health is published at most every ``HEALTH_EVERY_S`` (its counters move with
+every message, so an idle table stays idle), but at once when the broker link
+changes, the live monitor finds or clears something, or a self-test reports.
+A hardware failure that holds play is shown as the state's ``mismatch``, so it
+gets the same banner as a board that does not match the game.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from controller.security import seal
+from controller.service_commands import selftest_hooks
+
+if TYPE_CHECKING:
+    from controller.service import Service
+
+HEALTH_EVERY_S = 10.0
+MAX_SEATS = 8  # private topics cleared beyond the current game's seats
+
+
+class ServiceViews:
+    def __init__(self, service: Service) -> None:
+        self._service = service
+        self._private_plain: dict[int, bytes] = {}
+        self._private_seats: set[int] = set()
+        self._last_health: bytes | None = None
+        self._next_health = 0.0
+        self._health_connected = False
+        self._health_due = False
+        self._selftest_report: dict[str, Any] | None = None
+        self._halt_shown: dict[str, Any] | None = None  # a hardware failure, shown as the mismatch
+
+    # ----- the self-test report -------------------------------------------
+    def set_selftest_report(self, report: Mapping[str, Any]) -> None:
+        """Called by the self-test (any thread): the report goes on the retained health topic."""
+        self._selftest_report = dict(report)
+        self._health_due = True
+        self._service._wake()
+
+    # ----- state, private views, sensors ------------------------------------
+    def refresh(self) -> None:
+        service = self._service
+        link = service.link
+        assert link is not None
+        topics = link.topics
+        link.set_status(game=service._game_name())
+        state = service.referee.state()
+        if state.get("mismatch") is None and self._halt_shown is not None:
+            # A hardware failure holds play like a mismatch, so it shows where a mismatch shows.
+            state["mismatch"] = self._halt_shown
+        link.set_retained(topics.state, state)
+        views = service.referee.private_views()
+        seq = service.journal.last_seq()
+        for seat, view in views.items():
+            plain = json.dumps(view, sort_keys=True).encode()
+            if self._private_plain.get(seat) == plain:
+                continue  # sealing is randomised: only reseal what really changed
+            self._private_plain[seat] = plain
+            sealed = seal(service._token, service.table, seat, view)
+            link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
+        for seat in range(MAX_SEATS):
+            if seat not in views and (seat in self._private_seats or not service._started):
+                self._private_plain.pop(seat, None)
+                link.set_retained(topics.private(seat), None)
+        self._private_seats = set(views)
+        self.update_sensors()
+
+    def update_sensors(self) -> None:
+        hub, link = self._service.hub, self._service.link
+        if hub is None or link is None:
+            return
+        sensors = {sensor: state.to_json() for sensor, state in hub.snapshot().items()}
+        # "monotonic" is the clock of the sensors' "changed"/"seen", so a panel can age them exactly.
+        link.set_retained(link.topics.sensors, {"time": time.time(), "monotonic": time.monotonic(),
+                                                "sensors": sensors})
+
+    # ----- health ------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        service = self._service
+        assert service.link is not None
+        links: dict[str, Any] = {"broker": service.link.health()}
+        sensors: dict[str, Any] = {}
+        warnings: list[Any] = []
+        live: dict[str, Any] = {}
+        if service.hub is not None:
+            hub_health = service.hub.health()
+            links.update(hub_health.get("links") or {})
+            sensors = hub_health.get("sensors") or {}
+            warnings.extend(hub_health.get("warnings") or [])
+            live = selftest_hooks().live_health(service)  # the live monitor: findings, halt
+            warnings.extend(live.pop("warnings", []))
+        counters = {**service._counters, **service.link.counters()}
+        config = service.config
+        return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
+                "sensors": sensors, "board": config.referee.board, "simulate": config.simulate, **live}
+
+    def publish_health(self, force: bool = False) -> None:
+        link = self._service.link
+        assert link is not None
+        body = self.health()
+        halt = body.get("halt")
+        if halt != self._halt_shown:
+            self._halt_shown = halt
+            self.refresh()
+        key = json.dumps(body, sort_keys=True, default=str).encode()
+        if force or key != self._last_health:
+            self._last_health = key
+            link.set_retained(link.topics.health, {"time": time.time(), **body}, force=force)
+
+    def maybe_health(self, now: float) -> None:
+        service = self._service
+        assert service.link is not None
+        connected = service.link.connected
+        if service.hub is not None and selftest_hooks().tick(service, now):
+            self._health_due = True  # a new or cleared finding of the live monitor is shown at once
+        if now >= self._next_health or connected != self._health_connected or self._health_due:
+            self._health_connected = connected
+            self._health_due = False
+            self._next_health = now + HEALTH_EVERY_S
+            self.publish_health()
