@@ -25,7 +25,6 @@ from __future__ import annotations
 import collections
 import json
 import logging
-import secrets
 import socket
 import sqlite3
 import threading
@@ -35,7 +34,7 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
-from controller import __version__
+from controller.mqtt_status import RunStatus
 from controller.security import signed
 from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
@@ -109,10 +108,7 @@ class MqttLink:
         self._on_wake = on_wake
         self._token = token
         self._checker = CommandChecker(token, commands, journal.has_command)
-        self._status_extra = dict(status or {})
-        self._since = time.time()
-        # Tells this run's "online" from another controller's that was given the same table id.
-        self._instance = secrets.token_hex(8)
+        self.status = RunStatus(table, status)  # tells this run from another given the same table id
         self._on_conflict = on_conflict
 
         self._lock = threading.Lock()  # guards the fields the network thread writes
@@ -155,7 +151,7 @@ class MqttLink:
             self.client.username_pw_set(settings.username, settings.password)
         if settings.tls:
             self.client.tls_set(ca_certs=settings.ca_file)
-        self.client.will_set(self.topics.status, self._offline_payload(), qos=1, retain=True)
+        self.client.will_set(self.topics.status, self.status.offline(), qos=1, retain=True)
         self.client.on_socket_open = self._on_socket_open
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -185,7 +181,7 @@ class MqttLink:
         self._closed = True
         if self.connected:
             self.flush()
-            info = self.client.publish(self.topics.status, self._offline_payload(), qos=1, retain=True)
+            info = self.client.publish(self.topics.status, self.status.offline(), qos=1, retain=True)
             deadline = time.monotonic() + timeout
             try:
                 info.wait_for_publish(timeout)
@@ -211,23 +207,8 @@ class MqttLink:
 
     def set_status(self, **extra: Any) -> None:
         """Change fields of the ``online`` status (e.g. the game) and republish it if connected."""
-        with self._lock:
-            if all(self._status_extra.get(k) == v for k, v in extra.items()):
-                return
-            self._status_extra.update(extra)
-            ready = self._ready
-        if ready:
-            self.client.publish(self.topics.status, self._status_payload(), qos=1, retain=True)
-
-    def _status_payload(self) -> bytes:
-        with self._lock:
-            extra = dict(self._status_extra)
-        return dumps({"state": "online", "table": self._table, "version": __version__, "since": self._since,
-                      "instance": self._instance, "host": socket.gethostname(), **extra})
-
-    def _offline_payload(self) -> bytes:
-        # The run's instance and start go in the last will too: see _check_status.
-        return dumps({"state": "offline", "table": self._table, "instance": self._instance, "since": self._since})
+        if self.status.update(**extra) and self.connected:
+            self.client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
 
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
@@ -426,7 +407,7 @@ class MqttLink:
         if syncing:
             client.unsubscribe(self.topics.state)
         # Status is independent of the event order, so it may go straight out.
-        client.publish(self.topics.status, self._status_payload(), qos=1, retain=True)
+        client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
         self._ever_ready.set()
         self._wake_for_refresh()
 
@@ -499,50 +480,20 @@ class MqttLink:
 
     # ----- health ---------------------------------------------------------
     def _check_status(self, msg: mqtt.MQTTMessage) -> None:
-        """A newer controller of this table on the broker: stop, and say why.
-
-        Two controllers given one table id would otherwise take turns on the
-        broker (one client id: each connection pushes the other off, and the
-        broker publishes the pushed one's last will) or both publish one
-        table's events. Every status, the last will included, names its run
-        (``instance``) and when the run started (``since``). The older of two
-        runs stops when it sees any status of the newer: with one client id,
-        that is the will or the "online" it finds when it comes back. A status
-        of an older run is left alone: it is a controller that died or stopped
-        before this one started, or the older one, which stops by this rule.
-        The retained status found at the first connection is left alone too:
-        ``since`` is a wall clock, and a Pi without a real-time clock may start
-        with one behind the run it replaces.
-        """
-        try:
-            status = json.loads(msg.payload)
-        except ValueError:
-            return
-        if not isinstance(status, dict):
-            return
-        other, since = status.get("instance"), status.get("since")
-        if not isinstance(other, str) or other == self._instance:
+        """A newer controller of this table on the broker: stop, and say why (``controller.mqtt_status``)."""
+        with self._lock:
+            if self._conflict is not None or (msg.retain and self._connects <= 1):
+                return  # the status retained before our first connection may be a dead run's
+        reason = self.status.newer_run(bytes(msg.payload))
+        if reason is None:
             return
         with self._lock:
-            first = self._connects <= 1
-        if msg.retain and first:
-            return
-        if isinstance(since, bool) or not isinstance(since, (int, float)):
-            return
-        if (since, other) < (self._since, self._instance):
-            return  # an older run (the tie broken by instance, so exactly one of two stops)
-        with self._lock:
-            if self._conflict is not None:
-                return
-            where = f" on {status['host']}" if isinstance(status.get("host"), str) else ""
-            self._conflict = (f"another controller{where} started later for table {self._table!r} on this "
-                              "broker; two controllers must not share a table id, so this one stops")
-            self._last_error = self._conflict
-        log.error("MQTT: %s", self._conflict)
+            self._conflict = self._last_error = reason
+        log.error("MQTT: %s", reason)
         # A clean disconnect: no last will, so the newer controller's status stays as it is.
         self.client.disconnect()
         if self._on_conflict is not None:
-            self._on_conflict(self._conflict)
+            self._on_conflict(reason)
 
     @property
     def conflict(self) -> str | None:

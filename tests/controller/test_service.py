@@ -656,7 +656,7 @@ def test_with_two_client_ids_the_older_controller_of_a_table_stops(mosquitto: Br
     assert newer.failure is None and newer.link is not None and newer.link.connected
     with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "status"),)) as sub:
         status = sub.wait_latest(topic(t, "status"), lambda s: True)
-    assert status["state"] == "online" and status["instance"] == newer.link._instance
+    assert status["state"] == "online" and status["instance"] == newer.link.status.instance
 
 
 def test_stale_and_older_statuses_never_stop_a_controller(mosquitto: Broker, make_service: MakeService) -> None:

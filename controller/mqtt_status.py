@@ -1,0 +1,76 @@
+"""A controller run's ``status`` topic: its payloads, and telling a newer run of the same table.
+
+Two controllers given one table id would otherwise take turns on the broker
+(one client id: each connection pushes the other off, and the broker publishes
+the pushed one's last will) or both publish one table's events. Every status,
+the last will included, names its run (``instance``, random) and when the run
+started (``since``). The older of two runs stops when it sees any status of
+the newer: with one client id, that is the will or the "online" it finds when
+it comes back. A status of an older run is left alone: it is a controller that
+died or stopped before this one started, or the older one, which stops by this
+rule. :class:`~controller.mqtt_link.MqttLink` also leaves alone the status
+already retained at its first connection: ``since`` is a wall clock, and a Pi
+without a real-time clock may start with one behind the run it replaces.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from controller import __version__
+from controller.mqtt_commands import dumps
+
+
+class RunStatus:
+    """This run's ``online``/``offline`` payloads; thread-safe."""
+
+    def __init__(self, table: str, extra: Mapping[str, Any] | None = None) -> None:
+        self.table = table
+        self.instance = secrets.token_hex(8)
+        self.since = time.time()
+        self._host = socket.gethostname()
+        self._extra = dict(extra or {})
+        self._lock = threading.Lock()
+
+    def update(self, **extra: Any) -> bool:
+        """Change fields of the ``online`` payload (e.g. the game); False if nothing changed."""
+        with self._lock:
+            if all(self._extra.get(k) == v for k, v in extra.items()):
+                return False
+            self._extra.update(extra)
+            return True
+
+    def online(self) -> bytes:
+        with self._lock:
+            extra = dict(self._extra)
+        return dumps({"state": "online", "table": self.table, "version": __version__, "since": self.since,
+                      "instance": self.instance, "host": self._host, **extra})
+
+    def offline(self) -> bytes:
+        """The last will and the clean stop: they name the run too (see the module doc)."""
+        return dumps({"state": "offline", "table": self.table, "instance": self.instance, "since": self.since})
+
+    def newer_run(self, payload: bytes) -> str | None:
+        """Why this run must stop, if ``payload`` is a status of a newer run of the table; else None."""
+        try:
+            status = json.loads(payload)
+        except ValueError:
+            return None
+        if not isinstance(status, dict):
+            return None
+        other, since = status.get("instance"), status.get("since")
+        if not isinstance(other, str) or other == self.instance:
+            return None
+        if isinstance(since, bool) or not isinstance(since, (int, float)):
+            return None
+        if (since, other) < (self.since, self.instance):
+            return None  # an older run (the tie broken by instance, so exactly one of two stops)
+        where = f" on {status['host']}" if isinstance(status.get("host"), str) else ""
+        return (f"another controller{where} started later for table {self.table!r} on this broker; "
+                "two controllers must not share a table id, so this one stops")
