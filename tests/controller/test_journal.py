@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import Journal, JournalError
+from tests.controller.journal_damage import damage_the_inputs
 
 
 def ev(kind: str, **data: object) -> dict[str, object]:
@@ -315,23 +316,12 @@ def test_a_folder_is_not_a_journal(tmp_path: Path) -> None:
             Journal(tmp_path, table="t1", create=create)
 
 
-def _damage_the_inputs(path: Path) -> None:
-    """Overwrite the root pages of the inputs table and its indexes (as a bad SD card would)."""
-    with sqlite3.connect(path) as db:
-        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
-        page = db.execute("PRAGMA page_size").fetchone()[0]
-    with open(path, "r+b") as fh:
-        for root in roots:
-            fh.seek((root - 1) * page)
-            fh.write(b"\xa5" * page)
-
-
 def test_damaged_pages_are_a_journal_error_not_a_database_error(tmp_path: Path) -> None:
     path = tmp_path / "j.journal"
     with Journal(path, table="t1") as j:
         for n in range(50):
             j.record("observation", {"n": n, "pad": "x" * 300}, [ev("e", n=n)])
-    _damage_the_inputs(path)
+    damage_the_inputs(path)
     with Journal(path, table="t1", create=False) as reader:
         with pytest.raises(JournalError, match=r"cannot be read"):
             list(reader.inputs())

@@ -13,6 +13,7 @@ import pytest
 from controller.cli import main
 from controller.games.base import Action
 from controller.journal import Journal
+from tests.controller.journal_damage import damage_the_inputs
 from tests.controller.test_referee_fakegame import REST, Clock, make_referee, obs
 
 
@@ -142,13 +143,7 @@ def test_the_console_command_exits_2_with_one_line(tmp_path: Path) -> None:
 
 def test_a_journal_with_damaged_pages_is_exit_2_with_one_line(played: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    with sqlite3.connect(played) as db:
-        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
-        page = db.execute("PRAGMA page_size").fetchone()[0]
-    with open(played, "r+b") as fh:  # a bad SD card: the pages that list the inputs are garbage
-        for root in roots:
-            fh.seek((root - 1) * page)
-            fh.write(b"\xa5" * page)
+    damage_the_inputs(played)  # a bad SD card: the pages that list the inputs are garbage
     for args in ([], ["--verify"], ["--json"]):
         assert main(["replay", str(played), *args]) == 2
         captured = capsys.readouterr()

@@ -13,6 +13,7 @@ import pytest
 
 from controller.security import unseal
 from tests.conftest import Broker, free_port
+from tests.controller.journal_damage import damage_the_inputs
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.run_testkit import RunProcess, run_cli
 
@@ -319,21 +320,13 @@ def test_game_option_never_replaces_a_game_in_progress(mosquitto: Broker, tmp_pa
 
 def _damage_a_played_journal(tmp_path: Path, table: str) -> Path:
     """A journal with a game in it whose input pages were then overwritten (a bad SD card)."""
-    import sqlite3
-
     from controller.journal import Journal
 
     path = tmp_path / f"{table}.journal"
     with Journal(path, table=table) as journal:
         for n in range(40):
             journal.record("observation", {"n": n, "pad": "x" * 300}, [])
-    with sqlite3.connect(path) as db:
-        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'inputs'")]
-        page = db.execute("PRAGMA page_size").fetchone()[0]
-    with open(path, "r+b") as fh:
-        for root in roots:
-            fh.seek((root - 1) * page)
-            fh.write(b"\xa5" * page)
+    damage_the_inputs(path)
     return path
 
 
