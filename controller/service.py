@@ -356,8 +356,9 @@ class Service:
         if not self._inline or not self._lock.acquire(blocking=False):
             return False  # the worker is busy (a decision, the views): the queue keeps the order
         try:
-            if self._inputs_in != self._inputs_out or self._reconcile_pending or self._stopped.is_set():
-                return False
+            if (self._inputs_in != self._inputs_out or self._reconcile_pending or self.referee.needs_reconcile
+                    or self._stopped.is_set()):
+                return False  # the worker first (a reading the journal refused: it compares the board)
             assert self.link is not None
             try:
                 self._counters["observations"] += 1
