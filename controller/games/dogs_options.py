@@ -63,7 +63,9 @@ def parse_options(raw: Mapping[str, Any] | None, seats: int) -> DogsOptions:
         raise IllegalAction(f"option 'tiles' must be a file path or a tiles document, got {tiles!r}")
     colours: Any = raw.get("colours", "seat")
     if isinstance(colours, list):
-        if len(colours) != seats or len(set(colours)) != seats or not set(colours) <= set(COLOURS):
+        # Names are checked first: a list or object among them would break set().
+        named = all(isinstance(c, str) for c in colours)
+        if not named or len(colours) != seats or len(set(colours)) != seats or not set(colours) <= set(COLOURS):
             raise IllegalAction(
                 f"option 'colours' must list {seats} different colours from {', '.join(COLOURS)}, got {colours!r}"
             )

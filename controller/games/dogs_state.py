@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,8 +152,10 @@ class DogsState:
             "dice_use": list(self.dice_use),
             "slots": list(self.slots),
             "gargoyled": list(self.gargoyled),
-            "tasks": [dict(t) for t in self.tasks],
-            "rolls": [dict(r) for r in self.rolls],
+            # Deep copies: a pending step holds lists of choices, and whoever is
+            # handed the JSON must not be able to edit the game's choices through it.
+            "tasks": copy.deepcopy(self.tasks),
+            "rolls": copy.deepcopy(self.rolls),
         }
 
     @classmethod
@@ -219,8 +222,8 @@ class DogsState:
             dice_use=[None if u is None else str(u) for u in d["dice_use"]],
             slots=[str(s) for s in d["slots"]],
             gargoyled=[bool(g) for g in d["gargoyled"]],
-            tasks=[dict(t) for t in d["tasks"]],
-            rolls=[dict(r) for r in d["rolls"]],
+            tasks=[dict(copy.deepcopy(t)) for t in d["tasks"]],
+            rolls=[dict(copy.deepcopy(r)) for r in d["rolls"]],
         )
 
     def check(self) -> None:
@@ -250,6 +253,7 @@ class DogsState:
             raise bad("deck, drawn tile and placed tiles are not exactly the tile set")
         if any(p.rotation not in (0, 1, 2, 3) for p in self.placed):
             raise bad("a placed tile has a rotation outside 0-3")
+        self._check_layout(bad)
         snacks = Counter(self.tin)
         for v in self.board_snacks.values():
             snacks.update(v)
@@ -282,10 +286,17 @@ class DogsState:
                 raise bad(f"pending step {kind!r} needs exactly {sorted(TASK_FIELDS[kind])}, got {t!r}")
             if "die" in t and (t["die"] not in (0, 1) or self.dice is None):
                 raise bad(f"pending step {kind!r} names die {t['die']!r} but the dice are {self.dice!r}")
+            if "die" in t and self.dice_use[t["die"]] != ("dog" if kind == "move_dog" else "spook"):
+                # The die was committed to this action by a choice; taking it back undoes that choice.
+                raise bad(
+                    f"pending step {kind!r} uses die {t['die']} but that die is for {self.dice_use[t['die']]!r}"
+                )
             if "spook" in t and not (isinstance(t["spook"], int) and 0 <= t["spook"] < len(self.spooks)):
                 raise bad(f"pending step {kind!r} names unknown spook {t['spook']!r}")
             if "seat" in t and not (isinstance(t["seat"], int) and 0 <= t["seat"] < n):
                 raise bad(f"pending step {kind!r} names unknown seat {t['seat']!r}")
+            if kind == "move_spook" and self.spooks[t["spook"]].pos is None:
+                raise bad(f"pending step 'move_spook' moves spook {t['spook']}, which is not in the graveyard")
             if not _task_lists_ok(t, n, len(self.spooks)):
                 raise bad(f"pending step {kind!r} has bad choices {t!r}")
         if self.phase == "act" and self.dice is None:
@@ -294,6 +305,34 @@ class DogsState:
             raise bad(f"phase {self.phase!r} with drawn tile {self.drawn!r}: a tile is drawn only to be placed")
         if self.phase not in ("setup_tile", "setup_dog") and None in self.dogs:
             raise bad("every dog must be on the graveyard after setup")
+
+    def _check_layout(self, bad: Callable[[str], BadGameData]) -> None:
+        """Each placed tile obeys the placing rule against the ones before it.
+
+        Checked square by square, before any bitboard is built: a tile far away
+        in a tampered file would otherwise make the board frame (and its memory)
+        as wide as the gap.
+        """
+        size = self.tiles[0].size
+        squares: set[tuple[int, int]] = set()
+        for index, p in enumerate(self.placed):
+            footprint = [(p.x + dx, p.y + dy) for dy in range(size) for dx in range(size)]
+            if index == 0:
+                if (p.x, p.y) != (0, 0):
+                    raise bad(f"the first tile is at ({p.x}, {p.y}), not in the middle at (0, 0)")
+            else:
+                if any(sq in squares for sq in footprint):
+                    raise bad(f"placed tile {index + 1} ({p.tile}) overlaps the tiles placed before it")
+                touching = sum(
+                    1 for x, y in footprint for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                    if (x + dx, y + dy) in squares
+                )
+                if touching < self.options.min_contact:
+                    raise bad(
+                        f"placed tile {index + 1} ({p.tile}) lines up with the graveyard along {touching} "
+                        f"squares, fewer than {self.options.min_contact}"
+                    )
+            squares.update(footprint)
 
 
 def _task_lists_ok(task: Mapping[str, Any], seats: int, spooks: int) -> bool:

@@ -7,6 +7,7 @@ shown.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .dogs_board import Graveyard
@@ -43,7 +44,9 @@ def public_view(st: DogsState, geo: Graveyard, decider: int | None, step: str) -
     won = winners(st)
     pending = None
     if st.tasks:
-        pending = {"step": step, "seat": decider, **{k: v for k, v in st.tasks[0].items() if k != "t"}}
+        # Copied: the panel may edit its view, and the choices are the game's own lists.
+        pending = {"step": step, "seat": decider,
+                   **{k: copy.deepcopy(v) for k, v in st.tasks[0].items() if k != "t"}}
     return {
         "game": "dogs",
         "title": "Graveyard Dogs",

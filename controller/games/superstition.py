@@ -80,7 +80,8 @@ def _normalise_options(options: Mapping[str, JSON] | None, n_players: int, board
     if not isinstance(colours, list) or len(colours) != n_players:
         raise IllegalAction(f"option 'colours' must list one colour a player ({n_players}), got {colours!r}")
     for colour in colours:
-        if colour not in board.circles:
+        # A list or object here would fail the lookup itself, not just miss.
+        if not isinstance(colour, str) or colour not in board.circles:
             raise IllegalAction(
                 f"option 'colours': {colour!r} has no start circle (board has {', '.join(board.circles)})"
             )
@@ -227,7 +228,12 @@ class Superstition(RulesMixin, Game):
             game.winner = data["winner"]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BadGameData(f"Superstition state is incomplete or mistyped: {type(exc).__name__}: {exc}") from None
-        check_state(game)
+        try:
+            check_state(game)
+        except (KeyError, TypeError, AttributeError) as exc:
+            # A mistyped value the checks did not name (a list where a name belongs)
+            # must still be refused as bad data, not escape as a crash.
+            raise BadGameData(f"Superstition state is mistyped: {type(exc).__name__}: {exc}") from None
         return game
 
     # ----- who and when ------------------------------------------------------

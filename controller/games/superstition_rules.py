@@ -267,11 +267,14 @@ def _roll_actions(game: "Superstition", p: int) -> list[Action]:
 
 
 def _direction_words(direction: Any) -> str:
-    return {"cw": "clockwise", "ccw": "counter-clockwise", "in": "onto the platform"}.get(direction, str(direction))
+    # describe() also words refused actions, whose params may be any JSON.
+    if not isinstance(direction, str):
+        return str(direction)
+    return {"cw": "clockwise", "ccw": "counter-clockwise", "in": "onto the platform"}.get(direction, direction)
 
 
 def _trap(trap: Any) -> str:
-    return TRAP_NAMES.get(trap, str(trap))
+    return TRAP_NAMES.get(trap, trap) if isinstance(trap, str) else str(trap)
 
 
 __all__ = ["RulesMixin", "PARAMS", "PHASE_KINDS"]
