@@ -78,7 +78,7 @@ class CommandHandler:
         if seat is None:
             service.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
         else:
-            # ok goes inside as well: the clear reply is unsigned, the sealed part cannot be altered.
+            # ok goes inside as well: the panel reads the verdict the seat's key vouches for.
             body: dict[str, Any] = {"ok": ok}
             if error is not None:
                 body["error"] = error

@@ -399,7 +399,7 @@ class MqttView:
                     "error": f"the table's reply could not be opened: {exc}"}
         if not isinstance(opened, dict) or not isinstance(opened.get("ok"), bool):
             return {"id": reply.get("id"), "ok": False, "error": "the table's sealed reply has no answer in it"}
-        # The verdict is read from the sealed part: the clear 'ok' is unsigned, anyone could flip it.
+        # The verdict is read from the sealed part, which only a holder of the seat's key can make.
         return {"id": reply.get("id"), **{k: opened[k] for k in ("ok", "error", "data") if k in opened}}
 
     def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
