@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import struct
 import threading
 from typing import Any
 
@@ -27,8 +28,13 @@ class _QuietHandler(WSGIRequestHandler):
         super().setup()
         # An SSE stream is many small writes; Nagle plus the browser's delayed ACK would hold each one back.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # werkzeug treats a timed-out socket as a dropped connection: the stream's generator is closed.
-        self.connection.settimeout(SEND_TIMEOUT_S)
+        # Kernel timeouts, not settimeout(): that makes Python poll() before every write, which cost
+        # 100 streams about 6 ms per event. A send or read that times out fails like a dropped
+        # connection, and werkzeug then closes the stream's generator.
+        seconds = int(SEND_TIMEOUT_S)
+        limit = struct.pack("ll", seconds, int((SEND_TIMEOUT_S - seconds) * 1_000_000))  # struct timeval
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
 
     def log(self, type: str, message: str, *args: object) -> None:  # noqa: A002 - werkzeug's signature
         level = logging.DEBUG if type == "info" else logging.WARNING

@@ -149,7 +149,7 @@ def test_a_client_that_stops_reading_is_dropped_and_others_go_on(
     """
     from web_panel import server as server_module
 
-    monkeypatch.setattr(server_module, "SEND_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(server_module, "SEND_TIMEOUT_S", 0.5)
     panel = start_panel(PanelSettings(broker_port=mosquitto.port, listen_port=0, token=token, event_log_size=50))
     stuck = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills quickly
