@@ -39,17 +39,42 @@ class PanelSession:
     csrf: str
     tokens: dict[str, str] = field(default_factory=dict)  # table -> control token
     seats: dict[str, Seat] = field(default_factory=dict)  # table -> joined seat
-    join_failures: list[float] = field(default_factory=list)
-    login_failures: list[float] = field(default_factory=list)
+    failures: dict[str, list[float]] = field(default_factory=dict)  # "join"/"login" -> wrong guesses
     last_used: float = field(default_factory=time.monotonic)
 
-    def join_blocked(self, now: float) -> bool:
-        self.join_failures = [t for t in self.join_failures if now - t < JOIN_FAILURE_WINDOW]
-        return len(self.join_failures) >= JOIN_FAILURES_ALLOWED
+    def blocked(self, secret: str, now: float) -> bool:
+        recent = [t for t in self.failures.get(secret, []) if now - t < JOIN_FAILURE_WINDOW]
+        self.failures[secret] = recent
+        return len(recent) >= _SESSION_GUESSES[secret]
 
-    def login_blocked(self, now: float) -> bool:
-        self.login_failures = [t for t in self.login_failures if now - t < JOIN_FAILURE_WINDOW]
-        return len(self.login_failures) >= LOGIN_FAILURES_ALLOWED
+
+_SESSION_GUESSES = {"join": JOIN_FAILURES_ALLOWED, "login": LOGIN_FAILURES_ALLOWED}
+_WHAT = {"join": "join codes", "login": "control tokens"}
+
+
+class Guessing:
+    """One request that guesses a secret of a table (``"join"`` a join code, ``"login"`` its token).
+
+    Made by :func:`guessing`, which refuses it (429) while this session, or
+    every session together, has guessed wrong too often in the last minute.
+    """
+
+    def __init__(self, secret: str, table: str, sess: PanelSession, guard: JoinGuard, now: float) -> None:
+        self.secret, self.table, self.session, self._guard, self._now = secret, table, sess, guard, now
+
+    def wrong(self) -> None:
+        self.session.failures.setdefault(self.secret, []).append(self._now)
+        self._guard.failed(self.table, self._now)
+
+
+def guessing(secret: str, table: str) -> Guessing:
+    sess = current_session()
+    assert sess is not None
+    now = time.monotonic()
+    guard: JoinGuard = current_app.extensions[f"gravekeeper_{secret}_guard"]
+    if sess.blocked(secret, now) or guard.blocked(table, now):
+        abort(429, description=f"too many wrong {_WHAT[secret]}; wait a minute and try again")
+    return Guessing(secret, table, sess, guard, now)
 
 
 class JoinGuard:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hmac
 import json
-import time
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
 
 from controller.security import join_code
 
-from ..auth import JoinGuard, check_csrf, control_token, current_session, joined_seat
+from ..auth import check_csrf, control_token, current_session, guessing, joined_seat
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
 from ..mqtt_view import CommandTimeout
 from .common import known_table, mqtt_view, settings
@@ -32,21 +31,15 @@ def log_in(table: str, back_to: str) -> Any:
     """Check the typed control token and keep it in the server-side session; then go ``back_to``."""
     known_table(table)
     check_csrf()
-    sess = current_session()
-    assert sess is not None
-    now = time.monotonic()
-    guard: JoinGuard = current_app.extensions["gravekeeper_login_guard"]
-    if sess.login_blocked(now) or guard.blocked(table, now):
-        abort(429, description="too many wrong control tokens; wait a minute and try again")
+    guess = guessing("login", table)
     token = request.form.get("token", "")
     if not token:
         abort(400, description="type the table's control token to log in")
     configured = settings().token_for(table)
     if configured is not None and not hmac.compare_digest(token.encode(), configured.encode()):
-        sess.login_failures.append(now)
-        guard.failed(table, now)
+        guess.wrong()
         abort(403, description=f"that is not the control token of table {table!r}")
-    sess.tokens[table] = token
+    guess.session.tokens[table] = token
     return redirect(url_for(back_to, table=table), code=303)
 
 

@@ -7,14 +7,13 @@ inside this player's request or stream, and sends it to no one else.
 from __future__ import annotations
 
 import hmac
-import time
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
 from controller.security import SealError, join_code, unseal
 
-from ..auth import JoinGuard, Seat, check_csrf, current_session, joined_seat
+from ..auth import Seat, check_csrf, current_session, guessing, joined_seat
 from ..fanout import Item
 from ..mqtt_view import MqttView
 from ..sse import stream
@@ -40,12 +39,7 @@ def join_form(table: str) -> str:
 def join(table: str) -> Any:
     known_table(table)
     check_csrf()
-    sess = current_session()
-    assert sess is not None
-    now = time.monotonic()
-    guard: JoinGuard = current_app.extensions["gravekeeper_join_guard"]
-    if sess.join_blocked(now) or guard.blocked(table, now):
-        abort(429, description="too many wrong join codes; wait a minute and try again")
+    guess = guessing("join", table)
     token = settings().token_for(table)
     if token is None:
         abort(409, description=f"this panel does not hold table {table!r}'s control token, so players cannot join")
@@ -58,10 +52,9 @@ def join(table: str) -> Any:
         abort(400, description="type the join code the referee gave you")
     for seat in range(len(players)):
         if hmac.compare_digest(code, join_code(token, table, game_id, seat).encode()):
-            sess.seats[table] = Seat(game_id=game_id, seat=seat)
+            guess.session.seats[table] = Seat(game_id=game_id, seat=seat)
             return redirect(url_for("player.me", table=table), code=303)
-    sess.join_failures.append(now)
-    guard.failed(table, now)
+    guess.wrong()
     abort(403, description="that join code does not match a seat of the current game")
 
 
