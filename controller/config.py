@@ -147,7 +147,7 @@ def check_players(v: Any) -> str | None:
     if any(unicodedata.category(ch) == "Cc" for p in v for ch in p):  # emoji joiners are fine
         return "must be names without control characters (tabs, new lines)"
     if len({p.strip().casefold() for p in v}) != len(v):
-        return "must not repeat a name"
+        return "must not repeat a name (two players have the same name)"
     return None
 
 

@@ -34,8 +34,6 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
-from controller.mqtt_status import RunStatus
-from controller.security import signed
 from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
     Command,
@@ -44,6 +42,8 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
     Topics,
     dumps,
 )
+from controller.mqtt_status import RunStatus
+from controller.security import signed
 
 log = logging.getLogger(__name__)
 
@@ -494,12 +494,6 @@ class MqttLink:
         self.client.disconnect()
         if self._on_conflict is not None:
             self._on_conflict(reason)
-
-    @property
-    def conflict(self) -> str | None:
-        """Why this link stopped for good (another controller runs the table), or None."""
-        with self._lock:
-            return self._conflict
 
     def health(self) -> dict[str, Any]:
         with self._lock:

@@ -6,7 +6,8 @@ in clear text and the control token itself never travels at all:
 * Commands carry ``auth``, an HMAC-SHA256 of the canonical JSON of the rest of
   the command under the table's control token. The controller checks it and
   refuses a command id it has already accepted, so a captured command cannot
-  be replayed.
+  be replayed. Replies are signed the same way, so nobody else on the broker
+  can answer in the table's name.
 * A player's private view is sealed with AES-GCM under a key derived from the
   control token, the table id and the seat, and published on
   ``<base>/<table>/private/<seat>``. Only a holder of the token (the panel) can
@@ -17,7 +18,7 @@ in clear text and the control token itself never travels at all:
   token with its own salt, so it is not the view key), with the table, the
   seat and the command id as associated data, so a sealed body cannot be moved
   to another seat, table or command. The command is signed like any other. The
-  reply to it says in clear only ``ok`` and the id; the verdict again, and the
+  reply to it says in clear only ``ok`` and the id (signed); the verdict again, and the
   error or data, are sealed under the same key with a reply label in the
   associated data, so a command body cannot be passed off as a reply and a
   flipped clear ``ok`` fools no one. A clear ``act`` is still understood, but
@@ -81,20 +82,27 @@ def _key(token: str, table: str, seat: int) -> bytes:
     ).derive(token.encode())
 
 
-def seal(token: str, table: str, seat: int, obj: Any) -> str:
-    """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string."""
+def _encrypt(key: bytes, aad: bytes, obj: Any) -> str:
+    """``obj`` (plain JSON) under AES-GCM: base64 of a random 12-byte nonce and the ciphertext."""
     nonce = os.urandom(12)
     data = json.dumps(obj, separators=(",", ":")).encode()
-    ct = AESGCM(_key(token, table, seat)).encrypt(nonce, data, f"{table}/{seat}".encode())
-    return base64.b64encode(nonce + ct).decode()
+    return base64.b64encode(nonce + AESGCM(key).encrypt(nonce, data, aad)).decode()
+
+
+def _decrypt(key: bytes, aad: bytes, sealed: str) -> Any:
+    """What :func:`_encrypt` sealed; any failure (wrong key or aad, altered, not base64) raises."""
+    raw = base64.b64decode(sealed, validate=True)
+    return json.loads(AESGCM(key).decrypt(raw[:12], raw[12:], aad))
+
+
+def seal(token: str, table: str, seat: int, obj: Any) -> str:
+    """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string."""
+    return _encrypt(_key(token, table, seat), f"{table}/{seat}".encode(), obj)
 
 
 def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
     try:
-        raw = base64.b64decode(sealed, validate=True)
-        nonce, ct = raw[:12], raw[12:]
-        data = AESGCM(_key(token, table, seat)).decrypt(nonce, ct, f"{table}/{seat}".encode())
-        return json.loads(data)
+        return _decrypt(_key(token, table, seat), f"{table}/{seat}".encode(), sealed)
     except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
         raise SealError(f"cannot open the private view of seat {seat} on table {table!r}") from exc
 
@@ -116,10 +124,7 @@ def _command_aad(label: str, table: str, seat: int, command_id: str | int) -> by
 
 
 def _seal_for(label: str, token: str, table: str, seat: int, command_id: str | int, obj: Any) -> str:
-    nonce = os.urandom(12)
-    data = json.dumps(obj, separators=(",", ":")).encode()
-    ct = AESGCM(_command_key(token, table, seat)).encrypt(nonce, data, _command_aad(label, table, seat, command_id))
-    return base64.b64encode(nonce + ct).decode()
+    return _encrypt(_command_key(token, table, seat), _command_aad(label, table, seat, command_id), obj)
 
 
 def _unseal_for(label: str, token: str, table: str, seat: int, command_id: str | int, sealed: Any) -> Any:
@@ -129,11 +134,7 @@ def _unseal_for(label: str, token: str, table: str, seat: int, command_id: str |
     if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
         raise SealError(f"cannot open a {what} for seat {seat!r}")
     try:
-        raw = base64.b64decode(sealed, validate=True)
-        nonce, ct = raw[:12], raw[12:]
-        data = AESGCM(_command_key(token, table, seat)).decrypt(
-            nonce, ct, _command_aad(label, table, seat, command_id))
-        return json.loads(data)
+        return _decrypt(_command_key(token, table, seat), _command_aad(label, table, seat, command_id), sealed)
     except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
         raise SealError(f"the {what} does not open for seat {seat} of command {str(command_id)!r} "
                         f"(another token, seat or command id, or altered on the way)") from exc

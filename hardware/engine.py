@@ -253,12 +253,8 @@ class Engine:
         self._mcu_clock.to_host(mcu_us, received)
         self.link_state, self.link_reason = "online", ""
         self.snapshots += 1
-        missing = []
         touched: list[SensorSlot] = []
-        for channel, slot in self.by_channel.items():
-            if channel not in levels:
-                missing.append(f"{slot.label} (channel {channel})")
-                continue
+        for channel, slot in self._snapshot_slots(levels):
             closed = bool(levels[channel]) == slot.spec.active_high
             if slot.filter is None:
                 slot.filter = StableFilter(closed, slot.sensor.spec.window)
@@ -266,15 +262,21 @@ class Engine:
                 slot.filter.reset(closed)
             if slot.sensor not in touched:
                 touched.append(slot.sensor)
-        self.problems = [p for p in self.problems if not p.startswith("snapshot lacks")]
-        if missing:
-            self.problems.append(f"snapshot lacks {', '.join(missing)}")
         for sensor in touched:
             if sensor.ready():
                 # Only real differences are reported; unchanged sensors are just "seen" again.
                 self._report_reading(sensor, received, emitted, only_changes=True)
         self._reading_due = False
         self.first_snapshot.set()
+
+    def _snapshot_slots(self, levels: dict[int, bool]) -> list[tuple[int, SensorSlot]]:
+        """The channels a snapshot holds; those it lacks are noted as a problem (and cleared once back)."""
+        held = [(ch, slot) for ch, slot in self.by_channel.items() if ch in levels]
+        missing = [f"{slot.label} (channel {ch})" for ch, slot in self.by_channel.items() if ch not in levels]
+        self.problems = [p for p in self.problems if not p.startswith("snapshot lacks")]
+        if missing:
+            self.problems.append(f"snapshot lacks {', '.join(missing)}")
+        return held
 
     def _mcu_resync(self, levels: dict[int, bool], mcu_us: int, received: float,
                     emitted: list[Observation]) -> None:
@@ -289,17 +291,10 @@ class Engine:
         t = self._mcu_clock.to_host(mcu_us, received)
         self.snapshots += 1
         self.fire_due(t, emitted)
-        missing = []
-        for channel, slot in self.by_channel.items():
-            if channel not in levels:
-                missing.append(f"{slot.label} (channel {channel})")
-                continue
+        for channel, slot in self._snapshot_slots(levels):
             if slot.filter is None:
                 continue  # never read: only a fresh reading may introduce it
             self._apply_edge(slot, bool(levels[channel]) == slot.spec.active_high, t)
-        self.problems = [p for p in self.problems if not p.startswith("snapshot lacks")]
-        if missing:
-            self.problems.append(f"snapshot lacks {', '.join(missing)}")
         for sensor in self.sensors.values():
             # Confirmed as it was: "seen" again, as a reconnect snapshot would.
             if sensor.state is not None and sensor.uses_mcu() and sensor.idle():

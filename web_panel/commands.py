@@ -8,17 +8,16 @@ and so that the panel never signs something it does not understand.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from controller.config import check_players
 from controller.games import GAME_NAMES, Action, MalformedAction
 from hardware.observation import sensor_values
 
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_BODY = 16 * 1024  # the controller refuses bigger commands too
 MAX_PLAYERS = 8
-MAX_NAME = 40
 # ASCII digits only: str.isdigit() also passes superscripts, which int() refuses, and a doubled minus.
 _INT_TEXT = re.compile(r"-?[0-9]{1,30}", re.ASCII)
 
@@ -56,15 +55,10 @@ def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
         raise CommandError("new_game: players must be a non-empty list of names")
     if len(players) > MAX_PLAYERS:
         raise CommandError(f"new_game: at most {MAX_PLAYERS} players, got {len(players)}")
-    for i, p in enumerate(players):
-        if not isinstance(p, str) or not p.strip() or len(p.strip()) > MAX_NAME:
-            raise CommandError(f"new_game: player {i + 1} must be a name of 1 to {MAX_NAME} characters")
-        if any(unicodedata.category(c) == "Cc" for c in p):
-            # A NUL or a line break in a name is a broken script, and would show as nothing on every page.
-            raise CommandError(f"new_game: player {i + 1}'s name has a control character")
-    names = [p.strip() for p in players]
-    if len(set(names)) != len(names):
-        raise CommandError("new_game: two players have the same name")
+    names = [p.strip() if isinstance(p, str) else p for p in players]
+    problem = check_players(names)  # the table's own rule (config and command), checked before signing
+    if problem is not None:
+        raise CommandError(f"new_game: players {problem}")
     out: dict[str, Any] = {"game": game, "players": names}
     seed = body.get("seed")
     if seed is not None and seed != "":

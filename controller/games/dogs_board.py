@@ -9,11 +9,21 @@ every square.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 Square = tuple[int, int]
 
 ORTHOGONAL: tuple[Square, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def footprint(x: int, y: int, size: int) -> list[Square]:
+    """The squares of a ``size`` x ``size`` tile whose top-left square is ``(x, y)``."""
+    return [(x + dx, y + dy) for dy in range(size) for dx in range(size)]
+
+
+def edge_contacts(squares: Iterable[Square], graveyard: Container[Square]) -> int:
+    """How many square edges of ``squares`` meet the graveyard (the placing rule's "lined up")."""
+    return sum(1 for x, y in squares for dx, dy in ORTHOGONAL if (x + dx, y + dy) in graveyard)
 
 
 class Graveyard:
@@ -110,14 +120,10 @@ class Graveyard:
     # ----- tile placement --------------------------------------------------------
     def contacts(self, x: int, y: int) -> tuple[bool, int]:
         """For a tile whose top-left square is ``(x, y)``: (overlaps, edge contacts)."""
-        k = self.tile_size
-        footprint = [(x + dx, y + dy) for dy in range(k) for dx in range(k)]
-        if any(sq in self.features for sq in footprint):
+        squares = footprint(x, y, self.tile_size)
+        if any(sq in self.features for sq in squares):
             return True, 0
-        touching = sum(
-            1 for sx, sy in footprint for dx, dy in ORTHOGONAL if (sx + dx, sy + dy) in self.features
-        )
-        return False, touching
+        return False, edge_contacts(squares, self.features)
 
     def placements(self, min_contact: int) -> list[Square]:
         """Top-left squares where a new tile fits: no overlap, and at least

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import BadGameData, IllegalAction
+from .dogs_board import edge_contacts, footprint
 from .dogs_options import COLOURS, DogsOptions, parse_options
 from .dogs_tiles import SPOOK_COUNT, TileDef, parse_tiles
 from .rng import Rng
@@ -316,23 +317,20 @@ class DogsState:
         size = self.tiles[0].size
         squares: set[tuple[int, int]] = set()
         for index, p in enumerate(self.placed):
-            footprint = [(p.x + dx, p.y + dy) for dy in range(size) for dx in range(size)]
+            tile_squares = footprint(p.x, p.y, size)
             if index == 0:
                 if (p.x, p.y) != (0, 0):
                     raise bad(f"the first tile is at ({p.x}, {p.y}), not in the middle at (0, 0)")
             else:
-                if any(sq in squares for sq in footprint):
+                if any(sq in squares for sq in tile_squares):
                     raise bad(f"placed tile {index + 1} ({p.tile}) overlaps the tiles placed before it")
-                touching = sum(
-                    1 for x, y in footprint for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                    if (x + dx, y + dy) in squares
-                )
+                touching = edge_contacts(tile_squares, squares)
                 if touching < self.options.min_contact:
                     raise bad(
                         f"placed tile {index + 1} ({p.tile}) lines up with the graveyard along {touching} "
                         f"squares, fewer than {self.options.min_contact}"
                     )
-            squares.update(footprint)
+            squares.update(tile_squares)
 
 
 def _task_lists_ok(task: Mapping[str, Any], seats: int, spooks: int) -> bool:
