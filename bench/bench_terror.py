@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.games.terror import Terror  # noqa: E402
-from controller.games.terror_board import ALL_CONFIGS, load_board  # noqa: E402
+from controller.games.terror.board import ALL_CONFIGS, load_board  # noqa: E402
 
 TARGET_MS = 1.0
 

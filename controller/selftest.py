@@ -29,10 +29,10 @@ JOURNAL_BUSY_MS = 2000
 
 # data file -> (module, loader); each loader validates and raises BadGameData naming the bad entry
 DATA_LOADERS: dict[str, tuple[str, str]] = {
-    "terror_board": ("controller.games.terror_board", "load_board"),
-    "terror_cards": ("controller.games.terror_cards", "load_deck"),
-    "superstition_board": ("controller.games.superstition_board", "load_board"),
-    "dogs_tiles": ("controller.games.dogs_tiles", "load_tiles"),
+    "terror_board": ("controller.games.terror", "load_board"),
+    "terror_cards": ("controller.games.terror", "load_deck"),
+    "superstition_board": ("controller.games.superstition", "load_board"),
+    "dogs_tiles": ("controller.games.dogs", "load_tiles"),
 }
 
 

@@ -18,30 +18,45 @@ import sys
 import threading
 from typing import Any
 
+from web_panel.settings import PanelSettings, SettingsError, parse_broker_url
+
 
 def _answer(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
+def settings_from(data: Any) -> PanelSettings:
+    """Settings from the parent's JSON object; ``broker_url`` may stand for the broker fields.
+
+    ``SettingsError`` (a ``ValueError``) names the bad setting.
+    """
+    if not isinstance(data, dict):
+        raise SettingsError("settings must be a JSON object")
+    data = dict(data)
+    url = data.pop("broker_url", None)
+    if url is not None:
+        data.update(parse_broker_url(url))
+    try:
+        return PanelSettings(**data)
+    except TypeError as exc:  # an unknown key
+        raise SettingsError(f"unknown setting: {exc}") from None
+
+
 def main() -> int:
     from web_panel.server import start_panel
-    from web_panel.settings import PanelSettings, SettingsError
 
     line = sys.stdin.readline()
     try:
-        data = json.loads(line)
-        if not isinstance(data, dict):
-            raise ValueError("settings must be a JSON object")
-        settings = PanelSettings(**data)
-    except (ValueError, TypeError, SettingsError) as exc:
-        _answer({"error": f"bad panel settings: {exc}"})
+        settings = settings_from(json.loads(line))
+    except ValueError as exc:
+        _answer({"error": str(exc), "kind": "settings"})
         return 2
     try:
         panel = start_panel(settings)
     except OSError as exc:
         _answer({"error": f"cannot listen on {settings.listen_host}:{settings.listen_port} "
-                          f"({exc.strerror or exc})"})
+                          f"({exc.strerror or exc})", "kind": "listen"})
         return 1
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -1,4 +1,9 @@
-"""``gravekeeper panel``: the web panel alone, against a broker that tables already use."""
+"""``gravekeeper panel``: the web panel alone, against a broker that tables already use.
+
+It starts the panel exactly as ``gravekeeper run`` does, as a child process
+(:mod:`controller.cli.panel_process`), so the command line imports nothing of
+``web_panel``: the panel learns everything from the broker.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,10 @@ import os
 import signal
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import Any
 
 from controller.cli import UsageError
-
-if TYPE_CHECKING:
-    from web_panel.settings import PanelSettings
+from controller.cli.panel_process import PanelProcess, PanelSettingsRefused, PanelStopped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,51 +34,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ca-file", default=None, metavar="FILE", help="CA bundle for an mqtts:// broker")
 
 
-def build_settings(args: argparse.Namespace) -> PanelSettings:
-    from web_panel.settings import PanelSettings, SettingsError, parse_broker_url
-
+def build_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The panel child's settings from the command line; the child checks each one."""
     tokens: dict[str, str] = {}
     for item in args.table_token:
         table, sep, tok = item.partition("=")
         if not sep or not table or not tok:
             raise UsageError(f"--table-token {item!r} must look like TABLE=TOKEN")
         tokens[table] = tok
-    try:
-        broker = parse_broker_url(args.broker)
-        return PanelSettings(
-            **broker,
-            broker_ca_file=args.ca_file,
-            base_topic=args.base_topic,
-            listen_host=args.host,
-            listen_port=args.port,
-            token=args.token or os.environ.get("GRAVEKEEPER_TOKEN") or None,
-            tokens=tokens,
-        )
-    except SettingsError as exc:
-        option = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--host",
-                  "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token"}
-        name = next((opt for key, opt in option.items() if str(exc).startswith(key)), "--broker")
-        raise UsageError(f"{name}: {exc}") from None
+    settings: dict[str, Any] = {
+        "broker_url": args.broker,
+        "base_topic": args.base_topic,
+        "listen_host": args.host,
+        "listen_port": args.port,
+        "token": args.token or os.environ.get("GRAVEKEEPER_TOKEN") or None,
+        "tokens": tokens,
+    }
+    if args.ca_file is not None:
+        settings["broker_ca_file"] = args.ca_file
+    return settings
+
+
+# the start of a refused setting's message -> the option that sets it
+_OPTION_OF = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--host",
+              "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token"}
 
 
 def main(args: argparse.Namespace) -> int:
-    from web_panel.server import start_panel
-
     settings = build_settings(args)
-    try:
-        panel = start_panel(settings)
-    except OSError as exc:
-        raise UsageError(f"--port: cannot listen on {settings.listen_host}:{settings.listen_port}: {exc.strerror}") \
-            from None
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"gravekeeper panel: {panel.url} (broker {settings.broker_host}:{settings.broker_port}, "
-          f"{'controls enabled' if settings.token or settings.tokens else 'read-only: no token'})", flush=True)
     try:
-        stop.wait()
+        panel = PanelProcess(settings, stop)
+    except PanelStopped:
+        return 0
+    except PanelSettingsRefused as exc:
+        name = next((opt for key, opt in _OPTION_OF.items() if str(exc).startswith(key)), "--broker")
+        raise UsageError(f"{name}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--port: {exc}") from None
+    print(f"gravekeeper panel: {panel.url} (broker {args.broker}, "
+          f"{'controls enabled' if settings['token'] or settings['tokens'] else 'read-only: no token'})", flush=True)
+    status = 0
+    try:
+        while not stop.wait(0.5):
+            code = panel.exited()
+            if code is not None:
+                print(f"gravekeeper panel: the panel process ended (status {code})", file=sys.stderr)
+                status = 1
+                break
     except KeyboardInterrupt:
         pass
     finally:
         panel.close()
     print("gravekeeper panel: stopped", file=sys.stderr)
-    return 0
+    return status

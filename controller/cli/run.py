@@ -10,19 +10,16 @@ joined.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import select
 import signal
 import sqlite3
-import subprocess
 import sys
 import threading
-import time
 from types import FrameType
 from typing import Any
 
 from controller.cli import UsageError
+from controller.cli.panel_process import PanelProcess, PanelStopped
 
 ONLINE_WAIT_S = 5.0
 EXIT_TABLE_TAKEN = 3  # another controller runs this table id (docs/deploy.md: not restarted)
@@ -116,59 +113,6 @@ def main(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return EXIT_TABLE_TAKEN if service.failure is not None else 0
-
-
-class PanelStopped(Exception):
-    """The service was asked to stop while its panel was starting."""
-
-
-class PanelProcess:
-    """The panel running as a child process (``web_panel.child``); see that module for why."""
-
-    START_TIMEOUT_S = 20.0
-
-    def __init__(self, settings: dict[str, Any], stop: threading.Event) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "web_panel.child"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(json.dumps(settings) + "\n")
-        self._proc.stdin.flush()
-        # Wait for the child's answer, but not past a SIGTERM: on a busy machine the child's
-        # start can take seconds, and stopping must not wait for it.
-        deadline = time.monotonic() + self.START_TIMEOUT_S
-        ready: list[Any] = []
-        while not ready and not stop.is_set() and time.monotonic() < deadline:
-            ready, _, _ = select.select([self._proc.stdout], [], [], 0.1)
-        if stop.is_set() and not ready:
-            self.close()
-            raise PanelStopped()
-        line = self._proc.stdout.readline() if ready else ""
-        try:
-            answer = json.loads(line) if line else {"error": "it did not start within "
-                                                              f"{self.START_TIMEOUT_S:g} s"}
-        except ValueError:
-            answer = {"error": f"unexpected answer {line.strip()!r}"}
-        if "url" not in answer:
-            self.close()
-            raise OSError(answer.get("error", "unknown error"))
-        self.url: str = answer["url"]
-
-    def close(self) -> None:
-        """Stop the child; safe to call twice."""
-        if self._proc.poll() is None:
-            if self._proc.stdin is not None:
-                try:
-                    self._proc.stdin.close()  # the child stops at EOF
-                except OSError:
-                    pass
-            self._proc.terminate()
-            try:
-                self._proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(5)
 
 
 def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:

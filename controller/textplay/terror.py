@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.games import Event, Game
-from controller.games.terror_views import POSITION_WORDS
+from controller.games.terror import POSITION_WORDS
 
 CODES: dict[str, str] = {
     "grass": "..",

@@ -131,13 +131,15 @@ def test_cli_options_become_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     args = parser.parse_args(["--broker", "mqtts://u:p@b.club:9883", "--port", "0", "--host", "0.0.0.0",
                               "--base-topic", "club/gk", "--table-token", "t1=one", "--table-token", "t2=two",
                               "--ca-file", "/etc/ca.pem"])
-    s = panel_cli.build_settings(args)
+    from web_panel.child import settings_from
+
+    s = settings_from(panel_cli.build_settings(args))
     assert (s.broker_host, s.broker_port, s.broker_tls, s.broker_username, s.broker_password) == \
         ("b.club", 9883, True, "u", "p")
     assert (s.listen_host, s.listen_port, s.base_topic, s.broker_ca_file) == ("0.0.0.0", 0, "club/gk", "/etc/ca.pem")
     assert s.token is None and s.tokens == {"t1": "one", "t2": "two"}
     monkeypatch.setenv("GRAVEKEEPER_TOKEN", "env-token")
-    assert panel_cli.build_settings(parser.parse_args([])).token == "env-token"
+    assert settings_from(panel_cli.build_settings(parser.parse_args([]))).token == "env-token"
 
 
 def test_a_client_that_stops_reading_is_dropped_and_others_go_on(

@@ -11,8 +11,8 @@ import pytest
 
 from controller.games import BadGameData, get_game
 from controller.games.datafile import MAX_DATA_FILE_BYTES, read_json
-from controller.games.terror_board import load_board
-from controller.games.terror_cards import load_deck
+from controller.games.terror.board import load_board
+from controller.games.terror.cards import load_deck
 
 
 def _loaders() -> list[tuple[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.games import Action
 from controller.games.dogs import DogsGame
-from controller.games.dogs_state import Placement, Spook
+from controller.games.dogs.state import Placement, Spook
 from controller.games.rng import Rng
 
 Draw = int | tuple[int, int]

@@ -9,7 +9,7 @@ import pytest
 
 from controller.games import Action, IllegalAction
 from controller.games.dogs import DogsGame
-from controller.games.dogs_state import Spook
+from controller.games.dogs.state import Spook
 
 from .test_dogs_kit import act, clear_tokens, ends, give, kinds, lab, put_spook, rig, roll_as, setup_done
 

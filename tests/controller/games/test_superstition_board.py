@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pytest
 
 from controller.games import BadGameData, IllegalAction, get_game
-from controller.games.superstition_board import DEFAULT_BOARD_PATH, load_board, parse_board
+from controller.games.superstition.board import DEFAULT_BOARD_PATH, load_board, parse_board
 
 
 def _raw() -> dict[str, Any]:

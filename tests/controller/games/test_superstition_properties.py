@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from controller.games import Action, IllegalAction, get_game
 from controller.games.superstition import Superstition
-from controller.games.superstition_board import Board
-from controller.games.superstition_state import check_state
+from controller.games.superstition.board import Board
+from controller.games.superstition.state import check_state
 from hardware.observation import sensor_values
 
 G = get_game("superstition")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from controller.games import Event
-from controller.games.superstition_board import DEFAULT_BOARD_PATH
+from controller.games.superstition.board import DEFAULT_BOARD_PATH
 from controller.textplay import superstition as text
 
 from .test_superstition_helpers import begin, give, new_game, on_board, put, throw

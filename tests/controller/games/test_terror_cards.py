@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.games import BadGameData
-from controller.games.terror_cards import DEFAULT_CARDS, load_deck
+from controller.games.terror.cards import DEFAULT_CARDS, load_deck
 
 from .terror_fixtures import new_game
 
@@ -80,7 +80,7 @@ def test_an_owners_card_file_is_used_by_the_game(tmp_path: Path) -> None:
 
 
 def test_objects_that_are_not_plain_json_are_refused() -> None:
-    from controller.games.terror_board import load_board
+    from controller.games.terror.board import load_board
 
     with pytest.raises(BadGameData, match="cards: not plain JSON"):
         load_deck({"cards": {1, 2}})

@@ -135,7 +135,7 @@ def test_g_space_your_own_swap_on_your_turn_draws_for_your_pawn_only() -> None:
 def _default_cards() -> dict[str, Any]:
     import json
 
-    from controller.games.terror_cards import DEFAULT_CARDS
+    from controller.games.terror.cards import DEFAULT_CARDS
 
     return json.loads(DEFAULT_CARDS.read_text(encoding="utf-8"))
 
@@ -251,7 +251,7 @@ def test_a_player_view_needs_a_real_seat(seat: Any) -> None:
 
 # ----- data files: a hand-edit mistake names the entry instead of crashing ---------------------
 def test_a_board_space_type_that_is_not_a_string_is_named() -> None:
-    from controller.games.terror_board import DEFAULT_BOARD, load_board
+    from controller.games.terror.board import DEFAULT_BOARD, load_board
 
     board = json.loads(DEFAULT_BOARD.read_text(encoding="utf-8"))
     board["platforms"][0]["spaces"][3]["middle"] = ["g"]
@@ -261,7 +261,7 @@ def test_a_board_space_type_that_is_not_a_string_is_named() -> None:
 
 @pytest.mark.parametrize("key, value, reason", [("effect", ["monster"], "effect"), ("kind", ["now"], "must be now")])
 def test_a_card_effect_or_kind_that_is_not_a_string_is_named(key: str, value: Any, reason: str) -> None:
-    from controller.games.terror_cards import load_deck
+    from controller.games.terror.cards import load_deck
 
     deck = _default_cards()
     deck["cards"][0][key] = value

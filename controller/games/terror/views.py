@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import Action
-from .terror_state import PAWN_LABELS, SEAT_COLOURS
+from ..base import Action
+from .state import PAWN_LABELS, SEAT_COLOURS
 
 POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
 if TYPE_CHECKING:
-    from .terror import Terror
+    from .game import Terror
 
 
 def _where(game: "Terror", pos: int | None) -> str:

@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import BadGameData, IllegalAction
-from .dogs_board import edge_contacts, footprint
-from .dogs_options import COLOURS, DogsOptions, parse_options
-from .dogs_tiles import SPOOK_COUNT, TileDef, parse_tiles
-from .rng import Rng
+from ..base import BadGameData, IllegalAction
+from .board import edge_contacts, footprint
+from .options import COLOURS, DogsOptions, parse_options
+from .tiles import SPOOK_COUNT, TileDef, parse_tiles
+from ..rng import Rng
 
 Square = tuple[int, int]
 
@@ -21,7 +21,7 @@ SNACKS_PER_COLOUR = 4
 SNACK_TOTAL = SNACKS_PER_COLOUR * len(COLOURS)
 SKELETON_LOAD = 3
 PHASES = ("setup_tile", "setup_dog", "place_tile", "roll", "act", "over")
-# each pending step's fields (see dogs_rules: decisions wait for a player, the rest roll dice)
+# each pending step's fields (see rules: decisions wait for a player, the rest roll dice)
 TASK_FIELDS: dict[str, frozenset[str]] = {
     "move_dog": frozenset({"die"}),
     "pick_spook": frozenset({"die"}),

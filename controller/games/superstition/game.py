@@ -22,18 +22,18 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-from . import register
-from .base import JSON, Action, BadGameData, Expectation, Game, IllegalAction
-from .rng import Rng
-from .superstition_board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
-from .superstition_moves import (
+from .. import register
+from ..base import JSON, Action, BadGameData, Expectation, Game, IllegalAction
+from ..rng import Rng
+from .board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
+from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
     WHAMMY_NAMES,
     Walk,
     move_options,
 )
-from .superstition_rules import RulesMixin
+from .rules import RulesMixin
 
 DEFAULT_OPTIONS: dict[str, JSON] = {
     "board": None,
@@ -191,7 +191,7 @@ class Superstition(RulesMixin, Game):
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Self:
-        from .superstition_state import check_state
+        from .state import check_state
 
         if not isinstance(data, Mapping):
             raise BadGameData("a Superstition state must be a JSON object")

@@ -2,7 +2,7 @@
 
 A handler raises :class:`IllegalAction` (or :class:`MalformedAction`) before
 it changes anything, so a refused action leaves the state exactly as it was;
-the game then runs the dice-only steps that follow (``dogs_rules.settle``).
+the game then runs the dice-only steps that follow (``rules.settle``).
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .base import Action, Event, IllegalAction, MalformedAction
-from . import dogs_rules as rules
-from .dogs_state import Placement, Spook
-from .dogs_tiles import GRAVE, JACK
+from ..base import Action, Event, IllegalAction, MalformedAction
+from . import rules
+from .state import Placement, Spook
+from .tiles import GRAVE, JACK
 
 if TYPE_CHECKING:
-    from .dogs import DogsGame
+    from .game import DogsGame
 
 Handler = Callable[["DogsGame", Action], list[Event]]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .base import Event, IllegalAction, MalformedAction
-from .terror_state import PAWN_LABELS, TURN_PHASES
+from ..base import Event, IllegalAction, MalformedAction
+from .state import PAWN_LABELS, TURN_PHASES
 
 if TYPE_CHECKING:
-    from .terror import Terror
+    from .game import Terror
 
 
 def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Event]:

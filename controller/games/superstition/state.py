@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .base import BadGameData
-from .superstition_board import GRAVES, LADDER_MIRROR, TRAPS
-from .superstition_moves import CHARM_FOR_WHAMMY
-from .superstition_rules import PHASE_KINDS
+from ..base import BadGameData
+from .board import GRAVES, LADDER_MIRROR, TRAPS
+from .moves import CHARM_FOR_WHAMMY
+from .rules import PHASE_KINDS
 
 if TYPE_CHECKING:
-    from .superstition import Superstition
+    from .game import Superstition
 
 LEGS = ("in1", "in2", "tomb", "out1", "out2", "home")
 # Where a pawn on each leg can stand: a space kind, or "ladder_mirror" for those

@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .dogs_board import Graveyard
-from .dogs_rules import winners
-from .dogs_state import DogsState
-from .dogs_tiles import GRAVE, JACK
+from .board import Graveyard
+from .rules import winners
+from .state import DogsState
+from .tiles import GRAVE, JACK
 
 FEATURE_NAMES = {JACK: "jack_o_lantern", GRAVE: "gravestone", ".": "plain"}
 

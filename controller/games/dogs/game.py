@@ -1,9 +1,9 @@
 """Graveyard Dogs: a complete, pure rules engine (``dogs``).
 
 Rule interpretations and options are documented in ``docs/rules/dogs.md``.
-The state lives in :class:`~controller.games.dogs_state.DogsState`, the
-effects in :mod:`controller.games.dogs_rules`, and each action's checks in
-:mod:`controller.games.dogs_actions`; this module lists the legal actions,
+The state lives in :class:`~controller.games.dogs.state.DogsState`, the
+effects in :mod:`controller.games.dogs.rules`, and each action's checks in
+:mod:`controller.games.dogs.actions`; this module lists the legal actions,
 dispatches ``apply`` and builds the views.
 """
 
@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from . import register
-from .base import Action, BadGameData, Event, Game, IllegalAction, MalformedAction
-from .dogs_actions import HANDLERS
-from .dogs_board import Graveyard, Square
-from .dogs_options import COLOURS, parse_options
-from .dogs_rules import draw_tile, settle, special_options, winners
-from .dogs_state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
-from .dogs_tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
-from .dogs_views import public_view
-from .rng import Rng
+from .. import register
+from ..base import Action, BadGameData, Event, Game, IllegalAction, MalformedAction
+from .actions import HANDLERS
+from .board import Graveyard, Square
+from .options import COLOURS, parse_options
+from .rules import draw_tile, settle, special_options, winners
+from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
+from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
+from .views import public_view
+from ..rng import Rng
 
 _new = object.__new__
 

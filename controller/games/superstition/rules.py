@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import Action, Event, IllegalAction, MalformedAction
-from .superstition_board import TRAP_NAMES
-from .superstition_flow import HANDLERS, jump_block
-from .superstition_moves import Walk
+from ..base import Action, Event, IllegalAction, MalformedAction
+from .board import TRAP_NAMES
+from .flow import HANDLERS, jump_block
+from .moves import Walk
 
 if TYPE_CHECKING:
-    from .superstition import Superstition
+    from .game import Superstition
 
 # kind -> {param: type}; every param listed is required
 PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {

@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .superstition_board import GRAVES, LADDER_MIRROR, Platform
+from .board import GRAVES, LADDER_MIRROR, Platform
 
 if TYPE_CHECKING:
-    from .superstition import Superstition
+    from .game import Superstition
 
 LEAVING_LEGS = frozenset({"tomb", "out1", "out2"})
 

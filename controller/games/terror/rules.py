@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Event
-from .terror_board import Board
-from .terror_cards import Card, Deck
-from .terror_state import LOG_LENGTH, PAWN_LABELS, State
+from ..base import Event
+from .board import Board
+from .cards import Card, Deck
+from .state import LOG_LENGTH, PAWN_LABELS, State
 
 
 class Rules:

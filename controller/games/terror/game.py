@@ -37,15 +37,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-from . import register
-from .base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
-from .rng import Rng
-from .terror_board import POSITIONS, TOMBS, load_board
-from .terror_cards import load_deck
-from .terror_legal import STEP, Legal, is_int
-from .terror_play import play_card
-from .terror_state import PAWN_LABELS, Pawn, State
-from .terror_views import POSITION_WORDS, describe_action, player_view, public_view
+from .. import register
+from ..base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
+from ..rng import Rng
+from .board import POSITIONS, TOMBS, load_board
+from .cards import load_deck
+from .legal import STEP, Legal, is_int
+from .play import play_card
+from .state import PAWN_LABELS, Pawn, State
+from .views import POSITION_WORDS, describe_action, player_view, public_view
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)

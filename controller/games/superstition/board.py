@@ -1,7 +1,7 @@
 """The Superstition board as data: load, validate and index it.
 
 The rulebook gives no layout, so the default board in
-``data/superstition_board.json`` is a reconstruction (drawn in
+``data/board.json`` is a reconstruction (drawn in
 ``docs/rules/superstition.md``). Owners may edit a copy to match their own
 printing and pass it as ``options={"board": path}``; every mistake is reported
 as :class:`BadGameData` naming the entry, because a silently wrong board would
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import BadGameData
-from .datafile import read_json
+from ..base import BadGameData
+from ..datafile import read_json
 
-DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "superstition_board.json"
+DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "board.json"
 
 SPACE_KINDS = ("brick", "stone", "circle", "platform", "tomb_side")
 LADDER_MIRROR = ("ladder", "mirror")

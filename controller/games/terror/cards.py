@@ -1,6 +1,6 @@
 """The Goosebumps card deck: data model, loader and validator.
 
-The deck file (``data/terror_cards.json``, or an owner's own) is an object with
+The deck file (``data/cards.json``, or an owner's own) is an object with
 a ``cards`` list. Each card has a unique ``id``, a ``kind`` (when it may be
 played), an ``effect`` (what it does), a ``title`` and a ``text``; a
 ``move_pawn`` card also has ``steps``.
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import BadGameData
-from .datafile import read_text
+from ..base import BadGameData
+from ..datafile import read_text
 
 KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")
 KIND_NAMES: dict[str, str] = {
@@ -51,7 +51,7 @@ EFFECT_KINDS: dict[str, frozenset[str]] = {
 }
 MAX_MOVE_STEPS = 6
 
-DEFAULT_CARDS = Path(__file__).with_name("data") / "terror_cards.json"
+DEFAULT_CARDS = Path(__file__).with_name("data") / "cards.json"
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Event
-from .dogs_board import Graveyard, Square
-from .dogs_state import SKELETON_LOAD, DogsState, Spook
+from ..base import Event
+from .board import Graveyard, Square
+from .state import SKELETON_LOAD, DogsState, Spook
 
 # Steps that wait for a player; the rest resolve with dice alone.
 DECISIONS = frozenset({"move_dog", "pick_spook", "move_spook", "special", "escape", "bat_target", "bork_attack"})

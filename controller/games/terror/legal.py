@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Action
-from .terror_rules import Rules
-from .terror_state import TURN_PHASES
+from ..base import Action
+from .rules import Rules
+from .state import TURN_PHASES
 
 # Tomb position -> the positions one slide away (rulebook, "2. Move a Tomb").
 STEP: dict[str, tuple[str, ...]] = {"end_a": ("middle",), "middle": ("end_a", "end_b"), "end_b": ("middle",)}

@@ -14,10 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .base import BadGameData
-from .datafile import read_json
+from ..base import BadGameData
+from ..datafile import read_json
 
-DEFAULT_TILES_PATH = Path(__file__).with_name("data") / "dogs_tiles.json"
+DEFAULT_TILES_PATH = Path(__file__).with_name("data") / "tiles.json"
 
 TILE_COUNT = 16
 SPOOK_COUNT = 8

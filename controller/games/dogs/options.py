@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .base import IllegalAction
+from ..base import IllegalAction
 
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 

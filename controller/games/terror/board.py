@@ -1,6 +1,6 @@
 """The Terror in the Graveyard board: a grid of spaces over three sliding platforms.
 
-The board file (``data/terror_board.json``, or an owner's own) has a ``layout``
+The board file (``data/board.json``, or an owner's own) has a ``layout``
 of equal-length strings, one character a cell, and three ``platforms``. Each
 platform belongs to one tomb and one colour; it lists the three cells of its
 tomb ``track`` (``end_a``, ``middle``, ``end_b``) and, for every cell that
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import BadGameData
-from .datafile import read_bytes
+from ..base import BadGameData
+from ..datafile import read_bytes
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
@@ -42,7 +42,7 @@ COLOURS: tuple[str, ...] = ("red", "purple", "gold")
 PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
 ALL_CONFIGS = 27  # 3 tombs x 3 positions
 
-DEFAULT_BOARD = Path(__file__).with_name("data") / "terror_board.json"
+DEFAULT_BOARD = Path(__file__).with_name("data") / "board.json"
 
 _LAYOUT_TYPES: dict[str, str] = {
     ".": "grass",

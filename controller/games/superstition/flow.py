@@ -1,6 +1,6 @@
 """Superstition turn flow: what each accepted action does, and who plays next.
 
-``superstition_rules`` validates an action first; the handlers here run only
+``rules`` validates an action first; the handlers here run only
 for legal actions, so they mutate the state without checking again.
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import Event
-from .superstition_board import GRAVES
-from .superstition_moves import CHARM_NAMES, LEAVING_LEGS, WHAMMY_NAMES, Walk
+from ..base import Event
+from .board import GRAVES
+from .moves import CHARM_NAMES, LEAVING_LEGS, WHAMMY_NAMES, Walk
 
 if TYPE_CHECKING:
-    from .superstition import Superstition
+    from .game import Superstition
 
 
 def jump_block(game: "Superstition", seat: int) -> str | None:
