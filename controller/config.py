@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -53,6 +52,8 @@ class TableConfig:
     players: tuple[str, ...]
     seed: int | None
     token_generated: bool = False  # True when no token was configured: `run` must print it
+    token_file: str | None = None  # where a generated token is kept (beside the journal)
+    token_kept: bool = False  # the generated token was read from token_file (False: made now, not yet kept)
 
 
 @dataclass(frozen=True)
@@ -182,8 +183,9 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "table.token": (
         "",
         _text,
-        "Control token: signs commands and seals private views. Empty: a random one is made at "
-        "each start and printed by `gravekeeper run`.",
+        "Control token: signs commands and seals private views. Empty: a random one is made by the "
+        "first `gravekeeper run`, kept beside the journal (`<journal>.token`, mode 0600) and printed "
+        "at each start; `gravekeeper run --new-token` replaces it.",
     ),
     "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
     "table.players": (["Player 1", "Player 2"], check_players, "Seat names of that first game, in seat order."),
@@ -210,7 +212,11 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         "(`~/.local/state/gravekeeper/...`).",
     ),
     "panel.enabled": (True, _bool, "Start the web panel with `gravekeeper run`."),
-    "panel.host": ("127.0.0.1", _nonempty, "Panel address; `0.0.0.0` to reach it from other devices."),
+    "panel.host": (
+        "0.0.0.0",
+        _nonempty,
+        "Panel address: `0.0.0.0` (every interface) lets players' phones reach it; `127.0.0.1`: this machine only.",
+    ),
     "panel.port": (8080, _int_range(1, 65535), "Panel port."),
     "referee.board": (
         "sensors",
@@ -372,9 +378,19 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
     if not game_cls.min_players <= n <= game_cls.max_players:
         raise ConfigError(f"table.players: {game_cls.title} needs {game_cls.min_players} to "
                           f"{game_cls.max_players} players, got {n}")
-    generated = not token
+    journal_path = os.path.expanduser(values["journal.path"] or _default_journal_path(values["table.id"]))
+    generated, kept, token_file = not token, False, None
     if generated:
-        token = secrets.token_urlsafe(18)
+        from controller.token_file import TokenFileError, make_token, read_token, token_path
+
+        path = token_path(journal_path)
+        token_file = str(path)
+        try:
+            found = read_token(path)
+        except TokenFileError as exc:
+            raise ConfigError(str(exc)) from None
+        kept = found is not None
+        token = found if found is not None else make_token()
     table = TableConfig(
         id=values["table.id"],
         token=token,
@@ -382,12 +398,13 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         players=tuple(p.strip() for p in values["table.players"]),
         seed=values["table.seed"],
         token_generated=generated,
+        token_file=token_file,
+        token_kept=kept,
     )
-    journal_path = values["journal.path"] or _default_journal_path(table.id)
     return Config(
         table=table,
         mqtt=_mqtt(values, explicit),
-        journal=JournalConfig(path=os.path.expanduser(journal_path)),
+        journal=JournalConfig(path=journal_path),
         panel=PanelConfig(values["panel.enabled"], values["panel.host"], values["panel.port"]),
         referee=RefereeConfig(
             board=values["referee.board"],

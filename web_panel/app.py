@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from .auth import TABLE_LOGIN_FAILURES_ALLOWED, JoinGuard, SessionStore, csrf_token, current_session
 from .mqtt_view import MqttView
+from .panel_state import FileSessionStore, secret_key, state_folder
 from .settings import PanelSettings
 
 
@@ -24,15 +25,26 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
       then the caller's to start and close);
     * ``START_MQTT``: ``False`` to build the view without connecting (tests
       that feed messages with ``MqttView.handle``).
+
+    Raises ``panel_state.PanelStateError`` (a ``ValueError``) when ``settings.state_dir``
+    cannot be used.
     """
     config = dict(test_config or {})
     settings: PanelSettings = config.pop("PANEL_SETTINGS", None) or PanelSettings()
     view: MqttView | None = config.pop("MQTT_VIEW", None)
     start_mqtt = bool(config.pop("START_MQTT", True))
 
+    sessions = SessionStore()
+    key = settings.secret_key
+    if settings.state_dir is not None:
+        # Kept on disk, so that a restarted panel logs no referee out and asks no player to join again.
+        folder = state_folder(settings.state_dir)
+        key = key or secret_key(folder)
+        sessions = FileSessionStore(folder)
+
     app = Flask(__name__)
     app.config.update(
-        SECRET_KEY=settings.secret_key or secrets.token_hex(32),
+        SECRET_KEY=key or secrets.token_hex(32),
         SESSION_COOKIE_NAME="gk_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
@@ -49,7 +61,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["PANEL_OWNS_VIEW"] = True
     app.extensions["gravekeeper"] = view
     app.extensions["gravekeeper_settings"] = settings
-    app.extensions["gravekeeper_sessions"] = SessionStore()
+    app.extensions["gravekeeper_sessions"] = sessions
     app.extensions["gravekeeper_join_guard"] = JoinGuard()
     app.extensions["gravekeeper_login_guard"] = JoinGuard(allowed=TABLE_LOGIN_FAILURES_ALLOWED)
 

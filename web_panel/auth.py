@@ -2,7 +2,9 @@
 
 The browser's cookie holds only a random session id (signed by Flask). The
 control token a referee typed, and the seat a player joined, live here on
-the server, so neither ever reaches the browser, a URL or a log line.
+the server, so neither ever reaches the browser, a URL or a log line. With a
+state folder (``web_panel.panel_state``) the sessions that hold a login or a
+seat are also kept on disk, so a restarted panel still knows them.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ class JoinGuard:
 
 
 class SessionStore:
-    """In-memory sessions; they end with the panel process, which is what a table expects."""
+    """In-memory sessions; ``panel_state.FileSessionStore`` also keeps them across restarts."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -125,6 +127,9 @@ class SessionStore:
             self._sessions[sess.sid] = sess
         return sess
 
+    def changed(self, sess: PanelSession) -> None:
+        """``sess`` logged in or out, joined or left: a store that keeps sessions writes it down."""
+
     def _prune(self) -> None:
         # Idle sessions go first, then those that hold nothing: a poller without cookies makes one per
         # request, while a referee watching the live page touches theirs only when they act.
@@ -144,6 +149,11 @@ class SessionStore:
 
 def store() -> SessionStore:
     return current_app.extensions["gravekeeper_sessions"]
+
+
+def remember(sess: PanelSession) -> None:
+    """Call after changing a session's tokens or seats, so that a restarted panel still has them."""
+    store().changed(sess)
 
 
 def current_session(create: bool = True) -> PanelSession | None:

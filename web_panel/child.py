@@ -5,17 +5,22 @@ the panel in a process of its own: a crash or a memory spike in the web
 server cannot take the referee down, and the controller's footprint stays its
 own (``docs/performance.md``). Settings, tokens and passwords included, come in
 one JSON line on stdin, never on the command line where ``ps`` would show
-them. The child answers one JSON line on stdout: ``{"url": ...}`` or
-``{"error": ...}``. It stops on SIGTERM, or when its stdin closes, which is
+them. The child answers one JSON line on stdout: ``{"url": ..., "urls":
+[...], "join_url": ..., "qr": ...}`` (every address other devices can use,
+the player's join page and its QR code drawn for a terminal) or ``{"error":
+..., "kind": ...}``; a taken port adds ``"free_port"``, the next port that is
+free to try. It stops on SIGTERM, or when its stdin closes, which is
 what happens when the parent dies, even by ``kill -9``.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 from web_panel.settings import PanelSettings, SettingsError, parse_broker_url
@@ -43,8 +48,36 @@ def settings_from(data: Any) -> PanelSettings:
         raise SettingsError(f"unknown setting: {exc}") from None
 
 
-def main() -> int:
+# A panel restarted at once may find its old self still closing its socket: wait that long for the port.
+BUSY_WAIT_S = 3.0
+
+
+def _start(settings: PanelSettings) -> Any:
     from web_panel.server import start_panel
+
+    deadline = time.monotonic() + BUSY_WAIT_S
+    while True:
+        try:
+            return start_panel(settings)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
+
+
+def where(settings: PanelSettings, url: str, port: int) -> dict[str, Any]:
+    """The addresses to print: every URL of the panel, the join page's and its QR code."""
+    from web_panel.reach import join_path, other_devices_can_use, qr_terminal, reach_urls
+
+    urls = reach_urls(settings.listen_host, port)
+    joins = reach_urls(settings.listen_host, port, join_path(settings.home_table))
+    join_url = next((u for u in joins if other_devices_can_use(u)), joins[0])
+    return {"url": url, "urls": urls, "join_url": join_url, "qr": qr_terminal(join_url),
+            "local_only": not any(other_devices_can_use(u) for u in urls)}
+
+
+def main() -> int:
+    from web_panel.panel_state import PanelStateError
 
     line = sys.stdin.readline()
     try:
@@ -53,10 +86,19 @@ def main() -> int:
         _answer({"error": str(exc), "kind": "settings"})
         return 2
     try:
-        panel = start_panel(settings)
+        panel = _start(settings)
+    except PanelStateError as exc:
+        _answer({"error": str(exc), "kind": "state"})
+        return 1
     except OSError as exc:
-        _answer({"error": f"cannot listen on {settings.listen_host}:{settings.listen_port} "
-                          f"({exc.strerror or exc})", "kind": "listen"})
+        answer: dict[str, Any] = {"error": f"cannot listen on {settings.listen_host}:{settings.listen_port} "
+                                           f"({exc.strerror or exc})", "kind": "listen"}
+        if exc.errno == errno.EADDRINUSE:
+            from web_panel.reach import next_free_port
+
+            answer["busy"] = True
+            answer["free_port"] = next_free_port(settings.listen_host, settings.listen_port)
+        _answer(answer)
         return 1
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -67,7 +109,7 @@ def main() -> int:
         stop.set()
 
     threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
-    _answer({"url": panel.url})
+    _answer(where(settings, panel.url, panel.port))
     try:
         stop.wait()
     finally:

@@ -38,13 +38,15 @@ class PanelSettings:
     broker_tls: bool = False
     broker_ca_file: str | None = None
     base_topic: str = "gravekeeper"
-    listen_host: str = "127.0.0.1"
+    listen_host: str = "127.0.0.1"  # the library stays local; the CLI defaults to every interface
     listen_port: int = 8080
     token: str | None = None
     tokens: Mapping[str, str] = field(default_factory=dict)
     secret_key: str | None = None
     command_timeout: float = 5.0
     event_log_size: int = 200
+    state_dir: str | None = None  # where the secret key and the sessions are kept; None: in memory only
+    home_table: str | None = None  # the table `gravekeeper run` serves: its join page is the one to print
 
     def __post_init__(self) -> None:
         if not isinstance(self.broker_host, str) or not self.broker_host:
@@ -67,6 +69,11 @@ class PanelSettings:
                 raise SettingsError(f"tokens: {table!r} is not a valid table id")
             if not isinstance(tok, str) or not tok:
                 raise SettingsError(f"tokens.{table} must be a non-empty string")
+        if self.state_dir is not None and (not isinstance(self.state_dir, str) or not self.state_dir):
+            raise SettingsError("state_dir must be a folder path when given")
+        if self.home_table is not None and (not isinstance(self.home_table, str)
+                                            or not TABLE_ID_RE.match(self.home_table)):
+            raise SettingsError(f"home_table {self.home_table!r} is not a valid table id")
         if self.broker_password is not None and self.broker_username is None:
             raise SettingsError("broker_password needs broker_username")
         if self.broker_ca_file is not None and not self.broker_tls:

@@ -15,7 +15,14 @@ import threading
 from typing import Any
 
 from controller.cli import UsageError
-from controller.cli.panel_process import PanelProcess, PanelSettingsRefused, PanelStopped
+from controller.cli.panel_process import (
+    PanelPortBusy,
+    PanelProcess,
+    PanelSettingsRefused,
+    PanelStopped,
+    busy_line,
+    where_lines,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mqtt[s]://[user[:password]@]host[:port] (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8080, metavar="N",
                         help="HTTP port to listen on; 0 picks a free one (default: %(default)s)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)")
+    parser.add_argument("--host", default="0.0.0.0",
+                        help="address to listen on: 0.0.0.0, every interface, lets phones reach it; "
+                             "127.0.0.1 this machine only (default: %(default)s)")
     parser.add_argument("--base-topic", default="gravekeeper", metavar="TOPIC",
                         help="MQTT base topic (default: %(default)s)")
     parser.add_argument("--token", default=None, metavar="T",
@@ -32,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-token", action="append", default=[], metavar="TABLE=T",
                         help="control token of one table (repeatable)")
     parser.add_argument("--ca-file", default=None, metavar="FILE", help="CA bundle for an mqtts:// broker")
+    parser.add_argument("--table", default=None, metavar="ID",
+                        help="the table whose join page the printed QR code opens (default: the table list)")
+    parser.add_argument("--state-dir", default=None, metavar="DIR",
+                        help="where the panel keeps its cookie key and sessions, so a restart logs nobody out "
+                             "(default: $XDG_STATE_HOME/gravekeeper/panel)")
 
 
 def build_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -49,15 +62,24 @@ def build_settings(args: argparse.Namespace) -> dict[str, Any]:
         "listen_port": args.port,
         "token": args.token or os.environ.get("GRAVEKEEPER_TOKEN") or None,
         "tokens": tokens,
+        "state_dir": args.state_dir or _default_state_dir(),
     }
+    if args.table is not None:
+        settings["home_table"] = args.table
     if args.ca_file is not None:
         settings["broker_ca_file"] = args.ca_file
     return settings
 
 
+def _default_state_dir() -> str:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "gravekeeper", "panel")
+
+
 # the start of a refused setting's message -> the option that sets it
 _OPTION_OF = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--host",
-              "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token"}
+              "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token",
+              "state_dir": "--state-dir", "home_table": "--table"}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -71,10 +93,14 @@ def main(args: argparse.Namespace) -> int:
     except PanelSettingsRefused as exc:
         name = next((opt for key, opt in _OPTION_OF.items() if str(exc).startswith(key)), "--broker")
         raise UsageError(f"{name}: {exc}") from None
+    except PanelPortBusy as exc:
+        raise UsageError(f"--port: {busy_line(exc, args.port, '--port')}") from None
     except OSError as exc:
         raise UsageError(f"--port: {exc}") from None
     print(f"gravekeeper panel: {panel.url} (broker {args.broker}, "
           f"{'controls enabled' if settings['token'] or settings['tokens'] else 'read-only: no token'})", flush=True)
+    for line in where_lines(panel, args.table)[1:]:
+        print(line if "\n" in line else f"gravekeeper panel: {line}", flush=True)
     status = 0
     try:
         while not stop.wait(0.5):

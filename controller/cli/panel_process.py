@@ -27,6 +27,14 @@ class PanelSettingsRefused(ValueError):
     """The child refused a setting; the message names it (``broker_port must be ...``)."""
 
 
+class PanelPortBusy(OSError):
+    """The panel's port is taken; ``free_port`` is the next one free to try (``None`` if none was found)."""
+
+    def __init__(self, message: str, free_port: int | None) -> None:
+        super().__init__(message)
+        self.free_port = free_port
+
+
 class PanelProcess:
     """A running panel child; ``close()`` stops it (idempotent)."""
 
@@ -58,10 +66,18 @@ class PanelProcess:
         if not isinstance(answer, dict) or "url" not in answer:
             self.close()
             error = str(answer.get("error", "unknown error")) if isinstance(answer, dict) else "unknown error"
-            if isinstance(answer, dict) and answer.get("kind") == "settings":
+            if isinstance(answer, dict) and answer.get("kind") in ("settings", "state"):
                 raise PanelSettingsRefused(error)
+            if isinstance(answer, dict) and answer.get("busy"):
+                free = answer.get("free_port")
+                raise PanelPortBusy(error, free if isinstance(free, int) else None)
             raise OSError(error)
         self.url: str = answer["url"]
+        # Where other devices reach it, and the player's join page with its QR code for a terminal.
+        self.urls: list[str] = [str(u) for u in answer.get("urls") or [self.url]]
+        self.join_url: str = str(answer.get("join_url") or self.url)
+        self.qr: str = str(answer.get("qr") or "")
+        self.local_only: bool = bool(answer.get("local_only"))
 
     def exited(self) -> int | None:
         """The child's exit status once it has ended on its own, else ``None``."""
@@ -81,3 +97,33 @@ class PanelProcess:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait(5)
+
+
+def where_lines(panel: PanelProcess, table: str | None) -> list[str]:
+    """What to print once the panel is up: its address, every one other devices can use, the join QR."""
+    lines = [f"panel: {panel.url}"]
+    if panel.local_only:
+        lines.append("panel: only this machine can open it; listen on every interface (--host 0.0.0.0) "
+                     "so that players' phones can")
+        return lines
+    others = [u for u in panel.urls if not _loopback(u)]
+    for url in others:
+        lines.append(f"panel from other devices: {url}")
+    who = f"players join table {table!r}" if table else "players open the panel"
+    lines.append(f"{who} at {panel.join_url} (scan this code with a phone's camera):")
+    if panel.qr:
+        lines.append(panel.qr.rstrip("\n"))
+    return lines
+
+
+def busy_line(exc: PanelPortBusy, port: int, option: str) -> str:
+    """The sentence for a taken port: say so, and name the next free one to try."""
+    text = f"port {port} is already in use (another panel, or another program, listens there)"
+    if exc.free_port is None:
+        return f"{text}; choose another with {option}"
+    return f"{text}; port {exc.free_port} is free: try {option} {exc.free_port}"
+
+
+def _loopback(url: str) -> bool:
+    host = url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
+    return host == "localhost" or host.startswith("127.") or host == "::1"

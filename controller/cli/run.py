@@ -1,8 +1,10 @@
 """``gravekeeper run``: the controller, its broker (found or embedded) and the panel.
 
 Prints one line per part as it comes up: the broker, "online", the panel's
-address, and the control token when none was configured (it is made afresh at
-each start, so the person at the panel needs to see it). Stops cleanly on
+addresses (every one other devices can use) with a QR code of the players'
+join page, and the control token when none was configured (made by the first
+start and kept beside the journal, mode 0600, so join codes survive a
+restart; ``--new-token`` replaces it). Stops cleanly on
 SIGTERM or Ctrl-C: "offline" is published, the journal is closed, threads are
 joined.
 """
@@ -15,11 +17,12 @@ import signal
 import sqlite3
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from controller.cli import UsageError
-from controller.cli.panel_process import PanelProcess, PanelStopped
+from controller.cli.panel_process import PanelPortBusy, PanelProcess, PanelStopped, busy_line, where_lines
 
 ONLINE_WAIT_S = 5.0
 EXIT_TABLE_TAKEN = 3  # another controller runs this table id (docs/deploy.md: not restarted)
@@ -34,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, help="game to start when the journal holds none")
     parser.add_argument("--table", metavar="ID", help="table id (part of every MQTT topic)")
     parser.add_argument("--broker", metavar="URL", help="MQTT broker, e.g. mqtt://host:1883 or mqtts://host:8883")
+    parser.add_argument("--host", metavar="ADDR",
+                        help="panel address (config panel.host; default 0.0.0.0, every interface, so phones reach it)")
+    parser.add_argument("--port", type=int, metavar="N", help="panel port (config panel.port; default 8080)")
+    parser.add_argument("--new-token", action="store_true",
+                        help="replace the kept control token with a new one (ends every join code and login)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"),
                         help="how much to log on stderr (default: info)")
 
@@ -45,11 +53,17 @@ def _say(text: str) -> None:
 def main(args: argparse.Namespace) -> int:
     from controller.config import ConfigError, load_config
 
-    overrides = {"simulate": args.simulate, "table.game": args.game, "table.id": args.table, "mqtt.url": args.broker}
+    overrides = {"simulate": args.simulate, "table.game": args.game, "table.id": args.table, "mqtt.url": args.broker,
+                  "panel.host": args.host, "panel.port": args.port}
     try:
         config = load_config(args.config, overrides=overrides)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        message = str(exc)
+        for key, option in (("panel.host", "--host"), ("panel.port", "--port")):
+            if message.startswith(key) and getattr(args, option[2:]) is not None:
+                message = option + message[len(key):]
+        raise UsageError(message) from None
+    config, token_note = keep_token(config, renew=args.new_token)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -96,8 +110,8 @@ def main(args: argparse.Namespace) -> int:
                 problem = service.link.health()["last_error"] if service.link is not None else None
                 reason = f" ({problem})" if problem else ""
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
-            if config.table.token_generated:
-                _say(f"control token: {config.table.token}  (made for this run; set table.token to keep one)")
+            if token_note:
+                _say(token_note)
             panel = _start_panel(config, broker, stop)
             while not stop.wait(3600):
                 pass
@@ -119,19 +133,59 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
+    from controller.token_file import panel_state_dir
+
     mqtt = config.mqtt
     settings = dict(
         broker_host=broker.host, broker_port=broker.port, broker_username=mqtt.username,
         broker_password=mqtt.password, broker_tls=broker.tls, broker_ca_file=mqtt.ca_file,
         base_topic=mqtt.base_topic, listen_host=config.panel.host, listen_port=config.panel.port,
-        token=config.table.token,
+        token=config.table.token, home_table=config.table.id,
+        # Beside the journal: the panel's cookie key and sessions, so a restart logs nobody out.
+        state_dir=str(panel_state_dir(config.journal.path)),
     )
     try:
         panel = PanelProcess(settings, stop)
     except PanelStopped:
         return None
+    except PanelPortBusy as exc:
+        _say(f"panel: {busy_line(exc, config.panel.port, '--port')} (or panel.port in the config). "
+             "The controller runs without the panel")
+        return None
     except OSError as exc:
         _say(f"panel: {exc}; set panel.port to a free port. The controller runs without it")
         return None
-    _say(f"panel: {panel.url}")
+    for line in where_lines(panel, config.table.id):
+        if "\n" in line:  # the QR code: drawn as it is, with no prefix to break its rows
+            print(line, flush=True)
+        else:
+            _say(line)
     return panel
+
+
+def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:
+    """The config with its generated token kept beside the journal; and the line to print about it.
+
+    A configured ``table.token`` is used as it is (and ``--new-token`` is refused: change it there).
+    """
+    from dataclasses import replace
+
+    from controller.token_file import TokenFileError, make_token, write_token
+
+    table = config.table
+    if not table.token_generated:
+        if renew:
+            raise UsageError("--new-token: the config sets table.token; change it there")
+        return config, None
+    assert table.token_file is not None
+    path = Path(table.token_file)
+    token = make_token() if renew else table.token
+    if renew or not table.token_kept:
+        try:
+            write_token(path, token)
+        except TokenFileError as exc:
+            raise UsageError(str(exc)) from None
+    how = "new" if renew else ("kept" if table.token_kept else "made")
+    note = (f"control token: {token}  ({how}; kept in {path}, so join codes survive a restart; "
+            "--new-token makes a new one)")
+    return replace(config, table=replace(table, token=token, token_kept=True)), note

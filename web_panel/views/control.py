@@ -19,7 +19,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, request, url_fo
 
 from controller.security import join_code
 
-from ..auth import check_csrf, control_token, current_session, guessing, joined_seat
+from ..auth import check_csrf, control_token, current_session, guessing, joined_seat, remember
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
 from ..mqtt_view import CommandTimeout
 from .common import known_table, mqtt_view, settings
@@ -40,6 +40,7 @@ def log_in(table: str, back_to: str) -> Any:
         guess.wrong()
         abort(403, description=f"that is not the control token of table {table!r}")
     guess.session.tokens[table] = token
+    remember(guess.session)
     return redirect(url_for(back_to, table=table), code=303)
 
 
@@ -55,6 +56,7 @@ def logout(table: str) -> Any:
     sess = current_session(create=False)
     if sess is not None:
         sess.tokens.pop(table, None)
+        remember(sess)
     return redirect(url_for("tables.table_page", table=table), code=303)
 
 

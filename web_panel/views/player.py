@@ -13,7 +13,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from controller.security import SealError, join_code, unseal
 
-from ..auth import Seat, check_csrf, current_session, guessing, joined_seat
+from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember
 from ..fanout import Item
 from ..mqtt_view import MqttView
 from ..sse import stream
@@ -53,6 +53,7 @@ def join(table: str) -> Any:
     for seat in range(len(players)):
         if hmac.compare_digest(code, join_code(token, table, game_id, seat).encode()):
             guess.session.seats[table] = Seat(game_id=game_id, seat=seat)
+            remember(guess.session)
             return redirect(url_for("player.me", table=table), code=303)
     guess.wrong()
     abort(403, description="that join code does not match a seat of the current game")
@@ -65,6 +66,7 @@ def leave(table: str) -> Any:
     sess = current_session(create=False)
     if sess is not None:
         sess.seats.pop(table, None)
+        remember(sess)
     return redirect(url_for("tables.table_page", table=table), code=303)
 
 
