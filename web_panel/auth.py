@@ -158,7 +158,7 @@ def remember(sess: PanelSession) -> None:
 
 def current_session(create: bool = True) -> PanelSession | None:
     """This request's session; a new one is made (and its id set in the cookie) if asked."""
-    if "panel_session" in g:
+    if g.get("panel_session") is not None or ("panel_session" in g and not create):
         return g.panel_session
     sess = store().get(session.get("sid"))
     if sess is None and create:
@@ -188,7 +188,11 @@ def control_token(table: str) -> str | None:
     sess = current_session(create=False)
     if sess is None:
         return None
-    return sess.tokens.get(table)
+    typed = sess.tokens.get(table)
+    configured = current_app.extensions["gravekeeper_settings"].token_for(table)
+    if typed is not None and configured is not None and not hmac.compare_digest(typed.encode(), configured.encode()):
+        return None  # a login kept from before the token was replaced (``--new-token``) no longer counts
+    return typed
 
 
 def joined_seat(table: str, game_id: str | None) -> int | None:

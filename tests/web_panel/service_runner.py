@@ -36,13 +36,17 @@ class RunningService:
                 self.proc.wait(5)
 
 
-def start_service(broker: Broker, tmp: Path, table: str, token: str, game: str = "terror",
-                  timeout: float = 20.0) -> RunningService:
-    """Start the controller with its panel; returns once the panel's address is printed."""
-    port = free_port()
+def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game: str = "terror",
+                  timeout: float = 20.0, port: int | None = None) -> RunningService:
+    """Start the controller with its panel; returns once the panel's address is printed.
+
+    ``token=None`` configures none: the table makes one (kept beside the journal) and prints it.
+    """
+    port = port or free_port()
     config = tmp / f"{table}.toml"
+    token_line = f'token = "{token}"\n' if token is not None else ""
     config.write_text(
-        f'[table]\nid = "{table}"\ntoken = "{token}"\ngame = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
+        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
         f'[mqtt]\nurl = "{broker.url}"\n'
         f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
         f'[panel]\nport = {port}\n'
@@ -54,11 +58,14 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str, game: str =
     )
     lines: list[str] = []
     found: queue.Queue[str | None] = queue.Queue()
+    printed: list[str] = []
 
     def pump() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line.rstrip())
+            if line.startswith("gravekeeper: control token: "):
+                printed.append(line.split("control token: ", 1)[1].split()[0])
             if line.startswith("gravekeeper: panel: http"):
                 found.put(line.split("panel: ", 1)[1].strip())
         found.put(None)
@@ -73,4 +80,7 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str, game: str =
         proc.kill()
         proc.wait(5)
         raise AssertionError("gravekeeper run --simulate did not start its panel:\n" + "\n".join(lines[-30:]))
+    if token is None:
+        assert printed, "no control token was printed:\n" + "\n".join(lines[-30:])
+        token = printed[0]
     return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, broker_url=broker.url, lines=lines)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from flask import abort, current_app
+from werkzeug.exceptions import HTTPException
 
 from ..mqtt_view import MqttView
 from ..settings import TABLE_ID_RE, PanelSettings
@@ -23,3 +27,19 @@ def known_table(table: str) -> str:
     if not mqtt_view().has_table(table):
         abort(404, description=f"no table {table!r} on the broker (is its controller running?)")
     return table
+
+
+def form_again(action: Callable[[], Any], show_form: Callable[[str], str]) -> Any:
+    """Run a form's ``action``; when it is refused, show the form again with the reason.
+
+    A wrong join code or token is a person's slip, not the end of the road: the answer keeps
+    the refusal's status (403, 429, ...) for scripts, but its page is the form, reason on top.
+    A table that does not exist (404) still gets the plain error page: there is no form to show.
+    """
+    try:
+        return action()
+    except HTTPException as exc:
+        if exc.code is None or exc.code == 404:
+            raise
+        reason = str(exc.description or exc.name)
+        return show_form(reason[:1].upper() + reason[1:]), exc.code

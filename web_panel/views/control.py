@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
@@ -22,14 +23,21 @@ from controller.security import join_code
 from ..auth import check_csrf, control_token, current_session, guessing, joined_seat, remember
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
 from ..mqtt_view import CommandTimeout
-from .common import known_table, mqtt_view, settings
+from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("control", __name__)
 
 
-def log_in(table: str, back_to: str) -> Any:
-    """Check the typed control token and keep it in the server-side session; then go ``back_to``."""
+def log_in(table: str, back_to: str, show_form: Callable[[str], str]) -> Any:
+    """Check the typed control token and keep it in the server-side session; then go ``back_to``.
+
+    Refused, the page that holds the form (``show_form(reason)``) comes back with the reason.
+    """
     known_table(table)
+    return form_again(lambda: _log_in(table, back_to), show_form)
+
+
+def _log_in(table: str, back_to: str) -> Any:
     check_csrf()
     guess = guessing("login", table)
     token = request.form.get("token", "")
@@ -46,7 +54,9 @@ def log_in(table: str, back_to: str) -> Any:
 
 @bp.post("/t/<table>/login")
 def login(table: str) -> Any:
-    return log_in(table, "tables.table_page")
+    from .tables import render_table
+
+    return log_in(table, "tables.table_page", lambda reason: render_table(table, login_error=reason))
 
 
 @bp.post("/t/<table>/logout")

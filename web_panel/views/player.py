@@ -17,7 +17,7 @@ from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, rem
 from ..fanout import Item
 from ..mqtt_view import MqttView
 from ..sse import stream
-from .common import known_table, mqtt_view, settings
+from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("player", __name__)
 
@@ -38,6 +38,12 @@ def join_form(table: str) -> str:
 @bp.post("/t/<table>/join")
 def join(table: str) -> Any:
     known_table(table)
+    # A mistyped code shows the form again with the reason (and keeps its status for scripts).
+    return form_again(lambda: _join(table),
+                      lambda reason: render_template("join.html", table=table, error=reason))
+
+
+def _join(table: str) -> Any:
     check_csrf()
     guess = guessing("join", table)
     token = settings().token_for(table)
@@ -72,6 +78,12 @@ def leave(table: str) -> Any:
 
 def _seat_or_403(table: str) -> int:
     state = mqtt_view().state(table) or {}
+    if not state.get("game_id"):
+        sess = current_session(create=False)
+        if sess is not None and table in sess.seats:
+            # A panel just restarted has not had the table's state yet: the seat is not lost, so
+            # the player's page must try again (a 403 would tell them to join again).
+            abort(503, description="the table's game has not reached the panel yet; trying again")
     seat = joined_seat(table, state.get("game_id"))
     if seat is None:
         abort(403, description="join this table with your join code to see your own view")

@@ -23,13 +23,17 @@ bp = Blueprint("selftest", __name__)
 @bp.get("/t/<table>/selftest")
 def page(table: str) -> Any:
     known_table(table)
+    return _render(table)
+
+
+def _render(table: str, login_error: str | None = None) -> str:
     current_session()
     can_control = control_token(table) is not None
     return render_template("selftest.html", table=table, can_control=can_control,
-                           panel_has_token=settings().token_for(table) is not None)
+                           panel_has_token=settings().token_for(table) is not None, login_error=login_error)
 
 
 @bp.post("/t/<table>/selftest/login")
 def login(table: str) -> Any:
     """The same check as the table page's login, coming back to this page."""
-    return log_in(table, "selftest.page")
+    return log_in(table, "selftest.page", lambda reason: _render(table, login_error=reason))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template
+from flask import Blueprint, Response, jsonify, render_template, request
+from markupsafe import Markup
 
 from controller.games import GAME_NAMES
 
 from ..auth import control_token, current_session
 from ..fanout import Item
+from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
@@ -29,17 +31,48 @@ def api_tables() -> Response:
                     "tables": mqtt_view().tables()})
 
 
+def join_link(table: str) -> str:
+    """The join page's address as a phone at the table can open it.
+
+    The referee's own browser may use ``127.0.0.1`` (the panel's machine itself), which a
+    phone cannot: then the panel's first address on the network stands in for it.
+    """
+    path = join_path(table)
+    host = request.host.rsplit(":", 1)[0].strip("[]")
+    if host in ("127.0.0.1", "localhost", "::1"):
+        urls = [u for u in reach_urls(settings().listen_host, _port(), path) if other_devices_can_use(u)]
+        if urls:
+            return urls[0]
+    return request.host_url.rstrip("/") + path
+
+
+def _port() -> int:
+    try:
+        return int(request.host.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return 80
+
+
 @bp.get("/t/<table>")
 def table_page(table: str) -> str:
     known_table(table)
+    return render_table(table)
+
+
+def render_table(table: str, login_error: str | None = None) -> str:
+    """The table page; ``login_error`` says why the token just typed was refused, above the form again."""
     current_session()
     can_control = control_token(table) is not None
+    join_url = join_link(table) if can_control else None
     return render_template(
         "table.html",
         table=table,
         can_control=can_control,
         panel_has_token=settings().token_for(table) is not None,
         games=GAME_NAMES,
+        join_url=join_url,
+        join_qr=Markup(qr_svg(join_url)) if join_url else None,  # segno's own SVG, no user text in it
+        login_error=login_error,
     )
 
 
