@@ -49,7 +49,7 @@ def settings_from(data: Any) -> PanelSettings:
 
 
 # A panel restarted at once may find its old self still closing its socket: wait that long for the port.
-BUSY_WAIT_S = 10.0
+BUSY_WAIT_S = 5.0
 
 
 def _start(settings: PanelSettings) -> Any:

@@ -101,8 +101,8 @@ def test_cli_bad_options_exit_2_with_one_line(argv: list[str], words: str, capsy
     assert words in err and "\n" not in err
 
 
-def test_cli_panel_runs_until_sigterm(mosquitto: Broker, fake: FakeTable) -> None:
-    env = {**os.environ, "GRAVEKEEPER_TOKEN": "from-env"}
+def test_cli_panel_runs_until_sigterm(mosquitto: Broker, fake: FakeTable, tmp_path: Path) -> None:
+    env = {**os.environ, "GRAVEKEEPER_TOKEN": "from-env", "XDG_STATE_HOME": str(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "panel", "--broker", mosquitto.url, "--port", "0"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
