@@ -3,7 +3,9 @@
 Text for people (each check on one line as it finishes), JSON with
 ``--json`` (``docs/selftest.md``). Exit status: 0 when nothing failed, 1 when
 a check or step failed or timed out, 2 with one line for a bad option or
-config. ``--guided`` walks a person through every moving part; at each
+config, 3 when nothing failed but a guided step was skipped or the
+walk-through was stopped early (the verdict "incomplete", which names the
+steps not tested). ``--guided`` walks a person through every moving part; at each
 step, ``s`` + Enter skips it and ``q`` + Enter stops the walk-through (the
 remaining steps are reported as skipped). On a simulated board, Enter alone
 lets the simulator make the move.
@@ -20,6 +22,7 @@ from typing import Any, TextIO
 from controller.cli import UsageError
 
 MAX_STEP_TIMEOUT_S = 600.0
+EXIT_INCOMPLETE = 3  # nothing failed, but not every part was tested: not an OK
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,9 +142,11 @@ def main(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     else:
         print(note, file=out)
-        print(report.to_text().splitlines()[-1], file=out)
+        # The verdict, after the steps not tested (by name), when some were skipped or never reached.
+        tail = 2 if report.skipped_steps else 1
+        print("\n".join(report.to_text().splitlines()[-tail:]), file=out)
     out.flush()
-    return 1 if report.failed else 0
+    return {"failed": 1, "incomplete": EXIT_INCOMPLETE}.get(report.verdict, 0)
 
 
 def _publish(config: Any, data: dict[str, Any], faults: Any) -> str:

@@ -102,6 +102,19 @@ class Report:
             s.status in (StepStatus.FAIL, StepStatus.TIMEOUT) for s in self.steps
         )
 
+    @property
+    def skipped_steps(self) -> list[StepResult]:
+        """The guided steps that were not tested (skipped one by one, or left when the walk-through stopped)."""
+        return [s for s in self.steps if s.status is StepStatus.SKIPPED]
+
+    @property
+    def verdict(self) -> str:
+        """``failed`` when something failed; ``incomplete`` when nothing failed but a guided step was not
+        tested (nobody can call a board OK whose parts were not all moved); else ``ok``."""
+        if self.failed:
+            return "failed"
+        return "incomplete" if self.skipped_steps else "ok"
+
     def summary(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Status}
         for c in self.checks:
@@ -115,6 +128,7 @@ class Report:
         return {
             "schema": SCHEMA,
             "ok": not self.failed,
+            "verdict": self.verdict,
             "started": self.started,
             "finished": self.finished,
             "guided": self.guided,
@@ -139,8 +153,11 @@ class Report:
             tail = f" ({', '.join(extra)})" if extra else ""
             lines.append(f"[{s.status.value.upper()}] step {s.id}: {s.message}{tail}")
         summ = self.summary()
+        skipped = self.skipped_steps
+        if skipped:
+            lines.append("not tested: " + "; ".join(s.prompt for s in skipped))
         lines.append(
-            f"{'FAILED' if self.failed else 'OK'}: {summ['pass']} passed, {summ['warn']} warned, "
+            f"{self.verdict.upper()}: {summ['pass']} passed, {summ['warn']} warned, "
             f"{summ['fail']} failed, {summ['skip']} skipped"
             + (
                 f"; steps {summ['steps_pass']} passed, {summ['steps_fail']} failed, "
@@ -209,6 +226,11 @@ def validate_report(data: Any) -> None:
     )
     if data["ok"] != expected_ok:
         raise ValueError("report.ok: disagrees with the checks and steps")
+    if "verdict" in data:  # newer reports; older retained ones may lack it
+        skipped = any(s["status"] == "skipped" for s in data["steps"])
+        expected = "failed" if not expected_ok else ("incomplete" if skipped else "ok")
+        if data["verdict"] != expected:
+            raise ValueError(f"report.verdict: {data['verdict']!r} disagrees with the checks and steps")
     counts = {s.value: 0 for s in Status} | {f"steps_{s.value}": 0 for s in StepStatus}
     for c in data["checks"]:
         counts[c["status"]] += 1

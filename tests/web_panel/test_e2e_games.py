@@ -115,7 +115,7 @@ def holds_terror_card(g: Game) -> bool:
 
 
 def holds_whammy(g: Game) -> bool:
-    return any(p["holds_whammy"] for p in g.public_view()["players"])
+    return any(g.player_view(p["seat"])["you"]["whammy"] for p in g.public_view()["players"])
 
 
 GAMES = {

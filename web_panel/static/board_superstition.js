@@ -79,7 +79,7 @@
       const n = (at[p.space] = (at[p.space] || 0) + 1) - 1;
       const g = el(svg, "g", { class: "pawn", "data-seat": p.seat });
       el(g, "circle", { cx: X(p.space) - 8 + n * 10, cy: Y(p.space) - 4 + n * 4, r: 9, fill: p.colour, stroke: "#000", "stroke-width": 2 });
-      el(g, "title", {}, p.name + (p.holds_whammy ? " (holds a Whammy)" : ""));
+      el(g, "title", {}, p.name);
     }
 
     // The side: each player's progress.
@@ -91,7 +91,6 @@
       y += 18;
       const notes = [];
       if ((p.zapped_by || []).length) notes.push("zapped by " + p.zapped_by.join(", "));
-      if (p.holds_whammy) notes.push("holds a Whammy");
       if (p.drew_tokens) notes.push("has drawn at the Tomb");
       if (notes.length) { el(svg, "text", { x: sx + 22, y, fill: "#9a98a0", "font-size": 12 }, notes.join("; ")); y += 18; }
       y += 8;

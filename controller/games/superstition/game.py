@@ -289,8 +289,9 @@ class Superstition(RulesMixin, Game):
                     "leg": self.pawns[seat]["leg"],
                     "part": 1 if self.pawns[seat]["leg"] in ("in1", "in2") else 2,
                     "zapped_by": list(self.pawns[seat]["zapped"]),
+                    # Whether a player still holds a Whammy is theirs alone to know (the rules: "Keep
+                    # them secret"); their own view says so under "you".
                     "drew_tokens": self.hands[seat]["drawn"],
-                    "holds_whammy": self.hands[seat]["whammy"] is not None,
                 }
                 for seat, name in enumerate(self._players)
             ],

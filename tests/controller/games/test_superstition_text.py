@@ -40,7 +40,7 @@ def test_pawns_whammies_and_status_are_shown() -> None:
     rendered = text.render(game)
     assert "{R}" in rendered and "|G|" in rendered and "<B>" in rendered and "(w)" in rendered
     assert "-> B Bob [blue] on start.blue" in rendered
-    assert "G Cy [green] on tomb.north: Part II: at the tomb (holds a Whammy)" in rendered
+    assert "G Cy [green] on tomb.north: Part II: at the tomb (has drawn at the Tomb)" in rendered
     assert "Whammies: Witching Hour on s5" in rendered
     assert "Throw: 4 = 4" in rendered and "Phase: move" in rendered
     # Only public facts: nobody's tokens are named on the shared board.
@@ -74,3 +74,18 @@ def test_an_owners_board_draws_too(tmp_path: Path) -> None:
     game = new_game(2, board=str(path))
     rendered = text.render(game)
     assert rendered.splitlines()[0].count("[ ]") == 9 and "{L}" in rendered
+
+
+def test_nothing_public_tells_who_holds_a_whammy() -> None:
+    """The rules keep the drawn Whammy secret: holding one, or having placed it, looks the same in public."""
+    holding, placed = new_game(2), new_game(2)
+    for game in (holding, placed):
+        begin(game, first=0)
+        put(game, 1, "tomb.north", leg="tomb", target="grave2")
+        give(game, 1, "the_raven", "hex_sign")
+    placed.hands[1]["whammy"] = None  # the same player, with their Whammy gone from their hand
+    public = [json.dumps(g.public_view(), sort_keys=True) for g in (holding, placed)]
+    assert public[0] == public[1]
+    assert "holds" not in public[0].lower()
+    assert "holds a Whammy" not in text.render(holding)
+    assert holding.player_view(1)["you"]["whammy"] == "the_raven"  # the holder still sees it
