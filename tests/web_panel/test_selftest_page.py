@@ -22,8 +22,10 @@ from .service_runner import RunningService, start_service
 def test_page_asks_for_the_control_token_first(client: FlaskClient, fake: FakeTable, token: str) -> None:
     page = client.get(f"/t/{fake.table}/selftest")
     text = page.get_data(as_text=True)
-    assert page.status_code == 200 and "The self-test needs the control token" in text
-    assert "selftest.js" not in text and 'id="st-start"' not in text
+    # Spectators get the read-only view docs/panel.md promises: the report and the live health, no controls.
+    assert page.status_code == 200 and "starting it, or moving a step on, needs the control token" in text
+    assert 'id="st-report"' in text and 'id="st-live"' in text and "selftest.js" in text
+    assert 'id="st-start"' not in text and 'id="st-skip"' not in text and 'id="st-stop"' not in text
     csrf = csrf_of(client, fake.table)
     wrong = client.post(f"/t/{fake.table}/selftest/login", data={"token": "nope", "csrf": csrf})
     assert wrong.status_code == 403
@@ -64,16 +66,25 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
                                  " selftest: ((window.gkLive || {}).health || {}).selftest || null})")
             raise AssertionError(f"no guided step shown within 15 s; the page had {seen[:3000]}") from exc
         assert page.text_content("#st-progress").startswith("Step 1 of ")
+        total = int(page.text_content("#st-progress").split(" of ")[1].split()[0])
+        assert page.evaluate("[document.getElementById('st-bar').value, document.getElementById('st-bar').max]") == [0, total]
+        page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+        assert page.text_content("#reply") == "Guided self-test: started"  # started, not "done"
+        assert int(page.text_content("#st-timeleft").split()[0]) > 0
         first = page.text_content("#st-prompt")
         assert first  # the prompt for the person, e.g. "Pull the Ladder's left peg"
         page.click("#st-do")  # the simulator makes the move, as the person would
         page.wait_for_selector("#st-steps tr.st-pass", timeout=10000)
         assert first in page.text_content("#st-steps")
         page.wait_for_function("document.querySelector('#st-progress').textContent.startsWith('Step 2 of ')")
+        # The new step shows its own full time at once, never the last step's "0 s left".
+        assert int(page.text_content("#st-timeleft").split()[0]) > 0
+        assert page.evaluate("document.getElementById('st-bar').value") == 1
         page.click("#st-skip")
         page.wait_for_selector("#st-steps tr.st-skipped", timeout=10000)
         page.click("#st-stop")
-        page.wait_for_function("document.querySelector('#st-verdict').textContent === 'passed'", timeout=15000)
+        # Stopped early: nothing failed, but the board is not proven either.
+        page.wait_for_function("document.querySelector('#st-verdict').textContent === 'incomplete'", timeout=15000)
         assert page.is_hidden("#st-current")
         rows = page.locator("#st-steps tr").all_text_contents()
         assert rows[0].startswith("PASS") and rows[1].startswith("SKIPPED")

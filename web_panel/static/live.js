@@ -150,8 +150,8 @@
     return live;
   }
 
-  /** Send one command; resolves to the reply ({ok, error?, data?}), shown in #reply. */
-  async function sendCommand(cmdUrl, csrf, name, fields, label) {
+  /** Send one command; resolves to the reply ({ok, error?, data?}), shown in #reply ("<label>: <okText>"). */
+  async function sendCommand(cmdUrl, csrf, name, fields, label, okText) {
     const out = $("reply");
     const what = label || W.humanize(name);
     if (out) { out.className = "reply"; out.textContent = what + "…"; }
@@ -168,7 +168,7 @@
     }
     if (out) {
       out.className = "reply " + (reply.ok ? "ok" : "err");
-      out.textContent = reply.ok ? what + ": done" : what + " refused: " + reply.error;
+      out.textContent = reply.ok ? what + ": " + (okText || "done") : what + " refused: " + reply.error;
     }
     return reply;
   }
@@ -228,7 +228,39 @@
     return W.value(d);
   }
 
+  // Sensor times are the controller's monotonic clock. With the payload's "monotonic" (the controller's
+  // clock when it published) they convert exactly; without it, the newest reading is taken as "at publish".
+  function wallClock(payload) {
+    const sensors = Object.values(payload.sensors || {});
+    const stamps = sensors.flatMap(s => [s.seen, s.changed]).filter(t => typeof t === "number");
+    if (!stamps.length || typeof payload.time !== "number") return t => t;
+    if (Math.min(...stamps) > 1e9) return t => t;  // already wall-clock seconds
+    const mono = typeof payload.monotonic === "number" ? payload.monotonic : Math.max(...stamps);
+    return t => typeof t === "number" ? payload.time - (mono - t) : t;
+  }
+
+  /** Every sensor as each page shows it, from the one retained sensors topic: the table page and the
+   *  self-test page read it the same way, so they agree at every moment. A sensor is out of touch only
+   *  when its source says so (online false, e.g. the MCU is unreachable): a sensor at rest sends nothing
+   *  new, and that is not staleness. */
+  function sensorFacts(payload) {
+    const sensors = (payload && payload.sensors) || {};
+    const toWall = wallClock(payload || {});
+    const out = {};
+    for (const id of Object.keys(sensors).sort()) {
+      const s = sensors[id] || {};
+      const offline = s.online === false;
+      out[id] = {
+        value: W.value(s.value) + (offline ? " (offline)" : ""),
+        changed: "changed " + W.ago(toWall(s.changed)),
+        source: s.source || "", offline,
+      };
+    }
+    return out;
+  }
+
   window.GKLive = GKLive;
+  window.GKLive.sensorFacts = sensorFacts;
   window.GKLive.sendCommand = sendCommand;
   window.GKLive.renderCommon = renderCommon;
 })();

@@ -6,19 +6,30 @@
 (function () {
   "use strict";
   const d = document.body.dataset;
+  const canControl = d.canControl === "yes";  // spectators get the same page, read-only
   function $(id) { return document.getElementById(id); }
   const live = window.GKLive({ streamUrl: d.stream, snapshotUrl: d.snapshot, onchange: render });
   window.gkLive = live;  // for people poking at the page (and for tests)
-  let deadline = null, deadlineFor = null;
+  let deadline = null, deadlineFor = null, starting = false, startedBefore = null;
 
-  function send(fields, label) {
-    return window.GKLive.sendCommand(d.cmd, d.csrf, "selftest", fields, label);
+  function send(fields, label, okText) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, "selftest", fields, label, okText);
   }
 
-  $("st-start").addEventListener("click", () => send({}, "Self-test"));
-  $("st-guided").addEventListener("click", () => send({ guided: true }, "Guided self-test"));
-  $("st-skip").addEventListener("click", () => send({ skip: true }, "Skip"));
-  $("st-stop").addEventListener("click", () => send({ skip: "all" }, "Stop"));
+  // A run that was just asked for is not done: the table said yes, and the report follows as it runs.
+  async function start(fields, label) {
+    starting = true;
+    startedBefore = (((live.health || {}).selftest) || {}).started;
+    render();
+    const r = await send(fields, label, "started");
+    if (!r.ok) { starting = false; render(); }
+  }
+
+  if (canControl) {
+  $("st-start").addEventListener("click", () => start({}, "Self-test"));
+  $("st-guided").addEventListener("click", () => start({ guided: true }, "Guided self-test"));
+  $("st-skip").addEventListener("click", () => send({ skip: true }, "Skip", "skipped"));
+  $("st-stop").addEventListener("click", () => send({ skip: "all" }, "Stop", "stopped"));
   $("st-do").addEventListener("click", () => {
     const cur = ((live.health || {}).selftest || {}).current;
     if (!cur) return;
@@ -27,6 +38,7 @@
     const values = value === "drop" ? ["blocked", "clear"] : [value];
     (async () => { for (const v of values) await window.GKLive.sendCommand(d.cmd, d.csrf, "sim", { sensor, value: v }); })();
   });
+  }
 
   function row(tbody, cells, cls) {
     const tr = document.createElement("tr");
@@ -50,20 +62,32 @@
     const checks = document.querySelector("#st-checks tbody"), steps = document.querySelector("#st-steps tbody");
     checks.innerHTML = ""; steps.innerHTML = "";
     const cur = rep && rep.running ? rep.current : null;
+    if (starting && rep && (rep.running || rep.started !== startedBefore)) starting = false;  // the new run's report is here
     $("st-current").hidden = !cur;
-    $("st-start").disabled = $("st-guided").disabled = !!(rep && rep.running);
+    if (canControl) $("st-start").disabled = $("st-guided").disabled = !!(rep && rep.running) || starting;
     if (cur) {
       $("st-progress").textContent = "Step " + (cur.done + 1) + " of " + cur.total + " (" + cur.done + " done, " + cur.left + " left)";
+      $("st-bar").max = cur.total; $("st-bar").value = cur.done;
       $("st-prompt").textContent = cur.prompt;
-      $("st-do").hidden = !h.simulate;
-      if (deadlineFor !== cur.id) { deadlineFor = cur.id; deadline = Date.now() / 1000 + cur.timeout_s; }
+      if (canControl) $("st-do").hidden = !h.simulate;
+      if (deadlineFor !== cur.id) {
+        // A new step: its full time, shown at once (not the last step's "0 s left" until the next tick).
+        deadlineFor = cur.id; deadline = Date.now() / 1000 + cur.timeout_s;
+        showTimeLeft();
+      }
     } else {
       deadline = deadlineFor = null;
+      $("st-timeleft").textContent = "";
     }
-    if (!rep) return;
     const v = $("st-verdict");
-    v.textContent = rep.running ? "running" : (rep.ok ? "passed" : "failed");
-    v.className = "badge " + (rep.running ? "" : rep.ok ? "online" : "offline");
+    if (starting) { v.textContent = "starting"; v.className = "badge"; }
+    if (!rep) return;
+    if (!starting) {
+      // "incomplete": nothing failed, but a step was skipped or never reached, so the board is not proven.
+      const verdict = rep.running ? "running" : rep.verdict === "incomplete" ? "incomplete" : rep.ok ? "passed" : "failed";
+      v.textContent = verdict;
+      v.className = "badge " + ({ passed: "online", failed: "offline", incomplete: "mismatch" }[verdict] || "");
+    }
     const s = rep.summary || {};
     $("st-summary").textContent = (s.pass || 0) + " passed, " + (s.warn || 0) + " warned, " + (s.fail || 0) + " failed, "
       + (s.skip || 0) + " skipped; steps: " + (s.steps_pass || 0) + " passed, " + (s.steps_fail || 0) + " failed, "
@@ -76,12 +100,6 @@
       if (typeof st.latency_ms === "number") extra.push("latency " + st.latency_ms.toFixed(1) + " ms");
       row(steps, [["status", st.status.toUpperCase()], ["id", st.prompt], ["message", st.message + (extra.length ? " (" + extra.join(", ") + ")" : "")]], "st-" + st.status);
     }
-  }
-
-  function ago(t) {
-    if (typeof t !== "number") return "never";
-    const s = Math.max(0, Math.round(Date.now() / 1000 - t));
-    return s < 60 ? s + " s ago" : Math.round(s / 60) + " min ago";
   }
 
   function renderLive(h) {
@@ -99,17 +117,25 @@
     }
     const tbody = document.querySelector("#st-sensors tbody");
     tbody.innerHTML = "";
-    const sensors = mon.sensors || {};
-    for (const id of Object.keys(sensors).sort()) {
-      const s = sensors[id];
-      row(tbody, [["id", id], ["changed", "changed " + ago(s.last_change)], ["seen", "seen " + ago(s.last_seen)],
-                  ["edges", s.edges + " edges"], ["bounces", s.bounces + " bounces"]], "");
+    // The reading and its age come from the same sensors topic as the table page's (GKLive.sensorFacts),
+    // so the two pages agree; the monitor adds what only it counts: edges and bounces.
+    const counters = mon.sensors || {};
+    const facts = window.GKLive.sensorFacts(live.sensors);
+    const ids = [...new Set([...Object.keys(facts), ...Object.keys(counters)])].sort();
+    for (const id of ids) {
+      const f = facts[id] || { value: "—", changed: "changed never", offline: false };
+      const c = counters[id] || { edges: 0, bounces: 0 };
+      row(tbody, [["id", id], ["value", f.value], ["changed", f.changed],
+                  ["edges", c.edges + " edges"], ["bounces", c.bounces + " bounces"]], f.offline ? "stale" : "");
+      tbody.lastChild.dataset.sensor = id;
     }
   }
 
-  setInterval(() => {
+  function showTimeLeft() {
     if (deadline === null) return;
     $("st-timeleft").textContent = Math.max(0, Math.round(deadline - Date.now() / 1000)) + " s left for this step";
-  }, 500);
+  }
+  setInterval(showTimeLeft, 500);
+  setInterval(() => renderLive(live.health || {}), 1000);  // "changed ... ago" ages even when nothing arrives
   live.start();
 })();

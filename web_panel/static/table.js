@@ -151,36 +151,21 @@
     $("links").textContent = Object.keys(links).map(k => k + ": " + linkText(links[k])).join(" · ");
     $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
     const tbody = document.querySelector("#sensors tbody");
-    const sensors = (live.sensors && live.sensors.sensors) || {};
-    const toWall = wallClock(live.sensors || {});
+    const facts = window.GKLive.sensorFacts(live.sensors);
     tbody.innerHTML = "";
-    for (const id of Object.keys(sensors).sort()) {
-      const s = sensors[id] || {};
+    for (const id of Object.keys(facts)) {
+      const f = facts[id];
       const tr = document.createElement("tr");
       tr.dataset.sensor = id;
-      const seen = toWall(s.seen), changed = toWall(s.changed);
-      for (const [cls, text] of [["id", id], ["value", W.value(s.value) + (s.online === false ? " (offline)" : "")],
-                                 ["seen", "seen " + W.ago(seen)], ["changed", "changed " + W.ago(changed)],
-                                 ["source", s.source || ""]]) {
+      for (const [cls, text] of [["id", id], ["value", f.value], ["changed", f.changed], ["source", f.source]]) {
         const td = document.createElement("td");
         td.className = cls;
         td.textContent = text;
         tr.appendChild(td);
       }
-      if ((typeof seen === "number" && Date.now() / 1000 - seen > 60) || s.online === false) tr.className = "stale";
+      if (f.offline) tr.className = "stale";
       tbody.appendChild(tr);
     }
-  }
-
-  // Sensor times are the controller's monotonic clock. With the payload's "monotonic" (the controller's
-  // clock when it published) they convert exactly; without it, the newest reading is taken as "at publish".
-  function wallClock(payload) {
-    const sensors = Object.values(payload.sensors || {});
-    const stamps = sensors.flatMap(s => [s.seen, s.changed]).filter(t => typeof t === "number");
-    if (!stamps.length || typeof payload.time !== "number") return t => t;
-    if (Math.min(...stamps) > 1e9) return t => t;  // already wall-clock seconds
-    const mono = typeof payload.monotonic === "number" ? payload.monotonic : Math.max(...stamps);
-    return t => typeof t === "number" ? payload.time - (mono - t) : t;
   }
 
   const ng = $("new-game");
