@@ -15,6 +15,8 @@ from controller.config import check_players
 from controller.games import GAME_NAMES, Action, MalformedAction
 from hardware.observation import sensor_values
 
+from .house_rules import HouseRuleError, check_house_rules
+
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
 MAX_BODY = 16 * 1024  # the controller refuses bigger commands too
 MAX_PLAYERS = 8
@@ -70,6 +72,10 @@ def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
     if options is not None:
         if not isinstance(options, dict):
             raise CommandError("new_game: options must be an object")
+        try:
+            check_house_rules(game, options)
+        except HouseRuleError as exc:
+            raise CommandError(f"new_game: {exc}") from None
         out["options"] = options
     return out
 

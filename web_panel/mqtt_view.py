@@ -61,6 +61,7 @@ class TableView:
     events: deque[dict[str, Any]] = field(default_factory=deque)
     last_seq: int | None = None
     gaps: int = 0
+    game: dict[str, Any] | None = None  # the game the next event belongs to (see ``game_context``)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything public, as one JSON object (what a page draws on connect)."""
@@ -84,6 +85,16 @@ class TableView:
             "over": bool(state.get("over")),
             "mismatch": bool(state.get("mismatch")),
         }
+
+
+def game_context(data: Any) -> dict[str, Any] | None:
+    """Which game an event belongs to, from a ``game_started`` event's data or a state: id, name, title, players."""
+    if not isinstance(data, dict) or not isinstance(data.get("game_id"), str):
+        return None
+    view = data.get("view") if isinstance(data.get("view"), dict) else {}
+    players = data.get("players")
+    return {"game_id": data["game_id"], "game": data.get("game"), "title": data.get("title") or view.get("title"),
+            "players": list(players) if isinstance(players, list) else []}
 
 
 class MqttView:
@@ -223,6 +234,9 @@ class MqttView:
                         view.last_seq = None
                     if view.last_seq is None or data["seq"] > view.last_seq:
                         view.last_seq = data["seq"]
+                    known = game_context(data)
+                    if known is not None and (view.game is None or view.game.get("game_id") != known["game_id"]):
+                        view.game = known  # its game_started event was missed (before the panel started)
             self._broadcast(table, (kind, data))
 
     def _table(self, table: str) -> TableView:
@@ -254,6 +268,14 @@ class MqttView:
         gap = False
         with self._lock:
             view = self._table(table)
+            # Each event keeps the game it belongs to, so a page words it with that game's names even
+            # after a new game began, and can keep earlier games' events apart from the current one's.
+            started = game_context(data.get("data")) if data.get("type") == "game_started" else None
+            if started is not None:
+                view.game = started
+            elif view.game is None and view.state is not None:
+                view.game = game_context(view.state)
+            data = {**data, "context": view.game}
             if isinstance(seq, int) and not isinstance(seq, bool):
                 if view.last_seq is not None and seq <= view.last_seq and any(
                         e.get("seq") == seq for e in view.events):
@@ -292,6 +314,23 @@ class MqttView:
                 return False
             self._last_resync[table] = now
         self.publish_command(table, "resync", {}, token)
+        return True
+
+    def forget(self, table: str) -> bool:
+        """Delete an offline table's retained topics, so it leaves every panel's list.
+
+        Only an offline table: a running controller would publish them again at once. Nothing is
+        lost: a controller that comes back republishes everything from its journal. False when the
+        table is online (or unknown).
+        """
+        with self._lock:
+            view = self._tables.get(table)
+            if view is None or (view.status or {}).get("state") != "offline":
+                return False
+            seats = sorted(view.sealed)
+            del self._tables[table]
+        for kind in (*RETAINED_KINDS, *(f"private/{seat}" for seat in seats)):
+            self._client.publish(f"{self.base}/{table}/{kind}", b"", qos=1, retain=True)
         return True
 
     # ----- reading ------------------------------------------------------------------

@@ -23,6 +23,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.security import seal, seal_reply, signed, unseal_command, verify
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
+# The game the panel files a fake table's events under: its default state's (``MqttView`` adds it).
+G1: dict[str, Any] = {"game_id": "g1", "game": "terror", "title": None, "players": ["Ann", "Bo"]}
 
 
 class FakeTable:

@@ -9,7 +9,7 @@ from controller.security import join_code
 from web_panel.mqtt_view import MqttView
 
 from .conftest import csrf_of
-from .fake_table import FakeTable
+from .fake_table import G1, FakeTable
 from .sse_reader import SseReader
 
 SECRET = {"hand": ["Magic Ring", "Monster Reversal"], "legal": [{"kind": "play_card", "player": 1,
@@ -64,7 +64,7 @@ def test_spectators_never_receive_a_private_view(app: Flask, client: FlaskClient
     reader.next("snapshot")
     fake.private(1, {"hand": ["Magic Ring", "Crystal Skull"]})
     marker = fake.event("card_drawn", {"player": 1})
-    assert reader.next("event")[1] == marker
+    assert reader.next("event")[1] == {**marker, "context": G1}  # the panel adds the game it belongs to
     assert "Magic Ring" not in reader.text() and "sealed" not in reader.text()
 
 

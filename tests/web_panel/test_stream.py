@@ -15,7 +15,7 @@ from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
 from web_panel.mqtt_view import CommandTimeout, MqttView
 
-from .fake_table import FakeTable
+from .fake_table import G1, FakeTable
 from .sse_reader import SseReader
 
 
@@ -32,7 +32,7 @@ def test_stream_sends_the_retained_picture_then_changes(client: FlaskClient, fak
     assert snap["sensors"]["sensors"]["tomb.wolf"]["value"] == "middle"
     assert snap["health"]["links"]["mcu"] == "none"
     ev = fake.event("dice_rolled", {"player": 0, "number": 3, "symbol": "wolf"})
-    assert reader.next("event")[1] == ev
+    assert reader.next("event")[1] == {**ev, "context": G1}  # the panel adds the game it belongs to
     fake.state(seq=1, waiting_for="Slide the Wolf tomb one position.")
     assert reader.next("state")[1]["waiting_for"] == "Slide the Wolf tomb one position."
     fake.publish("status", {"state": "offline", "table": fake.table})
@@ -46,7 +46,7 @@ def test_the_snapshot_carries_recent_events(client: FlaskClient, fake: FakeTable
     view: MqttView = client.application.extensions["gravekeeper"]
     assert view.wait_until(lambda: len(view.snapshot(fake.table)["events"]) == 2, 5)
     reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
-    assert reader.next("snapshot")[1]["events"] == [first, second]
+    assert reader.next("snapshot")[1]["events"] == [{**first, "context": G1}, {**second, "context": G1}]
 
 
 def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTable, token: str) -> None:
@@ -259,4 +259,4 @@ def test_a_stream_that_is_never_read_leaves_no_subscriber(app: Flask, client: Fl
     assert reader.next("snapshot")[1]["table"] == fake.table
     assert view.subscriber_count() == 1
     ev = fake.event("dice_rolled", {"player": 0})
-    assert reader.next("event")[1] == ev
+    assert reader.next("event")[1] == {**ev, "context": G1}

@@ -18,7 +18,11 @@
         '<td><span class="badge ' + (t.online ? "online" : "offline") + '">' + (t.online ? "online" : "offline") + "</span></td>" +
         "<td>" + esc(t.game || "no game yet") + "</td><td>" + esc((t.players || []).join(", ")) + "</td><td>" +
         (t.mismatch ? '<span class="badge mismatch">board mismatch</span>' : "") +
-        (t.over ? '<span class="badge">game over</span>' : "") + "</td></tr>").join("");
+        (t.over ? '<span class="badge">game over</span>' : "") +
+        // An offline table can be taken off the list; it comes back if its controller does.
+        (t.online ? "" : '<form method="post" action="/t/' + encodeURIComponent(t.table) + '/forget" class="inline forget">' +
+          '<input type="hidden" name="csrf" value="' + esc(document.body.dataset.csrf) + '"><button type="submit">Forget</button></form>') +
+        "</td></tr>").join("");
     } catch (e) {
       document.getElementById("broker-state").textContent = "panel unreachable";
     }

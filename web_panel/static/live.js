@@ -150,8 +150,26 @@
     return live;
   }
 
-  /** Send one command; resolves to the reply ({ok, error?, data?}), shown in #reply ("<label>: <okText>"). */
-  async function sendCommand(cmdUrl, csrf, name, fields, label, okText) {
+  // Commands on their way: the same command twice while the first is in flight is one send (a double
+  // tap on a board space, or a button pressed again before the page could disable it).
+  const inFlight = new Map();
+
+  /** Send one command; resolves to the reply ({ok, error?, data?}), shown in #reply ("<label>: <okText>").
+   *  opts.button is disabled until the reply is in, so a double tap sends once. */
+  function sendCommand(cmdUrl, csrf, name, fields, label, opts) {
+    const o = typeof opts === "string" ? { okText: opts } : (opts || {});
+    const key = name + " " + JSON.stringify(fields || {});
+    if (inFlight.has(key)) return inFlight.get(key);
+    if (o.button) o.button.disabled = true;
+    const sent = post(cmdUrl, csrf, name, fields, label, o.okText).finally(() => {
+      inFlight.delete(key);
+      if (o.button) o.button.disabled = false;
+    });
+    inFlight.set(key, sent);
+    return sent;
+  }
+
+  async function post(cmdUrl, csrf, name, fields, label, okText) {
     const out = $("reply");
     const what = label || W.humanize(name);
     if (out) { out.className = "reply"; out.textContent = what + "…"; }
@@ -200,19 +218,64 @@
     const wait = $("waiting-for");
     if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
     const log = $("log");
-    if (log) {
-      const items = live.events.slice(-120).reverse();
-      log.innerHTML = "";
-      for (const ev of items) {
-        const li = document.createElement("li");
-        if (typeof ev.seq === "number") li.value = ev.seq;
-        const t = document.createElement("span");
-        t.className = "t";
-        t.textContent = typeof ev.time === "number" ? new Date(ev.time * 1000).toLocaleTimeString() : "";
-        li.appendChild(t);
-        li.appendChild(document.createTextNode(W.event(ev, st)));
-        log.appendChild(li);
-      }
+    if (log) renderLog(log, live.events, st);
+  }
+
+  // The log of the game in play, and below it, folded, the games before it: each event keeps the game it
+  // belongs to (its "context", added by the panel), and is worded with that game's rules and names.
+  function renderLog(log, events, st) {
+    const current = ev => !ev.context || !st.game_id || ev.context.game_id === st.game_id;
+    fillLog(log, events.filter(current).slice(-120), () => st);
+    let box = $("log-earlier");
+    const earlier = events.filter(ev => !current(ev));
+    if (!earlier.length) { if (box) box.hidden = true; return; }
+    if (!box) {
+      box = document.createElement("details");
+      box.id = "log-earlier";
+      box.className = "log-earlier";
+      const sum = document.createElement("summary");
+      sum.textContent = "Earlier games";
+      box.appendChild(sum);
+      box.appendChild(document.createElement("div"));
+      log.insertAdjacentElement("afterend", box);
+    }
+    box.hidden = false;
+    const holder = box.lastChild;
+    holder.innerHTML = "";
+    const games = [];
+    for (const ev of earlier) {
+      const id = ev.context.game_id;
+      if (!games.length || games[games.length - 1].id !== id) games.push({ id, ctx: ev.context, events: [] });
+      games[games.length - 1].events.push(ev);
+    }
+    for (const g of games.reverse()) {
+      const h = document.createElement("h3");
+      h.textContent = (g.ctx.title || W.humanize(g.ctx.game || "a game")) +
+        ((g.ctx.players || []).length ? ": " + g.ctx.players.join(", ") : "");
+      holder.appendChild(h);
+      const ol = document.createElement("ol");
+      ol.className = "log";
+      holder.appendChild(ol);
+      const past = { game: g.ctx.game, game_id: g.ctx.game_id, players: g.ctx.players || [], view: {} };
+      fillLog(ol, g.events.slice(-120), () => past);
+    }
+  }
+
+  function fillLog(ol, events, stateOf) {
+    ol.innerHTML = "";
+    for (const ev of events.slice().reverse()) {
+      const li = document.createElement("li");
+      // The event's number as text, not a list marker: markers are cut off from 1,000 on.
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = typeof ev.seq === "number" ? String(ev.seq) : "";
+      li.appendChild(n);
+      const t = document.createElement("span");
+      t.className = "t";
+      t.textContent = typeof ev.time === "number" ? new Date(ev.time * 1000).toLocaleTimeString() : "";
+      li.appendChild(t);
+      li.appendChild(document.createTextNode(W.event(ev, stateOf(ev))));
+      ol.appendChild(li);
     }
   }
 

@@ -5,18 +5,23 @@
   const d = document.body.dataset;
   const seat = Number(d.seat);
   function $(id) { return document.getElementById(id); }
-  let mine = null;
+  let mine = null, seated = true;
 
-  // The seat is gone (a new game, leaving, or a restarted panel that forgot every session): say so, with
-  // the way back, and stop showing a hand that is no longer this player's to see.
+  // The seat is gone (a new game, leaving, or a panel that forgot the session): say so, with the way in,
+  // and clear everything that was this player's: the hand, the moves, the "playing as" header, the last note.
   function seatGone(reason) {
     const el = $("left");
     el.hidden = false;
     el.textContent = reason + " ";
     const a = document.createElement("a");
-    a.href = d.join; a.textContent = "Join again";
+    a.href = d.join; a.id = "join-new";
+    a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : "Join again";
     el.appendChild(a);
-    mine = null;
+    mine = null; seated = false;
+    const who = $("me-name");
+    if (who && who.parentElement) who.parentElement.textContent = "not seated";
+    const reply = $("reply");
+    if (reply) { reply.className = "reply"; reply.textContent = ""; }
     live.onchange("left");
   }
 
@@ -33,18 +38,19 @@
   const live = window.GKLive({
     streamUrl: d.stream, snapshotUrl: null, onchange: render, onclosed: stillSeated,
     onextra: {
-      private: p => { mine = p; live.onchange("private"); },
+      private: p => { if (seated) mine = p; live.onchange("private"); },
       left: info => seatGone(info.reason),
     },
   });
   window.gkLive = live;
   B.redraw = render;
 
-  function act(a) {
-    return window.GKLive.sendCommand(d.cmd, d.csrf, "act", { action: a }, W.action(a, live.state || {}));
+  function act(a, button) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, "act", { action: a }, W.action(a, live.state || {}), { button });
   }
 
   function myLegal() {
+    if (!seated) return [];
     const pv = (mine && mine.available && mine.view) || {};
     return (pv.legal || []).filter(a => a.player === seat);
   }
@@ -61,6 +67,7 @@
   function renderHand(st, legal, handled) {
     const hand = $("hand"), box = $("actions");
     hand.innerHTML = ""; box.innerHTML = "";
+    if (!seated) { hand.textContent = "You have no seat in this game."; return; }
     if (!mine) { hand.textContent = "Waiting for your private view…"; return; }
     if (!mine.available) { hand.textContent = mine.reason; return; }
     const pv = mine.view || {};
@@ -84,7 +91,7 @@
       b.type = "button"; b.className = "act"; b.dataset.kind = a.kind;
       b.dataset.action = JSON.stringify(a);
       b.textContent = W.action(a, st);
-      b.addEventListener("click", () => act(a));
+      b.addEventListener("click", () => act(a, b));
       box.appendChild(b);
     });
   }

@@ -12,8 +12,8 @@
   window.gkLive = live;  // for people poking at the page (and for tests)
   let deadline = null, deadlineFor = null, starting = false, startedBefore = null;
 
-  function send(fields, label, okText) {
-    return window.GKLive.sendCommand(d.cmd, d.csrf, "selftest", fields, label, okText);
+  function send(fields, label, okText, button) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, "selftest", fields, label, { okText, button });
   }
 
   // A run that was just asked for is not done: the table said yes, and the report follows as it runs.
@@ -28,8 +28,8 @@
   if (canControl) {
   $("st-start").addEventListener("click", () => start({}, "Self-test"));
   $("st-guided").addEventListener("click", () => start({ guided: true }, "Guided self-test"));
-  $("st-skip").addEventListener("click", () => send({ skip: true }, "Skip", "skipped"));
-  $("st-stop").addEventListener("click", () => send({ skip: "all" }, "Stop", "stopped"));
+  $("st-skip").addEventListener("click", () => send({ skip: true }, "Skip", "skipped", $("st-skip")));
+  $("st-stop").addEventListener("click", () => send({ skip: "all" }, "Stop", "stopped", $("st-stop")));
   $("st-do").addEventListener("click", () => {
     const cur = ((live.health || {}).selftest || {}).current;
     if (!cur) return;

@@ -10,8 +10,8 @@
   const live = window.GKLive({ streamUrl: d.stream, snapshotUrl: d.snapshot, onchange: render });
   window.gkLive = live;  // for people poking at the page (and for tests)
 
-  function send(name, fields, label) {
-    return window.GKLive.sendCommand(d.cmd, d.csrf, name, fields, label);
+  function send(name, fields, label, button) {
+    return window.GKLive.sendCommand(d.cmd, d.csrf, name, fields, label, { button });
   }
 
   function simulated() {
@@ -33,8 +33,8 @@
     const ctx = {
       canControl, simulate: simulated(), sensors: (live.sensors && live.sensors.sensors) || {},
       legal: canControl ? (st.legal || []) : [],
-      act: action => send("act", { action }, W.action(action, st)),
-      sim: (sensor, value) => send("sim", { sensor, value }, sensor + " → " + value),
+      act: (action, button) => send("act", { action }, W.action(action, st), button),
+      sim: (sensor, value, button) => send("sim", { sensor, value }, sensor + " → " + value, button),
     };
     const drawn = B.draw($("board"), st, ctx);
     $("board-hint").textContent = drawn.hint || "";
@@ -56,7 +56,7 @@
       b.dataset.kind = a.kind;
       b.dataset.action = JSON.stringify(a);
       b.textContent = W.action(a, st);
-      b.addEventListener("click", () => ctx.act(a));
+      b.addEventListener("click", () => ctx.act(a, b));
       box.appendChild(b);
     }
     if (!legal.length && handled.size) box.textContent = "Click a highlighted space on the board.";
@@ -110,7 +110,11 @@
       for (const [label, id, steps] of buttons) {
         const b = document.createElement("button");
         b.type = "button"; b.textContent = label; b.id = id;
-        b.addEventListener("click", async () => { for (const [s, v] of steps) { const r = await ctx.sim(s, v); if (!r.ok) break; } });
+        b.addEventListener("click", async () => {
+          if (b.disabled) return;
+          b.disabled = true;  // one press, one movement, however many taps
+          try { for (const [s, v] of steps) { const r = await ctx.sim(s, v); if (!r.ok) break; } } finally { b.disabled = false; }
+        });
         div.appendChild(b);
       }
       box.appendChild(div);
@@ -177,17 +181,23 @@
       const seed = $("ng-seed").value.trim();
       // Sent as typed: the panel reads it as an integer, and a JavaScript number would round seeds above 2^53.
       if (seed) fields.seed = seed;
-      const options = $("ng-options").value.trim();
-      if (options) {
-        try { fields.options = JSON.parse(options); } catch (err) {
-          $("reply").className = "reply err";
-          $("reply").textContent = "House rules are not valid JSON: " + err.message;
-          return;
-        }
+      // Only the chosen game's house rules, and only those changed from the rulebook's default.
+      const options = {};
+      const box = document.querySelector('fieldset.house-rules[data-game="' + fields.game + '"]');
+      for (const el of box ? box.querySelectorAll("[data-rule]") : []) {
+        if (el.type === "number" && !el.value.trim()) continue;  // left empty: the rulebook's default
+        const v = el.type === "checkbox" ? el.checked : el.type === "number" ? Number(el.value) : JSON.parse(el.value);
+        if (JSON.stringify(v) !== el.dataset.default) options[el.dataset.rule] = v;
       }
-      const r = await send("new_game", fields, "New game");
+      if (Object.keys(options).length) fields.options = options;
+      const r = await send("new_game", fields, "New game", $("ng-start"));
       if (r.ok) $("new-game-box").open = false;
     });
+    const showRules = () => {
+      for (const fs of document.querySelectorAll("fieldset.house-rules")) fs.hidden = fs.dataset.game !== $("ng-game").value;
+    };
+    $("ng-game").addEventListener("change", showRules);
+    showRules();
     $("ng-start").disabled = false;
   }
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from controller.games import GAME_NAMES
+from controller.games import GAME_NAMES, get_game
 
-from ..auth import control_token, current_session
+from ..auth import check_csrf, control_token, current_session
 from ..fanout import Item
+from ..house_rules import HOUSE_RULES
 from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
@@ -23,6 +24,16 @@ def index() -> str:
     current_session()
     return render_template("index.html", tables=mqtt_view().tables(),
                            broker=mqtt_view().connected.is_set())
+
+
+@bp.post("/t/<table>/forget")
+def forget(table: str) -> Any:
+    """Take an offline table off the list (its retained topics are deleted from the broker)."""
+    known_table(table)
+    check_csrf()
+    if not mqtt_view().forget(table):
+        abort(409, description=f"table {table!r} is online: only an offline table can be forgotten")
+    return redirect(url_for("tables.index"), code=303)
 
 
 @bp.get("/api/tables")
@@ -64,12 +75,18 @@ def render_table(table: str, login_error: str | None = None) -> str:
     current_session()
     can_control = control_token(table) is not None
     join_url = join_link(table) if can_control else None
+    last = mqtt_view().state(table) or {}
+    players = last.get("players") if isinstance(last.get("players"), list) else []
     return render_template(
         "table.html",
         table=table,
         can_control=can_control,
         panel_has_token=settings().token_for(table) is not None,
-        games=GAME_NAMES,
+        games=[get_game(name) for name in GAME_NAMES],
+        house_rules=HOUSE_RULES,
+        # The form starts from the last game: same game, same players (a rematch is one tap).
+        new_game={"game": last.get("game") if last.get("game") in GAME_NAMES else GAME_NAMES[0],
+                  "players": ", ".join(str(p) for p in players)},
         join_url=join_url,
         join_qr=Markup(qr_svg(join_url)) if join_url else None,  # segno's own SVG, no user text in it
         login_error=login_error,
