@@ -57,7 +57,7 @@ HOUSE_RULES: dict[str, tuple[HouseRule, ...]] = {
         HouseRule("carried_snacks_in_graveyard", "Carried snacks keep the game going",
                   "Whether snacks carried by spooks still count as snacks in the graveyard.", "bool", False),
         HouseRule("min_contact", "A new tile lines up along",
-                  "How many squares a new tile must share an edge with the tiles already placed.", "int", 2, 1, 6),
+                  "How many squares a new tile must share an edge with the tiles already placed.", "int", 2, 1, 3),
     ),
 }
 
