@@ -118,7 +118,7 @@ def where_lines(panel: PanelProcess, table: str | None) -> list[str]:
 
 def busy_line(exc: PanelPortBusy, port: int, option: str) -> str:
     """The sentence for a taken port: say so, and name the next free one to try."""
-    text = f"port {port} is already in use (another panel, or another program, listens there)"
+    text = f"cannot listen on port {port}: it is already in use (another panel, or another program, listens there)"
     if exc.free_port is None:
         return f"{text}; choose another with {option}"
     return f"{text}; port {exc.free_port} is free: try {option} {exc.free_port}"

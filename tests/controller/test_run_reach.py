@@ -87,7 +87,7 @@ def test_a_taken_port_is_named_with_the_next_free_one(mosquitto: Broker, tmp_pat
                          "--host", "127.0.0.1", "--port", str(port))
         try:
             line = run.wait_line("already in use", timeout=30)
-            assert f"port {port} is already in use" in line
+            assert f"cannot listen on port {port}: it is already in use" in line
             free = int(line.split("is free: try --port ", 1)[1].split()[0])
             assert free > port
             with socket.create_server(("127.0.0.1", free)):
@@ -108,7 +108,8 @@ def test_panel_alone_refuses_a_taken_port_naming_a_free_one(mosquitto: Broker, t
             env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
     assert result.returncode == 2, result
     line = result.stderr.strip().splitlines()[-1]
-    assert line.startswith("gravekeeper panel: --port: port ") and "is free: try --port" in line, line
+    assert line.startswith(f"gravekeeper panel: --port: cannot listen on port {port}: it is already in use"), line
+    assert "is free: try --port" in line, line
 
 
 def _token_of(run: RunProcess) -> tuple[str, str]:
