@@ -73,12 +73,20 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         assert int(page.text_content("#st-timeleft").split()[0]) > 0
         first = page.text_content("#st-prompt")
         assert first  # the prompt for the person, e.g. "Pull the Ladder's left peg"
+        # Let this step's clock run down a little, then watch what the page shows the moment step 2 begins:
+        # its own full time, not what was left of step 1 (which, after a timeout, read "0 s left").
+        timeout_s = page.evaluate("window.gkLive.health.selftest.current.timeout_s")
+        page.wait_for_function(f"parseInt(document.getElementById('st-timeleft').textContent) <= {timeout_s - 2}",
+                               timeout=10000)
+        page.evaluate("""() => { window.stepStarts = []; new MutationObserver(() => window.stepStarts.push(
+            [document.getElementById('st-progress').textContent, document.getElementById('st-timeleft').textContent]))
+            .observe(document.getElementById('st-progress'), {childList: true, characterData: true, subtree: true}); }""")
         page.click("#st-do")  # the simulator makes the move, as the person would
         page.wait_for_selector("#st-steps tr.st-pass", timeout=10000)
         assert first in page.text_content("#st-steps")
         page.wait_for_function("document.querySelector('#st-progress').textContent.startsWith('Step 2 of ')")
-        # The new step shows its own full time at once, never the last step's "0 s left".
-        assert int(page.text_content("#st-timeleft").split()[0]) > 0
+        starts = [left for progress, left in page.evaluate("window.stepStarts") if progress.startswith("Step 2 of")]
+        assert starts and starts[0] == f"{round(timeout_s)} s left for this step", starts
         assert page.evaluate("document.getElementById('st-bar').value") == 1
         page.click("#st-skip")
         page.wait_for_selector("#st-steps tr.st-skipped", timeout=10000)
