@@ -204,7 +204,8 @@ def test_the_table_and_self_test_pages_show_the_same_sensors(pages: Any, served:
     fake.publish("sensors", {"time": now, "monotonic": 5000.0, "sensors": {
         # At rest for over an hour: online, so not stale.
         "tomb.wolf": {"value": "middle", "changed": 1000.0, "seen": 1000.0, "source": "sim", "online": True},
-        "launcher": {"value": "armed", "changed": 4990.0, "seen": 4990.0, "source": "mcu", "online": False}}})
+        # Ages in minutes: the two pages are read a moment apart, and "13 s" against "14 s" is that moment.
+        "launcher": {"value": "armed", "changed": 4400.0, "seen": 4400.0, "source": "mcu", "online": False}}})
     fake.publish("health", {"time": now, "links": {}, "counters": {}, "warnings": [], "selftest": None,
                             "monitor": {"findings": [], "sensors": {
                                 "tomb.wolf": {"last_change": None, "last_seen": now, "edges": 4, "bounces": 1},
@@ -222,6 +223,7 @@ def test_the_table_and_self_test_pages_show_the_same_sensors(pages: Any, served:
     assert on_table == on_selftest
     assert on_table["tomb.wolf"][0] == "middle" and on_table["tomb.wolf"][2] is False  # at rest is not stale
     assert on_table["launcher"][2] is True and "(offline)" in on_table["launcher"][0]
+    assert on_table["launcher"][1] == "changed 10 min ago"
     assert "4 edges" in selftest.text_content('#st-sensors tr[data-sensor="tomb.wolf"]')
 
 
