@@ -17,7 +17,7 @@ from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
-from .browser_helpers import login
+from .browser_helpers import login, shot
 from .fake_table import FakeTable
 
 pytestmark = pytest.mark.browser
@@ -139,6 +139,7 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     assert page.locator("#actions button").count() == 0
     assert page.text_content("#reply") == ""  # no note from the old game
     assert "playing as" not in page.text_content("header") and "not seated" in page.text_content("header")
+    shot(page, "player-after-new-game-390")
     link.click()
     page.wait_for_url(f"**/t/{fake.table}/join")
     page.fill("#join-code", join_code(token, fake.table, "g2", 0))
@@ -195,6 +196,7 @@ def test_the_new_game_form_starts_from_the_last_game(pages: Any, served: PanelSe
     (name, cmd), = fake.wait_command(1)
     assert name == "new_game" and cmd["game"] == "dogs" and cmd["players"] == ["Ann", "Bo", "Cy"]
     assert cmd["options"] == {"attack_target": 4, "bork_own_dog": True}  # only what was changed
+    shot(page, "new-game-form")
 
 
 # ----- one sensor picture ----------------------------------------------------------------------
@@ -260,3 +262,35 @@ def test_the_referee_sees_the_join_pages_qr_code(pages: Any, served: PanelServer
     qr = page.locator("#join-qr svg")
     assert qr.count() == 1 and qr.bounding_box()["width"] >= 120
     assert page.locator("#join-url").text_content().endswith(f"/t/{fake.table}/join")
+    # This test panel listens on 127.0.0.1 only: the page says phones cannot open it.
+    assert "phones cannot open it" in page.text_content("#join-local")
+    shot(page, "referee-join-qr-390")
+
+
+def test_on_every_interface_the_code_carries_an_address_phones_can_open(
+        settings: PanelSettings, fake: FakeTable, token: str) -> None:
+    """The referee on the panel's own machine (127.0.0.1): the code must not say 127.0.0.1."""
+    from web_panel import create_app
+    from web_panel.reach import ipv4_addresses
+
+    lan = [a for a in ipv4_addresses() if not a.startswith("127.")]
+    assert lan, "this machine shows no network interface but loopback"
+    app = create_app({"PANEL_SETTINGS": PanelSettings(**{**settings.__dict__, "listen_host": "0.0.0.0"}),
+                      "TESTING": True})
+    try:
+        view = app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        def page_at(base: str) -> str:
+            client = app.test_client()
+            html = client.get(f"/t/{fake.table}", base_url=base).get_data(as_text=True)
+            csrf = html.split('data-csrf="', 1)[1].split('"', 1)[0]
+            r = client.post(f"/t/{fake.table}/login", data={"token": token, "csrf": csrf}, base_url=base)
+            assert r.status_code == 303
+            return client.get(f"/t/{fake.table}", base_url=base).get_data(as_text=True)
+
+        html = page_at("http://127.0.0.1:8080")
+        assert f"http://{lan[0]}:8080/t/{fake.table}/join" in html and 'id="join-local"' not in html
+        html = page_at("http://gk.local:8080")
+        assert f"http://gk.local:8080/t/{fake.table}/join" in html  # the name the referee's browser used
+    finally:
+        app.extensions["gravekeeper"].close()

@@ -88,6 +88,7 @@ def render_table(table: str, login_error: str | None = None) -> str:
         new_game={"game": last.get("game") if last.get("game") in GAME_NAMES else GAME_NAMES[0],
                   "players": ", ".join(str(p) for p in players)},
         join_url=join_url,
+        join_local=bool(join_url) and not other_devices_can_use(join_url),
         join_qr=Markup(qr_svg(join_url)) if join_url else None,  # segno's own SVG, no user text in it
         login_error=login_error,
     )
