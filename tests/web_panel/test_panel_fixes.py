@@ -139,6 +139,8 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     assert page.locator("#actions button").count() == 0
     assert page.text_content("#reply") == ""  # no note from the old game
     assert "playing as" not in page.text_content("header") and "not seated" in page.text_content("header")
+    assert page.locator("header form").is_hidden()  # no Leave: there is no seat to leave
+    assert page.text_content("#left").startswith("A new game started")
     shot(page, "player-after-new-game-390")
     link.click()
     page.wait_for_url(f"**/t/{fake.table}/join")
@@ -151,9 +153,10 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
 # ----- the event log across games --------------------------------------------------------------
 def test_a_new_game_starts_a_fresh_log_and_earlier_games_stay_readable(
         pages: Any, served: PanelServer, fake: FakeTable) -> None:
+    fake.state(seq=997)  # a table far into its journal: events follow on without a gap
     page = pages({"width": 1280, "height": 900})
     page.goto(served.url + f"t/{fake.table}")
-    page.wait_for_function("document.body.dataset.opened === '1'")
+    page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 997")
     fake.event("dice_rolled", {"player": 1}, seq=998)
     fake.event("game_started", {"game": "dogs", "title": "Graveyard dogs", "game_id": "g2",
                                 "players": ["Cy", "Di", "Ed"]}, seq=999)

@@ -12,7 +12,7 @@
   function seatGone(reason) {
     const el = $("left");
     el.hidden = false;
-    el.textContent = reason + " ";
+    el.textContent = reason.charAt(0).toUpperCase() + reason.slice(1) + " ";
     const a = document.createElement("a");
     a.href = d.join; a.id = "join-new";
     a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : "Join again";
@@ -20,6 +20,8 @@
     mine = null; seated = false;
     const who = $("me-name");
     if (who && who.parentElement) who.parentElement.textContent = "not seated";
+    const leave = document.querySelector('header form[action$="/leave"]');
+    if (leave) leave.style.display = "none";  // nothing to leave (its class would override "hidden")
     const reply = $("reply");
     if (reply) { reply.className = "reply"; reply.textContent = ""; }
     live.onchange("left");
