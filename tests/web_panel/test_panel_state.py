@@ -128,3 +128,34 @@ def test_the_secret_key_is_made_once(tmp_path: Path) -> None:
     blocker.write_text("")
     with pytest.raises(PanelStateError, match="state_dir"):
         state_folder(str(blocker / "sub"))
+
+
+def test_a_seat_waits_for_the_tables_state_instead_of_being_dropped(tmp_path: Path, token: str) -> None:
+    """Just restarted, the panel may know a table (its status) before its state: a seated player's page
+    must be told to try again (503), never that their seat is gone (403, "join again")."""
+    settings = PanelSettings(token=token, state_dir=str(tmp_path / "state"))
+    state = {"seq": 1, "table": "t1", "game": "terror", "game_id": "g1", "players": ["Ann", "Bo"]}
+
+    def panel() -> Flask:
+        app = create_app({"PANEL_SETTINGS": settings, "TESTING": True, "START_MQTT": False})
+        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", json.dumps({"state": "online"}).encode())
+        return app
+
+    first = panel()
+    first.extensions["gravekeeper"].handle("gravekeeper/t1/state", json.dumps(state).encode())
+    player = first.test_client()
+    csrf = csrf_of(player, "t1")
+    assert player.post("/t/t1/join", data={"code": join_code(token, "t1", "g1", 0), "csrf": csrf}).status_code == 303
+    first.extensions["gravekeeper"].close()
+
+    second = panel()  # restarted: the status is in, the state not yet
+    try:
+        again = _same_app(second, player)
+        r = again.get("/api/t/t1/me")
+        assert r.status_code == 503 and "trying again" in r.get_json()["error"]
+        second.extensions["gravekeeper"].handle("gravekeeper/t1/state", json.dumps(state).encode())
+        assert again.get("/api/t/t1/me").get_json()["seat"] == 0
+        stranger = second.test_client()
+        assert stranger.get("/api/t/t1/me").status_code == 403  # no seat, no wait: the old answer
+    finally:
+        second.extensions["gravekeeper"].close()
