@@ -1,4 +1,4 @@
-"""Optional outputs (an LED, a buzzer) that later features drive for effects.
+"""Optional outputs (an LED, a buzzer) that the effects packs drive (``hardware.patterns``).
 
 GPIO outputs go through gpiozero (``LED``, ``PWMLED``, ``Buzzer``); MCU
 outputs through the link's ``set_output(channel, value)``, whose value is a
@@ -14,6 +14,7 @@ from typing import Any
 from gpiozero import LED, PWMLED, Buzzer, Factory, GPIOZeroError
 
 from hardware.config import OutputSpec
+from hardware.patterns import Pattern, PatternPlayer
 
 MCU_FULL = 0xFFFF
 
@@ -30,6 +31,7 @@ class Outputs:
         self._values: dict[str, bool | float] = {}
         self._mcu = mcu
         self._lock = threading.Lock()
+        self._patterns: PatternPlayer | None = None
         try:
             for spec in specs:
                 if spec.source != "gpio":
@@ -85,7 +87,30 @@ class Outputs:
                 link.set_output(spec.channel, raw)
             self._values[name] = level
 
+    def dimmable(self, name: str) -> bool:
+        spec = self._specs.get(name)
+        return spec is not None and spec.kind == "pwm_led"
+
+    def set_level(self, name: str, level: float) -> None:
+        """``level`` from 0 to 1: a dimmable output takes it as is, the others are on above 0."""
+        self.set(name, float(level) if self.dimmable(name) else level > 0)
+
+    def play(self, name: str, pattern: Pattern, *, seed: int = 0) -> None:
+        """Run ``pattern`` on output ``name`` in the background, replacing what runs there."""
+        if name not in self._specs:
+            known = ", ".join(self._specs) or "none configured"
+            raise OutputError(f"unknown output {name!r} (outputs: {known})")
+        with self._lock:
+            if self._patterns is None:
+                self._patterns = PatternPlayer(self.set_level, self.dimmable)
+            player = self._patterns
+        player.play(name, pattern, seed=seed)
+
     def close(self) -> None:
+        with self._lock:
+            player, self._patterns = self._patterns, None
+        if player is not None:
+            player.close()  # outside the lock: its last step turns outputs off through set()
         with self._lock:
             for device in self._devices.values():
                 try:
