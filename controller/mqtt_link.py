@@ -222,8 +222,8 @@ class MqttLink:
         effect cue is worthless later, and discovery is published again on
         every connection. Paho's publish is thread-safe, so any thread may call this.
         """
-        if not self.connected:
-            return False
+        if self._closed or not self.client.is_connected():
+            return False  # (not `connected`: that waits for the resubscription the ordered stream needs)
         self.client.publish(topic, data, qos=qos, retain=retain)
         return True
 
