@@ -114,6 +114,11 @@ class PatternPlayer:
                 heapq.heappush(self._heap, (now + at_ms / 1000.0, self._order, output, level, gen))
             self._cond.notify()
 
+    def cancel(self, output: str) -> None:
+        """Forget the pattern running on ``output`` (another player took it over); its level stays."""
+        with self._cond:
+            self._generation[output] = self._generation.get(output, 0) + 1
+
     def running(self, output: str) -> bool:
         with self._cond:
             gen = self._generation.get(output)
