@@ -29,6 +29,12 @@ log = logging.getLogger(__name__)
 
 QUEUE_BATCHES = 256
 STALE_S = 10.0  # an event older than this (a backlog after an outage) plays nothing
+# The player waits for the referee to be quiet for QUIET_S before it plays (it shares the interpreter
+# with the decisions), but never holds a cue back more than MAX_DELAY_S: sound and light within 50 ms
+# still feel instant. It plays at most SLICE events before it looks again.
+QUIET_S = 0.003
+MAX_DELAY_S = 0.04
+SLICE = 4
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,8 @@ class EffectsPlayer:
         self._lights = lights
         self._also = also  # told of every event that is not stale (Home Assistant's device triggers)
         self._clock = clock
-        self._queue: collections.deque[list[dict[str, Any]]] = collections.deque(maxlen=QUEUE_BATCHES)
+        self._queue: collections.deque[tuple[float, list[dict[str, Any]]]] = collections.deque(maxlen=QUEUE_BATCHES)
+        self._last_offer = 0.0
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,10 +144,12 @@ class EffectsPlayer:
         if not events or self._stop.is_set():
             return
         batch = [dict(e) for e in events]
+        now = time.monotonic()
         with self._cond:
             if len(self._queue) == self._queue.maxlen:
-                self.counters["dropped"] += len(self._queue[0])
-            self._queue.append(batch)
+                self.counters["dropped"] += len(self._queue[0][1])
+            self._queue.append((now, batch))
+            self._last_offer = now
             self._cond.notify()
 
     def drain(self, timeout: float = 2.0) -> bool:
@@ -165,17 +174,28 @@ class EffectsPlayer:
                 log.warning("the effects thread did not stop within %.1f s", timeout)
 
     def _run(self) -> None:
+        pending: collections.deque[dict[str, Any]] = collections.deque()
         while not self._stop.is_set():
             with self._cond:
-                while not self._queue and not self._stop.is_set():
+                while not self._queue and not pending and not self._stop.is_set():
                     self._busy = False
                     self._cond.notify_all()
                     self._cond.wait()
+                # A quiet moment first: decisions often come in bursts (a tomb slide and its pawns).
+                while not self._stop.is_set():
+                    now = time.monotonic()
+                    oldest = self._queue[0][0] if self._queue else now
+                    quiet = now - self._last_offer
+                    if quiet >= QUIET_S or now - oldest >= MAX_DELAY_S or (pending and not self._queue):
+                        break
+                    self._cond.wait(min(QUIET_S - quiet, MAX_DELAY_S - (now - oldest)))
                 if self._stop.is_set():
                     return
-                batch = self._queue.popleft()
+                if not pending and self._queue:
+                    pending.extend(self._queue.popleft()[1])  # one batch at a time: the queue's bound holds
                 self._busy = True
-            for event in batch:
+            for _ in range(min(SLICE, len(pending))):
+                event = pending.popleft()
                 try:
                     self._play(event)
                 except Exception:  # noqa: BLE001 - one bad cue must not silence the table
