@@ -170,11 +170,12 @@ class MqttLink:
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
         self._keepalive = settings.keepalive
+        self._tls = settings.tls
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
         """Connect in the background; paho retries until the broker answers."""
-        mqtt5.connect_async(self.client, self.host, self.port, self._keepalive)
+        mqtt5.connect_async(self.client, self.host, self.port, self._keepalive, tls=self._tls)
         self.client.loop_start()
 
     def wait_online(self, timeout: float) -> bool:
