@@ -36,7 +36,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller import mqtt5
+import controller.mqtt5 as mqtt5
 from controller.publication import PublicationError, Stamp
 from controller.security import SealError, seal_command, signed, unseal_reply, verify
 
