@@ -37,8 +37,11 @@ def _remaining_length(n: int) -> bytes:
             return bytes(out)
 
 
-def publish_huge(host: str, port: int, topic: str, size: int) -> None:
-    """A QoS 0 PUBLISH of ``size`` bytes, streamed in chunks so this test does not hold it in memory."""
+def publish_huge(host: str, port: int, topic: str, size: int) -> bool:
+    """A QoS 0 PUBLISH of ``size`` bytes, streamed in chunks so this test does not hold it in memory.
+
+    False if the broker closed the connection before it had it all (a broker with a limit does).
+    """
     client_id = b"huge-publisher"
     connect_body = b"\x00\x04MQTT\x04\x02\x00\x3c" + struct.pack("!H", len(client_id)) + client_id
     with socket.create_connection((host, port), timeout=30) as sock:
@@ -49,11 +52,15 @@ def publish_huge(host: str, port: int, topic: str, size: int) -> None:
         sock.sendall(b"\x30" + _remaining_length(len(header) + size) + header)
         chunk = b"{" + b" " * (1 << 20)
         sent = 0
-        while sent < size:
-            part = chunk[: min(len(chunk), size - sent)]
-            sock.sendall(part)
-            sent += len(part)
-        sock.sendall(b"\xe0\x00")
+        try:
+            while sent < size:
+                part = chunk[: min(len(chunk), size - sent)]
+                sock.sendall(part)
+                sent += len(part)
+            sock.sendall(b"\xe0\x00")
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
 
 
 def test_a_128_mib_command_never_reaches_the_controller(mosquitto: Broker, tmp_path: Path) -> None:
@@ -65,8 +72,10 @@ def test_a_128_mib_command_never_reaches_the_controller(mosquitto: Broker, tmp_p
         proc = psutil.Process(run.proc.pid)
         peak = proc.memory_info().rss
         done = threading.Event()
+        sent: list[bool] = []
         sender = threading.Thread(
-            target=lambda: (publish_huge(mosquitto.host, mosquitto.port, f"gravekeeper/{table}/cmd/act", 128 << 20),
+            target=lambda: (sent.append(publish_huge(mosquitto.host, mosquitto.port,
+                                                     f"gravekeeper/{table}/cmd/act", 128 << 20)),
                             done.set()), daemon=True)
         sender.start()
         # Sampled while the broker takes it in and for a while after: it must never come our way.
@@ -74,7 +83,7 @@ def test_a_128_mib_command_never_reaches_the_controller(mosquitto: Broker, tmp_p
         while not done.is_set() and time.monotonic() < deadline:
             peak = max(peak, proc.memory_info().rss)
             done.wait(0.05)
-        assert done.is_set(), "the 128 MiB publish did not go through the broker in time"
+        assert done.is_set() and sent == [True], "the 128 MiB publish did not go through the broker in time"
         settle = time.monotonic() + 2
         while time.monotonic() < settle:
             peak = max(peak, proc.memory_info().rss)
@@ -173,3 +182,32 @@ def test_a_client_falls_back_to_mqtt_311_on_a_broker_without_mqtt_5() -> None:
     finally:
         broker.close()
     assert mqtt5.speaks_mqtt5("127.0.0.1", free_port()) is None  # nothing listens: ask again later
+
+
+def test_the_mosquitto_limit_in_the_deploy_guide_works(tmp_path: Path) -> None:
+    """The line docs/deploy.md gives for Mosquitto is valid, and refuses a packet over it."""
+    import re
+
+    from tests.conftest import make_broker
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
+    line = re.search(r"^max_packet_size (\d+)$", guide, re.M)
+    assert line is not None, "docs/deploy.md no longer gives a max_packet_size line"
+    limit = int(line.group(1))
+    assert limit >= mqtt5.MAX_PACKET_BYTES  # what the controller itself may publish still passes
+    broker = make_broker(tmp_path, extra_conf=line.group(0) + "\n")
+    try:
+        with Subscriber(broker.host, broker.port, ("pk/doc/#",)) as sub:
+            publish_huge(broker.host, broker.port, "pk/doc/big", limit + 1)
+            pub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            pub.connect(broker.host, broker.port)
+            pub.loop_start()
+            try:
+                pub.publish("pk/doc/small", b"x" * (mqtt5.MAX_PAYLOAD_BYTES - 100), qos=1).wait_for_publish(5)
+            finally:
+                pub.disconnect()
+                pub.loop_stop()
+            sub.wait_for(lambda m: any(x.topic == "pk/doc/small" for x in m), 5)
+            assert [m.topic for m in sub.messages] == ["pk/doc/small"]
+    finally:
+        broker.stop()
