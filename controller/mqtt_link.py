@@ -55,6 +55,7 @@ WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
 MARK_EVERY_S = 1.0
+RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
 
 
 class OutboxJournal(Protocol):
@@ -136,6 +137,7 @@ class MqttLink:
         self._foreign: set[str] = set()  # our retained topics someone else published on: restore them
         self._foreign_count = 0
         self._restored = 0
+        self._restored_at: dict[str, float] = {}
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -371,10 +373,20 @@ class MqttLink:
         """Republish our retained topics that someone else published on (a forgery, or a replay)."""
         with self._lock:
             foreign, self._foreign = self._foreign, set()
+        now = time.monotonic()
+        later = set()
         for topic in foreign:
-            if topic in self._retained:
-                self._dirty[topic] = None
-                self._restored += 1
+            if topic not in self._retained:
+                continue
+            if now - self._restored_at.get(topic, -1e9) < RESTORE_EVERY_S:
+                later.add(topic)  # the worker's next round (at most a second away) takes it
+                continue
+            self._restored_at[topic] = now
+            self._dirty[topic] = None
+            self._restored += 1
+        if later:
+            with self._lock:
+                self._foreign |= later
 
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
