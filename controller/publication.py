@@ -154,6 +154,3 @@ class Freshness:
                                                 "again (a replay, or a resend after a reconnect)")
         self._newest[topic] = stamp
         return True
-
-    def forget(self, topic: str) -> None:
-        self._newest.pop(topic, None)

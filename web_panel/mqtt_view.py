@@ -206,7 +206,8 @@ class MqttView:
                     return
                 self._clear(table, kind)
             elif kind == "private" and len(parts) == 3 and parts[2].isdigit():
-                self.vouching.forget(table, rel)  # a seat the game no longer has: nothing secret is shown
+                # A seat the game no longer has. Its freshness is kept: an old envelope replayed after
+                # the clear is still older than the last one the table published.
                 self._clear_private(table, int(parts[2]))
             return
         if len(payload) > MAX_PAYLOAD:

@@ -69,12 +69,6 @@ class Vouching:
         with self._lock:
             return self._fresh.setdefault(table, Freshness()).take(topic, stamp)
 
-    def forget(self, table: str, topic: str) -> None:
-        with self._lock:
-            fresh = self._fresh.get(table)
-            if fresh is not None:
-                fresh.forget(topic)
-
     def refuse(self, table: str, topic: str, exc: PublicationError) -> None:
         with self._lock:
             self._refused.setdefault(table, Counter())[exc.kind] += 1

@@ -186,3 +186,20 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
         forger.disconnect()
         forger.loop_stop()
         blind.close()
+
+
+def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: FakeTable, token: str) -> None:
+    """A hand the player held earlier, published again, never replaces the one they hold now."""
+    from controller.security import seal
+
+    view: MqttView = client.application.extensions["gravekeeper"]
+    old = fake.signer.sign("private/0", json.dumps(
+        {"seq": 0, "seat": 0, "sealed": seal(token, fake.table, 0, {"game_id": "g1", "hand": ["old card"]})}).encode())
+    fake.private(0, {"game_id": "g1", "hand": ["new card"]})
+    assert view.wait_until(lambda: view.sealed_view(fake.table, 0) is not None, 5)
+    current = view.sealed_view(fake.table, 0)
+    fake.publish_raw("private/0", old)
+    fake.event("marker", seq=1)
+    assert view.wait_until(lambda: any(e["type"] == "marker" for e in view.snapshot(fake.table)["events"]), 5)
+    assert view.sealed_view(fake.table, 0) == current
+    assert view.vouching.describe(fake.table)["refused"] == {"stale": 1}
