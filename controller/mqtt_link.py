@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
+from controller import mqtt5
 from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
     Command,
@@ -42,7 +43,6 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
     Topics,
     dumps,
 )
-from controller import mqtt5
 from controller.mqtt_status import RunStatus
 from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
 from controller.security import signed
@@ -56,6 +56,7 @@ PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
 MARK_EVERY_S = 1.0
 RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
+FOREIGN_LOG_EVERY_S = 60.0
 
 
 class OutboxJournal(Protocol):
@@ -138,6 +139,7 @@ class MqttLink:
         self._foreign_count = 0
         self._restored = 0
         self._restored_at: dict[str, float] = {}
+        self._foreign_logged_at = -1e9
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -541,12 +543,19 @@ class MqttLink:
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
+        now = time.monotonic()
         with self._lock:
             self._foreign_count += 1
+            count = self._foreign_count
             if topic != self.topics.events:
                 self._foreign.add(topic)
                 self._want_wake = True
-        log.info("someone else published on %s; the table's own message is published again", topic)
+            say = now - self._foreign_logged_at >= FOREIGN_LOG_EVERY_S  # a flood must not flood the log
+            if say:
+                self._foreign_logged_at = now
+        if say:
+            log.warning("someone else published on %s in the table's name (%d such messages so far; "
+                        "retained topics are put right, and a panel with the token refuses them)", topic, count)
         self._on_wake()
 
     # ----- health ---------------------------------------------------------
