@@ -121,7 +121,7 @@ def open_publication(key: bytes, table: str, topic: str, payload: bytes) -> tupl
     want = hmac.new(key, signed_part, hashlib.sha256).hexdigest().encode()
     if not hmac.compare_digest(mac, want):
         raise PublicationError("forged", f"a message on {topic!r} whose signature is not the table's")
-    data = json.loads(payload)  # signed by the table: its own JSON
+    data = json.loads(payload.decode("utf-8"))  # signed by the table: its own UTF-8 JSON
     pub = data.pop("pub", None)
     data.pop("auth", None)
     if not isinstance(pub, dict) or pub.get("table") != table or pub.get("topic") != topic:
