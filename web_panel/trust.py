@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 SIGNED_KINDS = ("state", "events", "sensors", "health", "private")
 REASONS = {
     "unsigned": "not signed",
-    "forged": "signed with another key",
+    "forged": "signed with another token (is the panel's token this table's?)",
     "misplaced": "signed for another table or topic",
     "stale": "older than what the table had already published",
 }
