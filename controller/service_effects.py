@@ -102,7 +102,7 @@ class TableEffects:
     def _publish_cues(self, body: dict[str, Any]) -> None:
         link = self._service.link
         if link is not None:
-            link.publish_now(link.topics.effects, json.dumps(body, sort_keys=True).encode(), qos=0)
+            link.publish_now(link.topics.effects, json.dumps(body, sort_keys=True).encode(), qos=0, sign=True)
 
     def _light(self, output: str, cue: Mapping[str, Any]) -> None:
         from hardware.patterns import Pattern
