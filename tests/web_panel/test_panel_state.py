@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from controller.publication import Publisher
 from controller.security import join_code
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
@@ -134,15 +135,17 @@ def test_a_seat_waits_for_the_tables_state_instead_of_being_dropped(tmp_path: Pa
     """Just restarted, the panel may know a table (its status) before its state: a seated player's page
     must be told to try again (503), never that their seat is gone (403, "join again")."""
     settings = PanelSettings(token=token, state_dir=str(tmp_path / "state"))
-    state = {"seq": 1, "table": "t1", "game": "terror", "game_id": "g1", "players": ["Ann", "Bo"]}
+    table = Publisher(token, "t1", "run-1", time.time())  # the table signs what it publishes
+    state = table.sign("state", json.dumps({"seq": 1, "table": "t1", "game": "terror", "game_id": "g1",
+                                            "players": ["Ann", "Bo"]}).encode())
 
     def panel() -> Flask:
         app = create_app({"PANEL_SETTINGS": settings, "TESTING": True, "START_MQTT": False})
-        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", json.dumps({"state": "online"}).encode())
+        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", table.sign("status", b'{"state": "online"}'))
         return app
 
     first = panel()
-    first.extensions["gravekeeper"].handle("gravekeeper/t1/state", json.dumps(state).encode())
+    first.extensions["gravekeeper"].handle("gravekeeper/t1/state", state)
     player = first.test_client()
     csrf = csrf_of(player, "t1")
     assert player.post("/t/t1/join", data={"code": join_code(token, "t1", "g1", 0), "csrf": csrf}).status_code == 303
@@ -153,7 +156,7 @@ def test_a_seat_waits_for_the_tables_state_instead_of_being_dropped(tmp_path: Pa
         again = _same_app(second, player)
         r = again.get("/api/t/t1/me")
         assert r.status_code == 503 and "trying again" in r.get_json()["error"]
-        second.extensions["gravekeeper"].handle("gravekeeper/t1/state", json.dumps(state).encode())
+        second.extensions["gravekeeper"].handle("gravekeeper/t1/state", state)
         assert again.get("/api/t/t1/me").get_json()["seat"] == 0
         stranger = second.test_client()
         assert stranger.get("/api/t/t1/me").status_code == 403  # no seat, no wait: the old answer
