@@ -36,7 +36,7 @@ def contexts(chromium: Any) -> Iterator[Any]:
     errors: list[str] = []
 
     def new_page() -> Any:
-        ctx = chromium.new_context(viewport=PHONE)
+        ctx = chromium.new_context(viewport=PHONE, bypass_csp=True)  # Playwright waits are eval()ed strings
         made.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(15000)
