@@ -60,7 +60,7 @@ class OutboxJournal(Protocol):
     def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]: ...
     def published_seq(self) -> int: ...
     def mark_published(self, seq: int) -> None: ...
-    def has_command(self, command_id: str) -> bool: ...
+    def command_used(self, command_id: str) -> bool: ...
 
 
 class LinkSettings(Protocol):
@@ -107,8 +107,8 @@ class MqttLink:
         self._on_command = on_command
         self._on_wake = on_wake
         self._token = token
-        self._checker = CommandChecker(token, commands, journal.has_command)
-        self.status = RunStatus(table, status)  # tells this run from another given the same table id
+        self._checker = CommandChecker(token, commands, journal.command_used, table=table)
+        self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
 
         self._lock = threading.Lock()  # guards the fields the network thread writes
@@ -511,6 +511,7 @@ class MqttLink:
             "events_acknowledged_seq": self._acked_seq,
             "outbox_backlog": max(0, self._journal.last_seq() - self._acked_seq),
             "unacknowledged": len(self._inflight),
+            "status_refused": self.status.refused,  # statuses of this table not signed with its token
         }
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import SealError, seal_command, signed, unseal_reply, verify
+from controller.security import SealError, seal_command, signed_command, unseal_reply, verify
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
@@ -363,7 +363,7 @@ class MqttView:
     def publish_command(self, table: str, name: str, fields: dict[str, Any], token: str) -> str:
         """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
         cmd_id = uuid.uuid4().hex
-        payload = signed(token, {"id": cmd_id, **fields})
+        payload = signed_command(token, table, name, {"id": cmd_id, **fields})
         self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
         return cmd_id
 
@@ -412,7 +412,7 @@ class MqttView:
             self._pending[cmd_id] = (done, box, token)
             self.changed.notify_all()
         try:
-            payload = signed(token, {"id": cmd_id, **build(cmd_id)})
+            payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):

