@@ -120,6 +120,8 @@ def loads_utf8(raw: bytes) -> Any:
     mark, and then names the codec it guessed ("'utf-16-le' codec can't
     decode"). The contract is UTF-8 JSON, so anything else is refused by name.
     """
+    if b"\x00" in raw:  # never in JSON text; ASCII in UTF-16 or UTF-32 is full of them (and valid UTF-8)
+        raise ValueError(f"the payload is not UTF-8 text (a NUL byte at offset {raw.index(0)}: UTF-16 or UTF-32?)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
