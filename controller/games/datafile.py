@@ -47,10 +47,20 @@ def read_text(path: Path, what: str) -> str:
         raise BadGameData(f"{what} {str(path)!r} cannot be read: {exc}") from None
 
 
-def read_json(path: Path, what: str) -> Any:
-    """The parsed JSON of ``path``; :class:`BadGameData` names ``what`` and the file if it cannot be."""
-    text = read_text(path, what)
+def parse_json(text: str | bytes, what: str, path: Path | str) -> Any:
+    """``text`` (read from ``path``) parsed; :class:`BadGameData` names ``what`` and the file if it cannot be.
+
+    JSON nested deeper than Python's recursion limit raises RecursionError, not
+    ValueError: a file of 100,000 ``[`` must still be a plain answer that names it.
+    """
     try:
         return json.loads(text)
+    except RecursionError:
+        raise BadGameData(f"{what} {str(path)!r} is not valid JSON: it is nested too deeply") from None
     except ValueError as exc:
         raise BadGameData(f"{what} {str(path)!r} is not valid JSON: {exc}") from None
+
+
+def read_json(path: Path, what: str) -> Any:
+    """The parsed JSON of ``path``; :class:`BadGameData` names ``what`` and the file if it cannot be."""
+    return parse_json(read_text(path, what), what, path)
