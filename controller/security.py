@@ -1,13 +1,20 @@
-"""Secrets on an open broker: signed commands and sealed private views.
+"""Secrets on an open broker: signed commands and statuses, sealed and padded private views.
 
 Anyone may subscribe to ``#`` on a club's broker, so nothing secret may travel
 in clear text and the control token itself never travels at all:
 
-* Commands carry ``auth``, an HMAC-SHA256 of the canonical JSON of the rest of
-  the command under the table's control token. The controller checks it and
-  refuses a command id it has already accepted, so a captured command cannot
-  be replayed. Replies are signed the same way, so nobody else on the broker
-  can answer in the table's name.
+* Commands carry ``ts`` (when signed) and ``auth``, an HMAC-SHA256 under the
+  table's control token of the table id, the command's name and the rest of
+  the command (:func:`signed_command`), so a command captured at one table or
+  on one command topic is refused at any other. The controller refuses a
+  command signed too far from its clock (:data:`COMMAND_WINDOW_S`) and any id
+  it has seen with a valid signature before (kept in the journal for good), so
+  a captured command cannot be replayed. Replies are signed too
+  (:func:`signed`), so nobody else on the broker can answer in the table's
+  name, and so is the controller's ``status`` (:func:`signed_status`), so
+  nobody else can claim to be a newer run of the table and stop it.
+* Everything sealed is padded first (:func:`padded`: private views to 16 KiB,
+  actions to 1 KiB, replies to 4 KiB), so its length does not tell the secret.
 * A player's private view is sealed with AES-GCM under a key derived from the
   control token, the table id and the seat, and published on
   ``<base>/<table>/private/<seat>``. Only a holder of the token (the panel) can
