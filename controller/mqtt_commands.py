@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from controller.security import COMMAND_WINDOW_S, verify_command
+from controller.security import COMMAND_WINDOW_S, loads_utf8, verify_command
 
 MAX_COMMAND_BYTES = 16 * 1024
 MAX_ID_LENGTH = 200
@@ -111,25 +111,6 @@ def _usable_id(cid: Any) -> Any:
     if isinstance(cid, str) and (len(cid) > MAX_ID_LENGTH or _has_surrogate(cid)):
         return None
     return cid
-
-
-def loads_utf8(raw: bytes) -> Any:
-    """JSON from UTF-8 bytes only; ValueError says why not.
-
-    ``json.loads`` on bytes guesses UTF-16 and UTF-32 and skips a byte order
-    mark, and then names the codec it guessed ("'utf-16-le' codec can't
-    decode"). The contract is UTF-8 JSON, so anything else is refused by name.
-    """
-    if b"\x00" in raw:  # never in JSON text; ASCII in UTF-16 or UTF-32 is full of them (and valid UTF-8)
-        raise ValueError(f"the payload is not UTF-8 text (a NUL byte at offset {raw.index(0)}: UTF-16 or UTF-32?)")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"the payload is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") \
-            from None
-    if text.startswith("\ufeff"):
-        raise ValueError("the payload starts with a byte order mark: send UTF-8 JSON without one")
-    return json.loads(text)
 
 
 def _id_of(raw: bytes) -> Any:

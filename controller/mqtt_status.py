@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller import __version__
-from controller.mqtt_commands import dumps, loads_utf8
-from controller.security import signed_status, verify_status
+from controller.mqtt_commands import dumps
+from controller.security import loads_utf8, signed_status, verify_status
 
 
 class RunStatus:

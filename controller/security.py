@@ -84,6 +84,25 @@ def verify(token: str, payload: Mapping[str, Any]) -> bool:
     return hmac.compare_digest(auth, sign(token, payload))
 
 
+def loads_utf8(raw: bytes) -> Any:
+    """JSON from UTF-8 bytes only; ValueError says why not.
+
+    ``json.loads`` on bytes guesses UTF-16 and UTF-32 and skips a byte order
+    mark, and then names the codec it guessed ("'utf-16-le' codec can't
+    decode"). The contract is UTF-8 JSON, so anything else is refused by name.
+    """
+    if b"\x00" in raw:  # never in JSON text; ASCII in UTF-16 or UTF-32 is full of them (and valid UTF-8)
+        raise ValueError(f"the payload is not UTF-8 text (a NUL byte at offset {raw.index(0)}: UTF-16 or UTF-32?)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"the payload is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") \
+            from None
+    if text.startswith("\ufeff"):
+        raise ValueError("the payload starts with a byte order mark: send UTF-8 JSON without one")
+    return json.loads(text)
+
+
 # ----- commands: what the signature covers --------------------------------------------------
 COMMAND_WINDOW_S = 300
 """How far a command's signed ``ts`` may be from the controller's clock, either way, in seconds."""
@@ -168,7 +187,8 @@ def _key(token: str, table: str, seat: int) -> bytes:
 
 
 def _encrypt(key: bytes, aad: bytes, obj: Any, pad_unit: int) -> str:
-    """``obj`` (plain JSON) padded (:func:`padded`) under AES-GCM: base64 of a random 12-byte nonce and the ciphertext."""
+    """``obj`` (plain JSON), padded (:func:`padded`), under AES-GCM: base64 of a random 12-byte nonce
+    and the ciphertext."""
     nonce = os.urandom(12)
     data = padded(json.dumps(obj, separators=(",", ":")).encode(), pad_unit)
     return base64.b64encode(nonce + AESGCM(key).encrypt(nonce, data, aad)).decode()

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.security import SealError, seal_command, signed_command, unseal_reply, verify
+from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
@@ -199,8 +199,8 @@ class MqttView:
             log.warning("panel: ignored an oversized message on %s", topic)
             return
         try:
-            data = json.loads(payload)
-        except ValueError:
+            data = loads_utf8(payload)  # UTF-8 JSON only, as the topics promise: no UTF-16, no BOM
+        except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
             self.bad_messages += 1

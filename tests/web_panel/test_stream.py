@@ -73,6 +73,10 @@ def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto: Broker) -> Non
     ("gravekeeper/x/private/zero", b'{"sealed": "abc"}'),
     ("gravekeeper/x/private/0", b'{"sealed": 5}'),
     ("gravekeeper/x/state", b"{" + b" " * (1 << 20) + b"}"),
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-16-le")),  # JSON, but not UTF-8
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-16")),
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-8-sig")),
+    ("gravekeeper/x/state", b"[" * 100_000),
 ])
 def test_bad_messages_are_counted_and_ignored(topic: str, payload: bytes) -> None:
     app = create_app({"START_MQTT": False})
