@@ -16,6 +16,7 @@ refused too, so a capture is dead after a few minutes even on a fresh journal.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.security import COMMAND_WINDOW_S, loads_utf8, verify_command
+
+log = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 16 * 1024
 MAX_ID_LENGTH = 200
@@ -126,11 +129,12 @@ class CommandChecker:
     """Size, JSON, id, name, signature and replay checks of one incoming command."""
 
     def __init__(self, token: str, names: Collection[str], used: Callable[[str], bool], *, table: str,
-                 clock: Callable[[], float] = time.time) -> None:
+                 spend: Callable[[str], None] | None = None, clock: Callable[[], float] = time.time) -> None:
         self._token = token
         self._table = table
         self._names = frozenset(names)
         self._used = used  # the journal: was this id ever taken (Journal.command_used)
+        self._spend = spend  # the journal: take this id for good (Journal.use_command)
         self._clock = clock
         self._seen: dict[str, float] = {}  # ids passed on, perhaps not yet written down -> monotonic time
         self._lock = threading.Lock()
@@ -168,7 +172,6 @@ class CommandChecker:
         if not verify_command(self._token, self._table, name, payload):
             raise CommandRefused("not authorised: bad signature (wrong control token, or signed for another "
                                  "table or command; see docs/topics.md for what is signed)", cid)
-        self._check_time(payload.get("ts"), cid)
         key = str(cid)
         now = time.monotonic()
         with self._lock:
@@ -181,18 +184,29 @@ class CommandChecker:
             if used:
                 raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
             self._seen[key] = now
+            late = self._late(payload.get("ts"))
+            if late is not None:
+                # Signed, so spent too: a clock set right later must not make this capture valid.
+                # Written here, not by the worker (which never sees it); once per id, and rare.
+                if self._spend is not None:
+                    try:
+                        self._spend(key)
+                    except (ValueError, sqlite3.Error, OSError) as exc:
+                        log.warning("could not write down the refused command id %r: %s", key, exc)
+                raise CommandRefused(late, cid)
             if len(self._seen) % 256 == 0:
                 self._seen = {k: t for k, t in self._seen.items() if now - t < _MEMORY_S}
         return Command(name, key, payload)
 
-    def _check_time(self, ts: Any, cid: Any) -> None:
+    def _late(self, ts: Any) -> str | None:
+        """Why the signed time ``ts`` is refused, or None when it is within the window."""
         if isinstance(ts, bool) or not isinstance(ts, int):
-            raise CommandRefused("missing or bad 'ts': a signed command carries the time it was signed, "
-                                 "in integer milliseconds since 1970 (see docs/topics.md)", cid)
+            return ("missing or bad 'ts': a signed command carries the time it was signed, "
+                    "in integer milliseconds since 1970 (see docs/topics.md)")
         off = ts / 1000 - self._clock()
-        if abs(off) > COMMAND_WINDOW_S:
-            way = "ahead of" if off > 0 else "behind"
-            raise CommandRefused(f"the command was signed {abs(off):.0f} s {way} this table's clock; commands more "
-                                 f"than {COMMAND_WINDOW_S} s away are refused, so a captured one cannot be "
-                                 "replayed later (if both are live, check the clocks of the sender and the "
-                                 "controller)", cid)
+        if abs(off) <= COMMAND_WINDOW_S:
+            return None
+        way = "ahead of" if off > 0 else "behind"
+        return (f"the command was signed {abs(off):.0f} s {way} this table's clock; commands more "
+                f"than {COMMAND_WINDOW_S} s away are refused, so a captured one cannot be "
+                "replayed later (if both are live, check the clocks of the sender and the controller)")

@@ -61,6 +61,7 @@ class OutboxJournal(Protocol):
     def published_seq(self) -> int: ...
     def mark_published(self, seq: int) -> None: ...
     def command_used(self, command_id: str) -> bool: ...
+    def use_command(self, command_id: str) -> None: ...
 
 
 class LinkSettings(Protocol):
@@ -107,7 +108,7 @@ class MqttLink:
         self._on_command = on_command
         self._on_wake = on_wake
         self._token = token
-        self._checker = CommandChecker(token, commands, journal.command_used, table=table)
+        self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
         self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
 

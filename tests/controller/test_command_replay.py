@@ -100,17 +100,26 @@ def test_replayed_commands_are_refused_after_thousands_of_others_and_after_a_res
         cmd.close()
 
 
-def test_a_command_signed_outside_the_time_window_is_refused(mosquitto: Broker, make_service: MakeService) -> None:
+def test_a_command_signed_outside_the_time_window_is_refused_and_spent(mosquitto: Broker,
+                                                                         make_service: MakeService) -> None:
     t = "rp-window"
-    svc = make_service(t, **{"referee.board": "manual"})
+    overrides = {"referee.board": "manual"}
+    svc = make_service(t, **overrides)
     cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
     try:
         inputs = _inputs(svc)
+        stale: list[bytes] = []
         for off, word in ((-COMMAND_WINDOW_S - 30, "behind"), (COMMAND_WINDOW_S + 30, "ahead of")):
             body = signed_command(TOKEN, t, "act", {"id": cmd.new_id(), "action": ROLL_ANN}, now=time.time() + off)
-            cmd.send_raw("act", json.dumps(body).encode())
+            stale.append(json.dumps(body).encode())
+            cmd.send_raw("act", stale[-1])
             reply = cmd.reply("act", body["id"])
             assert reply["ok"] is False and f"s {word} this table's clock" in reply["error"], reply
+        # Signed, so spent as well, even across a restart: a clock set right later must not revive them.
+        svc.stop()
+        svc = make_service(t, **overrides)
+        for raw in stale:
+            assert "replayed command id" in _replay(cmd, "act", raw)["error"]
         # Signed without a time at all: refused by name.
         body = {"id": cmd.new_id(), "action": ROLL_ANN}
         body["auth"] = sign_command(TOKEN, t, "act", body)
