@@ -200,7 +200,7 @@ class CommandChecker:
 
     def _late(self, ts: Any) -> str | None:
         """Why the signed time ``ts`` is refused, or None when it is within the window."""
-        if isinstance(ts, bool) or not isinstance(ts, int):
+        if isinstance(ts, bool) or not isinstance(ts, int) or not 0 <= ts < 2**53:  # 2**53: exact as a float
             return ("missing or bad 'ts': a signed command carries the time it was signed, "
                     "in integer milliseconds since 1970 (see docs/topics.md)")
         off = ts / 1000 - self._clock()

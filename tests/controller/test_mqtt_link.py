@@ -309,6 +309,19 @@ def test_checker_refuses_oversized_payloads_and_still_names_their_id() -> None:
     assert refusal("act", b"{" * (MAX_COMMAND_BYTES + 1)).command_id is None
 
 
+@pytest.mark.parametrize("ts", [None, "1", 1.5, True, -1, 2**53, 10**400])
+def test_checker_refuses_a_ts_that_is_not_a_time_by_name(ts: Any) -> None:
+    fields = {} if ts is None else {"ts": ts}
+    raw = json.dumps(signed_command(TOKEN, "chk", "act", {"id": "x1", **fields})).encode()
+    if ts is None:  # signed_command fills ts in: take it out again, and sign what is left
+        from controller.security import sign_command
+
+        body = {k: v for k, v in json.loads(raw).items() if k not in ("ts", "auth")}
+        raw = json.dumps({**body, "auth": sign_command(TOKEN, "chk", "act", body)}).encode()
+    refused = refusal("act", raw)
+    assert "missing or bad 'ts'" in str(refused) and refused.command_id == "x1"
+
+
 def test_checker_refuses_a_replayed_id_from_the_journal_and_from_memory() -> None:
     assert "replayed command id 'x1'" in str(refusal("act", body(), used={"x1"}))
     c = checker()
