@@ -89,9 +89,7 @@ def test_a_taken_port_is_named_with_the_next_free_one(mosquitto: Broker, tmp_pat
             line = run.wait_line("already in use", timeout=30)
             assert f"cannot listen on port {port}: it is already in use" in line
             free = int(line.split("is free: try --port ", 1)[1].split()[0])
-            assert free > port
-            with socket.create_server(("127.0.0.1", free)):
-                pass  # it was free indeed
+            assert free > port  # the next one up that could be bound (others on this machine may take it since)
             assert "runs without the panel" in line
             assert run.terminate() == 0
         finally:
