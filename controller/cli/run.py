@@ -186,7 +186,11 @@ def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:
             write_token(path, token)
         except TokenFileError as exc:
             raise UsageError(str(exc)) from None
-    how = "new" if renew else ("kept" if table.token_kept else "made")
-    note = (f"control token: {token}  ({how}; kept in {path}, so join codes survive a restart; "
-            "--new-token makes a new one)")
+    if renew:
+        how = f"new, kept in {path}: every join code has changed, and referees log in with it"
+    elif table.token_kept:
+        how = f"kept in {path} since the first start, so join codes survive a restart; --new-token makes a new one"
+    else:
+        how = f"made now and kept in {path}, so join codes survive a restart; --new-token makes a new one"
+    note = f"control token: {token}  ({how})"
     return replace(config, table=replace(table, token=token, token_kept=True)), note

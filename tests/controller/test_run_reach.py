@@ -137,13 +137,13 @@ def test_the_generated_token_is_kept_0600_beside_the_journal_and_replaced_on_pur
             run.close()
 
     first, line = start()
-    assert str(kept) in line and "made" in line
+    assert str(kept) in line and "(made now and kept in" in line
     assert kept.stat().st_mode & 0o777 == 0o600
     assert kept.read_text().strip() == first
     again, line = start()
-    assert again == first and "kept" in line  # join codes (made from it) survive the restart
+    assert again == first and "since the first start" in line  # join codes (made from it) survive the restart
     new, line = start("--new-token")
-    assert new != first and "new" in line
+    assert new != first and "(new, kept in" in line and "every join code has changed" in line
     assert kept.read_text().strip() == new and kept.stat().st_mode & 0o777 == 0o600
     assert start()[0] == new
 
