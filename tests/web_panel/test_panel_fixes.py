@@ -195,11 +195,11 @@ def test_the_new_game_form_starts_from_the_last_game(pages: Any, served: PanelSe
     assert [fs.get_attribute("data-game") for fs in visible] == ["dogs"]
     page.fill("#ng-dogs-attack_target", "4")
     page.check("#ng-dogs-bork_own_dog")
+    shot(page, "new-game-form")
     page.click("#ng-start")
     (name, cmd), = fake.wait_command(1)
     assert name == "new_game" and cmd["game"] == "dogs" and cmd["players"] == ["Ann", "Bo", "Cy"]
     assert cmd["options"] == {"attack_target": 4, "bork_own_dog": True}  # only what was changed
-    shot(page, "new-game-form")
 
 
 # ----- one sensor picture ----------------------------------------------------------------------
