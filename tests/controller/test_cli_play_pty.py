@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 
 from controller.games import Action, Game
@@ -57,6 +58,15 @@ def check_screen(table: PtyTable, screen: Screen, secrets: Secrets) -> None:
             if word in own or word in revealed:
                 continue  # the viewer holds one too, or it is public now (played, placed, drawn face up)
             assert word not in screen.text, f"{game.players[seat]}'s secret {word!r} is on {viewer}'s screen:\n{screen.text}"
+
+
+COORDS = re.compile(r"\[-?\d+, -?\d+\]|\(-?\d+, -?\d+\)")
+
+
+def plain_words(transcript: str) -> None:
+    """No JSON, no coordinates, no seat counted from 0 on any screen."""
+    assert '{"' not in transcript and not COORDS.search(transcript), COORDS.search(transcript)
+    assert "seat 0" not in transcript and "seat None" not in transcript and "player 0" not in transcript
 
 
 def _strings(value: object) -> list[str]:
@@ -169,6 +179,8 @@ def test_terror_pass_the_device_game_shows_no_other_players_secret() -> None:
     # The skull is dropped by chance, never chosen from a menu.
     assert "The skull rattles down the Crypt's chute..." in table.transcript
     assert "knocks the Headless Ghost off" not in table.transcript
+    plain_words(table.transcript)
+    assert "anytime-breeze" not in table.transcript and "ring-" not in table.transcript
 
 
 def test_superstition_pass_the_device_game_shows_no_other_players_secret() -> None:
@@ -182,6 +194,8 @@ def test_superstition_pass_the_device_game_shows_no_other_players_secret() -> No
     assert counts["handovers"] > 10
     assert "draws the Whammy" in table.transcript and "(only you know)" in table.transcript
     assert "Place your Whammy" in table.transcript
+    plain_words(table.transcript)
+    assert "start.red" not in table.transcript and "tomb.north" not in table.transcript
 
 
 def test_dogs_pass_the_device_game_shows_no_secret() -> None:
@@ -194,3 +208,4 @@ def test_dogs_pass_the_device_game_shows_no_secret() -> None:
     assert game.is_over and table.result == 0
     assert counts["handovers"] > 10
     assert "Final scores:" in table.transcript
+    plain_words(table.transcript)
