@@ -209,8 +209,11 @@ def _option(game: Game, view: Mapping[str, Any], cards: Mapping[str, Any], seat:
 
 
 def automatic(game: Game, actions: Sequence[Action], chance: Chance) -> tuple[Action, str] | None:
-    """With no physical Crypt, chance decides where the dropped skull goes: never a menu."""
-    if not actions or any(a.kind != "skull_outcome" for a in actions):
+    """With no physical Crypt, chance decides where the dropped skull goes: never a menu.
+
+    The skull falls at once, so nothing else is offered while it is in the chute.
+    """
+    if not any(a.kind == "skull_outcome" for a in actions):
         return None
     hit = chance.happens(chance.skull_hit)
     action = next((a for a in actions if a.params.get("hit") is hit), None)

@@ -302,3 +302,15 @@ def test_play_main_runs_with_given_streams() -> None:
     out = io.StringIO()
     assert play_cli.main(args, stdin=io.StringIO("\nquit\n"), stdout=out) == 0
     assert "Ann, your choice:" in out.getvalue()
+
+
+def test_the_skull_is_decided_even_when_other_choices_are_open() -> None:
+    """Should the rules let a card be played while the skull falls, the drop still is not a menu item."""
+    game = skull_ready()
+    hit, miss = Action("skull_outcome", 0, {"hit": True}), Action("skull_outcome", 0, {"hit": False})
+    other = Action("play_card", 0, {"card": "anytime-breeze", "target": [1, 0], "to": [7, 0]})
+    chosen = textplay.automatic(game, [other, hit, miss], Chance.for_seed(3, 1.0))
+    assert chosen is not None and chosen[0] == hit
+    chosen = textplay.automatic(game, [other, hit, miss], Chance.for_seed(3, 0.0))
+    assert chosen is not None and chosen[0] == miss
+    assert textplay.automatic(game, [other], Chance.for_seed(3)) is None
