@@ -209,3 +209,42 @@ def test_dogs_pass_the_device_game_shows_no_secret() -> None:
     assert counts["handovers"] > 10
     assert "Final scores:" in table.transcript
     plain_words(table.transcript)
+
+
+def test_the_command_itself_on_a_terminal() -> None:
+    """``gravekeeper play`` as a process on a pty: the hand-over, the clear, then quit."""
+    import os
+    import select
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "play", "terror", "--seed", "4", "--players", "Ann,Bo"],
+                            stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    seen = ""
+
+    def until(text: str) -> None:
+        nonlocal seen
+        while text not in seen:
+            ready, _, _ = select.select([master], [], [], 30)
+            assert ready, f"no {text!r} on the terminal; it shows:\n{seen[-1500:]}"
+            seen += os.read(master, 65536).decode("utf-8", "replace").replace("\r\n", "\n")
+
+    try:
+        until("Ann, press Enter when only you can see the screen > ")
+        assert "Only for Ann" not in seen
+        os.write(master, b"\n")
+        until("Ann, your choice:")
+        assert "Only for Ann: your saved cards" in seen
+        os.write(master, b"1\n")
+        until("Slide the")
+        os.write(master, b"quit\n")
+        until("Leaving the game.")
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        os.close(master)
