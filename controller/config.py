@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -77,6 +78,21 @@ class RefereeConfig:
 
 
 @dataclass(frozen=True)
+class EffectsConfig:
+    enabled: bool = True
+    packs: tuple[tuple[str, str], ...] = ()  # (game, path of the owner's pack); a game not named plays its default
+
+    def pack_for(self, game: str) -> str | None:
+        return dict(self.packs).get(game)
+
+
+@dataclass(frozen=True)
+class HomeAssistantConfig:
+    discovery: bool = False
+    prefix: str = "homeassistant"
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig
     mqtt: MqttConfig
@@ -85,6 +101,8 @@ class Config:
     referee: RefereeConfig
     hardware: Any  # hardware.config.HardwareConfig
     simulate: bool
+    effects: EffectsConfig = EffectsConfig()
+    homeassistant: HomeAssistantConfig = HomeAssistantConfig()
 
 
 # ----- checks -----------------------------------------------------------------
@@ -237,10 +255,18 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         _int_range(0, 10000),
         "How long an unexpected reading may last before it is reported (sensors settle in any order).",
     ),
+    "effects.enabled": (True, _bool, "Play sound, speech, light and vibration cues on game events (docs/effects.md)."),
+    "effects.terror": (None, _opt_text, "Your own effects pack for Terror in the Graveyard; unset: the shipped one."),
+    "effects.superstition": (None, _opt_text, "Your own effects pack for Superstition; unset: the shipped one."),
+    "effects.dogs": (None, _opt_text, "Your own effects pack for the graveyard dogs; unset: the shipped one."),
+    "homeassistant.discovery": (
+        False, _bool, "Announce the table to Home Assistant by MQTT discovery (docs/home-assistant.md).",
+    ),
+    "homeassistant.prefix": ("homeassistant", _base_topic, "Home Assistant's discovery prefix."),
     "simulate": (False, _bool, "Use simulated sensors instead of GPIO and the MCU."),
 }
 
-_SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware"}
+_SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware", "effects", "homeassistant"}
 _SECRET_KEYS = {"table.token", "mqtt.password"}  # never echoed in an error: it may be printed or logged
 
 
@@ -325,6 +351,32 @@ def _hardware(section: Any) -> Any:
         raise ConfigError(message if message.startswith("hardware") else f"hardware.{message}") from None
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a real config is a few hundred bytes
+
+
+def _read_config(path: str | Path) -> bytes:
+    """The bytes of a config file: a regular file of at most ``MAX_CONFIG_BYTES``, else ConfigError.
+
+    Opened without blocking and checked on the open descriptor: a FIFO would
+    otherwise hang the start with no output, and ``/dev/zero`` would be read
+    until the memory ran out.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ConfigError(f"config: cannot read {path}: Is a directory")  # as open() words it
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"config: cannot read {path}: it is not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)  # it may have grown since the fstat
+    finally:
+        os.close(fd)
+    if info.st_size > MAX_CONFIG_BYTES or len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config: cannot read {path}: it is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    return raw
+
+
 def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> Config:
     """Read ``path`` (or only defaults), apply CLI ``overrides`` and validate everything.
 
@@ -334,14 +386,15 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
+            data = tomllib.loads(_read_config(path).decode("utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"config: file not found: {path}") from None
         except OSError as exc:
             raise ConfigError(f"config: cannot read {path}: {exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config: {path} is not valid TOML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"config: {path} is not valid TOML: it is nested too deeply") from None
         except UnicodeDecodeError as exc:
             # TOML is UTF-8 by definition; an editor that saved Latin-1 or UTF-16 lands here.
             raise ConfigError(f"config: {path} is not valid TOML: it is not UTF-8 text "
@@ -398,4 +451,10 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         ),
         hardware=_hardware(data.get("hardware", {})),
         simulate=values["simulate"],
+        effects=EffectsConfig(
+            enabled=values["effects.enabled"],
+            packs=tuple((g, os.path.expanduser(values[f"effects.{g}"])) for g in GAME_NAMES
+                        if values[f"effects.{g}"]),
+        ),
+        homeassistant=HomeAssistantConfig(values["homeassistant.discovery"], values["homeassistant.prefix"]),
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.security import seal_command, signed, unseal_reply
+from controller.security import seal_command, signed_command, unseal_reply
 
 _ids = itertools.count(1)
 
@@ -26,6 +26,10 @@ class Message:
 
     def json(self) -> Any:
         return json.loads(self.payload)
+
+    def body(self) -> Any:
+        """The payload's own fields: without the table's signature (``pub``, ``auth``)."""
+        return {k: v for k, v in self.json().items() if k not in ("pub", "auth")}
 
 
 @dataclass
@@ -99,6 +103,10 @@ class Subscriber:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].json() if msgs else None
 
+    def latest_body(self, topic: str) -> Any:
+        msgs = [m for m in self.on(topic) if m.payload]
+        return msgs[-1].body() if msgs else None
+
     def wait_latest(self, topic: str, predicate: Callable[[Any], bool], timeout: float = 10.0) -> Any:
         def ok(msgs: list[Message]) -> bool:
             last = [m for m in msgs if m.topic == topic and m.payload]
@@ -137,7 +145,7 @@ class Commander:
         body = dict(body)
         body.setdefault("id", self.new_id())
         if sign:
-            body = signed(token or self.token, body)
+            body = signed_command(token or self.token, self.table, name, body)
         self.last_raw = json.dumps(body).encode()
         self.send_raw(name, self.last_raw)
         return str(body["id"])
