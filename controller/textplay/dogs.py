@@ -228,6 +228,7 @@ def describe_event(game: Game, event: Event, viewer: int | None) -> str:
         "dog_fled": lambda: f"{who}'s dog flees",
         "haunted": lambda: f"the {d['kind']} haunts {', '.join(_seat(names, s) for s in d.get('dogs', []))}",
         "haunt_missed": lambda: f"the {d['kind']} finds no dog to haunt",
+        "haunt_refused": lambda: f"the {d.get('kind', 'spook')} cannot haunt: {d.get('reason', 'it has no room')}",
         "bat_robbed": lambda: f"the bat takes a {d.get('taken')} snack from {_seat(names, d.get('victim'))}",
         "special_skipped": lambda: f"{who} does nothing more",
         "attack_declined": lambda: f"{who} does not attack",

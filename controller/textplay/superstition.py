@@ -178,9 +178,12 @@ def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
         elif kind == "roll":
             out.append(Option(a, "Throw the dice" + (f" ({p['value']})" if "value" in p else ""), group="Throw"))
         elif kind == "end_turn":
-            out.append(Option(a, "End your turn (you cannot " + ("move)" if view["phase"] == "move" else "jump)")))
+            out.append(Option(a, "End your turn (you cannot move)" if view["phase"] == "move"
+                              else "End your turn without jumping"))
         elif kind == "jump":
             out.append(Option(a, "Jump the Wizard's Tomb"))
+        elif kind == "trade_places":
+            out.append(Option(a, "Trade places with the pawn crossing the other way"))
         elif kind == "pull_peg":
             out.append(Option(a, f"Pull peg {str(p['peg']).upper()} of {TRAP_WORDS.get(p['trap'], 'the trap')}"))
         elif kind == "place_whammy":
