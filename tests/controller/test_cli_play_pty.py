@@ -83,7 +83,8 @@ def play_through(table: PtyTable, policy: Callable[[Game, random.Random], Action
                  interrupt: Callable[[PtyTable], tuple[int, Action | None] | None] | None = None) -> dict[str, int]:
     """Play the whole game at the pty; count what happened along the way."""
     rng = random.Random(table.seed)
-    counts = {"prompts": 0, "handovers": 0, "interrupts": 0, "played_interrupts": 0}
+    counts = {"prompts": 0, "handovers": 0, "interrupts": 0, "played_interrupts": 0, "two_letter_keys": 0,
+              "second_steps": 0}
     desired: Action | None = None
     planned: tuple[int, Action | None] | None = None
     playing: Action | None = None
@@ -144,6 +145,9 @@ def play_through(table: PtyTable, policy: Callable[[Game, random.Random], Action
         assert entry is not None
         if len(entry.options) == 1:
             desired = None
+        else:
+            counts["second_steps"] += 1
+        counts["two_letter_keys"] += len(key) == 2 and key.isalpha()
         table.type(key)
 
 
@@ -193,7 +197,8 @@ def test_superstition_pass_the_device_game_shows_no_other_players_secret() -> No
     assert game.is_over and table.result == 0
     assert counts["handovers"] > 10
     assert "draws the Whammy" in table.transcript and "(only you know)" in table.transcript
-    assert "Place your Whammy" in table.transcript
+    assert "Place your Whammy" in table.transcript and "places the Whammy" in table.transcript
+    assert counts["second_steps"] > 0
     plain_words(table.transcript)
     assert "start.red" not in table.transcript and "tomb.north" not in table.transcript
 
@@ -208,6 +213,7 @@ def test_dogs_pass_the_device_game_shows_no_secret() -> None:
     assert game.is_over and table.result == 0
     assert counts["handovers"] > 10
     assert "Final scores:" in table.transcript
+    assert counts["two_letter_keys"] > 0 and counts["second_steps"] > 0  # tiles: where (aa, ab...), then which way
     plain_words(table.transcript)
 
 
