@@ -252,7 +252,7 @@ class DogsGame(Game):
                 if decider is not None else "nobody acts now"
             )
         events = handler(self, action)
-        settle(self.st, self.geo, events)
+        settle(self.st, lambda: self.geo, events)
         return events
 
     def expect(self, action: Action, *steps: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ pick uses the state's RNG.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base import Event
@@ -90,21 +91,25 @@ def start_turn(st: DogsState, seat: int, events: list[Event]) -> None:
         st.phase = "roll"
 
 
-def settle(st: DogsState, geo: Graveyard, events: list[Event]) -> None:
-    """Run dice-only steps until a player must decide, the turn ends, or the game ends."""
+def settle(st: DogsState, geo: Callable[[], Graveyard], events: list[Event]) -> None:
+    """Run dice-only steps until a player must decide, the turn ends, or the game ends.
+
+    ``geo`` returns the graveyard's geometry. It is asked for only when a step
+    needs it: right after a tile is placed the geometry is stale, and rebuilding
+    it there would cost ``apply(place_tile)`` most of its time for nothing."""
     while st.phase != "over":
         if st.phase in ("place_tile", "roll", "act") and game_should_end(st):
             finish(st, events)
             return
         if st.tasks:
             task = st.tasks[0]
-            if task["t"] == "special" and not special_has_choice(st, geo):
+            if task["t"] == "special" and not special_has_choice(st, geo()):
                 st.tasks.pop(0)
                 continue
             if task["t"] in DECISIONS:
                 return
             st.tasks.pop(0)
-            AUTO[task["t"]](st, geo, task, events)
+            AUTO[task["t"]](st, geo(), task, events)
             continue
         if st.phase == "act" and None not in st.dice_use:
             start_turn(st, (st.seat + 1) % len(st.players), events)
