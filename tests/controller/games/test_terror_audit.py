@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from controller.games import BadGameData, IllegalAction
-from controller.games.terror import Terror
 from controller.games.terror.board import DEFAULT_BOARD, load_board
 
 from .terror_fixtures import act, give, new_game, on_top, phase, pos, put, types_of
