@@ -35,6 +35,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="A,B,...",
         help="comma-separated player names in seat order (default: two seats, Player 1 and Player 2)",
     )
+    parser.add_argument(
+        "--board",
+        default=None,
+        metavar="FILE",
+        help="your own board file: a Terror or Superstition board, or the dogs tiles (docs/boards.md)",
+    )
+    parser.add_argument("--cards", default=None, metavar="FILE", help="your own Terror card mix (docs/boards.md)")
+
+
+# The new-game option that carries each game's board file.
+BOARD_OPTION = {"terror": "board", "superstition": "board", "dogs": "tiles"}
+
+
+def data_options(game: str, board: str | None, cards: str | None) -> dict[str, str]:
+    """The options naming the data files given on the command line; UsageError for one the game lacks."""
+    out: dict[str, str] = {}
+    if board is not None:
+        if game not in BOARD_OPTION:
+            raise UsageError(f"--board: the game {game!r} has no board file")
+        out[BOARD_OPTION[game]] = board
+    if cards is not None:
+        if game != "terror":
+            raise UsageError(f"--cards: only Terror in the Graveyard has a card file, not {game!r}")
+        out["cards"] = cards
+    return out
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -65,7 +90,8 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
     players = parse_players(args.players)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
-        game = cls.new(players, seed)
+        options = data_options(args.game, getattr(args, "board", None), getattr(args, "cards", None))
+        game = cls.new(players, seed, options) if options else cls.new(players, seed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -5,6 +5,6 @@ the loader of its tile file.
 """
 
 from .game import DogsGame
-from .tiles import load_tiles
+from .tiles import load_tiles, parse_tiles
 
-__all__ = ["DogsGame", "load_tiles"]
+__all__ = ["DogsGame", "load_tiles", "parse_tiles"]

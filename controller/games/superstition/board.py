@@ -113,7 +113,9 @@ def parse_board(data: Any, where: str = "board") -> Board:
     """Validate board JSON; :class:`BadGameData` names the first bad entry."""
 
     def bad(entry: str, problem: str) -> BadGameData:
-        return BadGameData(f"{where}: {entry} {problem}")
+        # The entry, as the editor names its fields: platforms['ladder'].front -> platforms.ladder.front
+        return BadGameData(f"{where}: {entry} {problem}", at={"entry": entry.replace("'", "").replace("[", ".")
+                                                                   .replace("]", "")})
 
     if not isinstance(data, Mapping):
         raise bad("the top level", "must be a JSON object")

@@ -289,8 +289,9 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
     return cached
 
 
-def _fail(where: str, msg: str) -> BadGameData:
-    return BadGameData(f"{where}: {msg}")
+def _fail(where: str, msg: str, cell: list[int] | None = None) -> BadGameData:
+    """The error, with the ``[row, col]`` it is about when there is one (the editor shows it there)."""
+    return BadGameData(f"{where}: {msg}", at={"cell": cell} if cell is not None else None)
 
 
 def _validate(data: Any, where: str, digest: str) -> Board:
@@ -318,12 +319,13 @@ def _validate(data: Any, where: str, digest: str) -> Board:
             elif ch in _LAYOUT_TYPES:
                 static.append(_LAYOUT_TYPES[ch])
             else:
-                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}")
+                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}", [r, c])
     specials: dict[str, int] = {}
     for kind in ("gate", "crypt", "entrance", "exit"):
         cells = [i for i, t in enumerate(static) if t == kind]
         if len(cells) != 1:
-            raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}")
+            raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}",
+                        [cells[1] // cols, cells[1] % cols] if len(cells) > 1 else None)
         specials[kind] = cells[0]
 
     def rc(i: int) -> list[int]:
@@ -338,10 +340,12 @@ def _validate(data: Any, where: str, digest: str) -> Board:
         ]
 
     if specials["entrance"] not in neighbours(specials["gate"]):
-        raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance")
+        raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance",
+                    rc(specials["gate"]))
     crypt_next = [n for n in neighbours(specials["crypt"]) if static[n] not in (None, "bush")]
     if crypt_next != [specials["exit"]]:
-        raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space")
+        raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space",
+                    rc(specials["crypt"]))
 
     platforms_raw = data.get("platforms")
     if not isinstance(platforms_raw, list) or len(platforms_raw) != 3:
@@ -409,7 +413,7 @@ def _validate_platform(
             raise _fail(at, f"{value!r} is not a [row, col] inside the grid")
         index = value[0] * cols + value[1]
         if index not in marks[str(number)]:
-            raise _fail(at, f"cell {value} is not marked {number} in the layout")
+            raise _fail(at, f"cell {value} is not marked {number} in the layout", list(value))
         return index
 
     track_raw = p.get("track")
@@ -417,7 +421,7 @@ def _validate_platform(
         raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells")
     track = {pos: cell(track_raw[pos], f"{where} track.{pos}") for pos in POSITIONS}
     if track["middle"] not in neighbours(track["end_a"]) or track["middle"] not in neighbours(track["end_b"]):
-        raise _fail(where + " track", "the middle position must be next to both ends")
+        raise _fail(where + " track", "the middle position must be next to both ends", track_raw["middle"])
     spaces_raw = p.get("spaces")
     if not isinstance(spaces_raw, list) or not spaces_raw:
         raise _fail(where, "spaces must be a non-empty list")
@@ -429,35 +433,41 @@ def _validate_platform(
             raise _fail(at, f"a space is an object with exactly: cell, {', '.join(POSITIONS)}")
         index = cell(s["cell"], at + ".cell")
         if index in spaces:
-            raise _fail(at, f"cell {s['cell']} is listed twice")
+            raise _fail(at, f"cell {s['cell']} is listed twice", s["cell"])
         by_pos: dict[str, str] = {}
         for pos in POSITIONS:
             value = s[pos]
             # The type check comes first: a list would make the set lookup raise TypeError.
             if not isinstance(value, str) or value not in allowed:
-                raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})")
+                raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})",
+                            s["cell"])
             is_pit_here = index == track[pos]
             if (value == "pit") != is_pit_here:
                 raise _fail(
                     f"{at}.{pos}",
                     "the tomb's own cell must show 'pit'" if is_pit_here else "only the cell under the tomb is a pit",
+                    s["cell"],
                 )
             by_pos[pos] = value
         if all(by_pos[pos] == "hand" for pos in POSITIONS):
-            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever")
+            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever", s["cell"])
         spaces[index] = by_pos
     missing = sorted(set(marks[str(number)]) - set(spaces))
     if missing:
-        raise _fail(where, f"layout cell {[missing[0] // cols, missing[0] % cols]} is marked {number} but has no space entry")
+        first = [missing[0] // cols, missing[0] % cols]
+        raise _fail(where, f"layout cell {first} is marked {number} but has no space entry", first)
     for pos, index in track.items():
         if index not in spaces:
-            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry")
+            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry", [index // cols, index % cols])
     for pos in POSITIONS:
         dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]
+        pit = [track[pos] // cols, track[pos] % cols]
         if len(dangers) != 1:
-            raise _fail(where, f"with the tomb at {pos}, exactly one {colour} Danger space must show; found {len(dangers)}")
+            raise _fail(where, f"with the tomb at {pos}, exactly one {colour} Danger space must show; found {len(dangers)}",
+                        [dangers[1] // cols, dangers[1] % cols] if dangers else pit)
         if track[pos] not in neighbours(dangers[0]):
-            raise _fail(where, f"with the tomb at {pos}, the {colour} Danger space must sit next to the pit")
+            raise _fail(where, f"with the tomb at {pos}, the {colour} Danger space must sit next to the pit",
+                        [dangers[0] // cols, dangers[0] % cols])
     return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
 
 
@@ -474,4 +484,6 @@ def _validate_configs(board: Board, where: str) -> None:
                     seen.add(n)
                     todo.append(n)
         if board.crypt not in seen:
-            raise _fail(where, f"with tombs at {board.config_tombs(cfg)} no path leads from the Gate to the Crypt")
+            # Point at the walkable cell nearest the Crypt that the Gate cannot reach: where the way is cut.
+            raise _fail(where, f"with tombs at {board.config_tombs(cfg)} no path leads from the Gate to the Crypt",
+                        board.rc(board.exit) if board.exit not in seen else board.rc(board.crypt))
