@@ -23,6 +23,7 @@ from tests.conftest import Broker
 from web_panel.boards_store import KINDS
 
 from .browser_helpers import click_action, login
+from .e2e_driver import clicks_for, step
 from .service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -151,8 +152,8 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     page.click("#edit-board g.cell[data-cell='6,0']")
     page.wait_for_function("document.getElementById('verdict').className.includes('err')")
     assert "no path leads from the Gate to the Crypt" in page.inner_text("#verdict")
-    page.wait_for_selector("#edit-board rect.error-cell")
-    assert page.inner_text(".at-error").startswith("board: with tombs at")
+    page.wait_for_selector("#edit-board rect.error-cell[data-cell='6,0']")  # the cut, where it was painted
+    assert "with the Mummy tomb at end A" in page.inner_text(".at-error")
     if DOCS_IMG.is_dir():
         page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-refused.png"))
     page.click(".palette .pick[data-value='potion']")
@@ -201,3 +202,126 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     default = get_game("terror").new(["Ann", "Bo"], game_seed(svc.token, seed))
     _to_first_move(default)
     assert tuple(cell) in _destinations(default)  # on the board that comes with the game, it was one
+
+
+def _dogs_case(token: str) -> tuple[int, int, list[int], list[int], dict[str, Any], Action]:
+    """A seed, the first tile drawn (its index in the file), its Jack-O-Lantern, and a dog square to move it to.
+
+    The default tiles use every spook token's Gravestone, so the edit moves the Jack-O-Lantern instead.
+    """
+    from controller.games.dogs import parse_tiles
+
+    base = json.loads(KINDS["dogs-tiles"].default_file.read_text())
+    cls = get_game("dogs")
+    for seed in range(100):
+        game = cls.new(["Ann", "Bo"], game_seed(token, seed))
+        place = next(a for a in game.legal_actions() if a.kind == "place_tile" and a.params["rotation"] == 0)
+        game.apply(place)
+        tile = game.public_view()["tiles"][0]
+        index = next(i for i, t in enumerate(base["tiles"]) if t["id"] == tile["id"])
+        grid0 = base["tiles"][index]["grid"]
+        jack = next([r, row.index("J")] for r, row in enumerate(grid0) if "J" in row)
+        for x, y in sorted(_dog_squares(game)):
+            r, c = y - place.params["y"], x - place.params["x"]
+            doc = copy.deepcopy(base)
+            grid = doc["tiles"][index]["grid"]
+            grid[jack[0]] = grid[jack[0]][:jack[1]] + "." + grid[jack[0]][jack[1] + 1:]
+            grid[r] = grid[r][:c] + "J" + grid[r][c + 1:]
+            try:
+                parse_tiles(doc)
+            except ValueError:
+                continue
+            return seed, index, jack, [r, c], doc, place
+    raise AssertionError("no seed found whose first tile's Jack-O-Lantern may move onto a dog square")
+
+
+def _dog_squares(game: Game) -> set[tuple[int, int]]:
+    return {(a.params["x"], a.params["y"]) for a in game.legal_actions() if a.kind == "place_dog"}
+
+
+@pytest.mark.parametrize("service", ["dogs"], indirect=True)
+def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, service: RunningService) -> None:
+    svc = service
+    seed, index, jack, square, expected, place = _dogs_case(svc.token)
+    login(page, svc.panel_url, svc.table, svc.token)
+    page.goto(f"{svc.panel_url}t/{svc.table}/boards/dogs-tiles/edit?name=default")
+    page.wait_for_selector(".tile .sq")
+    _verdict_ok(page)
+    tile = f".tile[data-tile='{index}']"
+    old = f"{tile} .sq[data-square='{jack[0]},{jack[1]}']"
+    page.click(old)  # Jack-O-Lantern -> Gravestone: a ninth Gravestone and no Jack-O-Lantern, refused at the tile
+    page.wait_for_function("document.getElementById('verdict').className.includes('err')")
+    page.wait_for_selector(f"{tile} .at-error")
+    assert "exactly one Jack-O-Lantern" in page.inner_text(f"{tile} .at-error")
+    if DOCS_IMG.is_dir():
+        page.locator(tile).screenshot(path=str(DOCS_IMG / "boards-dogs-refused.png"))
+    page.click(old)  # -> plain
+    sq = f"{tile} .sq[data-square='{square[0]},{square[1]}']"
+    page.click(sq)  # plain -> Jack-O-Lantern
+    _verdict_ok(page)
+    assert page.get_attribute(sq, "data-value") == "J"
+    assert page.evaluate(FITS) == {"wide": False, "small": 0}
+    _save(page, "Stony")
+    exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
+                             f"{svc.panel_url}api/t/{svc.table}/boards/dogs-tiles/Stony")
+    assert exported == expected
+
+    _new_game(page, svc, "dogs", "dogs-tiles", "Stony", seed)
+    offline = get_game("dogs").new(["Ann", "Bo"], game_seed(svc.token, seed), {"tiles": expected})
+    step(page, clicks_for(place), None)
+    offline.apply(place)
+    state = _wait_state(page, svc, lambda s: any(a["kind"] == "place_dog" for a in s.get("legal", [])), "a dog to place")
+    on_table = {(a["params"]["x"], a["params"]["y"]) for a in state["legal"] if a["kind"] == "place_dog"}
+    lantern = (place.params["x"] + square[1], place.params["y"] + square[0])
+    assert on_table == _dog_squares(offline)
+    assert lantern not in on_table
+    default = get_game("dogs").new(["Ann", "Bo"], game_seed(svc.token, seed))
+    default.apply(place)
+    assert lantern in _dog_squares(default)
+
+
+@pytest.mark.parametrize("service", ["superstition"], indirect=True)
+def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service: RunningService) -> None:
+    svc = service
+    login(page, svc.panel_url, svc.table, svc.token)
+    page.goto(f"{svc.panel_url}t/{svc.table}/boards/superstition-board/edit?name=default")
+    page.wait_for_selector("#sup-brick")
+    _verdict_ok(page)
+    # A way onto the Ladder from a space the path no longer has: refused beside that field.
+    page.fill("#sup-ladder_in", "40")
+    page.dispatch_event("#sup-ladder_in", "change")
+    page.wait_for_function("document.getElementById('verdict').className.includes('err')")
+    assert "not a space id" in page.inner_text("#sup-ladder_in >> xpath=.. >> xpath=following-sibling::p[1]")
+    if DOCS_IMG.is_dir():
+        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-superstition-refused.png"))
+    page.fill("#sup-ladder_in", "10")
+    page.dispatch_event("#sup-ladder_in", "change")
+    _verdict_ok(page)
+    page.fill("#sup-brick", "28")
+    page.dispatch_event("#sup-brick", "change")
+    _verdict_ok(page)
+    assert page.evaluate(FITS) == {"wide": False, "small": 0}
+    _save(page, "Short path")
+    doc = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
+                        f"{svc.panel_url}api/t/{svc.table}/boards/superstition-board/Short path")
+    assert len(doc["brick_path"]) == 28 and doc["platforms"]["ladder"]["brick_entrance"] == "b9"
+
+    seed = 3
+    _new_game(page, svc, "superstition", "superstition-board", "Short path", seed)
+    page.goto(f"{svc.panel_url}t/{svc.table}")
+    page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game === 'superstition'")
+    table_options = {"challenge": "sensors", "outcome_window_ms": 300}  # the table's referee config adds these
+    offline = get_game("superstition").new(["Ann", "Bo"], game_seed(svc.token, seed), {"board": doc, **table_options})
+    default = get_game("superstition").new(["Ann", "Bo"], game_seed(svc.token, seed), table_options)
+    assert len(page.evaluate("window.gkLive.state.view.board.brick_path")) == 28
+    for _ in range(8):  # the opening rolls, then moves round the 28 spaces: the page shows the engine's view
+        legal = offline.legal_actions()
+        action = legal[0]
+        offline.apply(action)
+        try:
+            step(page, clicks_for(action), offline.public_view())
+        except AssertionError:
+            shown = page.evaluate("window.gkLive.state.view")
+            want = offline.public_view()
+            raise AssertionError({k: (shown.get(k), want.get(k)) for k in want if shown.get(k) != want.get(k)})
+    assert offline.public_view() != default.public_view()

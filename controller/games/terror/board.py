@@ -484,6 +484,37 @@ def _validate_configs(board: Board, where: str) -> None:
                     seen.add(n)
                     todo.append(n)
         if board.crypt not in seen:
-            # Point at the walkable cell nearest the Crypt that the Gate cannot reach: where the way is cut.
-            raise _fail(where, f"with tombs at {board.config_tombs(cfg)} no path leads from the Gate to the Crypt",
-                        board.rc(board.exit) if board.exit not in seen else board.rc(board.crypt))
+            tombs = board.config_tombs(cfg)
+            words = ", ".join(f"the {t.title()} tomb at {_POSITION_WORDS[tombs[t]]}" for t in TOMBS)
+            raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
+                        board.rc(_cut(board, cfg, seen)))
+
+
+_POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
+
+
+def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:
+    """Where the way from the Gate to the Crypt is cut: a blocked cell touching both sides, else the Exit.
+
+    The side of the Crypt is every space that reaches the Exit without the Gate's side; a bush or pit
+    with a neighbour on each side is what the owner most likely just painted.
+    """
+    types = board.types(cfg)
+    adj = board.adjacency(cfg)
+    crypt_side = {board.exit}
+    todo = [board.exit]
+    while todo:
+        here = todo.pop()
+        for n in adj[here]:
+            if n not in crypt_side and n not in from_gate:
+                crypt_side.add(n)
+                todo.append(n)
+    for index, kind in enumerate(types):
+        if kind not in _BLOCKING:
+            continue
+        r, c = divmod(index, board.cols)
+        near = {rr * board.cols + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < board.rows and 0 <= cc < board.cols}
+        if near & from_gate and near & crypt_side:
+            return index
+    return board.exit

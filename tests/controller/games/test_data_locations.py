@@ -48,7 +48,8 @@ def _layout(d: dict[str, Any], r: int, c: int, ch: str) -> None:
         (lambda d: _layout(d, 0, 0, "?"), r"unknown character '\?'", [0, 0]),
         (lambda d: _layout(d, 0, 1, "X"), r"exactly one exit cell, found 2", [0, 7]),
         # the Exit walled in by bushes: no way from the Gate to the Crypt
-        (lambda d: (_layout(d, 0, 6, "#"), _layout(d, 1, 7, "#")), r"no path leads from the Gate to the Crypt", [0, 7]),
+        # (the bushes painted last, between the Gate's side and the Exit, are pointed at)
+        (lambda d: (_layout(d, 0, 6, "#"), _layout(d, 1, 7, "#")), r"no path leads from the Gate to the Crypt", [0, 6]),
     ],
 )
 def test_terror_board_errors_point_at_the_cell(change: Any, message: str, cell: list[int]) -> None:
@@ -114,3 +115,10 @@ def test_a_card_mix_bigger_than_the_box_is_refused() -> None:
     assert caught.value.at == {"entry": "cards[36]"}
     data["cards"] = data["cards"][:30]  # fewer is a mix the owner chose
     assert len(load_deck(data)) == 30
+
+
+def test_superstition_seat_colours_do_not_follow_the_files_key_order() -> None:
+    """A board sent in a new game's options is signed with sorted keys: the seats' colours must not change."""
+    sorted_keys = json.loads(json.dumps(SUP, sort_keys=True))
+    assert list(sorted_keys["start_circles"]) != list(SUP["start_circles"])
+    assert parse_board(sorted_keys).colours == parse_board(SUP).colours == ["red", "blue", "green", "yellow"]
