@@ -325,3 +325,66 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
             want = offline.public_view()
             raise AssertionError({k: (shown.get(k), want.get(k)) for k in want if shown.get(k) != want.get(k)})
     assert offline.public_view() != default.public_view()
+
+
+@pytest.mark.parametrize("service", ["terror"], indirect=True)
+def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: RunningService, tmp_path: Path) -> None:
+    svc = service
+    login(page, svc.panel_url, svc.table, svc.token)
+    page.goto(f"{svc.panel_url}t/{svc.table}/boards/terror-cards/edit?name=default")
+    page.wait_for_selector(".cards-mix input")
+    _verdict_ok(page)
+    first = page.locator(".cards-mix input").first
+    card = first.get_attribute("data-card")
+    count = int(first.input_value())
+    first.fill("0")
+    first.dispatch_event("change")
+    page.wait_for_function(f"document.getElementById('deck-total').textContent.includes('{36 - count} of 36')")
+    _verdict_ok(page)
+    if DOCS_IMG.is_dir():
+        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-cards.png"))
+    _save(page, "Fewer monsters")
+    exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).text()",
+                             f"{svc.panel_url}api/t/{svc.table}/boards/terror-cards/Fewer monsters?download=1")
+    assert len(json.loads(exported)["cards"]) == 36 - count
+    assert all(c["id"] != card for c in json.loads(exported)["cards"])
+
+    # Import: the exported file comes back the same; a bad one is refused with its entry named, nothing saved.
+    shared = tmp_path / "shared.json"
+    shared.write_text(exported)
+    page.goto(f"{svc.panel_url}t/{svc.table}/boards")
+    form = "form.import[data-kind='terror-cards']"
+    page.set_input_files(f"{form} input[type=file]", str(shared))
+    page.fill(f"{form} input[name=name]", "From a friend")
+    page.click(f"{form} button")
+    page.wait_for_function(f"document.querySelector(\"{form} .reply\").className.includes('ok')")
+    again = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).text()",
+                          f"{svc.panel_url}api/t/{svc.table}/boards/terror-cards/From a friend")
+    assert json.loads(again) == json.loads(exported)
+    page.wait_for_selector("#kind-terror-cards a.saved[data-name='From a friend']")
+    bad = json.loads(exported)
+    bad["cards"][3]["effect"] = "explode"
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    page.set_input_files(f"{form} input[type=file]", str(tmp_path / "bad.json"))
+    page.fill(f"{form} input[name=name]", "Broken")
+    page.click(f"{form} button")
+    page.wait_for_function(f"document.querySelector(\"{form} .reply\").className.includes('err')")
+    assert "cards[3]" in page.inner_text(f"{form} .reply") and "effect 'explode'" in page.inner_text(f"{form} .reply")
+    names = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
+                          f"{svc.panel_url}api/t/{svc.table}/boards")["kinds"]["terror-cards"]["names"]
+    assert names == ["Fewer monsters", "From a friend"]
+
+    # The saved mix is a new game's deck.
+    _new_game(page, svc, "terror", "terror-cards", "Fewer monsters", 1)
+    state = _snapshot(page, svc)["state"]
+    assert state["view"]["draw_count"] == 36 - count
+
+    # Every editor page, and the list, fit a phone: no sideways scroll, 44 px targets.
+    for width in (360, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        for path in ("boards", "boards/terror-board/edit", "boards/terror-cards/edit",
+                     "boards/superstition-board/edit", "boards/dogs-tiles/edit"):
+            page.goto(f"{svc.panel_url}t/{svc.table}/{path}")
+            if path != "boards":
+                _verdict_ok(page)
+            assert page.evaluate(FITS) == {"wide": False, "small": 0}, (width, path)
