@@ -23,13 +23,15 @@ from tests.conftest import Broker
 from web_panel.boards_store import KINDS
 
 from .browser_helpers import click_action, login
+from .conftest import ARTIFACTS
 from .e2e_driver import clicks_for, step
 from .service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TABLET = {"width": 768, "height": 1024}
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+# Pictures of the editor land with the other test artifacts; docs/img holds copies for docs/boards.md.
+DOCS_IMG = ARTIFACTS
 
 FITS = """() => {
   const wide = document.documentElement.scrollWidth > document.documentElement.clientWidth + 1;
@@ -154,8 +156,7 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     assert "no path leads from the Gate to the Crypt" in page.inner_text("#verdict")
     page.wait_for_selector("#edit-board rect.error-cell[data-cell='6,0']")  # the cut, where it was painted
     assert "with the Mummy tomb at end A" in page.inner_text(".at-error")
-    if DOCS_IMG.is_dir():
-        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-refused.png"))
+    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-refused.png"))
     page.click(".palette .pick[data-value='potion']")
     page.click("#edit-board g.cell[data-cell='6,0']")  # back as it was: a Magic Potion
     _verdict_ok(page)
@@ -176,8 +177,7 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     assert page.get_attribute(f"#edit-board g.cell[data-cell='{cell[0]},{cell[1]}']", "data-type") == "bush"
     fits = page.evaluate(FITS)
     assert fits == {"wide": False, "small": 0}
-    if DOCS_IMG.is_dir():
-        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-editor.png"))
+    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-editor.png"))
     _save(page, "Bushy")
     exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
                              f"{svc.panel_url}api/t/{svc.table}/boards/terror-board/Bushy")
@@ -253,8 +253,7 @@ def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, servic
     page.wait_for_function("document.getElementById('verdict').className.includes('err')")
     page.wait_for_selector(f"{tile} .at-error")
     assert "exactly one Jack-O-Lantern" in page.inner_text(f"{tile} .at-error")
-    if DOCS_IMG.is_dir():
-        page.locator(tile).screenshot(path=str(DOCS_IMG / "boards-dogs-refused.png"))
+    page.locator(tile).screenshot(path=str(DOCS_IMG / "boards-dogs-refused.png"))
     page.click(old)  # -> plain
     sq = f"{tile} .sq[data-square='{square[0]},{square[1]}']"
     page.click(sq)  # plain -> Jack-O-Lantern
@@ -292,8 +291,7 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
     page.dispatch_event("#sup-ladder_in", "change")
     page.wait_for_function("document.getElementById('verdict').className.includes('err')")
     assert "not a space id" in page.inner_text("#sup-ladder_in >> xpath=.. >> xpath=following-sibling::p[1]")
-    if DOCS_IMG.is_dir():
-        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-superstition-refused.png"))
+    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-superstition-refused.png"))
     page.fill("#sup-ladder_in", "10")
     page.dispatch_event("#sup-ladder_in", "change")
     _verdict_ok(page)
@@ -341,8 +339,7 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     first.dispatch_event("change")
     page.wait_for_function(f"document.getElementById('deck-total').textContent.includes('{36 - count} of 36')")
     _verdict_ok(page)
-    if DOCS_IMG.is_dir():
-        page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-cards.png"))
+    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-cards.png"))
     _save(page, "Fewer monsters")
     exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).text()",
                              f"{svc.panel_url}api/t/{svc.table}/boards/terror-cards/Fewer monsters?download=1")
