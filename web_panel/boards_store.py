@@ -24,8 +24,12 @@ from typing import Any
 
 from controller.games import BadGameData
 from controller.games.dogs import parse_tiles
+from controller.games.dogs.tiles import DEFAULT_TILES_PATH
 from controller.games.superstition import parse_board
+from controller.games.superstition.board import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
 from controller.games.terror import load_board, load_deck
+from controller.games.terror.board import DEFAULT_BOARD as TERROR_BOARD
+from controller.games.terror.cards import DEFAULT_CARDS as TERROR_CARDS
 
 MAX_DOCUMENT_BYTES = 48 * 1024  # the default deck, the largest file, is about 12 KiB
 # Letters, digits, spaces and - _ . : safe as a file name everywhere, and never a path.
@@ -44,13 +48,11 @@ class Kind:
     default_file: Path
 
 
-_GAMES = Path(__file__).resolve().parents[1] / "controller" / "games"
 KINDS: dict[str, Kind] = {k.key: k for k in (
-    Kind("terror-board", "terror", "board", "Terror in the Graveyard board", _GAMES / "terror/data/board.json"),
-    Kind("terror-cards", "terror", "cards", "Terror in the Graveyard card mix", _GAMES / "terror/data/cards.json"),
-    Kind("superstition-board", "superstition", "board", "Superstition board",
-         _GAMES / "superstition/data/board.json"),
-    Kind("dogs-tiles", "dogs", "tiles", "Graveyard dogs tiles", _GAMES / "dogs/data/tiles.json"),
+    Kind("terror-board", "terror", "board", "Terror in the Graveyard board", TERROR_BOARD),
+    Kind("terror-cards", "terror", "cards", "Terror in the Graveyard card mix", TERROR_CARDS),
+    Kind("superstition-board", "superstition", "board", "Superstition board", SUPERSTITION_BOARD),
+    Kind("dogs-tiles", "dogs", "tiles", "Graveyard dogs tiles", DEFAULT_TILES_PATH),
 )}
 
 
