@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.games import BadGameData
-from controller.games.dogs import parse_tiles
-from controller.games.dogs.tiles import DEFAULT_TILES_PATH
+from controller.games.dogs import DEFAULT_TILES_PATH, parse_tiles
+from controller.games.superstition import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
 from controller.games.superstition import parse_board
-from controller.games.superstition.board import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
+from controller.games.terror import DEFAULT_BOARD as TERROR_BOARD
+from controller.games.terror import DEFAULT_CARDS as TERROR_CARDS
 from controller.games.terror import load_board, load_deck
-from controller.games.terror.board import DEFAULT_BOARD as TERROR_BOARD
-from controller.games.terror.cards import DEFAULT_CARDS as TERROR_CARDS
 
 MAX_DOCUMENT_BYTES = 48 * 1024  # the default deck, the largest file, is about 12 KiB
 # Letters, digits, spaces and - _ . : safe as a file name everywhere, and never a path.
