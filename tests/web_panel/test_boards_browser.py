@@ -167,9 +167,25 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     page.click("#edit-board g.cell[data-cell='7,3']")
     page.wait_for_selector("#edit-board rect.error-cell[data-cell='7,3']")
     assert "only the cell under the tomb is a pit" in page.inner_text(".at-error")
+    # A Danger space painted with the Mummy tomb in the middle is the second one there: the editor
+    # shows the board with the Mummy in the middle, where the problem is.
     page.click(".palette .pick[data-value='arrow-red']")
     page.click("#edit-board g.cell[data-cell='7,3']")  # as it was
     _verdict_ok(page)
+    page.select_option("select[data-tomb='mummy']", "middle")
+    page.click(".palette .pick[data-value='danger']")
+    page.click("#edit-board g.cell[data-cell='5,1']")
+    page.wait_for_selector("#edit-board rect.error-cell[data-cell='5,1']")
+    assert "with the tomb at middle, exactly one red Danger space" in page.inner_text(".at-error")
+    page.select_option("select[data-tomb='mummy']", "end_a")  # look elsewhere; the next check brings it back
+    page.click(".palette .pick[data-value='potion']")
+    page.click("#edit-board g.cell[data-cell='5,3']")  # end_a: potion, as it was; middle still has two Dangers
+    page.wait_for_function("document.querySelector(\"select[data-tomb='mummy']\").value === 'middle'")
+    page.wait_for_selector("#edit-board rect.error-cell[data-cell='5,1']")
+    page.click(".palette .pick[data-value='potion']")
+    page.click("#edit-board g.cell[data-cell='5,1']")  # middle: potion, as it was
+    _verdict_ok(page)
+    page.select_option("select[data-tomb='mummy']", "end_a")
 
     page.click(".palette .pick[data-value='bush']")
     page.click(f"#edit-board g.cell[data-cell='{cell[0]},{cell[1]}']")

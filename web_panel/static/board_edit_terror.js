@@ -127,6 +127,12 @@
     return {
       mark(at, message) {
         mark = at && at.cell ? at : null;
+        // A platform space is wrong at one position of its tomb: show the board with the tombs there.
+        for (const [tomb, pos] of Object.entries((mark && mark.tombs) || {})) {
+          tombs[tomb] = pos;
+          const sel = stops.querySelector('select[data-tomb="' + tomb + '"]');
+          if (sel) sel.value = pos;
+        }
         draw();
         E.note(mark ? svg : null, message);
       },

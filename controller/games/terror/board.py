@@ -289,9 +289,16 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
     return cached
 
 
-def _fail(where: str, msg: str, cell: list[int] | None = None) -> BadGameData:
-    """The error, with the ``[row, col]`` it is about when there is one (the editor shows it there)."""
-    return BadGameData(f"{where}: {msg}", at={"cell": cell} if cell is not None else None)
+def _fail(where: str, msg: str, cell: list[int] | None = None, tombs: Mapping[str, str] | None = None) -> BadGameData:
+    """The error, with the ``[row, col]`` it is about when there is one (the editor shows it there).
+
+    ``tombs`` (tomb -> position) says where the tombs must stand to see the problem: a platform
+    space is wrong at one position of its tomb only.
+    """
+    at: dict[str, Any] | None = {"cell": cell} if cell is not None else None
+    if at is not None and tombs:
+        at["tombs"] = dict(tombs)
+    return BadGameData(f"{where}: {msg}", at=at)
 
 
 def _validate(data: Any, where: str, digest: str) -> Board:
@@ -440,13 +447,13 @@ def _validate_platform(
             # The type check comes first: a list would make the set lookup raise TypeError.
             if not isinstance(value, str) or value not in allowed:
                 raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})",
-                            s["cell"])
+                            s["cell"], {tomb: pos})
             is_pit_here = index == track[pos]
             if (value == "pit") != is_pit_here:
                 raise _fail(
                     f"{at}.{pos}",
                     "the tomb's own cell must show 'pit'" if is_pit_here else "only the cell under the tomb is a pit",
-                    s["cell"],
+                    s["cell"], {tomb: pos},
                 )
             by_pos[pos] = value
         if all(by_pos[pos] == "hand" for pos in POSITIONS):
@@ -464,10 +471,10 @@ def _validate_platform(
         pit = [track[pos] // cols, track[pos] % cols]
         if len(dangers) != 1:
             raise _fail(where, f"with the tomb at {pos}, exactly one {colour} Danger space must show; found {len(dangers)}",
-                        [dangers[1] // cols, dangers[1] % cols] if dangers else pit)
+                        [dangers[1] // cols, dangers[1] % cols] if dangers else pit, {tomb: pos})
         if track[pos] not in neighbours(dangers[0]):
             raise _fail(where, f"with the tomb at {pos}, the {colour} Danger space must sit next to the pit",
-                        [dangers[0] // cols, dangers[0] % cols])
+                        [dangers[0] // cols, dangers[0] % cols], {tomb: pos})
     return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
 
 
@@ -487,7 +494,7 @@ def _validate_configs(board: Board, where: str) -> None:
             tombs = board.config_tombs(cfg)
             words = ", ".join(f"the {t.title()} tomb at {_POSITION_WORDS[tombs[t]]}" for t in TOMBS)
             raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
-                        board.rc(_cut(board, cfg, seen)))
+                        board.rc(_cut(board, cfg, seen)), tombs)
 
 
 _POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}

@@ -33,31 +33,38 @@ def _layout(d: dict[str, Any], r: int, c: int, ch: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "change, message, cell",
+    "change, message, at",
     [
-        # a cell that becomes a pit where its tomb does not stand
-        (lambda d: _space(d, 1, [6, 4]).__setitem__("end_a", "pit"), r"only the cell under the tomb is a pit", [6, 4]),
+        # a cell that becomes a pit where its tomb does not stand (seen with the Mummy at end A)
+        (lambda d: _space(d, 1, [6, 4]).__setitem__("end_a", "pit"), r"only the cell under the tomb is a pit",
+         {"cell": [6, 4], "tombs": {"mummy": "end_a"}}),
         # the tomb's own cell showing something else than the pit
-        (lambda d: _space(d, 2, [4, 5]).__setitem__("middle", "grass"), r"the tomb's own cell must show 'pit'", [4, 5]),
+        (lambda d: _space(d, 2, [4, 5]).__setitem__("middle", "grass"), r"the tomb's own cell must show 'pit'",
+         {"cell": [4, 5], "tombs": {"monster": "middle"}}),
         # a second Danger space on one platform: the second one is pointed at
-        (lambda d: _space(d, 1, [7, 3]).__setitem__("end_a", "danger-red"), r"exactly one red Danger space", [7, 3]),
+        (lambda d: _space(d, 1, [7, 3]).__setitem__("end_a", "danger-red"), r"exactly one red Danger space",
+         {"cell": [7, 3], "tombs": {"mummy": "end_a"}}),
         # the only Danger space gone: the pit it should sit next to is pointed at
-        (lambda d: _space(d, 1, [6, 3]).__setitem__("end_a", "grass"), r"exactly one red Danger space.*found 0", [6, 2]),
-        (lambda d: _space(d, 3, [1, 3]).__setitem__("middle", "bush"), r"'bush' is not a space type here", [1, 3]),
-        (lambda d: _space(d, 1, [5, 1]).update(end_a="hand", middle="hand", end_b="hand"), r"paralyse a pawn", [5, 1]),
-        (lambda d: _layout(d, 0, 0, "?"), r"unknown character '\?'", [0, 0]),
-        (lambda d: _layout(d, 0, 1, "X"), r"exactly one exit cell, found 2", [0, 7]),
-        # the Exit walled in by bushes: no way from the Gate to the Crypt
-        # (the bushes painted last, between the Gate's side and the Exit, are pointed at)
-        (lambda d: (_layout(d, 0, 6, "#"), _layout(d, 1, 7, "#")), r"no path leads from the Gate to the Crypt", [0, 6]),
+        (lambda d: _space(d, 1, [6, 3]).__setitem__("end_a", "grass"), r"exactly one red Danger space.*found 0",
+         {"cell": [6, 2], "tombs": {"mummy": "end_a"}}),
+        (lambda d: _space(d, 3, [1, 3]).__setitem__("middle", "bush"), r"'bush' is not a space type here",
+         {"cell": [1, 3], "tombs": {"wolf": "middle"}}),
+        (lambda d: _space(d, 1, [5, 1]).update(end_a="hand", middle="hand", end_b="hand"), r"paralyse a pawn",
+         {"cell": [5, 1]}),
+        (lambda d: _layout(d, 0, 0, "?"), r"unknown character '\?'", {"cell": [0, 0]}),
+        (lambda d: _layout(d, 0, 1, "X"), r"exactly one exit cell, found 2", {"cell": [0, 7]}),
+        # the bushes painted last, between the Gate's side and the Exit, are pointed at, with the
+        # first position of the tombs that shows the cut
+        (lambda d: (_layout(d, 0, 6, "#"), _layout(d, 1, 7, "#")), r"no path leads from the Gate to the Crypt",
+         {"cell": [0, 6], "tombs": {"mummy": "end_a", "monster": "end_a", "wolf": "end_a"}}),
     ],
 )
-def test_terror_board_errors_point_at_the_cell(change: Any, message: str, cell: list[int]) -> None:
+def test_terror_board_errors_point_at_the_cell(change: Any, message: str, at: dict[str, Any]) -> None:
     data = copy.deepcopy(TERROR)
     change(data)
     with pytest.raises(BadGameData, match=message) as caught:
         load_board(data)
-    assert caught.value.at == {"cell": cell}
+    assert caught.value.at == at
 
 
 def test_a_whole_file_error_points_nowhere() -> None:
