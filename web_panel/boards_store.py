@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,11 +136,18 @@ class BoardStore:
         """The stored file's bytes (the default board's for ``default``)."""
         path = kind.default_file if name == DEFAULT_NAME else self._path(kind, name)
         try:
-            data = path.read_bytes()
+            info = path.stat()
+            # Only a regular file of a sane size: someone may have put a FIFO or a huge file there by hand.
+            if not stat.S_ISREG(info.st_mode):
+                raise BoardError(f"the {kind.title} {name!r} is not a regular file")
+            with open(path, "rb") as f:
+                data = f.read(MAX_DOCUMENT_BYTES + 1)
         except FileNotFoundError:
             raise BoardError(f"there is no saved {kind.title} called {name!r}") from None
         except OSError as exc:
             raise BoardError(f"the {kind.title} {name!r} cannot be read: {exc.strerror}") from None
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise BoardError(f"the {kind.title} {name!r} is larger than {MAX_DOCUMENT_BYTES // 1024} KiB")
         return data
 
     def load(self, kind: Kind, name: str) -> Any:

@@ -148,3 +148,20 @@ def test_without_a_boards_dir_nothing_is_saved(mosquitto: Broker, token: str, fa
         assert page.status_code == 200 and b'data-can-save="no"' in page.data
     finally:
         view.close()
+
+
+def test_a_file_put_there_by_hand_is_read_only_if_sane(client: FlaskClient, table_id: str, token: str,
+                                                       boards: Path) -> None:
+    import os
+
+    login(client, table_id, token)
+    folder = boards / "terror-board"
+    folder.mkdir(parents=True)
+    (folder / "huge.json").write_bytes(b" " * (64 * 1024))
+    os.mkfifo(folder / "pipe.json")  # reading it would block the panel for good
+    r = client.get(f"/api/t/{table_id}/boards/terror-board/huge")
+    assert r.status_code == 404 and "larger than 48 KiB" in r.get_json()["error"]
+    r = client.get(f"/api/t/{table_id}/boards/terror-board/pipe")
+    assert r.status_code == 404 and "not a regular file" in r.get_json()["error"]
+    r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=pipe")
+    assert r.status_code == 422 and "not a regular file" in r.get_json()["error"]
