@@ -5,7 +5,8 @@
   const E = window.GKEditors;
   const NEXT = { ".": "J", J: "G", G: "." };
   const WORDS = { ".": "plain square", J: "Jack-O-Lantern", G: "Gravestone" };
-  const LABEL = { ".": "", J: "🎃", G: "✝" };
+  // Letters, not pictures: every font has them; the colour and the spoken label say the rest.
+  const LABEL = { ".": "", J: "J", G: "G" };
 
   E["dogs-tiles"] = function (root, doc, changed) {
     const help = document.createElement("p");
