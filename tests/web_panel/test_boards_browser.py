@@ -35,7 +35,8 @@ DOCS_IMG = ARTIFACTS
 
 FITS = """() => {
   const wide = document.documentElement.scrollWidth > document.documentElement.clientWidth + 1;
-  const small = [...document.querySelectorAll('.editor button, .editor a.big, .editor select, .editor input')]
+  const small = [...document.querySelectorAll('.editor button, .editor a.big, .editor select, .editor input, ' +
+                                              '#back-to-boards, #back-to-table')]
     .filter(e => e.offsetParent !== null)
     .map(e => e.getBoundingClientRect())
     .filter(r => r.width < 43.5 || r.height < 43.5).length;
