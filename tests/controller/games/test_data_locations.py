@@ -41,12 +41,13 @@ def _layout(d: dict[str, Any], r: int, c: int, ch: str) -> None:
         # the tomb's own cell showing something else than the pit
         (lambda d: _space(d, 2, [4, 5]).__setitem__("middle", "grass"), r"the tomb's own cell must show 'pit'",
          {"cell": [4, 5], "tombs": {"monster": "middle"}}),
-        # a second Danger space on one platform: the second one is pointed at
-        (lambda d: _space(d, 1, [7, 3]).__setitem__("end_a", "danger-red"), r"exactly one red Danger space",
-         {"cell": [7, 3], "tombs": {"mummy": "end_a"}}),
-        # the only Danger space gone: the pit it should sit next to is pointed at
-        (lambda d: _space(d, 1, [6, 3]).__setitem__("end_a", "grass"), r"exactly one red Danger space.*found 0",
-         {"cell": [6, 2], "tombs": {"mummy": "end_a"}}),
+        # a Danger space away from the pit
+        (lambda d: _space(d, 1, [7, 3]).__setitem__("end_a", "danger-red"),
+         r"the red Danger space \[7, 3\] must sit next to the pit", {"cell": [7, 3], "tombs": {"mummy": "end_a"}}),
+        # a cell that becomes the pit with one slide of the tomb, but is not a Danger space before it
+        (lambda d: _space(d, 1, [6, 3]).__setitem__("end_a", "grass"),
+         r"cell \[6, 3\] shows 'grass' with the tomb at end_a, but becomes the pit",
+         {"cell": [6, 3], "tombs": {"mummy": "end_a"}}),
         (lambda d: _space(d, 3, [1, 3]).__setitem__("middle", "bush"), r"'bush' is not a space type here",
          {"cell": [1, 3], "tombs": {"wolf": "middle"}}),
         (lambda d: _space(d, 1, [5, 1]).update(end_a="hand", middle="hand", end_b="hand"), r"paralyse a pawn",
