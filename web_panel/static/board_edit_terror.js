@@ -86,6 +86,8 @@
         const x = Number(t.getAttribute("x"));
         if (x >= 600) t.remove();
       }
+      const cell = Math.floor(560 / Math.max(doc.layout.length, doc.layout[0].length));
+      svg.setAttribute("viewBox", "0 0 " + (40 + doc.layout[0].length * cell) + " " + (40 + doc.layout.length * cell));
       for (const g of svg.querySelectorAll("g.cell")) {
         g.classList.add("clickable");
         const [r, c] = g.dataset.cell.split(",").map(Number);
