@@ -174,6 +174,13 @@ class BoardStore:
             raise
         return path
 
+    def delete(self, kind: Kind, name: str) -> None:
+        """Remove a saved file; a game that started on it keeps its copy (in its journal)."""
+        try:
+            self._path(kind, name).unlink()
+        except FileNotFoundError:
+            raise BoardError(f"there is no saved {kind.title} called {name!r}") from None
+
     def new_game_options(self, game: str, choices: dict[str, str]) -> dict[str, Any]:
         """The options of a new game on the chosen files: option name -> the document itself."""
         out: dict[str, Any] = {}

@@ -165,3 +165,16 @@ def test_a_file_put_there_by_hand_is_read_only_if_sane(client: FlaskClient, tabl
     assert r.status_code == 404 and "not a regular file" in r.get_json()["error"]
     r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=pipe")
     assert r.status_code == 422 and "not a regular file" in r.get_json()["error"]
+
+
+def test_delete_removes_only_that_file(client: FlaskClient, table_id: str, token: str, boards: Path) -> None:
+    csrf = login(client, table_id, token)
+    for name in ("one", "two"):
+        assert _post(client, f"/api/t/{table_id}/boards/terror-board/{name}", csrf, _bushed()).status_code == 200
+    assert client.post(f"/api/t/{table_id}/boards/terror-board/one/delete").status_code == 403  # no CSRF token
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/one/delete", csrf, {}).get_json() == {"ok": True}
+    assert sorted(p.name for p in (boards / "terror-board").iterdir()) == ["two.json"]
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/one/delete", csrf, {})
+    assert r.status_code == 404 and "no saved" in r.get_json()["error"]
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/default/delete", csrf, {})
+    assert r.status_code == 404 and "kept for the board that comes with the game" in r.get_json()["error"]

@@ -37,6 +37,14 @@
     });
   }
 
+  for (const b of document.querySelectorAll("button.delete")) {
+    b.addEventListener("click", async () => {
+      if (!window.confirm("Delete " + b.dataset.name + "? A game already started on it keeps its board.")) return;
+      const r = await post(apiUrl(b.dataset.kind, b.dataset.name) + "/delete", "{}");
+      if (r.ok) location.reload(); else window.alert("Not deleted: " + r.error);
+    });
+  }
+
   if (body.dataset.page !== "board-edit") return;
 
   // ----- the editor page ----------------------------------------------------------------------------

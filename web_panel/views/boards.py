@@ -117,6 +117,21 @@ def save(table: str, key: str, name: str) -> Any:
     return jsonify({"ok": True, "name": name})
 
 
+@bp.post("/api/t/<table>/boards/<key>/<name>/delete")
+def delete(table: str, key: str, name: str) -> Any:
+    _allowed(table)
+    check_csrf()
+    kind = _kind(key)
+    store = _store()
+    if store is None:
+        abort(409, description="this panel has no boards directory (see boards_dir in docs/boards.md)")
+    try:
+        store.delete(kind, name)
+    except BoardError as exc:
+        return _refusal(exc, 404)
+    return jsonify({"ok": True})
+
+
 @bp.get("/api/t/<table>/boards/options/<game>")
 def new_game_options(table: str, game: str) -> Any:
     """The new-game options for the files chosen in the new-game form (``?terror-board=NAME``...)."""
