@@ -118,15 +118,20 @@ def validate(kind: Kind, doc: Any) -> None:
 
 
 class BoardStore:
-    """The named files of one boards directory."""
+    """The named files of one boards directory; with none (``root`` None), only the defaults."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | None) -> None:
+        self.root = Path(root) if root is not None else None
 
     def _path(self, kind: Kind, name: str) -> Path:
-        return self.root / kind.key / f"{check_name(name)}.json"
+        check_name(name)
+        if self.root is None:
+            raise BoardError(f"there is no saved {kind.title} called {name!r}: this panel has no boards directory")
+        return self.root / kind.key / f"{name}.json"
 
     def names(self, kind: Kind) -> list[str]:
+        if self.root is None:
+            return []
         folder = self.root / kind.key
         if not folder.is_dir():
             return []

@@ -146,6 +146,11 @@ def test_without_a_boards_dir_nothing_is_saved(mosquitto: Broker, token: str, fa
         assert r.status_code == 409 and "boards directory" in r.get_json()["error"]
         page = client.get(f"/t/{fake.table}/boards/terror-board/edit")
         assert page.status_code == 200 and b'data-can-save="no"' in page.data
+        # The defaults are still there to start from and to check against.
+        assert json.loads(client.get(f"/api/t/{fake.table}/boards/terror-board/default").data) == DEFAULT_TERROR
+        assert client.get(f"/api/t/{fake.table}/boards").get_json()["kinds"]["terror-board"]["names"] == []
+        r = client.get(f"/api/t/{fake.table}/boards/options/terror?terror-board=mine")
+        assert r.status_code == 422 and "no boards directory" in r.get_json()["error"]
     finally:
         view.close()
 

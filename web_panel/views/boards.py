@@ -27,9 +27,9 @@ def _allowed(table: str) -> None:
         abort(403, description="the board editor is for the holder of the table's control token: log in first")
 
 
-def _store() -> BoardStore | None:
+def _store() -> BoardStore:
     folder = settings().boards_dir
-    return BoardStore(Path(folder)) if folder else None
+    return BoardStore(Path(folder) if folder else None)
 
 
 def _kind(key: str) -> Kind:
@@ -47,9 +47,9 @@ def _refusal(exc: BoardError, status: int = 422) -> Any:
 def boards_page(table: str) -> str:
     _allowed(table)
     store = _store()
-    listing = {k: (store.names(kind) if store else []) for k, kind in KINDS.items()}
+    listing = {k: store.names(kind) for k, kind in KINDS.items()}
     return render_template("boards.html", table=table, kinds=KINDS, listing=listing,
-                           can_save=store is not None)
+                           can_save=store.root is not None)
 
 
 @bp.get("/t/<table>/boards/<key>/edit")
@@ -58,7 +58,7 @@ def edit_page(table: str, key: str) -> str:
     kind = _kind(key)
     name = request.args.get("name", DEFAULT_NAME)
     return render_template("board_edit.html", table=table, kind=kind, name=name,
-                           can_save=_store() is not None)
+                           can_save=_store().root is not None)
 
 
 @bp.get("/api/t/<table>/boards")
@@ -66,7 +66,7 @@ def listing(table: str) -> Response:
     _allowed(table)
     store = _store()
     return jsonify({"kinds": {k: {"game": kind.game, "option": kind.option, "title": kind.title,
-                                  "names": store.names(kind) if store else []}
+                                  "names": store.names(kind)}
                               for k, kind in KINDS.items()}})
 
 
@@ -75,9 +75,8 @@ def document(table: str, key: str, name: str) -> Any:
     """The file as stored; with ``?download=1`` as an attachment (the export)."""
     _allowed(table)
     kind = _kind(key)
-    store = _store() or BoardStore(Path("/nonexistent"))  # the default board needs no directory
     try:
-        raw = store.raw(kind, name)
+        raw = _store().raw(kind, name)
     except BoardError as exc:
         abort(404, description=str(exc))
     response = Response(raw, mimetype="application/json")
@@ -106,7 +105,7 @@ def save(table: str, key: str, name: str) -> Any:
     check_csrf()
     kind = _kind(key)
     store = _store()
-    if store is None:
+    if store.root is None:
         abort(409, description="this panel has no boards directory to save in (see boards_dir in docs/boards.md)")
     try:
         store.save(kind, name, parse_document(request.get_data(cache=False)))
@@ -123,7 +122,7 @@ def delete(table: str, key: str, name: str) -> Any:
     check_csrf()
     kind = _kind(key)
     store = _store()
-    if store is None:
+    if store.root is None:
         abort(409, description="this panel has no boards directory (see boards_dir in docs/boards.md)")
     try:
         store.delete(kind, name)
@@ -136,7 +135,7 @@ def delete(table: str, key: str, name: str) -> Any:
 def new_game_options(table: str, game: str) -> Any:
     """The new-game options for the files chosen in the new-game form (``?terror-board=NAME``...)."""
     _allowed(table)
-    store = _store() or BoardStore(Path("/nonexistent"))
+    store = _store()
     choices = {k: v for k, v in request.args.items() if k in KINDS}
     try:
         return jsonify({"ok": True, "options": store.new_game_options(game, choices)})
