@@ -155,8 +155,12 @@ class Receiver:
 
 
 def bare_round(port: int, receiver: Receiver, samples: int, gap: float,
-               durable: sqlite3.Connection | None = None) -> list[float]:
-    """Bare paho publish -> subscriber; with ``durable``, a FULL commit first (the floor)."""
+               durable: sqlite3.Connection | None = None, commits: list[float] | None = None,
+               commit_cpu: list[float] | None = None) -> list[float]:
+    """Bare paho publish -> subscriber; with ``durable``, a FULL commit first (the floor).
+
+    ``commits`` receives the floor's commit times alone, ``commit_cpu`` their CPU times.
+    """
     topic = "bench/bare" if durable is None else "bench/durable"
     pub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-pub-{time.monotonic_ns()}")
     pub.connect("127.0.0.1", port)
@@ -166,11 +170,14 @@ def bare_round(port: int, receiver: Receiver, samples: int, gap: float,
     pause = threading.Event()
     for _ in range(samples):
         n = len(receiver.arrivals[topic])
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.thread_time()
         if durable is not None:
             durable.execute("BEGIN IMMEDIATE")
             durable.execute("INSERT INTO events (data) VALUES (?)", (EVENT_ROW,))
             durable.execute("COMMIT")
+            if commits is not None and commit_cpu is not None:
+                commits.append(time.monotonic() - t0)
+                commit_cpu.append(time.thread_time() - c0)
         pub.publish(topic, b'{"seq":1,"type":"x"}', qos=1)
         receiver.wait_count(topic, n + 1)
         out.append(receiver.arrivals[topic][n] - t0)
@@ -219,16 +226,19 @@ class BenchService(Service):
 
     observed: list[tuple[float, float]]
     stamps: dict[str, float]
+    cpu: dict[str, float]  # the same stamps on the calling thread's CPU clock
     inline: list[bool]
 
     def _on_observation(self, obs: Any) -> None:
         if not obs.initial:
             self.observed.append((obs.first_edge, obs.settled))
             self.stamps = {"settled": obs.settled, "callback": time.monotonic()}
+            self.cpu = {"callback": time.thread_time()}
         super()._on_observation(obs)
 
     def stamp_stages(self) -> None:
         self.stamps = {}
+        self.cpu = {}
         self.inline = []
         referee, journal, link = self.referee, self.journal, self.link
         assert link is not None
@@ -239,6 +249,8 @@ class BenchService(Service):
         def stamp(name: str) -> None:
             if name not in self.stamps:
                 self.stamps[name] = time.monotonic()
+                if name != "written":  # paho's thread: its CPU clock is another one
+                    self.cpu[name] = time.thread_time()
 
         def timed_observe(obs: Any) -> Any:
             stamp("decide")
@@ -285,7 +297,8 @@ def controller_round(svc: BenchService, receiver: Receiver, samples: int, gap: f
         settled.append(arrival - settled_at)
         edge.append(arrival - first_edge)
         if stages is not None:
-            stages.append({**svc.stamps, "arrival": arrival})
+            stages.append({**svc.stamps, "arrival": arrival,
+                           **{f"cpu_{k}": v for k, v in svc.cpu.items()}})
         pause.wait(gap)
     return settled, edge
 
@@ -301,20 +314,29 @@ def row(name: str, data: list[float]) -> str:
 
 
 def stage_table(stages: list[dict[str, float]]) -> list[str]:
-    """p50/p90/p99 of each stage over the samples that have every stamp, in order."""
+    """p50/p90/p99 of each stage over the samples that have every stamp, in order.
+
+    Stages run by the deciding thread also get its CPU time (``time.thread_time``): the
+    controller's own work, which other processes on a busy machine do not inflate.
+    """
     order = ("settled", *STAGES, "arrival")
     full = [s for s in stages if all(k in s for k in order)]
     lines = [f"stages of {len(full)} of {len(stages)} controller samples (the others lack a stamp):", "",
-             "| stage | p50 ms | p90 ms | p99 ms |", "|---|---|---|---|"]
+             "| stage | p50 ms | p90 ms | p99 ms | CPU p50 ms | CPU p99 ms |", "|---|---|---|---|---|---|"]
     if not full:
         return lines
+
+    def cells(d: list[float]) -> str:
+        return " | ".join(f"{pct(d, q) * 1000:.3f}" for q in (50, 90, 99))
+
     for a, b in zip(order, order[1:]):
-        d = [s[b] - s[a] for s in full]
-        lines.append(f"| {STAGE_NAMES[b]} | {pct(d, 50) * 1000:.3f} | {pct(d, 90) * 1000:.3f} | "
-                     f"{pct(d, 99) * 1000:.3f} |")
-    total = [s["arrival"] - s["settled"] for s in full]
-    lines.append(f"| total | {pct(total, 50) * 1000:.3f} | {pct(total, 90) * 1000:.3f} | "
-                 f"{pct(total, 99) * 1000:.3f} |")
+        cpu = [s[f"cpu_{b}"] - s[f"cpu_{a}"] for s in full if f"cpu_{a}" in s and f"cpu_{b}" in s]
+        cpu_cells = (f"{pct(cpu, 50) * 1000:.3f} | {pct(cpu, 99) * 1000:.3f}" if len(cpu) == len(full)
+                     else "- | -")
+        lines.append(f"| {STAGE_NAMES[b]} | {cells([s[b] - s[a] for s in full])} | {cpu_cells} |")
+    cpu = [s["cpu_publish"] - s["cpu_callback"] for s in full]
+    lines.append(f"| total (CPU: callback -> publish()) | {cells([s['arrival'] - s['settled'] for s in full])} | "
+                 f"{pct(cpu, 50) * 1000:.3f} | {pct(cpu, 99) * 1000:.3f} |")
     return lines
 
 
@@ -358,6 +380,8 @@ def main() -> int:
         bare: list[float] = []
         floor: list[float] = []
         fsync: list[float] = []
+        floor_commits: list[float] = []
+        floor_commit_cpu: list[float] = []
         settled: list[float] = []
         edge: list[float] = []
         value = ["armed"]
@@ -368,7 +392,7 @@ def main() -> int:
         bare_round(port, receiver, 20, cadence, floor_db)  # warm-up
         controller_round(svc, receiver, 20, gap, value)
         for _ in range(args.rounds):
-            floor += bare_round(port, receiver, args.samples, cadence, floor_db)
+            floor += bare_round(port, receiver, args.samples, cadence, floor_db, floor_commits, floor_commit_cpu)
             s, e = controller_round(svc, receiver, args.samples, gap, value, stages)
             settled += s
             edge += e
@@ -390,6 +414,7 @@ def main() -> int:
     print("| path | samples | p50 ms | p99 ms | max ms |")
     print("|---|---|---|---|---|")
     print(row("durable floor: SQLite commit (WAL, FULL), then paho publish -> subscriber", floor))
+    print(row("the floor's commit alone (BEGIN IMMEDIATE, one INSERT, COMMIT)", floor_commits))
     print(row("controller: settled input -> event at subscriber", settled))
     print(row("controller: first raw edge -> event (adds the 20 ms launcher window)", edge))
     print(row("bare paho publish -> subscriber (QoS 1, TCP_NODELAY)", bare))
@@ -399,6 +424,8 @@ def main() -> int:
     print(f"durable floor / bare paho: p50 {pct(floor, 50) / pct(bare, 50):.2f}x, "
           f"p99 {pct(floor, 99) / pct(bare, 99):.2f}x; raw fsync p99 {pct(fsync, 99) * 1000:.3f} ms")
     if stages is not None:
+        print(f"\nthe floor's commit, CPU time: p50 {pct(floor_commit_cpu, 50) * 1000:.3f} ms, "
+              f"p99 {pct(floor_commit_cpu, 99) * 1000:.3f} ms")
         inline = svc.inline
         print(f"\ndecided in the hub's thread: {sum(inline)} of {len(inline)} observations")
         print("\n".join(stage_table(stages)))

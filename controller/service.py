@@ -391,6 +391,10 @@ class Service:
                 item = None
             if item is _STOP:
                 break
+            if isinstance(item, _Decided):
+                # The hub's thread has just handed paho an event: let paho's thread write it
+                # before this one wakes up and takes the interpreter lock for the views.
+                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
             with self._lock:
                 changed = self._work(item)
             if changed:
