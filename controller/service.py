@@ -370,6 +370,7 @@ class Service:
                 self._counters["observations"] += 1
                 self._note(self.referee.observe(obs))
                 self.link.flush(events_only=True, persist=False)
+                self.effects.hand_over()  # after the publish: see TableEffects._on_events
             except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
                 log.exception("error while deciding %r", obs)
         finally:
@@ -429,6 +430,7 @@ class Service:
                     break
             if changed:
                 self.link.flush(events_only=True, persist=False)  # events first, views after
+            self.effects.hand_over()
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
             log.exception("worker: error while handling %r", item)
             changed = True  # the referee may have restored itself from the journal: show it
@@ -440,6 +442,7 @@ class Service:
             if changed:
                 self.views.refresh()
             self.views.maybe_health(time.monotonic())
+            self.effects.hand_over()  # whatever a failed step above left
             self.effects.tick()
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
