@@ -370,7 +370,6 @@ class Service:
                 self._counters["observations"] += 1
                 self._note(self.referee.observe(obs))
                 self.link.flush(events_only=True, persist=False)
-                self.effects.hand_over()  # after the publish: see TableEffects._on_events
             except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
                 log.exception("error while deciding %r", obs)
         finally:
@@ -430,7 +429,6 @@ class Service:
                     break
             if changed:
                 self.link.flush(events_only=True, persist=False)  # events first, views after
-            self.effects.hand_over()
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
             log.exception("worker: error while handling %r", item)
             changed = True  # the referee may have restored itself from the journal: show it
@@ -439,10 +437,12 @@ class Service:
     def _publish_views(self, changed: bool, item: Any) -> None:
         assert self.link is not None
         try:
+            # The effects player gets the decided events here, once paho has sent them (see _run):
+            # waking its thread sooner would compete with paho's for the interpreter lock.
+            self.effects.hand_over()
             if changed:
                 self.views.refresh()
             self.views.maybe_health(time.monotonic())
-            self.effects.hand_over()  # whatever a failed step above left
             self.effects.tick()
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input

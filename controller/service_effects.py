@@ -77,11 +77,12 @@ class TableEffects:
     def _on_events(self, events: list[dict[str, Any]]) -> None:
         # Under the service's decision lock, between the commit and the publish: waking the
         # effects thread here would put it on the event's way to the broker (the interpreter
-        # lock paho's thread needs to write it). hand_over() offers them once they are sent.
+        # lock paho's thread needs to write it). The service's worker offers them with
+        # hand_over() once paho has sent them.
         self._pending.extend(events)
 
     def hand_over(self) -> None:
-        """Offer the events decided since the last call (the service, after publishing them, under its lock)."""
+        """Offer the events decided since the last call (the service's worker, under its decision lock)."""
         if self._pending:
             events, self._pending = self._pending, []
             if self.player is not None:
