@@ -48,6 +48,7 @@ class PanelSettings:
     event_log_size: int = 200
     state_dir: str | None = None  # where the secret key and the sessions are kept; None: in memory only
     home_table: str | None = None  # the table `gravekeeper run` serves: its join page is the one to print
+    boards_dir: str | None = None  # where the board editor keeps owners' files; None: no saving
 
     def __post_init__(self) -> None:
         if not isinstance(self.broker_host, str) or not self.broker_host:
@@ -77,6 +78,8 @@ class PanelSettings:
             raise SettingsError(f"home_table {self.home_table!r} is not a valid table id")
         if not isinstance(self.broker_mqtt5, bool):
             raise SettingsError("broker_mqtt5 must be true or false")
+        if self.boards_dir is not None and (not isinstance(self.boards_dir, str) or not self.boards_dir):
+            raise SettingsError("boards_dir must be a directory path when given")
         if self.broker_password is not None and self.broker_username is None:
             raise SettingsError("broker_password needs broker_username")
         if self.broker_ca_file is not None and not self.broker_tls:

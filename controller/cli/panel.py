@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", default=None, metavar="DIR",
                         help="where the panel keeps its cookie key and sessions, so a restart logs nobody out "
                              "(default: $XDG_STATE_HOME/gravekeeper/panel)")
+    parser.add_argument("--boards-dir", default=None, metavar="DIR",
+                        help="where the board editor keeps owners' boards (default: no saving; docs/boards.md)")
 
 
 def build_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -68,6 +70,8 @@ def build_settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["home_table"] = args.table
     if args.ca_file is not None:
         settings["broker_ca_file"] = args.ca_file
+    if args.boards_dir is not None:
+        settings["boards_dir"] = args.boards_dir
     return settings
 
 
@@ -79,7 +83,7 @@ def _default_state_dir() -> str:
 # the start of a refused setting's message -> the option that sets it
 _OPTION_OF = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--host",
               "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token",
-              "state_dir": "--state-dir", "home_table": "--table"}
+              "state_dir": "--state-dir", "home_table": "--table", "boards_dir": "--boards-dir"}
 
 
 def main(args: argparse.Namespace) -> int:

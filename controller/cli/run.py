@@ -112,7 +112,7 @@ def main(args: argparse.Namespace) -> int:
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
             if token_note:
                 _say(token_note)
-            panel = _start_panel(config, broker, stop)
+            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path))
             while not stop.wait(3600):
                 pass
             if service.failure is not None:
@@ -129,7 +129,13 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_TABLE_TAKEN if service.failure is not None else 0
 
 
-def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
+def boards_dir(config_file: str | None, journal_path: str) -> str:
+    """Where the panel keeps owners' boards: beside the config file, else beside the journal."""
+    base = Path(config_file).resolve().parent if config_file else Path(journal_path).resolve().parent
+    return str(base / "boards")
+
+
+def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
@@ -144,6 +150,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
         broker_mqtt5=broker.embedded is None,  # amqtt speaks MQTT 3.1.1 only
         # Beside the journal: the panel's cookie key and sessions, so a restart logs nobody out.
         state_dir=str(panel_state_dir(config.journal.path)),
+        boards_dir=boards,
     )
     try:
         panel = PanelProcess(settings, stop)
