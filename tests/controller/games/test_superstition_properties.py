@@ -42,6 +42,9 @@ def _adjacent(board: Board) -> set[frozenset[str]]:
     pairs |= {frozenset((board.gate, c)) for c in board.circles.values()}
     for platform in board.platforms.values():
         pairs |= {frozenset((platform.space, s)) for s in (platform.stone, platform.brick) if s}
+        if platform.tomb_side:
+            # Part II rule 1: a pawn waiting beside the tomb is placed in front of the Grave.
+            pairs.add(frozenset((platform.tomb_side, platform.stone)))
     return pairs
 
 
