@@ -116,8 +116,8 @@ def start_probe(args: list[str]) -> subprocess.Popen[str]:
     return proc
 
 
-def finish_probe(proc: subprocess.Popen[str]) -> dict[str, Any]:
-    out, _ = proc.communicate(timeout=120)
+def finish_probe(proc: subprocess.Popen[str], seconds: float) -> dict[str, Any]:
+    out, _ = proc.communicate(timeout=seconds + 60)
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -153,8 +153,8 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
         assert probe.stdin is not None
         probe.stdin.write("start\n")
         probe.stdin.flush()
-    mqtt_out = finish_probe(sub)
-    sse_out = finish_probe(phones)
+    mqtt_out = finish_probe(sub, seconds)
+    sse_out = finish_probe(phones, seconds)
     cpu1, b1, p1, t1 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
     flips = players.flips - flips0
     rss_peak = me.memory_info().rss
