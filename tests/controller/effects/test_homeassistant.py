@@ -159,3 +159,17 @@ def test_a_listener_added_between_connecting_and_being_ready_still_hears_its_top
         other.publish("gk/ha-race/probe", b"", qos=1, retain=True).wait_for_publish(5)
         other.loop_stop()
         other.disconnect()
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+def test_the_event_entity_lists_every_event_type_the_engine_emits(game: str) -> None:
+    """Home Assistant drops an event whose type is not listed: the list must follow the engine."""
+    from pathlib import Path
+
+    import controller.games
+    from controller.homeassistant import GAME_EVENTS
+
+    package = Path(controller.games.__file__).parent / game
+    source = "\n".join(p.read_text(encoding="utf-8") for p in package.glob("*.py"))
+    emitted = set(re.findall(r'Event\(\s*"([a-z_]+)"', source))
+    assert emitted and emitted <= set(GAME_EVENTS[game]), sorted(emitted - set(GAME_EVENTS[game]))
