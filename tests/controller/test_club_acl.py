@@ -82,6 +82,12 @@ def test_each_controller_writes_only_its_own_table(club_broker: Broker, tmp_path
             try:
                 for kind in ("state", "status", "events", "summary", "reply/act"):
                     publish(forger, f"{BASE}/t2/{kind}", f"forged-{kind}", retain=kind != "events")
+                # Its own Home Assistant device config, yes; another table's, no.
+                with Subscriber(club_broker.host, club_broker.port, ("homeassistant/#",)) as ha:
+                    publish(forger, "homeassistant/device/gravekeeper_t2/config", "forged-ha")
+                    publish(forger, "homeassistant/device/gravekeeper_t1/config", "ha-own")
+                    ha.wait_for(lambda ms: any(m.payload == b"ha-own" for m in ms))
+                    assert [m.payload for m in ha.messages] == [b"ha-own"]
                 publish(forger, f"{BASE}/t1/forger-marker", "marker")
                 sub.wait_for(lambda ms: bool(got(sub, "marker")))
                 assert not [m for m in sub.messages if m.payload.startswith(b"forged")]
