@@ -106,6 +106,6 @@
     later();
   });
   source.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
+  // A reconnect starts with a "tables" event, which also says how the broker is.
   source.onerror = () => { state.textContent = "panel unreachable: reconnecting"; };
-  source.onopen = () => { if (state.textContent.startsWith("panel")) state.textContent = "broker"; };
 })();
