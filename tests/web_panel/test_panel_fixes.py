@@ -241,15 +241,15 @@ def test_an_offline_table_can_be_forgotten(pages: Any, served: PanelServer, fake
         other.publish("status", {"state": "offline", "table": other.table})
         page = pages()
         page.goto(served.url)
-        row = page.locator(f'tr[data-table="{other.table}"]')
+        row = page.locator(f'[data-table="{other.table}"]')
         row.wait_for()
-        assert page.locator(f'tr[data-table="{fake.table}"] form.forget').count() == 0  # online: no
+        assert page.locator(f'[data-table="{fake.table}"] form.forget').count() == 0  # online: no
         row.locator("form.forget button").click()
         page.wait_for_url(served.url)
         view = served.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: not view.has_table(other.table), 5)
-        page.wait_for_function("(t) => !document.querySelector(`tr[data-table='${t}']`)", arg=other.table)
-        assert page.locator(f'tr[data-table="{fake.table}"]').count() == 1
+        page.wait_for_function("(t) => !document.querySelector(`[data-table='${t}']`)", arg=other.table)
+        assert page.locator(f'[data-table="{fake.table}"]').count() == 1
     finally:
         other.clear()
         other.close()
