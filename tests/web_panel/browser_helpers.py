@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from .conftest import ARTIFACTS
@@ -28,6 +29,11 @@ def shot(page: Any, name: str) -> None:
 
 
 def login(page: Any, base_url: str, table: str, token: str) -> None:
+    # A panel that has just printed its address may not have had the table's retained topics yet
+    # (its page is then a 404): wait until the panel knows the table, as a person would reload.
+    deadline = time.monotonic() + 15
+    while page.request.get(f"{base_url}api/t/{table}").status == 404 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
     page.goto(f"{base_url}t/{table}")
     page.fill("#login-token", token)
     page.click("#login-submit")
