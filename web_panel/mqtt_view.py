@@ -241,13 +241,13 @@ class MqttView:
         # With the table's token, only what the table signed counts (web_panel.trust).
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
         status_vouched = kind == "status" and len(parts) == 2 and self.vouching.holds(table)
+        if not payload and table in self._forgotten:
+            return  # the echo of this panel's own deletions (``forget``): nothing to refuse or clear
         if not payload and status_vouched:
             # the table never deletes its status (its last will says offline); anyone can
             self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
             return
         if not payload:
-            if table in self._forgotten:
-                return  # the echo of this panel's own deletions (``forget``): nothing to refuse or clear
             # A retained message deleted by its owner.
             if kind == "summary" and len(parts) == 2 and not vouched:
                 self._set_glance(table, None)

@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.publication import Publisher
-from controller.security import join_code
+from controller.security import join_code, signed_status
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
 from web_panel.mqtt_view import MqttView
@@ -141,7 +141,8 @@ def test_a_seat_waits_for_the_tables_state_instead_of_being_dropped(tmp_path: Pa
 
     def panel() -> Flask:
         app = create_app({"PANEL_SETTINGS": settings, "TESTING": True, "START_MQTT": False})
-        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", table.sign("status", b'{"state": "online"}'))
+        status = signed_status(token, "t1", {"state": "online", "table": "t1", "since": 1.0})
+        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", json.dumps(status).encode())
         return app
 
     first = panel()
