@@ -160,7 +160,10 @@
    *  opts.button is disabled until the reply is in, so a double tap sends once. */
   function sendCommand(cmdUrl, csrf, name, fields, label, opts) {
     const o = typeof opts === "string" ? { okText: opts } : (opts || {});
-    const key = name + " " + JSON.stringify(fields || {});
+    // The same command at the same state is a double tap; once the state has moved on (the reply may
+    // come after the new state), the same command again is a new move (a second opening roll).
+    const st = window.gkLive && window.gkLive.state;
+    const key = name + " " + JSON.stringify(fields || {}) + " @" + (st ? st.game_id + "/" + st.seq : "");
     if (inFlight.has(key)) return inFlight.get(key);
     if (o.button) o.button.disabled = true;
     const sent = post(cmdUrl, csrf, name, fields, label, o.okText).finally(() => {
