@@ -53,6 +53,7 @@ class TableConfig:
     players: tuple[str, ...]
     seed: int | None
     token_generated: bool = False  # True when no token was configured: `run` must print it
+    reveal_hands: bool = False  # history shows the hands of finished games (docs/referee.md)
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,11 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
     "table.players": (["Player 1", "Player 2"], check_players, "Seat names of that first game, in seat order."),
     "table.seed": (None, _seed, "Seed of that first game; unset: a random seed (kept in the journal)."),
+    "table.reveal_hands": (
+        False,
+        _bool,
+        "History: replays of finished games show every player's hand (never a game still running).",
+    ),
     "mqtt.url": (
         None,
         _mqtt_url,
@@ -382,6 +388,7 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         players=tuple(p.strip() for p in values["table.players"]),
         seed=values["table.seed"],
         token_generated=generated,
+        reveal_hands=values["table.reveal_hands"],
     )
     journal_path = values["journal.path"] or _default_journal_path(table.id)
     return Config(

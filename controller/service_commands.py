@@ -25,7 +25,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller import gm_commands
 from controller.config import check_players
+from controller.gm_commands import GM_COMMANDS
 from controller.mqtt_link import Command
 from controller.security import SealError, seal_reply, unseal_command
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest", *GM_COMMANDS)
 
 # ok, error, reply data, and whether the game (so the views) may have changed.
 Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
@@ -54,10 +56,15 @@ class CommandHandler:
         assert service.link is not None
         seat: int | None = None
         run: Callable[[], Reply]
+        if cmd.name == "history":
+            gm_commands.start_history(service, cmd)  # answered from its own thread (controller/gm_commands.py)
+            return False
         try:
             if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
                 seat, raw = self._open_sealed_act(cmd)
                 run = functools.partial(self._act, cmd.id, raw, seat)
+            elif cmd.name in GM_COMMANDS:
+                run = functools.partial(gm_commands.handle, service, cmd)
             else:
                 run = functools.partial(getattr(self, f"_cmd_{cmd.name}"), cmd)
         except ValueError as exc:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import JSON, Action, BadGameData, Expectation, Game, IllegalAction
+from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
 from ..rng import Rng
 from .board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
 from .moves import (
@@ -101,6 +101,8 @@ class Superstition(RulesMixin, Game):
     # the entry of tokens drawn from the real tomb would tell spectators what a
     # seat holds.
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy", "charm_move", "draw_tokens"})
+    # A challenge's result shows which peg was live; a drawn Whammy or Charm is a secret.
+    DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"challenge_resolved", "drew_tokens"})
 
     def __init__(self, board: Board) -> None:
         self.board = board
@@ -382,6 +384,14 @@ class Superstition(RulesMixin, Game):
                 out[f"trap.{trap}.peg_{peg}"] = "pulled" if state["pulled"] == peg else "in"
             out[f"trap.{trap}.sprung"] = "sprung" if state["sprung"] else "cocked"
         return out
+
+    def rng_state(self) -> str | None:
+        return self.rng.to_json()
+
+    def closes_door(self, action: Action, events: Sequence[Event]) -> str | None:
+        if action.kind == "pull_peg" and self.options["challenge"] == "digital":
+            return "the trap's live peg was decided"
+        return super().closes_door(action, events)
 
     # ----- helpers the rules use ------------------------------------------------
     def options_for(self, seat: int) -> dict[str, Walk | str]:
