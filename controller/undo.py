@@ -42,15 +42,19 @@ class Step:
 def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before: str | None) -> str | None:
     """Why ``action`` closes the door behind it, or ``None`` (it may be taken back).
 
-    Three checks that do not depend on a game getting its list right, then the game's own.
+    The game's own reason first (it says it best), then three checks that do not
+    depend on a game getting its list right.
     """
     if action.kind in type(game).SECRET_ACTION_KINDS:
         return "a secret move was played"
+    own = game.closes_door(action, events)
+    if own is not None:
+        return own
     if any(e.private_to is not None or e.secret for e in events):
         return "hidden information came out"
     if game.rng_state() != rng_before:
         return "the game rolled dice or shuffled"
-    return game.closes_door(action, events)
+    return None
 
 
 def _describe(game: Game, action: Action) -> str:
