@@ -129,7 +129,8 @@ def rewind_hold(core: RefereeCore, at: float) -> list[dict[str, Any]] | None:
         "sensors": {s: {"expected": want, "actual": have} for s, (want, have) in sorted(todo.items())},
     }
     core.pending = False
-    if core.mismatch is not None and all(core.mismatch.get(k) == found[k] for k in found):
+    if core.mismatch is not None and all(core.mismatch.get(k) == found[k] for k in ("code", "message", "guidance")):
+        core.mismatch["sensors"] = found["sensors"]  # a piece on its way back is not news
         return []
     core.mismatch = {**found, "since": core.mismatch["since"] if core.mismatch else at}
     return [_event("mismatch", found, at)]
