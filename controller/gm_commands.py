@@ -76,6 +76,8 @@ def handle(service: Service, cmd: Command) -> Reply:
     outcome = game_master(service.referee, op, fields, by=by, command_id=cmd.id)
     if not outcome.ok:
         return False, outcome.error, None, False
+    if op == "broken":
+        service.views._health_due = True  # the health topic shows the sensor out of service at once
     return True, None, {"op": op, "events": _public(outcome.events)}, True
 
 
