@@ -199,6 +199,7 @@
     if (dice) dice.textContent = diceText((st.view || {}));
     const wait = $("waiting-for");
     if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
+    if (window.GKGm) window.GKGm.render(live);  // paused banner, the game master's card (gm.js)
     const log = $("log");
     if (log) {
       const items = live.events.slice(-120).reverse();

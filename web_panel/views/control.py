@@ -106,6 +106,11 @@ def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
     token = settings().token_for(table)
     if seat is None or token is None:
         abort(403, description="read-only: log in with the table's control token to send commands")
+    if name == "undo_request":
+        # A player may ask to take back their own last move; the referee answers (undo_answer).
+        if fields.get("seat") != seat:
+            abort(403, description=f"you joined as seat {seat}; you can only ask to take back your own move")
+        return token
     if name != "act":
         abort(403, description="a player may only act for their own seat; other commands need the control token")
     if fields["action"].get("player") != seat:
