@@ -2,8 +2,8 @@
 
 The table checks them again and is the judge; this check gives a malformed
 form a precise reason at once, and keeps the panel from signing what it does
-not understand. ``history`` is not sent from the browser: the history pages
-ask for it (``views/history.py``).
+not understand. ``history`` is asked for by the history pages
+(``views/history.py``); a token holder's script may send it too.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 from controller.games import Action, MalformedAction
 from hardware.observation import sensor_values
 
-GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct")
+GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct", "history")
+HISTORY_OPS = ("games", "steps", "board", "export", "sensors")
 CORRECTIONS = ("declare", "end_window", "trust_board", "broken")
 MAX_REASON = 200
 
@@ -102,7 +103,28 @@ def _correct(body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _history(body: Mapping[str, Any]) -> dict[str, Any]:
+    _no_extra("history", body, {"op", "game_id", "step", "format"})
+    if body.get("op") not in HISTORY_OPS:
+        raise GmCommandError(f"history: op must be one of {', '.join(HISTORY_OPS)}")
+    out: dict[str, Any] = {"op": body["op"]}
+    if "game_id" in body:
+        if not isinstance(body["game_id"], str) or not 0 < len(body["game_id"]) <= 64:
+            raise GmCommandError("history: game_id must be a game's id")
+        out["game_id"] = body["game_id"]
+    if "step" in body:
+        step = body["step"]
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise GmCommandError("history: step must be a whole number 0 or more")
+        out["step"] = step
+    if "format" in body:
+        if body["format"] not in ("jsonl", "text"):
+            raise GmCommandError("history: format must be jsonl or text")
+        out["format"] = body["format"]
+    return out
+
+
 GM_CHECKS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "undo": _undo, "undo_request": _undo_request, "undo_answer": _undo_answer,
-    "pause": _pause, "resume": _resume, "correct": _correct,
+    "pause": _pause, "resume": _resume, "correct": _correct, "history": _history,
 }
