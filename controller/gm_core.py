@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
 from controller.referee_guidance import label
-from controller.undo import UndoLog, put_back, put_back_words
+from controller.undo import UndoLog, pieces_back, put_back, put_back_words
 from hardware.observation import sensor_values
 
 if TYPE_CHECKING:
@@ -154,17 +154,18 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     request = p.get("request")
     if request is not None and (gm.request is None or gm.request["seat"] != request):
         _refuse(f"{_seat_name(game, request)} has no undo request waiting")
-    before = game.expected_board()
+    before, view_now = game.expected_board(), game.public_view()
     restored = gm.undo.before_last(game)
     step = gm.undo.pop()
     core.game = restored
     after = restored.expected_board()
     moved = put_back(before, after)
+    by_hand = pieces_back(core.game_name, view_now, restored.public_view())
     sensed = p.get("board") == "sensors"
     if sensed:
         wanted = set(gm.rewind) | {s for s in moved if s in core.sensors}
         gm.rewind = {s: after[s] for s in wanted if s in after and s not in gm.broken}
-    words = [put_back_words(s, v) for s, v in sorted(moved.items())]
+    words = [put_back_words(s, v) for s, v in sorted(moved.items())] + by_hand
     data: dict[str, Any] = {
         "move": step.text,
         "seat": step.action.player,

@@ -146,3 +146,45 @@ def put_back_words(sensor: str, value: str) -> str:
             return f"Re-cock {name}." if value == "cocked" else f"Set {name} off again."
         return f"Push {name} back in." if value == "in" else f"Pull {name} out again."
     return f"Set {label(sensor)} back to {value}."
+
+
+def _cell(pos: Any) -> str:
+    if isinstance(pos, (list, tuple)) and len(pos) == 2:
+        return f"row {pos[0]}, column {pos[1]}"
+    return "its place"
+
+
+def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str, Any]) -> list[str]:
+    """What to move back by hand, from the public view as it is (``now``) and after the undo.
+
+    The pieces no sensor sees (pawns, Whammies, dogs, spooks): the sensed ones are
+    :func:`put_back`'s. A sentence a piece, worded for people.
+    """
+    out: list[str] = []
+    if game == "terror":
+        for seat_now, seat_then in zip(now.get("players") or [], restored.get("players") or []):
+            for pawn_now, pawn_then in zip(seat_now.get("pawns") or [], seat_then.get("pawns") or []):
+                if pawn_now.get("pos") != pawn_then.get("pos"):
+                    out.append(f"Move {seat_then.get('name')}'s {pawn_then.get('label')} pawn back to "
+                               f"{_cell(pawn_then.get('pos'))}.")
+    elif game == "superstition":
+        for p_now, p_then in zip(now.get("players") or [], restored.get("players") or []):
+            if p_now.get("space") != p_then.get("space"):
+                out.append(f"Move {p_then.get('name')}'s pawn back to {p_then.get('space')}.")
+        spaces_now = {w.get("space") for w in now.get("whammies") or []}
+        spaces_then = {w.get("space") for w in restored.get("whammies") or []}
+        out += [f"Take the Whammy off {space}." for space in sorted(spaces_now - spaces_then, key=str)]
+        out += [f"Put the Whammy back on {space}." for space in sorted(spaces_then - spaces_now, key=str)]
+    elif game == "dogs":
+        names = list(restored.get("players") or [])
+        dogs_now = {d.get("seat"): (d.get("x"), d.get("y")) for d in now.get("dogs") or []}
+        for dog in restored.get("dogs") or []:
+            if dogs_now.get(dog.get("seat")) != (dog.get("x"), dog.get("y")):
+                seat = dog.get("seat")
+                name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "the"
+                out.append(f"Move {name}'s dog back to ({dog.get('x')}, {dog.get('y')}).")
+        spooks_now = {sp.get("id"): (sp.get("x"), sp.get("y")) for sp in now.get("spooks") or []}
+        for spook in restored.get("spooks") or []:
+            if spooks_now.get(spook.get("id")) != (spook.get("x"), spook.get("y")):
+                out.append(f"Move the {spook.get('kind')} back to ({spook.get('x')}, {spook.get('y')}).")
+    return out

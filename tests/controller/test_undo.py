@@ -227,3 +227,19 @@ def test_undo_request_is_only_for_the_players_own_last_move() -> None:
     events = core.decide("gm", {**gm, "op": "undo", "by": "referee", "request": 0})
     assert types(events) == ["undone"] and events[0]["data"]["requested_by"] == "Ann"
     assert core.gm.request is None
+
+
+def test_undo_says_where_to_put_back_the_pieces_no_sensor_sees() -> None:
+    core = new_core("terror", 5)
+    play(core, Action("roll", 0))
+    symbol = core.game.to_json()["symbol"]  # type: ignore[union-attr]
+    play(core, Action("move_tomb", 0, {"tomb": symbol, "to": "end_a"}))
+    game = core.game
+    assert game is not None
+    start = game.public_view()["players"][0]["pawns"][0]["pos"]
+    move = next(a for a in game.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 0)
+    assert not is_door(game, move)  # seed 5's first pawn move draws no card
+    play(core, move)
+    [event] = undo(core)
+    assert event["data"]["put_back"] == [f"Move Ann's girl pawn back to row {start[0]}, column {start[1]}."]
+    assert core.gm.last_undo is not None and core.gm.last_undo["put_back"] == event["data"]["put_back"]
