@@ -83,6 +83,7 @@ class TableView:
             "players": state.get("players") or [],
             "over": bool(state.get("over")),
             "mismatch": bool(state.get("mismatch")),
+            "paused": bool((state.get("gm") or {}).get("paused")),  # the game master paused it
         }
 
 

@@ -105,6 +105,24 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     page.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes("
                            "'Correction by the referee') && li.textContent.includes('the reed switch missed the slide'))")
     assert page.input_value("#gm-reason") == ""  # cleared once taken
+    # Pause: every page says so, the self-test page too; resume.
+    page.fill("#gm-reason", "a phone call")
+    page.click("#gm-pause")
+    page.wait_for_selector("#gm-paused:not([hidden])")
+    assert "a phone call" in (page.text_content("#gm-paused") or "")
+    other = pages()
+    login(other, service.panel_url, service.table, service.token)  # the self-test page is the referee's
+    other.goto(service.panel_url + f"t/{service.table}/selftest")
+    other.wait_for_selector("#gm-paused:not([hidden])")
+    page.click("#gm-pause")  # now "Resume"
+    page.wait_for_selector("#gm-paused", state="hidden")
+    other.wait_for_selector("#gm-paused", state="hidden")
+    # A sensor marked broken shows as out of service in the sensor strip.
+    page.select_option("#gm-sensor", "tomb.mummy")
+    page.fill("#gm-reason", "the Mummy reed switch is loose")
+    page.click("#gm-broken")
+    page.wait_for_selector('#sensors tr[data-sensor="tomb.mummy"].out-of-service td.oos')
+    assert "the Mummy tomb" in (page.text_content("#gm-out") or "")
     # Every button of the game master's card is a touch target of at least 44 px.
     small = page.evaluate("[...document.querySelectorAll('#gm button')].filter(b => b.offsetParent)"
                           ".map(b => b.getBoundingClientRect()).filter(r => r.height < 44).length")

@@ -236,5 +236,35 @@
     return plain(ev, st);
   };
 
+  // Sensors marked broken: "out of service" on every sensor table (the table page's strip, the self-test
+  // page's health), kept when those tables are drawn again. Pages without renderCommon get the banner here.
+  function outOfService() {
+    const live = window.gkLive;
+    if (!live) return new Set();
+    const gm = (live.state || {}).gm || {};
+    const ids = (gm.out_of_service || []).concat((live.health || {}).out_of_service || []).map(s => s.sensor);
+    return new Set(ids);
+  }
+  function annotate() {
+    const live = window.gkLive;
+    if (!live) return;
+    banner((live.state || {}).gm || {});
+    const out = outOfService();
+    for (const tr of document.querySelectorAll("#sensors tbody tr, #st-sensors tbody tr")) {
+      const id = tr.dataset.sensor || ((tr.querySelector("td.id") || {}).textContent || "");
+      const broken = out.has(id);
+      tr.classList.toggle("out-of-service", broken);
+      let tag = tr.querySelector("td.oos");
+      if (broken && !tag) { tag = el("td", { class: "oos" }, "out of service"); tr.appendChild(tag); }
+      if (!broken && tag) tag.remove();
+    }
+  }
+  const watch = new MutationObserver(() => { watch.disconnect(); annotate(); observe(); });
+  function observe() {
+    for (const body of document.querySelectorAll("#sensors tbody, #st-sensors tbody")) watch.observe(body, { childList: true });
+  }
+  document.addEventListener("DOMContentLoaded", () => { annotate(); observe(); });
+  setInterval(annotate, 1000);  // the paused banner on pages that draw no common parts (the self-test)
+
   window.GKGm = { render, sensorLabel };
 })();

@@ -18,7 +18,8 @@
         '<td><span class="badge ' + (t.online ? "online" : "offline") + '">' + (t.online ? "online" : "offline") + "</span></td>" +
         "<td>" + esc(t.game || "no game yet") + "</td><td>" + esc((t.players || []).join(", ")) + "</td><td>" +
         (t.mismatch ? '<span class="badge mismatch">board mismatch</span>' : "") +
-        (t.over ? '<span class="badge">game over</span>' : "") + "</td></tr>").join("");
+        (t.over ? '<span class="badge">game over</span>' : "") +
+        (t.paused ? '<span class="badge paused">paused</span>' : "") + "</td></tr>").join("");
     } catch (e) {
       document.getElementById("broker-state").textContent = "panel unreachable";
     }
