@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
 from controller.referee_guidance import label
-from controller.undo import UndoLog, pieces_back, put_back, put_back_words
+from controller.undo import UndoLog, describe_step, pieces_back, put_back, put_back_words
 from hardware.observation import sensor_values
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class GmState:
             request = {**self.request, "player": game.players[seat] if 0 <= seat < len(game.players) else None}
         return {
             "paused": self.paused,
-            "undo": self.undo.summary() if game is not None else None,
+            "undo": self.undo.summary(game) if game is not None else None,
             "undo_request": request,
             "out_of_service": [{"sensor": s, "label": label(s), **v} for s, v in sorted(self.broken.items())],
             "last_undo": self.last_undo,
@@ -149,7 +149,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     game = _game(core)
     gm = core.gm
     if gm.undo.depth == 0:
-        why = gm.undo.door or "nothing has been played"
+        why = gm.undo.stops_at(game) or "nothing has been played"
         _refuse(f"there is no move to take back: undo stops at {why}")
     request = p.get("request")
     if request is not None and (gm.request is None or gm.request["seat"] != request):
@@ -157,6 +157,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     before, view_now = game.expected_board(), game.public_view()
     restored = gm.undo.before_last(game)
     step = gm.undo.pop()
+    text = describe_step(game, step.action)  # worded with the game just after it, live and in replay alike
     core.game = restored
     after = restored.expected_board()
     moved = put_back(before, after)
@@ -167,7 +168,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
         gm.rewind = {s: after[s] for s in wanted if s in after and s not in gm.broken}
     words = [put_back_words(s, v) for s, v in sorted(moved.items())] + by_hand
     data: dict[str, Any] = {
-        "move": step.text,
+        "move": text,
         "seat": step.action.player,
         "by": p.get("by"),
         "reason": p.get("reason"),
@@ -177,7 +178,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     if request is not None:
         data["requested_by"] = _seat_name(game, request)
     gm.request = None
-    gm.last_undo = {"move": step.text, "put_back": words, "time": at}
+    gm.last_undo = {"move": text, "put_back": words, "time": at}
     events = [_event("undone", data, at)]
     if sensed:
         events += core._settle("", "reconcile", at)
@@ -193,12 +194,13 @@ def _undo_request(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[di
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(game.players):
         _refuse(f"undo_request: {seat!r} is not a seat of this game")
     if not gm.undo.steps:
-        _refuse(f"there is no move to take back: undo stops at {gm.undo.door or 'the start'}")
+        _refuse(f"there is no move to take back: undo stops at {gm.undo.stops_at(game) or 'the start'}")
     last = gm.undo.steps[-1]
     if last.action.player != seat:
         _refuse("only the last move can be taken back, and it is not yours")
-    gm.request = {"seat": seat, "since": at, "move": last.text}
-    return [_event("undo_requested", {"seat": seat, "player": _seat_name(game, seat), "move": last.text}, at)]
+    move = describe_step(game, last.action)
+    gm.request = {"seat": seat, "since": at, "move": move}
+    return [_event("undo_requested", {"seat": seat, "player": _seat_name(game, seat), "move": move}, at)]
 
 
 def _undo_decline(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
@@ -316,7 +318,7 @@ def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dic
     except IllegalAction as exc:
         _refuse(f"the rules do not allow the board as it stands: {exc}")
         raise
-    core.gm.undo.reset(game, "the board's position was taken as the game's")
+    core.gm.undo.adopted(readings, "the board's position was taken as the game's")
     events = [_event(e.type, dict(e.data), at) if not e.secret else _private(e, at) for e in engine_events]
     head = _correction({"sensors": sorted(readings)}, p, "the board as it stands is now the game's", at)
     return [head, *events, *_settle_after(core, p, at)]

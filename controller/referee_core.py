@@ -124,7 +124,7 @@ class RefereeCore:
         at = float(p["time"])
         self.game, self.game_name, self.game_id = game, p["game"], p["game_id"]
         self.pending, self.setup = False, True
-        self.gm = gm_core.GmState(undo=UndoLog(game))
+        self.gm = gm_core.GmState(undo=UndoLog(game, (list(p["players"]), int(p["seed"]), p.get("options") or None)))
         events = [
             _referee_event(
                 "game_started",

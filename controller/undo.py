@@ -8,11 +8,11 @@ the game's random numbers (dice rolled by the engine, a shuffle). Undo never
 goes back through a door, so nobody sees a secret twice and nobody rolls again
 for a better result.
 
-The log holds the game as it was just after the door (its JSON) and the
-actions since; undoing replays all but the last of them on a fresh copy. The
-steps since a door use no random numbers, so the copy is exactly the game as
-it was, random state included. The log is part of the referee core's state,
-rebuilt by replaying the journal like the rest of it.
+The log holds how the game was made and every action since; undoing replays
+all but the last of them on a new game, which the engines' determinism makes
+exactly the game as it was, random state included (and the steps since the
+door used no random numbers at all). The log is part of the referee core's
+state, rebuilt by replaying the journal like the rest of it.
 
 Pure: no clock, no I/O.
 """
@@ -26,17 +26,17 @@ from typing import Any
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
 
-MAX_UNDO = 50  # steps kept since the last door; older ones are out of reach (a memory bound)
-
 _POSITION = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Step:
     action: Action
     source: str  # "command" | "board" | "window" | "correction"
-    text: str  # the action in words (a step is never a secret: secret kinds close the door)
     at: float
+    # The action in words (a step is never a secret: secret kinds close the door). Filled when the
+    # state is next drawn, off the decision's path; events word the step afresh (see describe_step).
+    text: str | None = None
 
 
 def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before: str | None) -> str | None:
@@ -57,7 +57,7 @@ def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before:
     return None
 
 
-def _describe(game: Game, action: Action) -> str:
+def describe_step(game: Game, action: Action) -> str:
     try:
         text = game.describe(action)
     except Exception:  # noqa: BLE001 - words must never stop a move
@@ -70,35 +70,41 @@ def _describe(game: Game, action: Action) -> str:
 
 
 class UndoLog:
-    """The steps that may still be taken back, and where the last door closed."""
+    """The steps that may still be taken back, and where the last door closed.
 
-    def __init__(self, game: Game | None = None) -> None:
-        self.base: dict[str, Any] | None = game.to_json() if game is not None else None
+    It keeps how the game was made and everything done to it since (actions,
+    and a board position the referee trusted), so the game before the last
+    step is rebuilt by replaying all but that step from the start: the engine
+    is deterministic, so the copy is exact, dice and shuffles included. Nothing
+    is copied on the way (a snapshot of the game at every door would cost more
+    than the decision itself); the replay is paid only by an undo.
+    """
+
+    def __init__(self, game: Game | None = None, made: tuple[list[str], int, Any] | None = None) -> None:
+        self.made = made  # (players, seed, options) as Game.new took them
+        self.history: list[tuple[str, Any]] = []  # ("action", Action) | ("adopt", {sensor: value})
         self.steps: list[Step] = []
         self.door: str | None = "the game has just started" if game is not None else None
-
-    def reset(self, game: Game, door: str) -> None:
-        """A door closed (or the game was changed in a way no action replays): start again from here."""
-        self.base = game.to_json()
-        self.steps = []
-        self.door = door
+        self._door_action: Action | None = None  # the step that closed the door, worded with the state
 
     def record(self, game: Game, action: Action, events: Sequence[Event], rng_before: str | None,
                source: str, at: float) -> None:
         """After ``game`` applied ``action``: keep it as a step, or close the door."""
+        self.history.append(("action", action))
         reason = door_reason(game, action, events, rng_before)
         if reason is not None:
-            text = "a secret move" if action.kind in type(game).SECRET_ACTION_KINDS else _describe(game, action)
-            self.reset(game, f"{text}: {reason}")
+            self.steps = []
+            self.door = reason
+            self._door_action: Action | None = action
             return
-        self.steps.append(Step(action, source, _describe(game, action), at))
-        if len(self.steps) > MAX_UNDO:
-            # Keep the log bounded: the oldest step becomes the new starting point.
-            oldest = self.steps.pop(0)
-            trial = type(game).from_json(self.base or {})
-            trial.apply(oldest.action)
-            self.base = trial.to_json()
-            self.door = f"only the last {MAX_UNDO} moves can be taken back"
+        self.steps.append(Step(action, source, at))
+
+    def adopted(self, readings: Mapping[str, str], door: str) -> None:
+        """The game took the board's position (no action replays it): a door of its own."""
+        self.history.append(("adopt", dict(readings)))
+        self.steps = []
+        self.door = door
+        self._door_action = None
 
     @property
     def depth(self) -> int:
@@ -106,24 +112,44 @@ class UndoLog:
 
     def before_last(self, game: Game) -> Game:
         """A new game as it was before the last step (raises ``ValueError`` when there is none)."""
-        if not self.steps or self.base is None:
+        if not self.steps or self.made is None:
             raise ValueError("there is no move to take back")
-        restored = type(game).from_json(self.base)
-        for step in self.steps[:-1]:
-            restored.apply(step.action)
+        players, seed, options = self.made
+        restored = type(game).new(list(players), seed, options)
+        for kind, what in self.history[:-1]:
+            if kind == "action":
+                restored.apply(what)
+            else:
+                restored.adopt_board(what)
         return restored
 
     def pop(self) -> Step:
+        self.history.pop()
         return self.steps.pop()
 
-    def summary(self) -> dict[str, Any]:
+    def stops_at(self, game: Game | None) -> str | None:
+        """Where undo stops, in words that never name a secret."""
+        action = self._door_action
+        if action is None or game is None or self.door is None:
+            return self.door
+        if action.kind in type(game).SECRET_ACTION_KINDS:
+            return f"a secret move: {self.door}"
+        self.door = f"{describe_step(game, action)}: {self.door}"
+        self._door_action = None
+        return self.door
+
+    def summary(self, game: Game | None = None) -> dict[str, Any]:
         """For the public state: how far back the referee can go, and why no further."""
+        if game is not None:
+            for step in self.steps:
+                if step.text is None:
+                    step.text = describe_step(game, step.action)
         return {
             "steps": len(self.steps),
             "last": self.steps[-1].text if self.steps else None,
             "last_seat": self.steps[-1].action.player if self.steps else None,
             "moves": [s.text for s in reversed(self.steps)][:10],
-            "stops_at": self.door,
+            "stops_at": self.stops_at(game),
         }
 
 

@@ -70,7 +70,7 @@ def check_door(core: RefereeCore, why: str) -> None:
     """After a door: a move after it can be undone, then undo stops with the door's reason."""
     game = core.game
     assert game is not None
-    assert core.gm.undo.depth == 0 and why in str(core.gm.undo.door)
+    assert core.gm.undo.depth == 0 and why in str(core.gm.undo.stops_at(game))
     step = undoable_next(core)
     if step is not None:
         before = game.to_json()
@@ -137,7 +137,7 @@ def test_terror_dice_close_the_door() -> None:
 def test_terror_a_card_drawn_closes_the_door() -> None:
     core = new_core("terror", 11)
     play_until(core, lambda a, ev: "card_drawn" in types(ev), random.Random(11))
-    assert "hidden information came out" in str(core.gm.undo.door)
+    assert "hidden information came out" in str(core.gm.undo.stops_at(core.game))
     check_door(core, "hidden information came out")
 
 
@@ -146,7 +146,7 @@ def test_terror_a_secret_move_closes_the_door() -> None:
     secret = type(core.game).SECRET_ACTION_KINDS
     play_until(core, lambda a, ev: a.kind in secret, random.Random(12))
     check_door(core, "a secret move was played")
-    assert "a secret move:" in str(core.gm.undo.door)  # the door names no card
+    assert "a secret move:" in str(core.gm.undo.stops_at(core.game))  # the door names no card
 
 
 def test_terror_tomb_slide_and_pawn_move_can_be_undone() -> None:
