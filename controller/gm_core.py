@@ -294,7 +294,7 @@ def _end_window(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict
         if action in outcomes:
             text = game.describe(action)
             events = _apply_as_board(core, game, action, outcomes[action], at)
-            head = _correction({"window": exp.kind}, p, text, at)
+            head = _correction({"window": exp.kind, "sensors": sorted(exp.sensors())}, p, text, at)
             return [head, *events, *_settle_after(core, p, at)]
     choices = "; ".join(game.describe(a) for e in windows for a in
                         [*(a for vals in e.accepts.values() for a in vals.values()), e.on_timeout] if a is not None)
