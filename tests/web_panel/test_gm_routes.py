@@ -78,3 +78,19 @@ def test_history_routes_ask_the_table_and_refuse_clearly(client: FlaskClient, fa
     assert missing.status_code == 422 and "no game" in missing.get_json()["error"]
     assert client.get(f"/t/{fake.table}/history/g1/export.pdf").status_code == 404
     assert [cmd["op"] for name, cmd in fake.commands] == ["games", "export", "steps"]
+
+
+def test_history_requests_are_limited_to_a_few_at_once(client: FlaskClient, fake: FakeTable) -> None:
+    from web_panel.views import history
+
+    for _ in range(history.MAX_AT_ONCE):
+        assert history._busy.acquire(blocking=False)
+    try:
+        busy = client.get(f"/api/t/{fake.table}/history")
+        assert busy.status_code == 429 and "busy" in busy.get_json()["error"]
+        assert fake.commands == []
+    finally:
+        for _ in range(history.MAX_AT_ONCE):
+            history._busy.release()
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"games": []}}
+    assert client.get(f"/api/t/{fake.table}/history").status_code == 200

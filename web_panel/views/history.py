@@ -9,6 +9,7 @@ only when the table's setting allows it. So these pages are open to everyone.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, render_template
@@ -21,6 +22,9 @@ bp = Blueprint("history", __name__)
 
 HISTORY_TIMEOUT_S = 30.0  # a long game replayed from the journal takes a while on a Pi
 _FORMATS = {"jsonl": "application/x-ndjson", "text": "text/plain; charset=utf-8"}
+# Every request replays part of a journal on the table's Pi: open to everyone, so a few at a time.
+MAX_AT_ONCE = 2
+_busy = threading.BoundedSemaphore(MAX_AT_ONCE)
 
 
 def _ask(table: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -34,11 +38,15 @@ def _ask(table: str, fields: dict[str, Any]) -> dict[str, Any]:
     status = (view.snapshot(table) or {}).get("status") or {}
     if status.get("state") == "offline":
         abort(503, description=f"table {table!r} is offline: its history is in its journal")
+    if not _busy.acquire(blocking=False):
+        abort(429, description="the history is busy answering others; try again in a moment")
     try:
         reply = view.command(table, "history", fields, token, timeout=max(HISTORY_TIMEOUT_S,
                                                                           settings().command_timeout))
     except CommandTimeout as exc:
         abort(504, description=str(exc))
+    finally:
+        _busy.release()
     if reply.get("ok") is not True:
         abort(422, description=str(reply.get("error") or "the table refused without a reason"))
     data = reply.get("data")
