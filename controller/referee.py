@@ -422,6 +422,8 @@ class Referee:
             return str(self.core.mismatch["guidance"])
         if game is None:
             return "Start a new game."
+        if self.core.gm.paused is not None and not game.is_over:
+            return "The game is paused: every timer has stopped until the referee resumes it."
         if game.is_over:
             names = " and ".join(game.players[s] for s in game.winners) or "nobody"
             return f"The game is over: {names} won."

@@ -217,6 +217,7 @@ def test_pause_stops_a_running_window_and_resume_goes_on_from_there(
     out = gm(ref, "pause", reason="phone call")
     assert out.ok and types(out.events) == ["paused"]
     assert ref.state()["gm"]["paused"]["reason"] == "phone call"
+    assert ref.state()["waiting_for"].startswith("The game is paused")
     assert ref.next_deadline() is None
     clock.advance(60_000)  # a long pause: the window does not run out
     assert ref.tick() is None
