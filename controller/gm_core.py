@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
 from controller.referee_guidance import label
@@ -68,7 +68,7 @@ def _event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
     return {"type": kind, "data": data, "private_to": None, "secret": {}, "time": at}
 
 
-def _refuse(message: str) -> None:
+def _refuse(message: str) -> NoReturn:
     from controller.referee_core import Refused
 
     raise Refused(message)
@@ -77,7 +77,6 @@ def _refuse(message: str) -> None:
 def _game(core: RefereeCore) -> Game:
     if core.game is None:
         _refuse("no game is running: start one with new_game")
-    assert core.game is not None
     return core.game
 
 
@@ -226,7 +225,6 @@ def _resume(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str
     paused = core.gm.paused
     if paused is None:
         _refuse("the game is not paused")
-    assert paused is not None
     core.gm.paused = None
     events = [_event("resumed", {"by": p.get("by"), "paused_s": round(max(0.0, at - float(paused["since"])), 1)},
                      at)]
@@ -246,7 +244,6 @@ def _action(p: Mapping[str, Any]) -> Action:
         return Action.from_json(p.get("action"))
     except ValueError as exc:
         _refuse(f"{p.get('op')}: {exc}")
-        raise  # unreachable: _refuse raises
 
 
 def _apply_as_board(core: RefereeCore, game: Game, action: Action, readings: Mapping[str, str],
@@ -256,7 +253,6 @@ def _apply_as_board(core: RefereeCore, game: Game, action: Action, readings: Map
         events = core._play(action, at, "correction")
     except IllegalAction as exc:
         _refuse(f"the rules forbid it: {exc}")
-        raise
     board = core.game.expected_board() if core.game is not None else {}
     for sensor, _value in readings.items():
         if sensor in board and sensor not in core.gm.broken:
@@ -274,7 +270,6 @@ def _declare(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[st
     if found is None:
         prompts = " ".join(e.prompt for e in game.expects() if e.prompt)
         _refuse(f"the board cannot do that now (it waits for: {prompts or 'nothing from the board'})")
-    assert found is not None
     text = game.describe(action)
     events = _apply_as_board(core, game, action, found[1], at)
     head = _correction({"sensors": sorted(found[1])}, p, text, at)
@@ -299,7 +294,6 @@ def _end_window(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict
     choices = "; ".join(game.describe(a) for e in windows for a in
                         [*(a for vals in e.accepts.values() for a in vals.values()), e.on_timeout] if a is not None)
     _refuse(f"that is not an outcome of the open window (choose: {choices})")
-    return []
 
 
 def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
@@ -307,7 +301,6 @@ def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dic
     mismatch = core.mismatch
     if mismatch is None:
         _refuse("the board matches the game: there is nothing to take from it")
-    assert mismatch is not None
     if mismatch.get("code") == "ambiguous":
         _refuse("the board shows two outcomes at once: declare the one that happened")
     if mismatch.get("code") == "undo":
@@ -317,7 +310,6 @@ def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dic
         engine_events = game.adopt_board(readings)
     except IllegalAction as exc:
         _refuse(f"the rules do not allow the board as it stands: {exc}")
-        raise
     core.gm.undo.adopted(readings, "the board's position was taken as the game's")
     events = [_event(e.type, dict(e.data), at) if not e.secret else _private(e, at) for e in engine_events]
     head = _correction({"sensors": sorted(readings)}, p, "the board as it stands is now the game's", at)
