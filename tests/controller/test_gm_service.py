@@ -168,3 +168,87 @@ def test_history_lists_replays_and_exports_with_no_secret(mosquitto: Broker, mak
     assert '"secret"' not in seen
     for card in held:
         assert f'"{card}"' not in seen, f"the held card {card} crossed the broker in clear"
+
+
+def drive_to_challenge(svc: Service, cmd: Commander) -> dict[str, Any]:
+    """Play the last legal move until the game waits for a peg to be pulled (as the referee tests do)."""
+    for _ in range(300):
+        state = state_of(svc)
+        if state["expects"] and state["expects"][0]["kind"] == "peg_pull":
+            return state
+        assert state["legal"], state["waiting_for"]
+        assert cmd.call("act", {"action": state["legal"][-1]})["ok"]
+    raise AssertionError("no challenge within 300 moves")
+
+
+def test_pause_holds_a_running_trap_window_and_resume_lets_it_run_out(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "gm-window"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "superstition", "referee.trap_window_ms": 600})
+        cmd = commander(mosquitto, t)
+        try:
+            state = drive_to_challenge(svc, cmd)
+            trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: s["expects"] and s["expects"][0]["kind"] == "trap_outcome")
+            assert cmd.call("pause", {"reason": "a knock at the door"})["ok"] is True
+            paused = sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is not None)
+            seq = paused["seq"]
+            # Three windows' time: a running window would have run out ("sneaked by") long before.
+            _sleepless_wait(sub, 1.8)
+            held = state_of(svc)
+            assert held["expects"][0]["kind"] == "trap_outcome" and held["seq"] == seq
+            assert cmd.call("resume", {})["ok"] is True
+            done = sub.wait_latest(topic(t, "state"), lambda s: not s["expects"]
+                                   or s["expects"][0]["kind"] != "trap_outcome", timeout=5)
+            assert done["gm"]["paused"] is None
+            types = [e["type"] for e in sub.events(topic(t, "events"))]
+            assert types.index("paused") < types.index("resumed") < types.index("challenge_resolved")
+        finally:
+            cmd.close()
+
+
+def _sleepless_wait(sub: Subscriber, seconds: float) -> None:
+    """Wait ``seconds`` on the subscriber's condition (nothing should arrive): no bare sleep."""
+    try:
+        sub.wait_for(lambda msgs: any(m.topic.endswith("/events") and m.json().get("type") == "challenge_resolved"
+                                      for m in msgs), timeout=seconds)
+    except AssertionError:
+        return  # nothing was resolved while paused, as it must be
+    raise AssertionError("the trap's window ran out while the game was paused")
+
+
+def test_end_a_window_and_trust_the_board_over_mqtt(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "gm-window-end"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "superstition", "referee.trap_window_ms": 60000})
+        cmd = commander(mosquitto, t)
+        try:
+            state = drive_to_challenge(svc, cmd)
+            trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+            outcome = sub.wait_latest(topic(t, "state"), lambda s: s["expects"]
+                                      and s["expects"][0]["kind"] == "trap_outcome")["expects"][0]
+            zapped = next(iter(next(iter(outcome["accepts"].values())).values()))
+            reply = cmd.call("correct", {"op": "end_window", "action": zapped,
+                                         "reason": "it sprang; the switch under it is bent"})
+            assert reply["ok"] is True, reply
+            assert [e["type"] for e in reply["data"]["events"]][0] == "corrected"
+            refused = cmd.call("correct", {"op": "trust_board", "reason": "x"})
+            assert refused["ok"] is False and "nothing to take from it" in refused["error"]
+        finally:
+            cmd.close()
+    t = "gm-trust"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        make_service(t, **{"table.game": "terror"})
+        cmd = commander(mosquitto, t)
+        try:
+            assert cmd.call("sim", {"sensor": "tomb.mummy", "value": "end_b"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: (s["mismatch"] or {}).get("code") == "tomb_not_rolled")
+            reply = cmd.call("correct", {"op": "trust_board", "reason": "our board starts that way"})
+            assert reply["ok"] is True, reply
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
+            assert state["view"]["tombs"]["mummy"] == "end_b"
+        finally:
+            cmd.close()
