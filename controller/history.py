@@ -81,9 +81,10 @@ def _public_event(e: dict[str, Any]) -> dict[str, Any]:
     return {k: e.get(k) for k in ("seq", "type", "time", "data")}
 
 
-def _step_text(core: RefereeCore, entry: dict[str, Any], reveal: bool) -> str:
+def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
+    """The step in words, as a spectator may read it (worded with the game just before it)."""
     kind, payload = entry["kind"], entry["payload"]
-    if kind == "command" and core.game is not None and not reveal:
+    if kind == "command" and core.game is not None:
         try:
             action = Action.from_json(payload.get("action"))
         except ValueError:
@@ -203,8 +204,7 @@ class History:
         for entry in _inputs(journal, game):
             if core is None:
                 core = _core_for(entry)
-            reveal = False  # words of a step never show a secret move's action
-            text = _step_text(core, entry, reveal)
+            text = _step_text(core, entry)  # never a secret move's action as sent
             core.decide(entry["kind"], entry["payload"])
             if entry["events"] or entry["kind"] in ("new_game", "gm"):
                 steps.append(Step(len(steps), entry["id"], entry["time"], entry["kind"], text,
