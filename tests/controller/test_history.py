@@ -131,3 +131,33 @@ def test_sensor_statistics_across_games(tmp_path: Path) -> None:
     mummy = stats["tomb.mummy"]
     assert mummy == {"sensor": "tomb.mummy", "label": "the Mummy tomb", "readings": 1, "mismatches": 1,
                      "corrections": 0, "broken": 1}
+
+
+def test_a_secret_move_is_told_by_its_public_events_never_by_the_action_sent(tmp_path: Path) -> None:
+    import random
+
+    ref = make_referee(tmp_path, settings={"referee.board": "manual"})
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=4).ok
+    rnd = random.Random(4)
+    played = None
+    for _ in range(3000):
+        game = ref.game
+        assert game is not None
+        if game.is_over:
+            assert ref.new_game("terror", ["Ann", "Bo"], seed=rnd.randrange(1000)).ok
+            continue
+        legal = game.legal_actions()
+        cards = [a for a in legal if a.kind == "play_card"]
+        action = cards[0] if cards else rnd.choice(legal)
+        assert ref.act(action).ok
+        if action.kind == "play_card":
+            played = action
+            break
+    assert played is not None, "no card was played"
+    game_id = ref.game_id
+    ref.journal.close()
+    with reader(tmp_path / "t1.journal") as journal:
+        steps = History().steps(journal, str(game_id))["steps"]
+    secret = [s for s in steps if s["kind"] == "command" and "plays a secret move" in s["text"]]
+    assert secret, [s["text"] for s in steps][-5:]
+    assert played.params["card"] not in json.dumps(secret[-1]["text"])
