@@ -191,6 +191,13 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     assert page.evaluate("document.getElementById('next').disabled") is True
     page.wait_for_function("[...document.querySelectorAll('#step-events li')].some(li => li.textContent.startsWith('Game over'))")
     shot(page, "gm-history-replay")
+    narrow = pages(360, 740, mobile=True)  # the same replay on a small phone
+    narrow.goto(page.url)
+    narrow.wait_for_function("document.body.dataset.shownStep === '0'")
+    assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
+    for button in ("#first", "#prev", "#next", "#last"):
+        box = narrow.locator(button).bounding_box()
+        assert box is not None and box["height"] >= 44 and box["width"] >= 44
     with page.expect_download() as download:
         page.click("#export-jsonl")
     lines = Path(download.value.path()).read_text().splitlines()

@@ -155,9 +155,22 @@
     for (const h of st.hands) {
       const el = document.createElement("div");
       el.className = "item";
-      el.textContent = h.player + ": " + W.value(h.hand);
+      el.textContent = h.player + ": " + handWords(h.hand || {});
       list.appendChild(el);
     }
+  }
+
+  // A hand in words: Terror's cards under each pawn, Superstition's Whammy and Charm, else every field.
+  function handWords(hand) {
+    const you = hand.you || hand.private || {};
+    if (Array.isArray(you.pawns)) {
+      return you.pawns.map(p => (p.label || "pawn") + " pawn: " +
+        ((p.cards || []).map(c => c.title || c.id).join(", ") || "no cards")).join("; ");
+    }
+    if ("whammy" in you || "charm" in you) {
+      return "Whammy: " + (you.whammy_name || you.whammy || "none") + "; Charm: " + (you.charm_name || you.charm || "none");
+    }
+    return W.value(you) || "nothing hidden";
   }
 
   if (d.gameId) {
