@@ -121,13 +121,17 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     page.select_option("#gm-sensor", "tomb.mummy")
     page.fill("#gm-reason", "the Mummy reed switch is loose")
     page.click("#gm-broken")
-    page.wait_for_selector('#sensors tr[data-sensor="tomb.mummy"].out-of-service td.oos')
+    page.wait_for_selector('#sensors tr[data-sensor="tomb.mummy"].out-of-service .oos')
     assert "the Mummy tomb" in (page.text_content("#gm-out") or "")
     # Every button of the game master's card is a touch target of at least 44 px.
     small = page.evaluate("[...document.querySelectorAll('#gm button')].filter(b => b.offsetParent)"
                           ".map(b => b.getBoundingClientRect()).filter(r => r.height < 44).length")
     assert small == 0
     shot(page, "gm-corrected")
+    page.set_viewport_size({"width": 360, "height": 800})  # the referee's card on a small phone
+    page.wait_for_function("document.getElementById('gm').getBoundingClientRect().right <= 360")
+    wide = page.evaluate("[...document.querySelectorAll('#gm *')].filter(e => e.getBoundingClientRect().right > 360).length")
+    assert wide == 0
 
 
 def test_a_player_asks_from_a_phone_and_the_referee_approves(service: RunningService, pages: Any) -> None:

@@ -254,8 +254,10 @@
       const id = tr.dataset.sensor || ((tr.querySelector("td.id") || {}).textContent || "");
       const broken = out.has(id);
       tr.classList.toggle("out-of-service", broken);
-      let tag = tr.querySelector("td.oos");
-      if (broken && !tag) { tag = el("td", { class: "oos" }, "out of service"); tr.appendChild(tag); }
+      // In the value's own cell: a column more would widen a table a phone already scrolls.
+      let tag = tr.querySelector(".oos");
+      const cell = tr.querySelector("td.value") || tr.querySelector("td:last-child");
+      if (broken && !tag && cell) { tag = el("span", { class: "oos" }, " out of service"); cell.appendChild(tag); }
       if (!broken && tag) tag.remove();
     }
   }
