@@ -150,7 +150,14 @@ class History:
         }
 
     def _find(self, journal: Journal, game_id: str) -> _Game:
-        for game in _games(journal):
+        games = _games(journal)
+        known = {summary["game_id"]: start for start, summary in self._summaries.items()}
+        if game_id in known:
+            found = next((g for g in games if g.start == known[game_id]), None)
+            if found is not None:
+                found.game_id = game_id
+                return found
+        for game in reversed(games):  # newest first: the game in progress is the one asked for most
             first = next(iter(journal.inputs(game.start)), None)
             if first is not None and first["payload"].get("game_id") == game_id:
                 game.game_id = game_id
