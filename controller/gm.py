@@ -106,8 +106,7 @@ def _shift_timers(referee: Referee, now: float, stood: dict[str, float]) -> None
     """Resume: every timer that stood still while paused goes on with the time it had left."""
     paused_at, referee.paused_at = referee.paused_at, None
     if paused_at is None:
-        # Paused before a restart: the windows restarted then, in full (docs/referee.md).
-        return
+        return  # never paused by this referee (cannot happen: a restart while paused sets it)
     shift = max(0.0, now - paused_at)
     referee._windows = {k: opened + shift if stood.get(k) == opened else opened
                         for k, opened in referee._windows.items()}

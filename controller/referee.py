@@ -89,6 +89,8 @@ class Referee:
         self.needs_reconcile = False
         self.paused_at: float | None = None  # when the game master paused the game (controller/gm.py)
         self._restore()
+        if self.core.gm.paused is not None:
+            self.paused_at = self.clock()  # paused before a restart: the windows restart at the resume
         if self.board == "manual" and self.core.mismatch is not None:
             # the last run sensed the board; this one does not, so nothing can fix that mismatch
             self._decide("reconcile", {"sensors": {}})

@@ -246,3 +246,22 @@ def test_a_board_move_while_paused_is_judged_at_resume(terror: tuple[Referee, Cl
     assert ref.game is not None and ref.game.expected_board()["tomb.wolf"] == "middle"
     out = gm(ref, "resume")
     assert out.ok and "tomb_moved" in types(out.events)
+
+
+def test_a_restart_while_paused_stays_paused_and_the_window_starts_afresh_at_resume(
+        superstition: tuple[Referee, Clock], tmp_path: Path) -> None:
+    ref, clock = superstition
+    trap = challenged(ref)
+    ref.observe(obs(f"{trap}.peg_a", "pulled"))
+    clock.advance(1000)
+    assert gm(ref, "pause", reason="power cut coming").ok
+    ref.journal.close()
+    again = make_referee(tmp_path, clock, settings={"referee.trap_window_ms": 1500})
+    assert again.state()["gm"]["paused"]["reason"] == "power cut coming"
+    assert again.next_deadline() is None
+    clock.advance(30_000)
+    assert again.tick() is None
+    assert gm(again, "resume").ok
+    left = again.next_deadline()
+    assert left is not None and abs(left - (1.5 + again.window_late_s)) < 1e-6  # the whole window again
+    again.journal.close()
