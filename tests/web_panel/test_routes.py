@@ -25,7 +25,7 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     api = client.get("/api/tables").get_json()
     mine = [t for t in api["tables"] if t["table"] == fake.table]
     assert mine == [{"table": fake.table, "online": True, "game": "terror", "players": ["Ann", "Bo"],
-                     "over": False, "mismatch": False}]
+                     "over": False, "mismatch": False, "paused": False}]
     assert api["broker"] == "connected"
 
 
