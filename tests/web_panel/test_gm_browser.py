@@ -260,6 +260,9 @@ def test_a_spectators_history_of_a_running_game_holds_no_secret(service: Running
         page.wait_for_function(f"document.body.dataset.shownStep === '{n}'")
         seen.append(page.content())
     assert page.evaluate("document.getElementById('hands').hidden") is True  # a running game shows no hand
+    page.click("#refresh")  # a game in progress: up to now
+    page.wait_for_function(f"document.body.dataset.shownStep === '{last}'")
+    seen.append(page.content())
     with page.expect_download() as download:
         page.click("#export-text")
     seen.append(Path(download.value.path()).read_text())

@@ -95,7 +95,7 @@
   // ----- one game, step by step ---------------------------------------------------------------
   let steps = [], current = 0, info = null, loading = 0;
 
-  async function loadGame() {
+  async function loadGame(at) {
     try {
       info = await get(d.steps);
       steps = info.steps || [];
@@ -112,7 +112,8 @@
         li.addEventListener("keydown", e => { if (e.key === "Enter") show(i); });
         ol.appendChild(li);
       });
-      await show(0);
+      $("refresh").hidden = !!info.over;  // a game in progress: fetch the steps played since
+      await show(at === undefined ? 0 : at === "last" ? steps.length - 1 : at);
     } catch (e) { fail(e); }
   }
 
@@ -178,6 +179,7 @@
     $("prev").addEventListener("click", () => show(current - 1));
     $("next").addEventListener("click", () => show(current + 1));
     $("last").addEventListener("click", () => show(steps.length - 1));
+    $("refresh").addEventListener("click", () => loadGame("last"));
     loadGame();
   } else {
     listGames();
