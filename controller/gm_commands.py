@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from controller.gm import game_master
 from controller.gm_core import CORRECTIONS
 from controller.history import History, HistoryError
+from controller.mqtt_commands import dumps
 from controller.mqtt_link import Command
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct", "history")
+# A history reply must stay under the packet size the panel announces (controller/mqtt5.py), with room
+# for the reply's own fields and signature: the broker would drop a bigger one without a word.
+MAX_HISTORY_REPLY_BYTES = 900 * 1024
 HISTORY_OPS = ("games", "steps", "board", "export", "sensors")
 
 Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
@@ -106,6 +110,10 @@ def _run_history(service: Service, cmd: Command, fields: dict[str, Any]) -> None
             history = _histories.setdefault(service.table, History(service.config.table.reveal_hands))
             with Journal(service.config.journal.path, table=service.table, create=False) as journal:
                 data = answer(history, journal, fields)
+        size = len(dumps(data))
+        if size > MAX_HISTORY_REPLY_BYTES:
+            raise HistoryError(f"the answer is {size // 1024} KiB, too big to send over the broker; "
+                               "read this game with `gravekeeper replay` on the journal")
         _reply(service, cmd, True, None, data)
     except (HistoryError, JournalError, ValueError) as exc:
         _reply(service, cmd, False, f"history: {exc}", None)

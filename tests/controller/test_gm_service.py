@@ -252,3 +252,19 @@ def test_end_a_window_and_trust_the_board_over_mqtt(mosquitto: Broker, make_serv
             assert state["view"]["tombs"]["mummy"] == "end_b"
         finally:
             cmd.close()
+
+
+def test_a_history_answer_too_big_for_the_broker_is_refused_with_the_way_to_read_it(
+        mosquitto: Broker, make_service: MakeService, monkeypatch: Any) -> None:
+    from controller import gm_commands
+
+    t = "gm-big"
+    make_service(t, **{"table.game": "terror"})
+    cmd = commander(mosquitto, t)
+    try:
+        assert cmd.call("history", {"op": "games"})["ok"] is True
+        monkeypatch.setattr(gm_commands, "MAX_HISTORY_REPLY_BYTES", 64)
+        reply = cmd.call("history", {"op": "games"})
+        assert reply["ok"] is False and "too big to send" in reply["error"] and "gravekeeper replay" in reply["error"]
+    finally:
+        cmd.close()
