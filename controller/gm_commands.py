@@ -35,10 +35,12 @@ Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> dict[str, Any]:
-    unknown = sorted(set(payload) - allowed - {"id", "auth"})
+    from controller.service_commands import ENVELOPE  # the signed command's own fields (id, ts, auth)
+
+    unknown = sorted(set(payload) - allowed - ENVELOPE)
     if unknown:
         raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
-    return {k: v for k, v in payload.items() if k in allowed}
+    return {k: v for k, v in payload.items() if k in allowed}  # never the envelope
 
 
 def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
