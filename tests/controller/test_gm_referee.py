@@ -265,3 +265,15 @@ def test_a_restart_while_paused_stays_paused_and_the_window_starts_afresh_at_res
     left = again.next_deadline()
     assert left is not None and abs(left - (1.5 + again.window_late_s)) < 1e-6  # the whole window again
     again.journal.close()
+
+
+def test_home_assistant_knows_every_event_the_game_master_emits() -> None:
+    import re
+
+    import controller.gm_core as gm_core
+    from controller.homeassistant import COMMON_EVENTS
+
+    source = Path(gm_core.__file__).read_text()
+    emitted = set(re.findall(r'_event\("([a-z_]+)"', source)) | {"corrected"}
+    assert emitted >= {"undone", "undo_requested", "undo_declined", "paused", "resumed", "mismatch"}
+    assert emitted <= set(COMMON_EVENTS), sorted(emitted - set(COMMON_EVENTS))
