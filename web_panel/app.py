@@ -53,7 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper_join_guard"] = JoinGuard()
     app.extensions["gravekeeper_login_guard"] = JoinGuard(allowed=TABLE_LOGIN_FAILURES_ALLOWED)
 
-    from .views import control, effects, history, player, selftest, tables
+    from .views import boards, control, effects, history, player, selftest, tables
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(control.bp)
@@ -61,6 +61,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(selftest.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(effects.bp)
+    app.register_blueprint(boards.bp)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:
