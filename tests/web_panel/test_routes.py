@@ -24,8 +24,10 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     assert f'data-table="{fake.table}"' in html
     api = client.get("/api/tables").get_json()
     mine = [t for t in api["tables"] if t["table"] == fake.table]
-    assert mine == [{"table": fake.table, "online": True, "game": "terror", "players": ["Ann", "Bo"],
-                     "over": False, "mismatch": False, "paused": False}]
+    assert mine == [{"table": fake.table, "room": None, "online": True, "game": "terror", "title": None,
+                     "players": ["Ann", "Bo"], "turn": "Ann", "waiting_for": "Roll the dice.",
+                     "over": False, "mismatch": False, "mismatch_text": None,
+                     "paused": False}]
     assert api["broker"] == "connected"
 
 
