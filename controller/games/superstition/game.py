@@ -311,6 +311,22 @@ class Superstition(RulesMixin, Game):
             ),
             "opening_rolls": {str(k): v for k, v in self.opening["rolls"].items()},
             "winners": self.winners,
+            "walks": self._walks(charm=False),
+        }
+
+    def _walks(self, charm: bool) -> dict[str, JSON]:
+        """Where each legal move of the player to move goes: the spaces entered, the last is where it stops.
+
+        So a page can show the landing space before the move is sent. A walk that needs the Charm is
+        left out unless ``charm``: only its holder's own view may tell that they can use one.
+        """
+        p = self.current_player
+        if self.phase != "move" or p is None:
+            return {}
+        return {
+            direction: {"to": walk.destination, "path": list(walk.path), "charm": walk.charm}
+            for direction, walk in self.options_for(p).items()
+            if isinstance(walk, Walk) and (charm or not walk.charm)
         }
 
     def player_view(self, seat: int) -> dict[str, JSON]:
@@ -326,6 +342,8 @@ class Superstition(RulesMixin, Game):
             "charm_name": CHARM_NAMES.get(hand["charm"] or ""),
             "charm_passes": WHAMMY_NAMES[_whammy_for(hand["charm"])] if hand["charm"] else None,
         }
+        if seat == self.current_player:
+            view["walks"] = self._walks(charm=True)
         return view
 
     # ----- the physical board -------------------------------------------------
