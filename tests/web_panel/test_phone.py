@@ -156,7 +156,7 @@ MOVES = {
     "terror": ("terror", 0, terror_monster_move, "move_pawn",
                lambda a: f'svg#board g.legal[data-move="{a.params["to"][0]},{a.params["to"][1]}"]', "svg#board g.preview polyline"),
     "superstition": ("superstition", 1, superstition_move, "move",
-                     lambda a: f'svg#board g.walk[data-walk="{a.params["direction"]}"]', "svg#board g.preview .landing"),
+                     lambda a: f'svg#board g.walk[data-walk~="{a.params["direction"]}"]', "svg#board g.preview .landing"),
 }
 
 

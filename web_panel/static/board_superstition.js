@@ -41,11 +41,12 @@
       if (to && sp[to]) { spots[to] = [a, i]; handled.add(i); }
     });
     // Where each legal move lands: the move is a tap on that space.
+    // Two directions may land on the same space (from the start circle both ways reach the gate).
     const landings = {};
     legal.forEach((a, i) => {
       if (!["move", "charm_move"].includes(a.kind)) return;
       const w = walks[a.params.direction];
-      if (w && sp[w.to]) { landings[w.to] = [a, i, w]; handled.add(i); }
+      if (w && sp[w.to]) { (landings[w.to] = landings[w.to] || []).push([a, i, w]); handled.add(i); }
     });
 
     for (const id of Object.keys(sp)) {
@@ -61,11 +62,20 @@
         B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => ctx.act(spots[id][0]), W.action(spots[id][0], st));
       }
     }
+    let confirmExtra = [];
     for (const id of Object.keys(landings)) {
-      const [a, , w] = landings[id];
-      const g = el(svg, "g", { class: "legal walk", "data-walk": a.params.direction, "data-space": id });
+      const list = landings[id];
+      const [a, , w] = list[0];
+      const g = el(svg, "g", { class: "legal walk", "data-walk": list.map(([x]) => x.params.direction).join(" "), "data-space": id });
       el(g, "circle", { cx: X(id), cy: Y(id), r: 19, fill: "rgba(143,209,143,0.3)", stroke: w.charm ? "#c9a0ff" : "#8fd18f", "stroke-width": 4 });
       B.hit(g, [X(id) - 19, Y(id) - 19, 38, 38], () => B.propose(a, { sendLabel: "Move here" }), W.action(a, st));
+      // Same space by two different ways: the confirm bar offers the other one.
+      const ways = list.filter(([, , x], k) => list.findIndex(([, , y]) => y.path.join() === x.path.join()) === k);
+      const at = ways.findIndex(([x]) => proposal && x.params.direction === proposal.params.direction);
+      if (proposal && ways.length > 1 && at >= 0) {
+        const next = ways[(at + 1) % ways.length][0];
+        confirmExtra = [["confirm-other-way", "Go the other way round", () => B.propose(next, { sendLabel: "Move here" })]];
+      }
     }
     if (proposal) {
       const w = walks[proposal.params.direction];
@@ -148,6 +158,6 @@
     else if (Object.keys(landings).length) hint = "Tap a green space to move there.";
     else if (Object.keys(spots).length) hint = "Tap a green space to place your Whammy there.";
     else if (legal.some(a => a.kind === "pull_peg")) hint = "Name a peg: tap peg A or B of the trap.";
-    return { handled, hint, notes, legend };
+    return { handled, hint, notes, legend, confirmExtra };
   };
 })();
