@@ -34,6 +34,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.security import SealError, seal_command, signed, unseal_reply, verify
 
+from controller.games import GAME_NAMES, get_game
+
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
 
@@ -80,10 +82,17 @@ class TableView:
             "table": self.table,
             "online": status.get("state") == "online",
             "game": state.get("game") or status.get("game"),
+            # What people read: the game's title (the id stays in "game" for machines).
+            "title": game_title(state.get("game") or status.get("game")),
             "players": state.get("players") or [],
             "over": bool(state.get("over")),
             "mismatch": bool(state.get("mismatch")),
         }
+
+
+def game_title(game: Any) -> str | None:
+    """The title people know a game by ("Terror in the Graveyard"), or None for no or an unknown game."""
+    return get_game(game).title if isinstance(game, str) and game in GAME_NAMES else None
 
 
 class MqttView:

@@ -345,7 +345,7 @@ def test_the_table_list_follows_the_broker(page: Any, served: PanelServer, fake:
     try:
         other.online(game="superstition")
         row = page.wait_for_selector(f'tr[data-table="{other.table}"]', timeout=8000)
-        assert "online" in row.text_content() and "superstition" in row.text_content()
+        assert "online" in row.text_content() and "Superstition" in row.text_content()  # its title, not its id
         other.publish("status", {"state": "offline", "table": other.table})
         page.wait_for_function(
             "(t) => (document.querySelector(`tr[data-table='${t}']`) || {}).textContent.includes('offline')",

@@ -125,9 +125,14 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     player.goto(url + f"t/{fake.table}/join")
     check_phone_page(player, "the join form", p_errors, shot_name="phone-join")
     seat = g.current_player
+    # The phone buzzes when it becomes this player's turn: count the calls the page makes.
+    player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
     join(player, url, fake.table, token, seat)
     player.wait_for_selector("#your-turn:not([hidden])")
     assert player.text_content("#your-turn").startswith("Your turn")
+    assert player.evaluate("window.buzzes") == [200]
+    hint = player.text_content("#board-hint")
+    assert "Tap" in hint and "Click" not in hint
     check_phone_page(player, f"{name}: the player's own page", p_errors, shot_name=f"phone-{name}-player")
     for page_, who in ((player, "player"), (referee, "referee")):
         page_.set_viewport_size({"width": 1280, "height": 900})

@@ -14,9 +14,9 @@
         return;
       }
       body.innerHTML = j.tables.map(t =>
-        '<tr data-table="' + esc(t.table) + '"><td><a href="/t/' + encodeURIComponent(t.table) + '">' + esc(t.table) + "</a></td>" +
+        '<tr data-table="' + esc(t.table) + '"><td><a class="tap" href="/t/' + encodeURIComponent(t.table) + '">' + esc(t.table) + "</a></td>" +
         '<td><span class="badge ' + (t.online ? "online" : "offline") + '">' + (t.online ? "online" : "offline") + "</span></td>" +
-        "<td>" + esc(t.game || "no game yet") + "</td><td>" + esc((t.players || []).join(", ")) + "</td><td>" +
+        "<td>" + esc(t.title || (t.game ? "a game this panel does not know" : "no game yet")) + "</td><td>" + esc((t.players || []).join(", ")) + "</td><td>" +
         (t.mismatch ? '<span class="badge mismatch">board mismatch</span>' : "") +
         (t.over ? '<span class="badge">game over</span>' : "") + "</td></tr>").join("");
     } catch (e) {
