@@ -216,6 +216,7 @@
       else { other.appendChild(tr); others += 1; }
     }
     if ($("other-sensors")) $("other-sensors").hidden = !others;
+    $("sensors").hidden = !tbody.childNodes.length;  // graveyard dogs reads no sensor
   }
 
   // Sensor times are the controller's monotonic clock. With the payload's "monotonic" (the controller's
