@@ -76,10 +76,17 @@ def superstition_move(g: Game) -> bool:
     return v["phase"] == "move" and bool(v["walks"]) and v["players"][g.current_player]["space"] in b["brick_path"] + b["stone_path"]
 
 
+def terror_paralysed_move(g: Game) -> bool:
+    v = g.public_view()
+    return v["phase"] == "move" and any(p["paralysed"] for s in v["players"] for p in s["pawns"])
+
+
 GAMES = {
-    "terror": (0, terror_monster_move),
-    "superstition": (1, superstition_move),
-    "dogs": (1, lambda g: g.public_view()["tiles_placed"] >= 4 and any(a.kind == "place_tile" for a in g.legal_actions())),
+    # what is shown: (the game, a seed, where its random game stops)
+    "terror": ("terror", 0, terror_monster_move),
+    "terror-paralysed": ("terror", 1, terror_paralysed_move),
+    "superstition": ("superstition", 1, superstition_move),
+    "dogs": ("dogs", 1, lambda g: g.public_view()["tiles_placed"] >= 4 and any(a.kind == "place_tile" for a in g.legal_actions())),
 }
 
 
@@ -101,8 +108,8 @@ def join(page: Any, url: str, table: str, token: str, seat: int) -> None:
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
-    seed, want = GAMES[name]
-    g = advance(name, seed, want)
+    game, seed, want = GAMES[name]
+    g = advance(game, seed, want)
     publish(fake, g)
     url = served.url
 
@@ -121,6 +128,15 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     referee.wait_for_selector("#codes code")
     check_phone_page(referee, f"{name}: the referee's table page", ref_errors, shot_name=f"phone-{name}-referee")
 
+    referee.goto(url + f"t/{fake.table}/selftest")
+    referee.wait_for_selector("#st-controls")
+    check_phone_page(referee, "the self-test page", ref_errors, shot_name="phone-selftest")
+    page.goto(url + f"t/{fake.table}/selftest")
+    page.wait_for_selector("#login-card")
+    check_phone_page(page, "the self-test page, read-only", errors)
+    page.goto(url + "t/no-such-table")
+    check_phone_page(page, "an error page", [e for e in errors if "404" not in e])
+
     player, p_errors = phone()
     player.goto(url + f"t/{fake.table}/join")
     check_phone_page(player, "the join form", p_errors, shot_name="phone-join")
@@ -134,6 +150,12 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     hint = player.text_content("#board-hint")
     assert "Tap" in hint and "Click" not in hint
     check_phone_page(player, f"{name}: the player's own page", p_errors, shot_name=f"phone-{name}-player")
+    # A Monster and a paralysed pawn are plain to see on a phone: a mark as big as a fingertip, and words.
+    for mark, words, field in ((".monster-mark", "is a Monster", "monster"), (".paralysed-mark", "is paralysed", "paralysed")):
+        if game == "terror" and any(p[field] and p["pos"] for s in g.public_view()["players"] for p in s["pawns"]):
+            box = player.locator(f"svg#board {mark}").first.bounding_box()
+            assert box is not None and box["width"] >= 20 and box["height"] >= 20, (mark, box)
+            assert words in player.text_content("#board-notes")
     for page_, who in ((player, "player"), (referee, "referee")):
         page_.set_viewport_size({"width": 1280, "height": 900})
         page_.wait_for_function(DRAWN_FOR_WIDTH)
@@ -207,7 +229,7 @@ def test_cancelling_a_proposed_move_sends_nothing(phone: Any, served: PanelServe
 
 def test_a_tile_is_shown_at_its_place_and_turned_before_it_is_placed(phone: Any, served: PanelServer,
                                                                       fake: FakeTable, token: str) -> None:
-    g = advance("dogs", 1, GAMES["dogs"][1])
+    g = advance(*GAMES["dogs"])
     publish(fake, g)
     seat = g.current_player
     spots: dict[tuple[int, int], list[Any]] = {}

@@ -23,7 +23,7 @@
       const rr = i % 2 ? r * 0.62 : r, t = Math.PI * i / 8;
       pts.push((x + rr * Math.sin(t)).toFixed(1) + "," + (y - rr * Math.cos(t)).toFixed(1));
     }
-    return el(g, "polygon", { class: "monster-mark", points: pts.join(" "), fill: RED, stroke: "#000", "stroke-width": 1 });
+    return el(g, "polygon", { class: "monster-mark", points: pts.join(" "), fill: RED, stroke: "#fff", "stroke-width": 1.5 });
   }
   function cage(g, el, x, y, r) {
     const c = el(g, "g", { class: "paralysed-mark" });
@@ -90,8 +90,8 @@
                                  "data-tomb": name, "data-pos": pos });
         if (here) {
           el(g, "rect", { x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3, fill: p.colour, opacity: 0.95 });
-          el(g, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#000" },
-             W.tombName(name).toUpperCase());
+          el(g, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": name.length > 5 ? 10 : 13,
+                          "font-weight": 700, fill: "#000" }, W.tombName(name).toUpperCase());
         }
         if (END[pos]) {
           // The ends of each track are lettered, as the rules call them: end A and end B.
@@ -166,7 +166,7 @@
       const mover = movers.some(m => m[0] === si && m[1] === pi);
       const chosen = selected && selected[0] === si && selected[1] === pi;
       const g = el(svg, "g", { class: "pawn" + (mover ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
-      if (p.monster) star(g, el, px, py, r + 11);
+      if (p.monster) star(g, el, px, py, r + 15);
       pawnShape(g, el, px, py, r, p.label, s.colour, chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
       if (p.paralysed) cage(g, el, px, py, r);
       el(g, "title", {}, who + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
