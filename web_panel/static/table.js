@@ -68,9 +68,9 @@
   function nothingHere(box, st, ctx) {
     box.textContent = "Nothing to do from here: " + (st.waiting_for || "wait.");
     if (!ctx.simulate || !((st.expects || []).length)) return;
-    box.appendChild(document.createTextNode(" Do it on the "));
+    box.textContent = "Nothing to press here: the table waits for the board. " + (st.waiting_for || "");
     const a = document.createElement("a");
-    a.href = "#sim"; a.id = "to-sim"; a.textContent = "virtual board";
+    a.href = "#sim"; a.id = "to-sim"; a.className = "button-link"; a.textContent = "Do it on the virtual board ↓";
     a.addEventListener("click", e => {
       e.preventDefault();
       const sim = $("sim");
@@ -79,7 +79,6 @@
       if (first) first.focus({ preventScroll: true });
     });
     box.appendChild(a);
-    box.appendChild(document.createTextNode("."));
   }
 
   async function refreshCodes(st) {
