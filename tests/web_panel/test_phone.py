@@ -315,3 +315,21 @@ def test_the_referee_sees_this_games_sensors_and_a_virtual_board_for_each(phone:
     referee.mouse.click(box["x"] + box["width"] * 0.85, box["y"] + box["height"] * 0.2)  # a corner, not the marker
     (name, cmd), = fake.wait_command(1)
     assert name == "sim" and (cmd["sensor"], cmd["value"]) == ("tomb.wolf", "end_a")
+
+
+def test_a_refusal_in_the_engines_words_is_read_in_a_players(phone: Any, served: PanelServer, fake: FakeTable,
+                                                              token: str) -> None:
+    g = advance("terror", 0, terror_monster_move)
+    publish(fake, g)
+    seat = g.current_player
+    player, errors = phone()
+    join(player, served.url, fake.table, token, seat)
+    fake.handler = lambda name, cmd: {"ok": False, "error": "it is Ann's turn (seat 0), not seat 1's: "
+                                                            "no legal move of exactly 3 reaches [2, 4]; the Wolf tomb is at end_a"}
+    player.locator('button.act[data-kind="end_turn"]').tap()
+    player.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    said = player.text_content("#reply")
+    assert "it is Ann's turn, not Bo's" in said and "row 3, column 5" in said and "at end A" in said, said
+    assert not RAW_ID.search(said), said
+    # The panel answers a refused move with 422 (docs/panel.md), which Chromium logs; nothing else may be logged.
+    check_phone_page(player, "a refusal", [e for e in errors if "status of 422" not in e])
