@@ -291,6 +291,9 @@ def test_a_mismatch_banner_appears_and_clears(service: RunningService, contexts:
         page.wait_for_selector("#mismatch", state="visible")
         assert page.text_content("#mismatch-guidance").strip()
     shot(spectator, f"e2e-{service.game}-mismatch")
+    for page, who in ((table, "referee"), (spectator, "spectator")):
+        check_phone_page(page, f"{service.game}: a mismatch, the {who}'s page", contexts.console[page],
+                         shot_name=f"e2e-{service.game}-mismatch-{who}")
     guidance = table.text_content("#mismatch-guidance")
     assert table.text_content("#waiting-for") == guidance
     assert table.locator("button.act").count() == 0  # play holds while the board is wrong
