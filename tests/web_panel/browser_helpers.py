@@ -43,7 +43,7 @@ MIN_TARGET_PX = 44
 # id, a seat number counted from 0). Word boundaries, so "b5" inside a table's name like "t3b5f" passes.
 # Also: snake_case names (end_a, move_pawn), sensor ids (trap.ladder, chute.left), numbered trap ids (grave1).
 RAW_ID = re.compile(r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\btomb\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
-                    r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b")
+                    r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b")
 
 TARGETS = """(min) => {
   const sel = "button, a[href], summary, input:not([type=hidden]), select, textarea, svg#board [role=button]";

@@ -110,7 +110,9 @@ def clicks_for(a: Action) -> list[dict[str, Any]]:
     if k == "move_tomb":
         return [{"selector": f'svg#board g.tomb-spot[data-tomb="{p["tomb"]}"][data-pos="{p["to"]}"]'}]
     if k == "skull_outcome":
-        return [{"selector": "#sim-launch" if p["hit"] else "#sim-chute-left"}]
+        # A miss: a skull down the left window. The default simulated board has no beam there (it is
+        # optional hardware), so the table calls the miss when the skull's window runs out.
+        return [{"selector": "#sim-launch"}] if p["hit"] else []
     if k == "move_pawn":
         return [{"selector": f'svg#board g.pawn[data-seat="{a.player}"][data-pawn="{p["pawn"]}"]'},
                 {"selector": f'svg#board g.legal[data-move="{p["to"][0]},{p["to"][1]}"]'}, CONFIRM]

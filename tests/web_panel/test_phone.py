@@ -315,6 +315,11 @@ def test_the_referee_sees_this_games_sensors_and_a_virtual_board_for_each(phone:
     referee.mouse.click(box["x"] + box["width"] * 0.85, box["y"] + box["height"] * 0.2)  # a corner, not the marker
     (name, cmd), = fake.wait_command(1)
     assert name == "sim" and (cmd["sensor"], cmd["value"]) == ("tomb.wolf", "end_a")
+    # A board without the optional window beams: no dead button, and the page says how a miss is called.
+    fake.publish("sensors", {"time": time.time(), "monotonic": 1000.0, "sensors": {
+        "tomb.wolf": {"value": "middle", **reading}, "launcher": {"value": "armed", **reading}}})
+    referee.wait_for_selector("#sim-no-left-beam")
+    assert referee.locator("#sim-chute-left").count() == 0 and referee.locator("#sim-chute-right-hit").count() == 1
 
 
 def test_a_refusal_in_the_engines_words_is_read_in_a_players(phone: Any, served: PanelServer, fake: FakeTable,

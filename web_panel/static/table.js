@@ -146,15 +146,22 @@
     }
     // The skull goes down one of the Crypt's two windows: the left one misses; the right one is where
     // the launcher sits, so a skull there knocks the Headless Ghost off (launched) or not.
-    const covered = new Set(["launcher"]);
+    // The window beams are optional hardware: without the left one, a skull down it is seen by nobody, and
+    // the table calls it a miss when the skull's time runs out; the row says so rather than offer a dead button.
+    const covered = new Set(["launcher", "chute.left", "chute.right"]);
     const drop = id => has(id) ? [[id, "blocked"], [id, "clear"]] : [];
-    if (has("chute.left") || uses.includes("chute")) {
-      covered.add("chute.left"); covered.add("chute.right");
+    if (uses.includes("chute") && (has("launcher") || has("chute.left") || has("chute.right"))) {
       row("Skull", [
-        ["down the left window", "sim-chute-left", drop("chute.left").length ? drop("chute.left") : [["chute.left", "blocked"], ["chute.left", "clear"]]],
-        ["down the right window, ghost knocked off", "sim-chute-right-hit", [...drop("chute.right"), ["launcher", "launched"]]],
+        ["down the left window", "sim-chute-left", drop("chute.left")],
+        ["down the right window, ghost knocked off", "sim-chute-right-hit", has("launcher") ? [...drop("chute.right"), ["launcher", "launched"]] : []],
         ["down the right window, ghost stays", "sim-chute-right", drop("chute.right")],
       ].filter(([, , steps]) => steps.length));
+      if (!has("chute.left")) {
+        const note = document.createElement("p");
+        note.className = "hint"; note.id = "sim-no-left-beam";
+        note.textContent = "This board has no beam in the left window: a skull dropped there is a miss once its time runs out.";
+        box.lastChild.appendChild(note);
+      }
     }
     for (const trap of ["ladder", "mirror", "grave1", "grave2"]) {
       const p = "trap." + trap;

@@ -10,18 +10,19 @@
   const space = (st, id) => W.superSpace(st, id);
   const trap = (st, t) => "the " + (((((st || {}).view || {}).traps || {})[t] || {}).name || W.humanize(t));
   const sq = (st, d) => W.dogsSquare(st, d.x, d.y);
-  const BY = { card: "by a card", arrow: "along an arrow", switch: "by a switch", roll: "" };
+  const moveBy = by => typeof by !== "string" || by === "roll" ? "" : by === "card" ? " by a card" :
+    by.startsWith("arrow-") ? " along the " + by.slice(6) + " arrow" : " (" + W.humanize(by).toLowerCase() + ")";
 
   const terror = {
     turn_started: (d, st) => who(st, d) + (d.extra ? " takes an extra turn." : "'s turn."),
     rolled: (d, st) => who(st, d) + " rolled " + d.number + " and the " + W.humanize(d.symbol || "?") + ".",
     tomb_moved: (d, st) => "The " + W.tombName(d.tomb) + " tomb slid from " + pos(d.from) + " to " + pos(d.to) + ".",
-    pawn_moved: (d, st) => who(st, d) + "'s " + d.label + " moved to " + cell(st, d.to) + (d.by && BY[d.by] !== "" ? " " + (BY[d.by] || "by " + W.humanize(d.by).toLowerCase()) : "") + ".",
+    pawn_moved: (d, st) => who(st, d) + "'s " + d.label + " moved to " + cell(st, d.to) + moveBy(d.by) + ".",
     pawn_fell: (d, st) => who(st, d) + "'s " + d.label + " fell into a pit" + (d.discarded ? " and lost " + d.discarded + " card(s)." : "."),
     card_drawn: (d, st) => who(st, d) + "'s " + d.label + " drew " + (d.card ? "“" + title(d.card) + "”." : "a card and kept it."),
     card_played: (d, st) => who(st, d) + " played “" + title(d.card) + "”.",
     monster_placed: (d, st) => W.playerName(st, d.by) + " turned " + who(st, d) + "'s " + d.label + " into a Monster.",
-    cured: (d, st) => who(st, d) + "'s " + d.label + " was cured" + (d.by ? " by the " + d.by : "") + ".",
+    cured: (d, st) => who(st, d) + "'s " + d.label + " was cured" + (d.by === "potion" ? " by a Magic Potion" : d.by ? " by “" + title(d.by) + "”" : "") + ".",
     paralysed: (d, st) => who(st, d) + "'s " + d.label + " is paralysed by a Skeleton Hand.",
     no_draw: (d, st) => who(st, d) + "'s " + d.label + " draws nothing: " + d.reason + ".",
     pawns_switched: (d, st) => pawn(st, d.a) + " and " + pawn(st, d.b) + " switched places.",
@@ -36,7 +37,9 @@
     reshuffled: (d, st) => "The discard pile was shuffled into a new draw pile (" + d.cards + " cards).",
     monster_reversed: (d, st) => pawn(st, d.to) + " reversed the Monster card: " + pawn(st, d.from) + " becomes the Monster!",
     ring_stolen: (d, st) => pawn(st, d.to) + " stole a Magic Ring from " + pawn(st, d.from) + ".",
-    game_won: (d, st) => (d.seats || []).map(s => W.playerName(st, s)).join(" and ") + " won" + (d.reason ? " (" + W.humanize(d.reason).toLowerCase() + ")." : "."),
+    game_won: (d, st) => (d.seats || []).map(s => W.playerName(st, s)).join(" and ") + " won" +
+      ({ ghost: " by knocking the Headless Ghost off its launcher", last_player: " as the last player left" }[d.reason] || "") + ".",
+    game_over: (d, st) => "Game over: " + (typeof d.reason === "string" ? d.reason : "nobody won") + ".",
   };
   const superstition = {
     turn_started: (d, st) => who(st, d) + "'s turn.",
