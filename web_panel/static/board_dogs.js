@@ -44,9 +44,11 @@
     }
     const minX = Math.min(...xs), maxX = Math.max(...xs), minY = Math.min(...ys), maxY = Math.max(...ys);
     const cols = maxX - minX + 1, rows = maxY - minY + 1;
-    const cell = Math.max(10, Math.floor(Math.min(592 / cols, 592 / rows)));
+    // The graveyard grows as tiles are placed, often long and narrow: it fills the width, and a tall
+    // one may be up to 1000 units high (a phone scrolls down, never sideways).
+    const cell = Math.max(10, Math.min(120, Math.floor(Math.min(592 / cols, 1000 / rows))));
     const ox = 4, oy = 4;
-    B.size(svg, Math.max(600, ox * 2 + cols * cell), ox * 2 + rows * cell);
+    B.size(svg, ox * 2 + cols * cell, ox * 2 + rows * cell);
     const X = x => ox + (x - minX) * cell, Y = y => oy + (y - minY) * cell;
 
     for (const t of v.tiles || []) {
