@@ -32,6 +32,9 @@ import psutil
 from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from controller.publication import Publisher  # noqa: E402 - after the path that finds it
+
 TABLE = "bench"
 TOKEN = "bench-token"
 
@@ -144,7 +147,9 @@ def main() -> int:
         state = {"seq": 0, "table": TABLE, "game": "terror", "game_id": "g", "players": ["A", "B"],
                  "current_player": 0, "over": False, "winners": [], "view": {"pad": "x" * 4000}, "legal": [],
                  "expects": [], "waiting_for": "Roll the dice.", "mismatch": None, "board": "manual"}
-        pub.publish(f"{base}/state", json.dumps(state), 1, True).wait_for_publish(5)
+        # Signed as the controller signs them: the panel holds the token and takes nothing else.
+        signer = Publisher(TOKEN, TABLE, "bench-run", time.time())
+        pub.publish(f"{base}/state", signer.sign("state", json.dumps(state).encode()), 1, True).wait_for_publish(5)
 
         bare: list[float] = []
         sub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-bare")
@@ -174,7 +179,7 @@ def main() -> int:
             if delay > 0:
                 time.sleep(delay)
             ev = {"seq": seq, "table": TABLE, "type": "bench", "time": time.time(), "data": {"t0": time.monotonic()}}
-            pub.publish(f"{base}/events", json.dumps(ev), 1)
+            pub.publish(f"{base}/events", signer.sign("events", json.dumps(ev).encode()), 1)
         expected = args.events * args.clients
         deadline = time.monotonic() + 10
         while len(clients.latencies) < expected and time.monotonic() < deadline:

@@ -10,7 +10,9 @@ its own thread with its own asyncio loop, so it never shares a loop or a lock
 with the controller.
 
 The embedded broker is for one controller and its panel on one machine. It
-listens on 127.0.0.1 and allows anonymous clients; clubs with several tables
+listens on 127.0.0.1, allows anonymous clients, and closes the connection of
+a client that sends a packet over ``MAX_PACKET_BYTES`` (amqtt has no such
+setting, so :func:`limit_packet_size` adds one) before it reads the packet; clubs with several tables
 or remote panels should run Mosquitto and point ``mqtt.url`` at it (see
 ``docs/deploy.md``).
 """
@@ -26,6 +28,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller.mqtt5 import MAX_PACKET_BYTES
+
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "ip6-localhost"})
@@ -33,6 +37,45 @@ LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "ip6-localhost"})
 
 class BrokerError(RuntimeError):
     """The embedded broker could not be started."""
+
+
+class PacketTooLarge(Exception):
+    """A client sent amqtt a packet over the limit: its reader ends and the connection closes.
+
+    Not an amqtt ``MQTTError``: amqtt discards the packet on those and reads on, from the middle of it.
+    """
+
+
+_limit_lock = threading.Lock()
+_packet_limit: int | None = None
+
+
+def limit_packet_size(max_bytes: int) -> None:
+    """Make amqtt refuse packets over ``max_bytes`` when it has read their length, not after the body.
+
+    amqtt reads every packet whole, whatever its size, before any plugin sees it: a
+    128 MiB PUBLISH costs the broker's process (ours) 128 MiB and more. Its fixed-header
+    decoder is the one place that knows the length first; wrapped once per process.
+    """
+    from amqtt.mqtt.packet import MQTTFixedHeader
+
+    global _packet_limit
+    with _limit_lock:
+        first = _packet_limit is None
+        _packet_limit = max_bytes
+        if not first:
+            return
+        original = MQTTFixedHeader.from_stream.__func__  # type: ignore[attr-defined]
+
+        async def from_stream(cls: Any, reader: Any) -> Any:
+            header = await original(cls, reader)
+            limit = _packet_limit
+            if header is not None and limit is not None and header.remaining_length > limit:
+                raise PacketTooLarge(f"a packet of {header.remaining_length} bytes is over the "
+                                     f"embedded broker's limit of {limit} bytes")
+            return header
+
+        MQTTFixedHeader.from_stream = classmethod(from_stream)  # type: ignore[method-assign, assignment]
 
 
 class _MqttSettings(Protocol):
@@ -123,6 +166,7 @@ class EmbeddedBroker:
             self._error = exc
             self._started.set()
             return
+        limit_packet_size(MAX_PACKET_BYTES)
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)

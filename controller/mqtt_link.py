@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
+from controller import mqtt5
 from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
     Command,
@@ -43,6 +44,7 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
     dumps,
 )
 from controller.mqtt_status import RunStatus
+from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
 from controller.security import signed
 
 log = logging.getLogger(__name__)
@@ -53,6 +55,8 @@ WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
 EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
 MARK_EVERY_S = 1.0
+RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
+FOREIGN_LOG_EVERY_S = 60.0
 
 
 class OutboxJournal(Protocol):
@@ -99,6 +103,7 @@ class MqttLink:
         on_wake: Callable[[], None],
         status: Mapping[str, Any] | None = None,
         on_conflict: Callable[[str], None] | None = None,
+        mqtt5_protocol: bool = True,
     ) -> None:
         self.topics = Topics(settings.base_topic, table)
         self.host, self.port = host, port
@@ -110,6 +115,10 @@ class MqttLink:
         self._checker = CommandChecker(token, commands, journal.has_command)
         self.status = RunStatus(table, status)  # tells this run from another given the same table id
         self._on_conflict = on_conflict
+        # Everything on state, events, sensors, health and private/ is signed (controller.publication).
+        self._publisher = Publisher(token, table, self.status.instance, self.status.since)
+        self._pub_key = publication_key(token)
+        self._prefix = self.topics.command("")[: -len("cmd/")]
 
         self._lock = threading.Lock()  # guards the fields the network thread writes
         self._ready = False            # connected and resubscribed: flush may publish
@@ -126,6 +135,11 @@ class MqttLink:
         self._refresh_pending = False
         self._closed = False
         self._conflict: str | None = None
+        self._foreign: set[str] = set()  # our retained topics someone else published on: restore them
+        self._foreign_count = 0
+        self._restored = 0
+        self._restored_at: dict[str, float] = {}
+        self._foreign_logged_at = -1e9
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -144,7 +158,8 @@ class MqttLink:
         # died, so the broker sends that one's last will ("offline") at once, before our
         # "online", instead of a keepalive later, on top of it.
         client_id = settings.client_id or f"gravekeeper-{table}"
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
+        # MQTT 5, so the broker learns the largest packet we take (controller.mqtt5).
+        self.client = mqtt5.new_client(client_id, mqtt5=mqtt5_protocol)
         self.client.max_inflight_messages_set(PAHO_INFLIGHT)
         self.client.reconnect_delay_set(min_delay=1, max_delay=4)
         if settings.username:
@@ -159,11 +174,12 @@ class MqttLink:
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
         self._keepalive = settings.keepalive
+        self._tls = settings.tls
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
         """Connect in the background; paho retries until the broker answers."""
-        self.client.connect_async(self.host, self.port, keepalive=self._keepalive)
+        mqtt5.connect_async(self.client, self.host, self.port, self._keepalive, tls=self._tls)
         self.client.loop_start()
 
     def wait_online(self, timeout: float) -> bool:
@@ -200,6 +216,8 @@ class MqttLink:
     # ----- what the service hands us --------------------------------------
     def set_retained(self, topic: str, payload: Mapping[str, Any] | None, *, force: bool = False) -> None:
         """Queue ``payload`` for a retained topic (``None`` clears it); sent by the next flush."""
+        if payload is not None:
+            check_body(payload)
         data = b"" if payload is None else dumps(payload)
         if force or self._retained.get(topic) != data:
             self._retained[topic] = data
@@ -255,6 +273,7 @@ class MqttLink:
             self._apply_broker_marker()
         if self.take_refresh():
             self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
+        self._restore_foreign()
         backlog = False
         sent = 0
         room = WINDOW - len(self._inflight)
@@ -262,7 +281,8 @@ class MqttLink:
         if room > 0 and self._sent_seq < last:
             for event in self._journal.events_after(self._sent_seq, limit=room):
                 sent += 1
-                self._publish(self.topics.events, dumps({k: event.get(k) for k in EVENT_KEYS}), False,
+                body = dumps({k: event.get(k) for k in EVENT_KEYS})
+                self._publish(self.topics.events, self._publisher.sign("events", body), False,
                               int(event["seq"]))
                 self._sent_seq = int(event["seq"])
                 self._published_events += 1
@@ -274,7 +294,10 @@ class MqttLink:
                 if room <= 0:
                     backlog = True
                     break
-                self._publish(topic, self._retained[topic], True, None)
+                data = self._retained[topic]
+                # An empty payload deletes the retained message; there is nothing to sign.
+                self._publish(topic, self._publisher.sign(topic[len(self._prefix):], data) if data else b"",
+                              True, None)
                 del self._dirty[topic]
                 room -= 1
         while room > 0 and not events_only:
@@ -348,6 +371,25 @@ class MqttLink:
             self._marked_seq = self._acked_seq
             self._marked_at = time.monotonic()
 
+    def _restore_foreign(self) -> None:
+        """Republish our retained topics that someone else published on (a forgery, or a replay)."""
+        with self._lock:
+            foreign, self._foreign = self._foreign, set()
+        now = time.monotonic()
+        later = set()
+        for topic in foreign:
+            if topic not in self._retained:
+                continue
+            if now - self._restored_at.get(topic, -1e9) < RESTORE_EVERY_S:
+                later.add(topic)  # the worker's next round (at most a second away) takes it
+                continue
+            self._restored_at[topic] = now
+            self._dirty[topic] = None
+            self._restored += 1
+        if later:
+            with self._lock:
+                self._foreign |= later
+
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
         with self._lock:
@@ -376,6 +418,10 @@ class MqttLink:
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
+            if mqtt5.fall_back_to_v311(client, reason):
+                log.info("MQTT: the broker at %s:%d has no MQTT 5; using 3.1.1, so it cannot be told our "
+                         "largest packet (set a message size limit on the broker)", self.host, self.port)
+                return
             with self._lock:
                 self._last_error = f"broker refused the connection: {reason}"
             log.warning("MQTT: %s", self._last_error)
@@ -393,6 +439,8 @@ class MqttLink:
         if first:
             # Read our own retained state before publishing anything (see the module doc).
             client.subscribe(self.topics.state, qos=1)
+        elif mqtt5.is_mqtt5(client):
+            self._watch(client)
         _, mid = client.subscribe(self.topics.commands, qos=1)
         with self._lock:
             self._sync_mid = mid
@@ -406,10 +454,19 @@ class MqttLink:
             self._want_wake = False
         if syncing:
             client.unsubscribe(self.topics.state)
+            if mqtt5.is_mqtt5(client):
+                # Not a re-subscribe over the plain one: Mosquitto 2.0 keeps the old options then.
+                self._watch(client)
         # Status is independent of the event order, so it may go straight out.
         client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
         self._ever_ready.set()
         self._wake_for_refresh()
+
+    def _watch(self, client: mqtt.Client) -> None:
+        """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
+        options = mqtt5.watch_options(client)
+        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
+                                                  self.topics.events, self.topics.private(0)[:-1] + "+")])
 
     def _wake_for_refresh(self) -> None:
         with self._lock:
@@ -450,15 +507,21 @@ class MqttLink:
         if msg.topic == self.topics.status:
             self._check_status(msg)
             return
-        if msg.topic == self.topics.state:
-            if msg.retain:
-                try:
-                    state = json.loads(msg.payload)
-                except ValueError:
-                    return
-                if isinstance(state, dict):
-                    with self._lock:
-                        self._broker_state = state
+        if msg.topic == self.topics.state and msg.retain:
+            try:
+                state, stamp = open_publication(self._pub_key, self._table, "state", bytes(msg.payload))
+            except (PublicationError, ValueError):
+                # A forged retained state must not tell us which events the broker has.
+                self._note_foreign(msg.topic)
+                return
+            if stamp.run != self.status.instance:
+                self._publisher.follow(stamp)  # a new run publishes after the old one's stamps
+            with self._lock:
+                self._broker_state = state
+            return
+        if msg.topic.startswith(self._prefix) and not msg.topic.startswith(self.topics.command("")):
+            if not msg.retain:  # a retained copy is only what the broker held when we subscribed
+                self._note_foreign(msg.topic)
             return
         prefix = self.topics.command("")
         if not msg.topic.startswith(prefix):
@@ -477,6 +540,23 @@ class MqttLink:
             self._on_wake()
             return
         self._on_command(command)
+
+    def _note_foreign(self, topic: str) -> None:
+        # no_local keeps our own messages out: this one is someone else's, in the table's name.
+        now = time.monotonic()
+        with self._lock:
+            self._foreign_count += 1
+            count = self._foreign_count
+            if topic != self.topics.events:
+                self._foreign.add(topic)
+                self._want_wake = True
+            say = now - self._foreign_logged_at >= FOREIGN_LOG_EVERY_S  # a flood must not flood the log
+            if say:
+                self._foreign_logged_at = now
+        if say:
+            log.warning("someone else published on %s in the table's name (%d such messages so far; "
+                        "retained topics are put right, and a panel with the token refuses them)", topic, count)
+        self._on_wake()
 
     # ----- health ---------------------------------------------------------
     def _check_status(self, msg: mqtt.MQTTMessage) -> None:
@@ -511,6 +591,10 @@ class MqttLink:
             "events_acknowledged_seq": self._acked_seq,
             "outbox_backlog": max(0, self._journal.last_seq() - self._acked_seq),
             "unacknowledged": len(self._inflight),
+            # Messages others published on this table's topics (each one refused by a panel that
+            # holds the token), and how often a retained one was put right by publishing ours again.
+            "foreign_publications": self._foreign_count,
+            "retained_restored": self._restored,
         }
 
 

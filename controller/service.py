@@ -166,6 +166,8 @@ class Service:
                 on_wake=self._wake,
                 status={"game": self._game_name(), "simulate": cfg.simulate},
                 on_conflict=self._on_conflict,
+                # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
+                mqtt5_protocol=getattr(self.broker, "embedded", None) is None,
             )
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.

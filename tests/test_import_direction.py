@@ -21,11 +21,14 @@ GAME_PACKAGES = ("terror", "superstition", "dogs")
 # with the controller (no I/O, no threads, no state): the rules engines' data and
 # action types (to draw boards and check a form before sending), the sealing and
 # signing of messages (both ends must agree byte for byte), the players check of
-# the new-game form (so the panel refuses what the table would), and the names of
-# a game's sensors.
+# the new-game form (so the panel refuses what the table would), the names of
+# a game's sensors, the checking of what a table publishes (signed by the table),
+# and the MQTT client settings both ends use (MQTT 5, the largest packet).
 PANEL_MAY_IMPORT = {
     "controller.games",
     "controller.security",
+    "controller.publication",
+    "controller.mqtt5",
     "controller.config",
     "hardware.observation",
 }

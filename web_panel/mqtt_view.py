@@ -10,6 +10,11 @@ An ``act`` for a seat is sent sealed for that seat (``controller.security.
 seal_command``) and its reply opened here, so a spectator on the broker never
 reads a player's move, nor the reason the table refused it.
 
+Messages a table signs (``state``, ``events``, ``sensors``, ``health``,
+``private/<seat>``) are taken only when they verify, if the panel holds the
+table's token (``web_panel.trust``); the client announces the largest packet
+it takes (MQTT 5, ``controller.mqtt5``), so no broker sends it a bigger one.
+
 Sealed private views are stored sealed. They are opened only when a player's
 own stream asks for them (see ``views/player.py``), so nothing secret sits in
 the shared picture that every page reads.
@@ -30,19 +35,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
+import controller.mqtt5 as mqtt5
+from controller.publication import PublicationError, Stamp
 from controller.security import SealError, seal_command, signed, unseal_reply, verify
 
 from controller.games import GAME_NAMES, get_game
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
+from .trust import SIGNED_KINDS, Vouching
 
 log = logging.getLogger(__name__)
 
 RETAINED_KINDS = ("status", "state", "sensors", "health")
-MAX_PAYLOAD = 1 << 20  # a state bigger than this is a broken publisher, not a game
+MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
 
 
@@ -109,12 +116,10 @@ class MqttView:
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
         self.bad_messages = 0
+        self.vouching = Vouching(settings.token_for)
         self._closed = False
-        self._client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"gk-panel-{uuid.uuid4().hex[:12]}",
-            clean_session=True,
-        )
+        self._client = mqtt5.new_client(client_id or f"gk-panel-{uuid.uuid4().hex[:12]}",
+                                        mqtt5=settings.broker_mqtt5)
         if settings.broker_username is not None:
             self._client.username_pw_set(settings.broker_username, settings.broker_password)
         if settings.broker_tls:
@@ -127,7 +132,8 @@ class MqttView:
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
         """Connect in the background (a broker that is down now is retried); optionally wait."""
-        self._client.connect_async(self.settings.broker_host, self.settings.broker_port, keepalive=30)
+        mqtt5.connect_async(self._client, self.settings.broker_host, self.settings.broker_port, 30,
+                            tls=self.settings.broker_tls)
         self._client.loop_start()
         if wait is not None:
             self.connected.wait(wait)
@@ -146,7 +152,8 @@ class MqttView:
     # ----- paho callbacks (paho's network thread) --------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
-            log.warning("panel: broker refused the connection: %s", reason)
+            if not mqtt5.fall_back_to_v311(client, reason):
+                log.warning("panel: broker refused the connection: %s", reason)
             return
         sock = client.socket()
         if isinstance(sock, socket.socket):
@@ -196,21 +203,44 @@ class MqttView:
         if len(parts) < 2 or not TABLE_ID_RE.match(parts[0]):
             return
         table, kind = parts[0], parts[1]
+        rel = "/".join(parts[1:])
+        # With the table's token, only what the table signed counts (web_panel.trust).
+        vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
         if not payload:
             # A retained message deleted by its owner.
             if kind in RETAINED_KINDS and len(parts) == 2:
+                if vouched:
+                    # The table never deletes these; anyone can, and nothing signs an empty message.
+                    self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
+                    return
                 self._clear(table, kind)
             elif kind == "private" and len(parts) == 3 and parts[2].isdigit():
+                # A seat the game no longer has. Its freshness is kept: an old envelope replayed after
+                # the clear is still older than the last one the table published.
                 self._clear_private(table, int(parts[2]))
             return
         if len(payload) > MAX_PAYLOAD:
             self.bad_messages += 1
             log.warning("panel: ignored an oversized message on %s", topic)
             return
-        try:
-            data = json.loads(payload)
-        except ValueError:
-            data = None
+        stamp: Stamp | None = None
+        data: Any = None
+        if vouched:
+            try:
+                data, stamp = self.vouching.open(table, rel, payload)
+            except PublicationError as exc:
+                self._refuse(table, rel, exc)
+                return
+            except ValueError:
+                data = None  # signed, yet not JSON: a broken table, counted below
+        else:
+            try:
+                data = json.loads(payload)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and kind in SIGNED_KINDS:
+                data.pop("pub", None)  # a signature this panel cannot check; the page needs neither
+                data.pop("auth", None)
         if not isinstance(data, dict):
             self.bad_messages += 1
             log.warning("panel: ignored a message that is not a JSON object on %s", topic)
@@ -218,10 +248,13 @@ class MqttView:
         if kind == "reply" and len(parts) == 3:
             self._on_reply(data)
         elif kind == "private" and len(parts) == 3:
-            self._on_private(table, parts[2], data)
+            if self._fresh(table, rel, stamp):
+                self._on_private(table, parts[2], data)
         elif kind == "events" and len(parts) == 2:
-            self._on_event(table, data)
+            self._on_event(table, data, stamp)
         elif kind in RETAINED_KINDS and len(parts) == 2:
+            if not self._fresh(table, rel, stamp):
+                return
             with self._lock:
                 view = self._table(table)
                 setattr(view, kind, data)
@@ -233,6 +266,20 @@ class MqttView:
                     if view.last_seq is None or data["seq"] > view.last_seq:
                         view.last_seq = data["seq"]
             self._broadcast(table, (kind, data))
+
+    def _fresh(self, table: str, topic: str, stamp: Stamp | None) -> bool:
+        """Whether a verified message is newer than the last one taken; an older one is refused."""
+        if stamp is None:
+            return True  # not checked: the panel holds no token for this table
+        try:
+            return self.vouching.take(table, topic, stamp)
+        except PublicationError as exc:
+            self._refuse(table, topic, exc)
+            return False
+
+    def _refuse(self, table: str, topic: str, exc: PublicationError) -> None:
+        self.vouching.refuse(table, topic, exc)
+        self._broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _table(self, table: str) -> TableView:
         view = self._tables.get(table)
@@ -258,15 +305,19 @@ class MqttView:
                 return
         self._broadcast(table, ("private_changed", {"seat": seat}))
 
-    def _on_event(self, table: str, data: dict[str, Any]) -> None:
+    def _on_event(self, table: str, data: dict[str, Any], stamp: Stamp | None = None) -> None:
         seq = data.get("seq")
         gap = False
         with self._lock:
             view = self._table(table)
-            if isinstance(seq, int) and not isinstance(seq, bool):
-                if view.last_seq is not None and seq <= view.last_seq and any(
-                        e.get("seq") == seq for e in view.events):
-                    return  # a QoS 1 duplicate
+            numbered = isinstance(seq, int) and not isinstance(seq, bool)
+            if numbered and view.last_seq is not None and seq <= view.last_seq and any(
+                    e.get("seq") == seq for e in view.events):
+                return  # a QoS 1 duplicate
+            # After the duplicate check: a resent event is older than the last one, yet no replay.
+            if not self._fresh(table, "events", stamp):
+                return
+            if numbered:
                 if view.last_seq is not None and seq > view.last_seq + 1:
                     gap = True
                     view.gaps += 1
@@ -321,6 +372,7 @@ class MqttView:
             snap = view.snapshot() if view is not None else None
         if snap is not None:
             snap["broker"] = "connected" if self.connected.is_set() else "disconnected"
+            snap["trust"] = self.vouching.describe(table)
         return snap
 
     def state(self, table: str) -> dict[str, Any] | None:

@@ -37,6 +37,7 @@ class PanelSettings:
     broker_password: str | None = None
     broker_tls: bool = False
     broker_ca_file: str | None = None
+    broker_mqtt5: bool = True  # False for a broker known to speak only MQTT 3.1.1 (the embedded one)
     base_topic: str = "gravekeeper"
     listen_host: str = "127.0.0.1"
     listen_port: int = 8080
@@ -67,6 +68,8 @@ class PanelSettings:
                 raise SettingsError(f"tokens: {table!r} is not a valid table id")
             if not isinstance(tok, str) or not tok:
                 raise SettingsError(f"tokens.{table} must be a non-empty string")
+        if not isinstance(self.broker_mqtt5, bool):
+            raise SettingsError("broker_mqtt5 must be true or false")
         if self.broker_password is not None and self.broker_username is None:
             raise SettingsError("broker_password needs broker_username")
         if self.broker_ca_file is not None and not self.broker_tls:

@@ -125,6 +125,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
         broker_password=mqtt.password, broker_tls=broker.tls, broker_ca_file=mqtt.ca_file,
         base_topic=mqtt.base_topic, listen_host=config.panel.host, listen_port=config.panel.port,
         token=config.table.token,
+        broker_mqtt5=broker.embedded is None,  # amqtt speaks MQTT 3.1.1 only
     )
     try:
         panel = PanelProcess(settings, stop)

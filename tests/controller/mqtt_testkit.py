@@ -27,6 +27,10 @@ class Message:
     def json(self) -> Any:
         return json.loads(self.payload)
 
+    def body(self) -> Any:
+        """The payload's own fields: without the table's signature (``pub``, ``auth``)."""
+        return {k: v for k, v in self.json().items() if k not in ("pub", "auth")}
+
 
 @dataclass
 class Subscriber:
@@ -98,6 +102,10 @@ class Subscriber:
     def latest(self, topic: str) -> Any:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].json() if msgs else None
+
+    def latest_body(self, topic: str) -> Any:
+        msgs = [m for m in self.on(topic) if m.payload]
+        return msgs[-1].body() if msgs else None
 
     def wait_latest(self, topic: str, predicate: Callable[[Any], bool], timeout: float = 10.0) -> Any:
         def ok(msgs: list[Message]) -> bool:

@@ -106,7 +106,8 @@ def test_a_30_s_broker_outage_mid_game_loses_nothing(tmp_path: Path, make_servic
         assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
         assert [e["type"] for e in events[1:]] == ["mismatch", "mismatch_cleared"] * 3
         with Subscriber(broker.host, broker.port, (topic(t, "state"),)) as late:
-            state = late.wait_latest(topic(t, "state"), lambda s: s["seq"] == 7, timeout=10)
+            late.wait_latest(topic(t, "state"), lambda s: s["seq"] == 7, timeout=10)
+            state = late.latest_body(topic(t, "state"))
         assert state["mismatch"] is None and state == svc.call(lambda s: s.referee.state())
         wait_until(lambda: svc.journal.published_seq() == 7, 10, "the outbox cursor")
         sub.stop()

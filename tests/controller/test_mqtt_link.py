@@ -106,7 +106,8 @@ def test_events_go_out_in_order_and_the_cursor_follows_the_acks(mosquitto: Broke
         assert link.wait_online(5)
         events = sub.wait_events("gk/lk1/events", 30)
         assert seqs(events) == list(range(1, 31))
-        assert set(events[0]) == {"seq", "table", "type", "time", "data"}
+        # The event's own fields, and the table's signature (controller.publication).
+        assert set(events[0]) == {"seq", "table", "type", "time", "data", "pub", "auth"}
         record(journal, 5, 30)
         pump.wake()
         assert seqs(sub.wait_events("gk/lk1/events", 35)) == list(range(1, 36))
@@ -177,7 +178,7 @@ def test_retained_topics_are_published_after_the_events_they_include(mosquitto: 
         # A late subscriber still gets the retained state.
         with Subscriber(mosquitto.host, mosquitto.port, ("gk/lk3/state",)) as late:
             msg = late.wait_for(lambda m: len(m) >= 1)[0]
-            assert msg.retain and msg.json() == {"seq": 3, "game_id": "g"}
+            assert msg.retain and msg.body() == {"seq": 3, "game_id": "g"}
         link.close()
 
 
@@ -207,8 +208,8 @@ def test_a_broker_outage_keeps_events_and_refreshes_retained_topics(fresh_mosqui
     # Only the link can have put these back: the broker forgot everything.
     with Subscriber(broker.host, broker.port, ("gk/lk4/state", "gk/lk4/sensors", "gk/lk4/status")) as late:
         late.wait_for(lambda m: len(m) >= 3)
-        assert late.latest("gk/lk4/state") == {"seq": 15}
-        assert late.latest("gk/lk4/sensors") == {"s": 1}
+        assert late.latest_body("gk/lk4/state") == {"seq": 15}
+        assert late.latest_body("gk/lk4/sensors") == {"s": 1}
         assert late.latest("gk/lk4/status")["state"] == "online"
     assert link.health()["disconnects"] == 1 and link.health()["connects"] == 2
     link.close()

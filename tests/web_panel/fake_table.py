@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.publication import Publisher
 from controller.security import seal, seal_reply, signed, unseal_command, verify
+from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
@@ -37,6 +40,8 @@ class FakeTable:
         self.clear_ok: bool | None = None  # overrides the clear 'ok' of a sealed reply (a forger on the broker)
         self.forged_first: dict[str, Any] | None = None  # published, unsigned, ahead of each genuine reply
         self._connected = threading.Event()
+        # Signs state, events, sensors, health and private views as the controller does.
+        self.signer = Publisher(token, table, uuid.uuid4().hex[:16], time.time())
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
         self._client.will_set(self.topic("status"), json.dumps({"state": "offline", "table": table}), 1, True)
         self._client.on_connect = self._on_connect
@@ -89,7 +94,13 @@ class FakeTable:
             return list(self.commands)
 
     def publish(self, kind: str, payload: dict[str, Any] | None, retain: bool = True) -> None:
-        body = b"" if payload is None else json.dumps(payload)
+        body = b"" if payload is None else json.dumps(payload).encode()
+        if body and kind.split("/")[0] in SIGNED_KINDS:
+            body = self.signer.sign(kind, body)
+        self._client.publish(self.topic(kind), body, 1, retain).wait_for_publish(5)
+
+    def publish_raw(self, kind: str, body: bytes, retain: bool = True) -> None:
+        """Publish ``body`` as it is: what anyone else on the broker can do in the table's name."""
         self._client.publish(self.topic(kind), body, 1, retain).wait_for_publish(5)
 
     def online(self, game: str | None = "terror") -> None:

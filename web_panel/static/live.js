@@ -71,6 +71,7 @@
         live.status = snap.status; live.state = snap.state; live.sensors = snap.sensors; live.health = snap.health;
       }
       if (snap.broker) live.broker = snap.broker;
+      if (snap.trust) live.trust = snap.trust;
       const seqs = [live.state && live.state.seq, ...(snap.events || []).map(ev => ev.seq)].filter(n => typeof n === "number");
       if (seqs.length && live.lastSeq !== null && Math.max(...seqs) < live.lastSeq) {
         // The table started again from an empty journal: its numbering starts over, and so does the log,
@@ -137,6 +138,7 @@
         });
       }
       es.addEventListener("event", e => onEvent(JSON.parse(e.data)));
+      es.addEventListener("trust", e => { live.trust = JSON.parse(e.data); live.onchange("trust"); });
       es.addEventListener("link", e => { live.broker = JSON.parse(e.data).broker; live.onchange("link"); });
       for (const kind of Object.keys(live.onextra)) {
         es.addEventListener(kind, e => live.onextra[kind](JSON.parse(e.data)));
@@ -176,6 +178,13 @@
   /** The parts every page shows the same way: banners, turn, dice, waiting, log. */
   function renderCommon(live) {
     const st = live.state || {};
+    const trust = $("trust");
+    if (trust && live.trust) {
+      // Whether the panel could check the table's signature, and what it refused (web_panel/trust.py).
+      trust.textContent = live.trust.text;
+      const refused = Object.values(live.trust.refused || {}).reduce((a, b) => a + b, 0);
+      trust.className = "trust " + (!live.trust.vouched ? "unvouched" : refused ? "refused" : "vouched");
+    }
     const mm = st.mismatch;
     const banner = $("mismatch");
     if (banner) {

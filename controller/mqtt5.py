@@ -1,0 +1,169 @@
+"""MQTT 5 clients for the controller and the panel: the largest packet they accept, and a v3.1.1 fallback.
+
+An MQTT 3.1.1 client has no way to tell the broker how big a message it is
+ready for: paho reads a whole PUBLISH into memory before anyone can look at
+it, so one 128 MiB message on a command topic costs the controller about
+480 MB, ten times its memory budget. MQTT 5 lets a client announce a
+Maximum Packet Size in its CONNECT; the broker then never sends it a bigger
+packet (Mosquitto drops it for that client and logs "Dropping too large
+outgoing PUBLISH"). So both clients connect with MQTT 5 and
+:data:`MAX_PACKET_BYTES`.
+
+A broker that speaks only MQTT 3.1.1 refuses an MQTT 5 CONNECT (an old
+Mosquitto answers "unsupported protocol version"; amqtt, the embedded
+broker, never answers at all). So before its first connection a client asks
+the broker with a throwaway MQTT 5 CONNECT of its own (:func:`speaks_mqtt5`,
+under another client id, so it never takes over the real session) and
+speaks 3.1.1 to a broker that does not answer it in MQTT 5. A refusal later
+on (the broker was replaced) falls back the same way
+(:func:`fall_back_to_v311`), as paho itself falls back from 3.1.1 to 3.1.
+Such a broker can only be protected by its own limit (``controller.broker``
+sets one for the embedded broker). A caller that knows the broker speaks
+3.1.1 only (``gravekeeper run`` with its embedded broker) asks for 3.1.1 at
+once. Over TLS the client does not ask first: it connects with MQTT 5.
+
+With paho's ``CallbackAPIVersion.VERSION2`` the callbacks look the same for
+both protocol versions (reason codes are ``ReasonCode`` objects, properties
+are passed, possibly empty), so callers need no version checks except for
+features only MQTT 5 has (``no_local`` subscriptions).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+MAX_PAYLOAD_BYTES = 1 << 20
+"""The largest payload either side takes: a state or a health report is a few tens of KiB."""
+
+MAX_PACKET_BYTES = MAX_PAYLOAD_BYTES + (64 << 10)
+"""Maximum Packet Size announced to the broker: the payload plus room for the topic and properties."""
+
+UNSUPPORTED_PROTOCOL = 132  # CONNACK reason "Unsupported protocol version" (MQTT 5, 3.2.2.2)
+
+
+def new_client(client_id: str, *, mqtt5: bool = True) -> mqtt.Client:
+    """A paho 2 client (callback API version 2) speaking MQTT 5, or 3.1.1 when ``mqtt5`` is False.
+
+    Both start every connection with a clean session (MQTT 5: clean start and no
+    session expiry), as the 3.1.1 clients always did.
+    """
+    if mqtt5:
+        return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
+                       protocol=mqtt.MQTTv311)
+
+
+def is_mqtt5(client: mqtt.Client) -> bool:
+    return client.protocol == mqtt.MQTTv5
+
+
+def connect_async(client: mqtt.Client, host: str, port: int, keepalive: int, *, tls: bool = False) -> None:
+    """``client.connect_async`` with a clean start and, on MQTT 5, the Maximum Packet Size.
+
+    Before its first connection the client asks whether the broker speaks MQTT 5 (not over TLS).
+    """
+    if is_mqtt5(client) and not tls:
+        client.on_pre_connect = _ask_once(host, port)
+    if is_mqtt5(client):
+        props = Properties(PacketTypes.CONNECT)
+        props.MaximumPacketSize = MAX_PACKET_BYTES
+        client.connect_async(host, port, keepalive=keepalive, clean_start=True, properties=props)
+    else:
+        client.connect_async(host, port, keepalive=keepalive)
+
+
+PROBE_TIMEOUT_S = 1.0
+
+
+def speaks_mqtt5(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> bool | None:
+    """Whether the broker at ``host:port`` answers an MQTT 5 CONNECT in MQTT 5; None if nothing listens.
+
+    Any MQTT 5 CONNACK counts, a refusal too ("not authorised": we sent no
+    credentials). A 3.1.1 CONNACK ("unacceptable protocol version"), a closed
+    connection or silence means no.
+    """
+    client_id = f"gk-probe5-{os.getpid()}-{os.urandom(3).hex()}".encode()
+    variable = b"\x00\x04MQTT\x05\x02" + struct.pack("!H", 5) + b"\x00"  # v5, clean start, keepalive 5 s
+    body = variable + struct.pack("!H", len(client_id)) + client_id
+    packet = bytes([0x10, len(body)]) + body
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError:
+        return None
+    with sock:
+        try:
+            sock.settimeout(timeout)
+            sock.sendall(packet)
+            reply = b""
+            while len(reply) < 4:
+                chunk = sock.recv(4 - len(reply))
+                if not chunk:
+                    break
+                reply += chunk
+        except OSError:
+            return False  # silence (amqtt) or a reset: no MQTT 5 here
+        if len(reply) < 4 or reply[0] != 0x20:
+            return False
+        if reply[1] >= 3:  # an MQTT 5 CONNACK has properties after the flags and reason code
+            if reply[3] == 0:
+                try:
+                    sock.sendall(b"\xe0\x00")  # DISCONNECT: no last will, no log noise
+                except OSError:
+                    pass
+            return True
+        return False
+
+
+def _ask_once(host: str, port: int) -> Callable[[mqtt.Client, Any], None]:
+    asked = False
+
+    def on_pre_connect(client: mqtt.Client, userdata: Any) -> None:
+        # paho's network thread, before each attempt; only the first answer counts.
+        nonlocal asked
+        if asked or not is_mqtt5(client):
+            return
+        verdict = speaks_mqtt5(host, port)
+        if verdict is None:
+            return  # nothing listens yet: ask again before the next attempt
+        asked = True
+        if not verdict:
+            _downgrade(client)
+
+    return on_pre_connect
+
+
+def _downgrade(client: mqtt.Client) -> None:
+    # paho keeps the protocol in a private field and switches it the same way to fall back
+    # from 3.1.1 to 3.1; there is no public setter. Properties are sent only by MQTT 5 clients.
+    client._protocol = mqtt.MQTTv311  # noqa: SLF001
+    client._clean_session = True  # noqa: SLF001 - unset for an MQTT 5 client; 3.1.1 reads it
+
+
+def fall_back_to_v311(client: mqtt.Client, reason: Any) -> bool:
+    """After a refused CONNECT: True (and the client switched to 3.1.1) if the broker has no MQTT 5.
+
+    Paho retries by itself after its reconnect delay; the retry then speaks 3.1.1.
+    """
+    if not is_mqtt5(client) or getattr(reason, "value", None) != UNSUPPORTED_PROTOCOL:
+        return False
+    _downgrade(client)
+    return True
+
+
+def watch_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options to watch topics this client publishes itself: others' messages only, no retained copy.
+
+    ``no_local`` (MQTT 5 only) keeps our own publications out; ``retainHandling=2``
+    skips the retained copy at subscribe time (we publish our own right after).
+    On 3.1.1 there is no such option: the caller must not watch.
+    """
+    return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)

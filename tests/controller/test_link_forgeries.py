@@ -1,0 +1,110 @@
+"""The link against someone else publishing in the table's name: signed output, put right, counted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+
+from controller.journal import Journal
+from controller.publication import open_publication, publication_key
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Subscriber, wait_until
+
+from .test_mqtt_link import TOKEN, Pump, make_link, pump, record, seqs  # noqa: F401 - pump is a fixture
+
+KEY = publication_key(TOKEN)
+
+
+def outsider(broker: Broker) -> mqtt.Client:
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="lf-outsider")
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    return client
+
+
+def test_every_published_message_is_signed_for_its_table_and_topic(mosquitto: Broker, tmp_path: Path,
+                                                                   pump: Pump) -> None:
+    with Journal(tmp_path / "j.sqlite", table="lf1") as journal:
+        record(journal, 2)
+        link = make_link(mosquitto, journal, "lf1", pump)
+        pump.do(lambda l: (l.set_retained(l.topics.state, {"seq": 2}), l.set_retained(l.topics.health, {"ok": 1}),
+                           l.set_retained(l.topics.private(1), {"seq": 2, "seat": 1, "sealed": "x"})))
+        with Subscriber(mosquitto.host, mosquitto.port, ("gk/lf1/#",)) as sub:
+            link.start()
+            sub.wait_for(lambda m: {x.topic for x in m} >= {"gk/lf1/state", "gk/lf1/health", "gk/lf1/private/1"})
+            stamps = []
+            for msg in sub.messages:
+                rel = msg.topic[len("gk/lf1/"):]
+                if rel == "status":
+                    continue
+                data, stamp = open_publication(KEY, "lf1", rel, msg.payload)
+                stamps.append(stamp)
+                assert "pub" not in data and "auth" not in data
+            assert [s.n for s in stamps] == sorted(s.n for s in stamps)  # one counter, in publishing order
+            assert {s.run for s in stamps} == {link.status.instance}
+        link.close()
+
+
+def test_someone_elses_message_on_a_retained_topic_is_put_right_and_counted(mosquitto: Broker, tmp_path: Path,
+                                                                            pump: Pump) -> None:
+    with Journal(tmp_path / "j.sqlite", table="lf2") as journal:
+        link = make_link(mosquitto, journal, "lf2", pump)
+        pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 0, "players": ["Ann"]}))
+        link.start()
+        assert link.wait_online(5)
+        forger = outsider(mosquitto)
+        try:
+            forged = json.dumps({"seq": 9, "players": ["FORGED"]})
+            forger.publish("gk/lf2/state", forged, qos=1, retain=True).wait_for_publish(5)
+            forger.publish("gk/lf2/events", forged, qos=1).wait_for_publish(5)
+            wait_until(lambda: link.counters()["retained_restored"] >= 1, 5, "the state put back")
+            wait_until(lambda: link.counters()["foreign_publications"] == 2, 5, "both forgeries counted")
+            with Subscriber(mosquitto.host, mosquitto.port, ("gk/lf2/state",)) as late:
+                msg = late.wait_for(lambda m: len(m) >= 1)[0]
+                assert open_publication(KEY, "lf2", "state", msg.payload)[0]["players"] == ["Ann"]
+            # A flood is put right a few times a second, not once per forgery.
+            before = link.counters()["retained_restored"]
+            for _ in range(200):
+                forger.publish("gk/lf2/state", forged, qos=1, retain=True)
+            forger.publish("gk/lf2/state", forged, qos=1, retain=True).wait_for_publish(5)
+            wait_until(lambda: link.counters()["foreign_publications"] == 203, 10, "the flood to arrive")
+            wait_until(lambda: link.counters()["retained_restored"] > before, 5, "the state put back after the flood")
+            # After the flood the broker holds the table's own state again.
+            wait_until(lambda: _retained_players(mosquitto) == ["Ann"], 5, "the state put back after the flood")
+            restored = link.counters()["retained_restored"] - before
+            assert restored <= 8, restored
+        finally:
+            forger.disconnect()
+            forger.loop_stop()
+        link.close()
+
+
+def _retained_players(broker: Broker) -> list[str] | None:
+    with Subscriber(broker.host, broker.port, ("gk/lf2/state",)) as late:
+        msg = late.wait_for(lambda m: len(m) >= 1)[0]
+    try:
+        return open_publication(KEY, "lf2", "state", msg.payload)[0]["players"]
+    except ValueError:
+        return None
+
+
+def test_a_forged_retained_state_does_not_make_a_restart_skip_events(mosquitto: Broker, tmp_path: Path,
+                                                                      pump: Pump) -> None:
+    """The broker's state tells a restarted controller which events the broker has: only if the table signed it."""
+    forger = outsider(mosquitto)
+    try:
+        forger.publish("gk/lf3/state", json.dumps({"seq": 4, "game_id": "G1"}), qos=1, retain=True) \
+            .wait_for_publish(5)
+    finally:
+        forger.disconnect()
+        forger.loop_stop()
+    with Subscriber(mosquitto.host, mosquitto.port, ("gk/lf3/events",)) as sub:
+        with Journal(tmp_path / "j.sqlite", table="lf3") as journal:
+            record(journal, 5)
+            link = make_link(mosquitto, journal, "lf3", pump)
+            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 5, "game_id": "G1"}))
+            link.start()
+            assert seqs(sub.wait_events("gk/lf3/events", 5)) == [1, 2, 3, 4, 5]  # none skipped
+            link.close()

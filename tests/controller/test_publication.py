@@ -1,0 +1,111 @@
+"""Signed publications (controller.publication): what verifies, and what a reader refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.publication import (
+    Freshness,
+    PublicationError,
+    Publisher,
+    Stamp,
+    check_body,
+    open_publication,
+    publication_key,
+)
+from controller.security import sign
+
+KEY = publication_key("tok")
+
+
+def publisher(table: str = "t1", run: str = "run-a", since: float = 100.0) -> Publisher:
+    return Publisher("tok", table, run, since)
+
+
+def test_a_signed_payload_opens_to_its_own_fields_and_stays_plain_json() -> None:
+    body = json.dumps({"seq": 3, "players": ["Ann", "Bø"]}, ensure_ascii=False).encode()
+    payload = publisher().sign("state", body)
+    assert json.loads(payload)["seq"] == 3  # any JSON reader still reads it
+    data, stamp = open_publication(KEY, "t1", "state", payload)
+    assert data == {"seq": 3, "players": ["Ann", "Bø"]}
+    assert stamp == Stamp(100.0, "run-a", 1)
+
+
+def test_an_empty_object_can_be_signed() -> None:
+    data, _ = open_publication(KEY, "t1", "health", publisher().sign("health", b"{}"))
+    assert data == {}
+
+
+@pytest.mark.parametrize("payload", [
+    b'{"seq": 99, "players": ["FORGED"]}',                      # unsigned
+    b'{"seq": 99, "auth": "' + b"0" * 64 + b'"}',                # an auth field of the wrong form
+    b"",
+])
+def test_unsigned_payloads_are_refused(payload: bytes) -> None:
+    with pytest.raises(PublicationError) as err:
+        open_publication(KEY, "t1", "state", payload)
+    assert err.value.kind == "unsigned"
+
+
+def test_a_payload_signed_under_another_token_or_altered_is_forged() -> None:
+    other = Publisher("not-the-token", "t1", "run-a", 100.0).sign("state", b'{"seq": 1}')
+    genuine = publisher().sign("state", b'{"seq": 1, "over": false}')
+    altered = genuine.replace(b'"over": false', b'"over": true ')
+    assert altered != genuine
+    assert len(altered) == len(genuine)
+    for payload in (other, altered):
+        with pytest.raises(PublicationError) as err:
+            open_publication(KEY, "t1", "state", payload)
+        assert err.value.kind == "forged"
+
+
+def test_a_command_signature_is_not_a_publication_signature() -> None:
+    """The key is derived from the token: a body signed like a command does not verify as published."""
+    body = {"seq": 1}
+    forged = json.dumps({**body, "auth": sign("tok", body)}, separators=(",", ":")).encode()
+    with pytest.raises(PublicationError):
+        open_publication(KEY, "t1", "state", forged)
+
+
+def test_a_payload_moved_to_another_table_or_topic_is_misplaced() -> None:
+    health = publisher().sign("health", b'{"time": 1}')
+    for table, topic in (("t1", "state"), ("t2", "health")):
+        with pytest.raises(PublicationError) as err:
+            open_publication(KEY, table, topic, health)
+        assert err.value.kind == "misplaced"
+
+
+def test_a_payload_must_not_bring_its_own_stamp() -> None:
+    with pytest.raises(ValueError, match="pub"):
+        check_body({"pub": {}, "seq": 1})
+    with pytest.raises(ValueError, match="JSON object"):
+        publisher().sign("state", b"[1]")
+
+
+def test_freshness_takes_newer_ignores_the_same_and_refuses_older() -> None:
+    p = publisher()
+    old = open_publication(KEY, "t1", "state", p.sign("state", b'{"seq": 1}'))[1]
+    new = open_publication(KEY, "t1", "state", p.sign("state", b'{"seq": 2}'))[1]
+    fresh = Freshness()
+    assert fresh.take("state", old) is True
+    assert fresh.take("state", new) is True
+    assert fresh.take("state", new) is False  # the same message again
+    with pytest.raises(PublicationError) as err:
+        fresh.take("state", old)               # an old one published again
+    assert err.value.kind == "stale"
+    assert fresh.take("health", old) is True   # each topic on its own
+
+
+def test_a_later_run_is_newer_even_with_a_clock_behind_the_last_run() -> None:
+    first = publisher(run="run-a", since=1000.0)
+    last = open_publication(KEY, "t1", "state", first.sign("state", b"{}"))[1]
+    second = publisher(run="run-b", since=10.0)  # a Pi that booted without its clock
+    second.follow(last)
+    stamp = open_publication(KEY, "t1", "state", second.sign("state", b"{}"))[1]
+    fresh = Freshness()
+    fresh.take("state", last)
+    assert fresh.take("state", stamp) is True
+    with pytest.raises(PublicationError):
+        fresh.take("state", last)  # the old run's state, replayed

@@ -1,0 +1,91 @@
+"""Whether the panel can vouch for what it shows of a table, and what it refused.
+
+The controller signs every message it publishes on ``state``, ``events``,
+``sensors``, ``health`` and ``private/<seat>`` (``controller.publication``).
+A panel that holds a table's control token takes only messages that verify
+under it, for that table and topic, and newer than the last one it took
+(so an old signed state published again cannot take the place of the
+current one). What it refuses is counted per table and reason, and shown
+on the table's page; it never reaches a page.
+
+A panel without the token cannot check a signature. It shows what the
+broker holds, and says, on the page and in ``/api/t/<t>``, that it cannot
+vouch for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from controller.publication import Freshness, PublicationError, Stamp, open_publication, publication_key
+
+log = logging.getLogger(__name__)
+
+SIGNED_KINDS = ("state", "events", "sensors", "health", "private")
+REASONS = {
+    "unsigned": "not signed",
+    "forged": "signed with another token (is the panel's token this table's?)",
+    "misplaced": "signed for another table or topic",
+    "stale": "older than what the table had already published",
+}
+
+
+class Vouching:
+    """Checks the signed topics of every table whose token the panel holds; thread-safe."""
+
+    def __init__(self, token_for: Callable[[str], str | None]) -> None:
+        self._token_for = token_for
+        self._keys: dict[str, bytes] = {}
+        self._fresh: dict[str, Freshness] = {}
+        self._refused: dict[str, Counter[str]] = {}
+        self._lock = threading.Lock()
+
+    def holds(self, table: str) -> bool:
+        return self._key(table) is not None
+
+    def _key(self, table: str) -> bytes | None:
+        token = self._token_for(table)
+        if token is None:
+            return None
+        with self._lock:
+            key = self._keys.get(token)  # keyed by token: one HMAC derivation per token, not per message
+            if key is None:
+                key = self._keys[token] = publication_key(token)
+            return key
+
+    def open(self, table: str, topic: str, payload: bytes) -> tuple[dict[str, Any], Stamp]:
+        """The fields of a message the table signed for ``topic``; :class:`PublicationError` otherwise."""
+        key = self._key(table)
+        if key is None:
+            raise PublicationError("unsigned", "this panel holds no token to check the table's signature")
+        return open_publication(key, table, topic, payload)
+
+    def take(self, table: str, topic: str, stamp: Stamp) -> bool:
+        """True if newer than what was taken on ``topic``, False if the same; ``stale`` error if older."""
+        with self._lock:
+            return self._fresh.setdefault(table, Freshness()).take(topic, stamp)
+
+    def refuse(self, table: str, topic: str, exc: PublicationError) -> None:
+        with self._lock:
+            self._refused.setdefault(table, Counter())[exc.kind] += 1
+        log.warning("panel: refused a message on table %r's %s: %s", table, topic, exc)
+
+    def describe(self, table: str) -> dict[str, Any]:
+        """What a page says about where the table's data comes from (plain words, and the counts)."""
+        with self._lock:
+            refused = dict(self._refused.get(table, {}))
+        total = sum(refused.values())
+        if not self.holds(table):
+            return {"vouched": False, "refused": refused,
+                    "text": "This panel does not hold this table's control token, so it cannot vouch that what "
+                            "it shows comes from the table: anyone on the broker could have published it."}
+        text = "Signed by the table: this panel shows only what the table itself published."
+        if total:
+            why = ", ".join(f"{n} {REASONS.get(kind, kind)}" for kind, n in sorted(refused.items()))
+            text += (f" It refused {total} message{'s' if total != 1 else ''} that "
+                     f"{'were' if total != 1 else 'was'} not the table's ({why}).")
+        return {"vouched": True, "refused": refused, "text": text}
