@@ -147,6 +147,8 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     player.wait_for_selector("#your-turn:not([hidden])")
     assert player.text_content("#your-turn").startswith("Your turn")
     assert player.evaluate("window.buzzes") == [200]
+    # The sensor strip and the links are the referee's, not a player's.
+    assert player.locator("#sensors, #links, #sim, #selftest-link").count() == 0
     hint = player.text_content("#board-hint")
     assert "Tap" in hint and "Click" not in hint
     check_phone_page(player, f"{name}: the player's own page", p_errors, shot_name=f"phone-{name}-player")
