@@ -68,7 +68,7 @@ def _status(view: dict[str, Any]) -> str:
         if p["zapped_by"]:
             extra.append("zapped by " + ", ".join(p["zapped_by"]))
         if p["drew_tokens"]:
-            extra.append("holds a Whammy" if p["holds_whammy"] else "Whammy placed")
+            extra.append("has been to the Wizard's Tomb")  # whether a Whammy is still held is secret
         tail = f" ({'; '.join(extra)})" if extra else ""
         who = f"{p['colour'][0].upper()} {p['name']} [{p['colour']}]"
         out.append(f"{turn} {who} on {p['space']}: {LEGS[p['leg']]}{tail}")

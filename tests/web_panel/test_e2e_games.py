@@ -119,7 +119,7 @@ def holds_terror_card(g: Game) -> bool:
 
 
 def holds_whammy(g: Game) -> bool:
-    return any(p["holds_whammy"] for p in g.public_view()["players"])
+    return any(g.player_view(s)["you"]["whammy"] for s in range(len(g.players)))
 
 
 GAMES = {

@@ -289,8 +289,9 @@ class Superstition(RulesMixin, Game):
                     "leg": self.pawns[seat]["leg"],
                     "part": 1 if self.pawns[seat]["leg"] in ("in1", "in2") else 2,
                     "zapped_by": list(self.pawns[seat]["zapped"]),
+                    # Whether a seat still holds its Whammy is not public: the rules keep the tokens
+                    # secret (only a placed Whammy is seen), so a player's own view alone says so.
                     "drew_tokens": self.hands[seat]["drawn"],
-                    "holds_whammy": self.hands[seat]["whammy"] is not None,
                 }
                 for seat, name in enumerate(self._players)
             ],

@@ -40,7 +40,8 @@ def test_pawns_whammies_and_status_are_shown() -> None:
     rendered = text.render(game)
     assert "{R}" in rendered and "|G|" in rendered and "<B>" in rendered and "(w)" in rendered
     assert "-> B Bob [blue] on start.blue" in rendered
-    assert "G Cy [green] on tomb.north: Part II: at the tomb (holds a Whammy)" in rendered
+    assert "G Cy [green] on tomb.north: Part II: at the tomb (has been to the Wizard's Tomb)" in rendered
+    assert "holds a Whammy" not in rendered  # who still holds a Whammy is secret
     assert "Whammies: Witching Hour on s5" in rendered
     assert "Throw: 4 = 4" in rendered and "Phase: move" in rendered
     # Only public facts: nobody's tokens are named on the shared board.
