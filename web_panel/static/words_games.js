@@ -152,8 +152,9 @@
     },
     superstition: {
       roll: (p) => p.value ? "Rolled " + p.value : "Roll",
-      move: (p, st) => "Move " + dir(p.direction) + (walkTo(st, p.direction) ? " to " + W.superSpace(st, walkTo(st, p.direction)) : ""),
-      charm_move: (p, st) => "Use the Charm: move " + dir(p.direction),
+      move: (p, st) => p.direction === "in" ? "Step onto " + (walkTo(st, "in") ? W.superSpace(st, walkTo(st, "in")) : "the platform") :
+        "Move " + dir(p.direction) + (walkTo(st, p.direction) ? " to " + W.superSpace(st, walkTo(st, p.direction)) : ""),
+      charm_move: (p, st) => "Use the Charm: move " + dir(p.direction) + (walkTo(st, p.direction) ? " to " + W.superSpace(st, walkTo(st, p.direction)) : ""),
       pull_peg: (p, st) => "Name peg " + String(p.peg).toUpperCase() + " of " + trap(st, p.trap),
       challenge_result: (p, st) => p.zapped ? "Zapped by " + trap(st, p.trap) : "Sneaked past " + trap(st, p.trap),
       reset_trap: (p, st) => "Reset " + trap(st, p.trap),
