@@ -147,6 +147,11 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     player.wait_for_selector("#your-turn:not([hidden])")
     assert player.text_content("#your-turn").startswith("Your turn")
     assert player.evaluate("window.buzzes") == [200]
+    # Each board has a legend: folded on a phone, one tap away.
+    assert player.locator("#board-legend").get_attribute("open") is None
+    player.locator("#board-legend summary").tap()
+    player.wait_for_selector("#board-legend-items li:visible")
+    assert player.locator("#board-legend-items li").count() >= 6
     # The sensor strip and the links are the referee's, not a player's.
     assert player.locator("#sensors, #links, #sim, #selftest-link").count() == 0
     hint = player.text_content("#board-hint")

@@ -159,7 +159,13 @@
         legend.appendChild(li);
       }
       const box = document.getElementById("board-legend");
-      if (box) box.hidden = !(drawn.legend || []).length;
+      if (box) {
+        if (box.hidden && (drawn.legend || []).length && !box.dataset.shown) {
+          box.dataset.shown = "yes";
+          box.open = window.innerWidth >= 700;  // once: after that it stays as the person left it
+        }
+        box.hidden = !(drawn.legend || []).length;
+      }
     }
   }
 
