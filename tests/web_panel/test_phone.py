@@ -131,6 +131,8 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     referee.goto(url + f"t/{fake.table}/selftest")
     referee.wait_for_selector("#st-controls")
     check_phone_page(referee, "the self-test page", ref_errors, shot_name="phone-selftest")
+    referee.goto(url + f"t/{fake.table}")
+    referee.wait_for_selector("svg#board g")
     page.goto(url + f"t/{fake.table}/selftest")
     page.wait_for_selector("#login-card")
     check_phone_page(page, "the self-test page, read-only", errors)
