@@ -77,6 +77,21 @@ class RefereeConfig:
 
 
 @dataclass(frozen=True)
+class EffectsConfig:
+    enabled: bool = True
+    packs: tuple[tuple[str, str], ...] = ()  # (game, path of the owner's pack); a game not named plays its default
+
+    def pack_for(self, game: str) -> str | None:
+        return dict(self.packs).get(game)
+
+
+@dataclass(frozen=True)
+class HomeAssistantConfig:
+    discovery: bool = False
+    prefix: str = "homeassistant"
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig
     mqtt: MqttConfig
@@ -85,6 +100,8 @@ class Config:
     referee: RefereeConfig
     hardware: Any  # hardware.config.HardwareConfig
     simulate: bool
+    effects: EffectsConfig = EffectsConfig()
+    homeassistant: HomeAssistantConfig = HomeAssistantConfig()
 
 
 # ----- checks -----------------------------------------------------------------
@@ -237,10 +254,18 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         _int_range(0, 10000),
         "How long an unexpected reading may last before it is reported (sensors settle in any order).",
     ),
+    "effects.enabled": (True, _bool, "Play sound, speech, light and vibration cues on game events (docs/effects.md)."),
+    "effects.terror": (None, _opt_text, "Your own effects pack for Terror in the Graveyard; unset: the shipped one."),
+    "effects.superstition": (None, _opt_text, "Your own effects pack for Superstition; unset: the shipped one."),
+    "effects.dogs": (None, _opt_text, "Your own effects pack for the graveyard dogs; unset: the shipped one."),
+    "homeassistant.discovery": (
+        False, _bool, "Announce the table to Home Assistant by MQTT discovery (docs/home-assistant.md).",
+    ),
+    "homeassistant.prefix": ("homeassistant", _base_topic, "Home Assistant's discovery prefix."),
     "simulate": (False, _bool, "Use simulated sensors instead of GPIO and the MCU."),
 }
 
-_SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware"}
+_SECTIONS = {"table", "mqtt", "journal", "panel", "referee", "hardware", "effects", "homeassistant"}
 _SECRET_KEYS = {"table.token", "mqtt.password"}  # never echoed in an error: it may be printed or logged
 
 
@@ -398,4 +423,10 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         ),
         hardware=_hardware(data.get("hardware", {})),
         simulate=values["simulate"],
+        effects=EffectsConfig(
+            enabled=values["effects.enabled"],
+            packs=tuple((g, os.path.expanduser(values[f"effects.{g}"])) for g in GAME_NAMES
+                        if values[f"effects.{g}"]),
+        ),
+        homeassistant=HomeAssistantConfig(values["homeassistant.discovery"], values["homeassistant.prefix"]),
     )

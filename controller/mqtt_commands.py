@@ -51,6 +51,14 @@ class Topics:
     def health(self) -> str:
         return self._t("health")
 
+    @property
+    def effects(self) -> str:
+        return self._t("effects")
+
+    @property
+    def summary(self) -> str:
+        return self._t("summary")
+
     def private(self, seat: int) -> str:
         return self._t("private", str(seat))
 

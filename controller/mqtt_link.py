@@ -135,6 +135,7 @@ class MqttLink:
         self._refresh_pending = False
         self._closed = False
         self._conflict: str | None = None
+        self._listeners: dict[str, Callable[[bytes, bool], None]] = {}  # topic -> handler(payload, retained)
         self._foreign: set[str] = set()  # our retained topics someone else published on: restore them
         self._foreign_count = 0
         self._restored = 0
@@ -230,6 +231,35 @@ class MqttLink:
 
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
+
+    # ----- outside the ordered stream (effects, Home Assistant discovery) ----
+    def publish_now(self, topic: str, data: bytes, *, qos: int = 0, retain: bool = False, sign: bool = False) -> bool:
+        """Publish at once, outside :meth:`flush`'s order; False (dropped) when not connected.
+
+        For messages nothing is ordered against and nothing must wait for: an
+        effect cue is worthless later, and discovery is published again on
+        every connection. ``sign`` stamps and signs a JSON object as the table's
+        other publications are (``controller.publication``). Paho's publish and
+        the publisher are thread-safe, so any thread may call this.
+        """
+        if self._closed or not self.client.is_connected():
+            return False  # (not `connected`: that waits for the resubscription the ordered stream needs)
+        if sign:
+            data = self._publisher.sign(topic[len(self._prefix):], data)
+        self.client.publish(topic, data, qos=qos, retain=retain)
+        return True
+
+    def listen(self, topic: str, handler: Callable[[bytes, bool], None]) -> None:
+        """Hand every message on ``topic`` (no wildcards) to ``handler(payload, retained)``.
+
+        Subscribed on every connection; the handler runs in paho's network
+        thread, so it must be quick and must not raise.
+        """
+        with self._lock:
+            self._listeners[topic] = handler
+            ready = self._ready
+        if ready:
+            self.client.subscribe(topic, qos=1)
 
     def refresh_all(self) -> None:
         """Republish every retained topic (after a reconnect, or on ``cmd/resync``)."""
@@ -441,6 +471,10 @@ class MqttLink:
             client.subscribe(self.topics.state, qos=1)
         elif mqtt5.is_mqtt5(client):
             self._watch(client)
+        with self._lock:
+            listened = list(self._listeners)
+        for topic in listened:
+            client.subscribe(topic, qos=1)
         _, mid = client.subscribe(self.topics.commands, qos=1)
         with self._lock:
             self._sync_mid = mid
@@ -504,6 +538,11 @@ class MqttLink:
             log.exception("could not handle a message on %s", msg.topic)
 
     def _take_message(self, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            listener = self._listeners.get(msg.topic)
+        if listener is not None:
+            listener(bytes(msg.payload), bool(msg.retain))
+            return
         if msg.topic == self.topics.status:
             self._check_status(msg)
             return

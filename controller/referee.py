@@ -87,6 +87,9 @@ class Referee:
         # A sensor reading the journal could not store did not happen, but the board did change:
         # the service should reconcile with the sensors as they are once it can (see observe()).
         self.needs_reconcile = False
+        # Told of every batch of events once it is durable (the effects player); set by the service
+        # after the restore, so replaying the journal plays nothing.
+        self.on_events: Callable[[list[dict[str, Any]]], None] | None = None
         self._restore()
         if self.board == "manual" and self.core.mismatch is not None:
             # the last run sensed the board; this one does not, so nothing can fix that mismatch
@@ -172,7 +175,10 @@ class Referee:
             self._restore()  # the decision is not durable, so it did not happen
             raise
         self._timers_before = None
-        return [event for batch in stored for event in batch]
+        events = [event for batch in stored for event in batch]
+        if self.on_events is not None and events:
+            self.on_events(events)  # must not block: the effects player only queues them
+        return events
 
     def _decide(self, kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
         """Decide, journal, report."""

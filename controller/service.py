@@ -50,6 +50,7 @@ from controller.broker import BrokerChoice
 from controller.config import Config
 from controller.mqtt_link import Command, MqttLink
 from controller.service_commands import COMMANDS, CommandHandler, selftest_hooks
+from controller.service_effects import TableEffects
 from controller.service_views import ServiceViews
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,7 @@ class Service:
         self.link: MqttLink | None = None
         self._commands = CommandHandler(self)
         self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
+        self.effects = TableEffects(self)  # cues and Home Assistant, in a thread of their own
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
@@ -173,6 +175,7 @@ class Service:
             # state with the broker's retained one to avoid resending events after a kill -9.
             self.views.refresh()
             self.link.start()
+            self.effects.start()
             self._set_up_simulated_board()
         except BaseException:
             self._close_parts()
@@ -228,6 +231,7 @@ class Service:
 
     def _close_parts(self) -> None:
         hub, link, journal = self.hub, self.link, self.journal
+        self.effects.close()
         self._stop_selftest()
         self.hub = None  # closed once, even when stop() follows a failed start()
         if hub is not None:
@@ -432,6 +436,7 @@ class Service:
             if changed:
                 self.views.refresh()
             self.views.maybe_health(time.monotonic())
+            self.effects.tick()
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
             log.exception("worker: error while publishing after %r", item)

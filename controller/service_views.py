@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.security import seal
 from controller.service_commands import selftest_hooks
+from controller.summary import build_summary
 
 if TYPE_CHECKING:
     from controller.service import Service
@@ -76,6 +77,9 @@ class ServiceViews:
                 link.set_retained(topics.private(seat), None)
         self._private_seats = set(views)
         self.update_sensors()
+        hub = service.hub
+        sensed = {sensor: st.value for sensor, st in hub.snapshot().items()} if hub is not None else {}
+        link.set_retained(topics.summary, build_summary(state, sensed))
 
     def update_sensors(self) -> None:
         hub, link = self._service.hub, self._service.link
@@ -104,7 +108,8 @@ class ServiceViews:
         counters = {**service._counters, **service.link.counters()}
         config = service.config
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
-                "sensors": sensors, "board": config.referee.board, "simulate": config.simulate, **live}
+                "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,
+                "effects": service.effects.health(), **live}
 
     def publish_health(self, force: bool = False) -> None:
         link = self._service.link

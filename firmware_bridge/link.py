@@ -44,10 +44,12 @@ from firmware_bridge.protocol import (
     NakCode,
     NakMsg,
     PingMsg,
+    PlayPatternMsg,
     PongMsg,
     SetOutputMsg,
     SnapshotMsg,
     encode,
+    encode_body,
 )
 
 __all__ = ["Hello", "LinkListener", "McuLink"]
@@ -253,6 +255,25 @@ class McuLink:
             self._outputs[channel] = value
         if self._synced:
             self._send(SetOutputMsg(channel, value))
+
+    def play_pattern(self, channel: int, kind: int, duration_ms: int, period_ms: int, level: int,
+                     seed: int = 0) -> bool:
+        """Ask the MCU to run a pattern on an output: one frame, the firmware times every step.
+
+        A pattern is a passing effect: it is not re-sent after a reconnect or a
+        reset (those drop it, and the output is off). False when not synced.
+        """
+        msg = PlayPatternMsg(channel, kind, duration_ms, period_ms, level, seed)
+        encode_body(msg)  # ValueError naming the field before anything is sent
+        hello = self.hello
+        if hello is not None and channel >= hello.outputs:
+            raise ValueError(f"output channel {channel} does not exist: the MCU has {hello.outputs} outputs")
+        if not self._synced:
+            return False
+        with self._lock:
+            self._outputs.pop(channel, None)  # the pattern ends off: nothing to restore after a reset
+        self._send(msg)
+        return True
 
     def request_snapshot(self) -> None:
         """Ask for a full SNAPSHOT now; if not yet synced, one follows the next HELLO anyway."""

@@ -50,6 +50,7 @@ class MsgType(IntEnum):
     GET_SNAPSHOT = gkfw.GET_SNAPSHOT
     SET_OUTPUT = gkfw.SET_OUTPUT
     PING = gkfw.PING
+    PLAY_PATTERN = gkfw.PLAY_PATTERN
 
 
 class NakCode(IntEnum):
@@ -60,6 +61,15 @@ class NakCode(IntEnum):
     LENGTH = gkfw.NAK_LENGTH
     CHANNEL = gkfw.NAK_CHANNEL
     OVERSIZE = gkfw.NAK_OVERSIZE
+    VALUE = gkfw.NAK_VALUE
+
+
+class PatternKind(IntEnum):
+    OFF = gkfw.PATTERN_OFF
+    ON = gkfw.PATTERN_ON
+    BLINK = gkfw.PATTERN_BLINK
+    PULSE = gkfw.PATTERN_PULSE
+    FLICKER = gkfw.PATTERN_FLICKER
 
 
 class FrameError(ValueError):
@@ -149,9 +159,20 @@ class PingMsg(NamedTuple):
     token: int
 
 
+class PlayPatternMsg(NamedTuple):
+    """Run a light or buzzer pattern on an output; the firmware times it (``docs/protocol.md``)."""
+
+    channel: int
+    kind: int  # PatternKind
+    duration_ms: int
+    period_ms: int
+    level: int  # 16-bit duty, like SET_OUTPUT's value
+    seed: int  # makes a flicker uneven, the same for the same seed
+
+
 Message: TypeAlias = (
     HelloMsg | SnapshotMsg | ChangeMsg | HeartbeatMsg | PongMsg | NakMsg
-    | GetHelloMsg | GetSnapshotMsg | SetOutputMsg | PingMsg
+    | GetHelloMsg | GetSnapshotMsg | SetOutputMsg | PingMsg | PlayPatternMsg
 )
 
 
@@ -170,6 +191,7 @@ _U16_U32 = struct.Struct(">HI")
 _U8_U16_U8 = struct.Struct(">BHB")
 _U8_U16 = struct.Struct(">BH")
 _HELLO_FIXED = struct.Struct(">BBBI")
+_PATTERN = struct.Struct(">BBHHHH")
 _HEADER = struct.Struct(">BBH")
 
 
@@ -219,6 +241,15 @@ def encode_body(msg: Message) -> tuple[MsgType, bytes]:
         return MsgType.SET_OUTPUT, _U8_U16.pack(_u(msg.channel, 8, "output channel"), _u(msg.value, 16, "output value"))
     if isinstance(msg, PingMsg):
         return MsgType.PING, _U16.pack(_u(msg.token, 16, "token"))
+    if isinstance(msg, PlayPatternMsg):
+        if msg.kind not in tuple(PatternKind):
+            raise ValueError(f"pattern kind must be one of {[int(k) for k in PatternKind]}, got {msg.kind}")
+        if not 1 <= msg.duration_ms <= 0xFFFF or not 20 <= msg.period_ms <= 0xFFFF:
+            raise ValueError(f"pattern duration must be 1..65535 ms and period 20..65535 ms, "
+                             f"got {msg.duration_ms} and {msg.period_ms}")
+        return MsgType.PLAY_PATTERN, _PATTERN.pack(
+            _u(msg.channel, 8, "output channel"), msg.kind, msg.duration_ms, msg.period_ms,
+            _u(msg.level, 16, "pattern level"), _u(msg.seed, 16, "pattern seed"))
     raise TypeError(f"not a protocol message: {msg!r}")
 
 
@@ -318,6 +349,9 @@ def decode_payload(payload: bytes) -> Frame:
     if msg_type == 0x83:
         _fixed(MsgType.PING, body, 2)
         return Frame(seq, PingMsg(_U16.unpack(body)[0]))
+    if msg_type == 0x84:
+        _fixed(MsgType.PLAY_PATTERN, body, _PATTERN.size)
+        return Frame(seq, PlayPatternMsg(*_PATTERN.unpack(body)))
     raise FrameError("unknown_type", f"unknown message type 0x{msg_type:02x}")
 
 

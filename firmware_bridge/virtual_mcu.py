@@ -39,6 +39,7 @@ from firmware_bridge.firmware import gkfw
 log = logging.getLogger(__name__)
 
 TICKS_MASK = (1 << 30) - 1
+PATTERN_POLL_S = 0.002
 COMMAND_TIMEOUT = 5.0
 
 
@@ -413,6 +414,8 @@ class VirtualMcu:
 
     def _step(self) -> None:
         fw_poll_period = min(0.05, self.heartbeat_interval / 4)
+        if self.fw.patterns and not self._hung:
+            fw_poll_period = PATTERN_POLL_S  # a running pattern steps every few ms, as on the Pico's loop
         timeout = fw_poll_period
         if self._edges:
             timeout = max(0.0, min(timeout, self._edges[0].at - time.monotonic()))

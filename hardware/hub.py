@@ -26,6 +26,7 @@ from hardware.config import HardwareConfig
 from hardware.engine import Engine, InputSlot
 from hardware.observation import Observation
 from hardware.outputs import Outputs
+from hardware.patterns import Pattern
 from hardware.sensors import SensorState, closed_for
 from hardware.simulator import bounce_trace
 
@@ -278,6 +279,16 @@ class SensorHub:
         if self._outputs is None:
             raise RuntimeError("start() the SensorHub before driving outputs")
         self._outputs.set(name, value)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return self._outputs.names if self._outputs is not None else ()
+
+    def play_pattern(self, name: str, pattern: Pattern, *, seed: int = 0) -> None:
+        """A light or buzzer pattern on a configured output, in the background (``hardware.patterns``)."""
+        if self._outputs is None:
+            raise RuntimeError("start() the SensorHub before driving outputs")
+        self._outputs.play(name, pattern, seed=seed)
 
     # ------------------------------------------------------------------ simulator
     def simulate(self, sensor: str, value: str, *, bounce_ms: float = 0.0) -> None:

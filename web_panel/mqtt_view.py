@@ -161,7 +161,7 @@ class MqttView:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         b = self.base
         client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events")]
-                         + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1)])
+                         + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1), (f"{b}/+/effects", 0)])
         self.connected.set()
         self._notify()
         self._broadcast_all(("link", {"broker": "connected"}))
@@ -252,6 +252,9 @@ class MqttView:
                 self._on_private(table, parts[2], data)
         elif kind == "events" and len(parts) == 2:
             self._on_event(table, data, stamp)
+        elif kind == "effects" and len(parts) == 2:
+            if isinstance(data.get("cues"), list) and self._fresh(table, rel, stamp):
+                self._broadcast(table, ("effects", data))  # passing cues: played now or never, not kept
         elif kind in RETAINED_KINDS and len(parts) == 2:
             if not self._fresh(table, rel, stamp):
                 return

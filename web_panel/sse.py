@@ -20,13 +20,14 @@ format_event = encode_sse
 
 
 def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]] | None = None,
-           filter_item: Filter | None = None) -> Response:
+           filter_item: Filter | None = None, snapshot: bool = True) -> Response:
     """An SSE response for ``table``.
 
     The subscription is made before the snapshot is read, so nothing that
     happens in between is lost (the page drops what it has already seen by
     ``seq``). ``first`` adds items after the snapshot; ``filter_item`` may
     rewrite or drop each item (the player stream opens its own private view).
+    ``snapshot=False`` sends changes only (the effects stream: cues are now or never).
     """
 
     def generate() -> Iterator[str]:
@@ -36,7 +37,8 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
         try:
             # EventSource reconnects by itself; one second is quick without hammering.
             yield "retry: 1000\n\n"
-            yield format_event("snapshot", view.snapshot(table))
+            if snapshot:
+                yield format_event("snapshot", view.snapshot(table))
             for kind, data in first() if first else []:
                 yield format_event(kind, data)
             while not sub.closing.is_set():
@@ -44,7 +46,8 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                     # Too slow to keep up: what was queued is stale, so start again from the picture.
                     sub.drain()
                     sub.overflowed.clear()
-                    yield format_event("snapshot", view.snapshot(table))
+                    if snapshot:
+                        yield format_event("snapshot", view.snapshot(table))
                     for kind, data in first() if first else []:
                         yield format_event(kind, data)
                 try:

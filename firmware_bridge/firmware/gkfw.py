@@ -40,6 +40,7 @@ GET_HELLO = 0x80
 GET_SNAPSHOT = 0x81
 SET_OUTPUT = 0x82
 PING = 0x83
+PLAY_PATTERN = 0x84
 
 HELLO_BOOT = 0
 HELLO_REPLY = 1
@@ -52,8 +53,16 @@ NAK_TYPE = 4
 NAK_LENGTH = 5
 NAK_CHANNEL = 6
 NAK_OVERSIZE = 7
+NAK_VALUE = 8
 
-MAX_HOST_FRAME = 32  # encoded bytes; the longest host frame is 10
+# PLAY_PATTERN kinds: the firmware runs the pattern itself, so a flicker is one frame, not fifty
+PATTERN_OFF = 0
+PATTERN_ON = 1
+PATTERN_BLINK = 2
+PATTERN_PULSE = 3
+PATTERN_FLICKER = 4
+
+MAX_HOST_FRAME = 32  # encoded bytes; the longest host frame is 17 (PLAY_PATTERN)
 MAX_STRING = 32
 TIME_MASK = 0xFFFFFFFF
 
@@ -163,6 +172,8 @@ class Firmware:
         self._last_tx = 0
         self.levels = [1 if p.value() else 0 for p in inputs]
         self.output_values = [0] * len(outputs)
+        # channel -> [kind, start_us, duration_ms, period_ms, level, seed]: patterns running now
+        self.patterns = {}
         self.rx_errors = 0
         self.frames_in = 0
 
@@ -218,8 +229,23 @@ class Firmware:
 
     def tick(self) -> None:
         t = self.now()
+        if self.patterns:
+            self.run_patterns(t)
         if (t - self._last_tx) & TIME_MASK >= self.heartbeat_us:
             self.send(HEARTBEAT, struct.pack(">I", t))
+
+    def run_patterns(self, t: int) -> None:
+        """Drive every running pattern's output for time ``t``; a finished one leaves it off."""
+        for channel in list(self.patterns):
+            kind, start, duration, period, level, seed = self.patterns[channel]
+            elapsed = ((t - start) & TIME_MASK) // 1000
+            if elapsed >= duration:
+                del self.patterns[channel]
+                value = 0
+            else:
+                value = pattern_level(kind, elapsed, period, level, seed)
+            if value != self.output_values[channel]:
+                self._drive(channel, value)
 
     def poll(self, data: "bytes | None" = None) -> None:
         if data:
@@ -274,7 +300,17 @@ class Firmware:
                 self.nak(NAK_CHANNEL, seq, channel)
                 return
             self.set_output(channel, value)
-        elif msg_type in (GET_HELLO, GET_SNAPSHOT, PING, SET_OUTPUT):
+        elif msg_type == PLAY_PATTERN and len(body) == 10:
+            channel, kind, duration, period, level, seed = struct.unpack(">BBHHHH", body)
+            if channel >= len(self.outputs):
+                self.nak(NAK_CHANNEL, seq, channel)
+                return
+            if kind > PATTERN_FLICKER or duration == 0 or period < 20:
+                self.rx_errors += 1
+                self.nak(NAK_VALUE, seq, kind)
+                return
+            self.play_pattern(channel, kind, duration, period, level, seed)
+        elif msg_type in (GET_HELLO, GET_SNAPSHOT, PING, SET_OUTPUT, PLAY_PATTERN):
             self.rx_errors += 1
             self.nak(NAK_LENGTH, seq, msg_type)
         else:
@@ -282,9 +318,43 @@ class Firmware:
             self.nak(NAK_TYPE, seq, msg_type)
 
     def set_output(self, channel: int, value: int) -> None:
+        """The host sets a level: a pattern running on that output stops."""
+        self.patterns.pop(channel, None)
+        self._drive(channel, value)
+
+    def play_pattern(self, channel: int, kind: int, duration: int, period: int, level: int, seed: int) -> None:
+        if kind == PATTERN_OFF:
+            self.set_output(channel, 0)
+            return
+        self.patterns[channel] = [kind, self.now(), duration, period, level, seed]
+        self.run_patterns(self._now)
+
+    def _drive(self, channel: int, value: int) -> None:
         pin = self.outputs[channel]
         self.output_values[channel] = value
         if hasattr(pin, "duty_u16"):
             pin.duty_u16(value)
         else:
             pin.value(1 if value else 0)
+
+
+def pattern_level(kind: int, elapsed_ms: int, period_ms: int, level: int, seed: int) -> int:
+    """An output's 16-bit level ``elapsed_ms`` into a pattern (integer arithmetic, for the Pico)."""
+    if kind == PATTERN_ON:
+        return level
+    if kind == PATTERN_BLINK:
+        return level if (elapsed_ms // max(1, period_ms // 2)) % 2 == 0 else 0
+    if kind == PATTERN_PULSE:
+        half = max(1, period_ms // 2)
+        phase = elapsed_ms % period_ms
+        ramp = phase if phase <= half else period_ms - phase
+        return level * min(ramp, half) // half
+    if kind == PATTERN_FLICKER:
+        # Uneven steps of about a quarter period, on or dimmed by a small hash of (seed, step).
+        step = elapsed_ms // max(5, period_ms // 4)
+        x = (seed * 2654435761 + step * 40503 + 12345) & 0xFFFF
+        x = (x * 25173 + 13849) & 0xFFFF
+        if x & 0x7 < 2:
+            return 0
+        return level * (40 + (x >> 8) % 61) // 100
+    return 0

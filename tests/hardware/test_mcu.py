@@ -45,6 +45,7 @@ class FakeLink:
     def __init__(self, url: str, listener: Any, *, baudrate: int = 115200) -> None:
         self.url, self.listener, self.baudrate = url, listener, baudrate
         self.outputs: list[tuple[int, int]] = []
+        self.patterns: list[tuple[int, int, int, int, int]] = []
         self.counters = {"crc_errors": 0, "reconnects": 0}
         self.online = False
         self.closed = False
@@ -58,6 +59,11 @@ class FakeLink:
 
     def set_output(self, channel: int, value: int) -> None:
         self.outputs.append((channel, value))
+
+    def play_pattern(self, channel: int, kind: int, duration_ms: int, period_ms: int, level: int,
+                     seed: int = 0) -> bool:
+        self.patterns.append((channel, kind, duration_ms, period_ms, level))
+        return True
 
     def connect(self, levels: dict[int, bool], mcu_us: int, hello: Any = None) -> None:
         self.listener.on_hello(hello or Hello())
@@ -222,6 +228,28 @@ def test_mcu_outputs_go_through_the_link(rig: Callable[..., Rig]) -> None:
     with pytest.raises(ValueError, match="unknown output 'horn'"):
         r.hub.set_output("horn", True)
     assert len(r.link.outputs) == 4
+
+
+def test_an_mcu_pattern_is_one_request_the_firmware_times(rig: Callable[..., Rig]) -> None:
+    from hardware.patterns import Pattern
+
+    r = rig()
+    r.hub.play_pattern("eyes", Pattern("flicker", ms=1500, period_ms=120, level=0.5))
+    assert r.link.patterns == [(1, 4, 1500, 120, 32768)] and r.link.outputs == []
+    # wired active low, the firmware's "off" would be on: that output is stepped from the host instead
+    r.hub.play_pattern("alarm", Pattern("on", ms=100))
+    assert len(r.link.patterns) == 1
+    assert rig_wait(lambda: r.link.outputs[-2:] == [(0, 0), (0, 65535)])
+
+
+def rig_wait(cond: Callable[[], bool], timeout: float = 3.0) -> bool:
+    done = threading.Event()
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        done.wait(0.005)
+    return True
 
 
 def test_close_closes_the_link(rig: Callable[..., Rig]) -> None:

@@ -122,6 +122,8 @@ def me_stream(table: str) -> Response:
             return list(opened()) if item.data.get("seat") == seat else None
         if item.kind == "state" and not still_seated():
             return [item, ("left", {"reason": "a new game started; join again with its code"})]
+        if item.kind == "effects":
+            return None  # cues have a stream of their own (views/effects.py)
         return [item]
 
     return stream(view, table, first=opened, filter_item=filter_item)

@@ -1,0 +1,146 @@
+"""A running table's effects and Home Assistant discovery, kept off the referee's path.
+
+:class:`TableEffects` is told of every batch of events once the journal holds
+it (``Referee.on_events``) and only queues it: an
+:class:`~controller.effects.engine.EffectsPlayer` thread matches the events
+against the game's pack, publishes the cues on ``gravekeeper/<t>/effects``,
+plays light patterns on the Pi's outputs, and fires Home Assistant's device
+triggers. Nothing here can delay a decision or lose an event: a full queue
+drops the oldest batch of cues (counted in health), a failing output is
+skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from controller.effects.engine import Effects, EffectsPlayer, load_effects
+from controller.homeassistant import Discovery
+
+if TYPE_CHECKING:
+    from controller.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class TableEffects:
+    def __init__(self, service: Service) -> None:
+        self._service = service
+        config = service.config
+        self._enabled = config.effects.enabled
+        self._packs: dict[str, Effects] = {}
+        self._errors: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._announced: tuple[str | None, int] | None = None  # (game, connection) last announced on
+        self._config: bytes | None = None  # the discovery config last announced
+        self.discovery: Discovery | None = None
+        self.player: EffectsPlayer | None = None
+
+    # ----- lifecycle (the service's start and stop) --------------------------
+    def start(self) -> None:
+        service = self._service
+        link = service.link
+        assert link is not None and service.referee is not None
+        ha = service.config.homeassistant
+        self.discovery = Discovery(service.config.mqtt.base_topic, service.table, ha.prefix,
+                                   lambda topic, data, retain: link.publish_now(topic, data, qos=1, retain=retain))
+        if ha.discovery:
+            link.listen(self.discovery.birth_topic, self._on_birth)
+        else:
+            # Discovery turned off: a config retained by an earlier run is removed, so the
+            # entities go from Home Assistant too. Nothing is written where there is none.
+            link.listen(self.discovery.config_topic, self._on_old_config)
+        self.player = EffectsPlayer(
+            service.table,
+            effects=self._effects_now,
+            players=self._players_now,
+            publish=self._publish_cues,
+            lights=self._light if service.hub is not None else None,
+            also=self._moment if ha.discovery else None,
+        )
+        self.player.start()
+        service.referee.on_events = self._on_events
+
+    def close(self) -> None:
+        referee = self._service.referee
+        if referee is not None:
+            referee.on_events = None
+        if self.player is not None:
+            self.player.close()
+
+    # ----- on the decision path: queue only --------------------------------------
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        if self.player is not None:
+            self.player.offer(events)
+
+    # ----- the effects thread ------------------------------------------------------
+    def _game(self) -> str | None:
+        game = self._service.referee.game if self._service.referee is not None else None
+        return getattr(game, "name", None)
+
+    def _players_now(self) -> list[str]:
+        game = self._service.referee.game if self._service.referee is not None else None
+        return list(getattr(game, "players", []) or [])
+
+    def _effects_now(self) -> Effects | None:
+        game = self._game()
+        if game is None:
+            return None
+        with self._lock:
+            effects = self._packs.get(game)
+            if effects is None:
+                effects, error = load_effects(game, self._service.config.effects.pack_for(game))
+                self._packs[game] = effects
+                if error is not None:
+                    self._errors[game] = error
+        return effects if self._enabled else None
+
+    def _publish_cues(self, body: dict[str, Any]) -> None:
+        link = self._service.link
+        if link is not None:
+            link.publish_now(link.topics.effects, json.dumps(body, sort_keys=True).encode(), qos=0, sign=True)
+
+    def _light(self, output: str, cue: Mapping[str, Any]) -> None:
+        from hardware.patterns import Pattern
+
+        hub = self._service.hub
+        if hub is None or output not in hub.output_names:
+            return  # a light of home automation, not of this Pi: the effects topic carries it
+        pattern = Pattern(str(cue.get("pattern", "blink")), int(cue.get("ms", 1000)),
+                          int(cue.get("period_ms", 400)), float(cue.get("level", 1.0)))
+        hub.play_pattern(output, pattern, seed=hash((output, cue.get("ms"))) & 0xFFFF)
+
+    def _moment(self, event: Mapping[str, Any]) -> None:
+        if self.discovery is not None:
+            self.discovery.moment(event)
+
+    # ----- Home Assistant ----------------------------------------------------------
+    def tick(self) -> None:
+        """The worker, every round: announce discovery once per connection and per game."""
+        link = self._service.link
+        if self.discovery is None or link is None or not self._service.config.homeassistant.discovery:
+            return
+        key = (self._game(), int(link.health()["connects"]))
+        if key == self._announced or not link.connected:
+            return
+        config = self.discovery.config(key[0])
+        if self.discovery.publish_config(config):
+            self._announced, self._config = key, config
+
+    def _on_birth(self, payload: bytes, retained: bool) -> None:
+        # paho's thread: Home Assistant (re)started and forgot what it was told
+        config = self._config
+        if payload.strip() == b"online" and self.discovery is not None and config is not None:
+            self.discovery.publish_config(config)
+
+    def _on_old_config(self, payload: bytes, retained: bool) -> None:
+        if payload and self.discovery is not None:
+            self.discovery.remove()
+
+    def health(self) -> dict[str, Any]:
+        counters = dict(self.player.counters) if self.player is not None else {}
+        return {"enabled": self._enabled, "error": self._errors.get(self._game() or ""), **counters}

@@ -1,0 +1,132 @@
+"""Home Assistant MQTT discovery against a real Mosquitto: a checking subscriber validates every payload."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+
+__all__ = ["make_service"]
+
+PLATFORMS = {"sensor", "binary_sensor", "event", "device_automation"}
+
+
+def config_topic(table: str) -> str:
+    return f"homeassistant/device/gravekeeper_{table.replace('-', '_')}/config"
+
+
+def check_discovery(config: dict[str, Any], retained: dict[str, Any]) -> None:
+    """What Home Assistant needs of a device discovery payload, and that each topic exists and carries data."""
+    assert config["dev"]["ids"] and config["dev"]["name"] and config["o"]["name"]
+    avail = config["availability"]
+    assert avail and all(a["topic"] in retained for a in avail)
+    assert config["payload_available"] == "online" and config["payload_not_available"] == "offline"
+    cmps = config["cmps"]
+    assert cmps
+    ids = [c["unique_id"] for c in cmps.values() if c["p"] != "device_automation"]
+    assert len(ids) == len(set(ids)), "unique ids must be unique"
+    for key, c in cmps.items():
+        assert c["p"] in PLATFORMS, key
+        if c["p"] == "device_automation":
+            assert c["automation_type"] == "trigger" and c["topic"] and c["type"] and c["subtype"] and c["payload"]
+            continue
+        assert c["name"] and c["unique_id"].startswith(config["dev"]["ids"][0])
+        state_topic = c["state_topic"]
+        if c["p"] == "event":
+            assert c["event_types"] and "event_type" in c["value_template"]
+            continue
+        assert state_topic in retained, f"{key}: {state_topic} carries no data"
+        payload = retained[state_topic]
+        for field in re.findall(r"value_json\.(\w+)", c["value_template"]):
+            assert field in payload, f"{key}: {state_topic} has no {field}"
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+def test_discovery_is_valid_and_points_at_live_topics(mosquitto: Broker, make_service: MakeService, game: str) -> None:
+    t = f"ha-{game}"
+    with Subscriber(mosquitto.host, mosquitto.port, ("homeassistant/#", topic(t, "#"))) as sub:
+        make_service(t, **{"table.game": game, "homeassistant.discovery": True})
+        msgs = sub.wait_for(lambda m: any(x.topic == config_topic(t) for x in m)
+                            and any(x.topic == topic(t, "summary") for x in m))
+        config = next(x.json() for x in msgs if x.topic == config_topic(t))
+        retained = {x.topic: x.json() for x in msgs if x.payload and x.topic.startswith(BASE)
+                    and not x.topic.endswith("/events")}
+        check_discovery(config, retained)
+        assert config["dev"]["mdl"] != game  # the game's title, not its id
+        wanted = {"terror": {"tomb_wolf", "ghost"}, "superstition": {"trap_ladder", "trap_grave2"}, "dogs": set()}
+        assert wanted[game] <= set(config["cmps"])
+        # Nothing secret: the summary holds only these public fields (never a live peg, a hand or a charm).
+        public = {"seq", "game", "title", "players", "turn", "waiting_for", "over", "winners", "mismatch",
+                  "mismatch_text", "tomb_mummy", "tomb_monster", "tomb_wolf", "ghost", "trap_ladder",
+                  "trap_mirror", "trap_grave1", "trap_grave2"}
+        signature = {"pub", "auth"}  # the table's signature (controller.publication)
+        assert set(retained[topic(t, "summary")]) <= public | signature
+        words = {k: v for k, v in retained[topic(t, "summary")].items() if k not in signature}
+        assert not re.search(r"peg|charm|whammy|hand|ring", str(words).lower())
+
+
+def test_discovery_again_when_home_assistant_restarts(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "ha-birth"
+    with Subscriber(mosquitto.host, mosquitto.port, (config_topic(t),)) as sub:
+        make_service(t, **{"table.game": "terror", "homeassistant.discovery": True})
+        sub.wait_for(lambda m: len(m) >= 1)
+        before = len(sub.messages)
+        ha = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        ha.connect(mosquitto.host, mosquitto.port)
+        ha.loop_start()
+        try:
+            ha.publish("homeassistant/status", b"online", qos=1).wait_for_publish(5)
+            sub.wait_for(lambda m: len(m) > before)
+            ha.publish("homeassistant/status", b"offline", qos=1).wait_for_publish(5)
+        finally:
+            ha.loop_stop()
+            ha.disconnect()
+        assert sub.messages[-1].json()["cmps"]
+
+
+def test_moments_fire_device_triggers(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "ha-moment"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "moment"),)) as sub:
+        make_service(t, **{"table.game": "terror", "homeassistant.discovery": True})
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            cmd.call("sim", {"sensor": "launcher", "value": "launched"})
+            msgs = sub.wait_for(lambda m: any(x.payload == b"mismatch" for x in m))
+        finally:
+            cmd.close()
+        assert not any(x.retain for x in msgs)
+
+
+def test_turning_discovery_off_removes_the_device(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "ha-off"
+    svc = make_service(t, **{"table.game": "terror", "homeassistant.discovery": True})
+    with Subscriber(mosquitto.host, mosquitto.port, (config_topic(t),)) as sub:
+        sub.wait_for(lambda m: any(x.payload for x in m))
+        svc.stop()
+        make_service(t, **{"table.game": "terror", "homeassistant.discovery": False})
+        # the retained config, then the empty one that tells Home Assistant to remove the device
+        sub.wait_for(lambda m: bool(m) and m[-1].payload == b"" and m[-1].topic == config_topic(t))
+    with Subscriber(mosquitto.host, mosquitto.port, (config_topic(t),)) as late:
+        try:
+            late.wait_for(lambda m: bool(m), timeout=1.0)  # a retained config would arrive with the SUBACK
+        except AssertionError:
+            pass
+        assert late.messages == []
+
+
+def test_a_table_that_never_used_discovery_writes_nothing_under_the_prefix(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    # (other tests' tables share this broker: watch only what this table could write)
+    with Subscriber(mosquitto.host, mosquitto.port, (config_topic("ha-never"), topic("ha-never", "moment"))) as sub:
+        make_service("ha-never", **{"table.game": "dogs"})
+        try:
+            sub.wait_for(lambda m: bool(m), timeout=1.5)
+        except AssertionError:
+            pass
+        assert sub.messages == []

@@ -1,0 +1,128 @@
+"""Effects and Home Assistant discovery on a running table, against a real Mosquitto."""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from controller.effects.engine import QUEUE_BATCHES, Effects, EffectsPlayer
+from controller.effects.pack import parse_pack
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+
+__all__ = ["make_service"]
+
+
+def test_cues_of_a_game_reach_the_effects_topic_in_plain_words(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "fx-terror"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "effects"), topic(t, "summary"))) as sub:
+        make_service(t, **{"table.game": "terror", "table.players": ["Ann", "Bo"]})
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            summary = sub.wait_latest(topic(t, "summary"), lambda s: s["game"] == "terror")
+            assert summary["title"] == "Terror in the Graveyard" and summary["turn"] == "Ann"
+            assert summary["tomb_wolf"] == "the middle" and summary["ghost"] == "on its launcher"
+            assert cmd.call("sim", {"sensor": "launcher", "value": "launched"})["ok"] is True
+            sub.wait_for(lambda m: any(x.topic == topic(t, "effects") and x.json()["event"] == "mismatch" for x in m))
+            summary = sub.wait_latest(topic(t, "summary"), lambda s: s["ghost"] == "flown off")
+            assert summary["mismatch"] is True and "Headless Ghost" in summary["mismatch_text"]
+            cmd.call("sim", {"sensor": "launcher", "value": "armed"})
+            sub.wait_latest(topic(t, "summary"), lambda s: s["mismatch"] is False)
+            reply, opened = cmd.call_sealed(0, {"kind": "roll", "player": 0})
+            assert reply["ok"] is True, opened
+        finally:
+            cmd.close()
+        msgs = sub.wait_for(lambda m: any(x.topic == topic(t, "effects") and x.json()["event"] == "rolled" for x in m))
+        cues = {x.json()["event"]: x.json() for x in msgs if x.topic == topic(t, "effects")}
+        mismatch = cues["mismatch"]
+        assert mismatch["table"] == t and mismatch["rules"] == ["a mismatch"]
+        said = [c["value"] for c in mismatch["cues"] if c["kind"] == "say"]
+        assert said and said[0].startswith("Check the board. The Headless Ghost")
+        assert not re.search(r"tomb\.|trap\.|chute\.|seat \d|_", said[0])
+        assert {"kind": "light", "value": "table_light", "pattern": "blink", "ms": 2000, "period_ms": 400} \
+            in mismatch["cues"]
+        assert [c["kind"] for c in cues["rolled"]["cues"]] == ["sound", "animate"]
+        assert not any(x.retain for x in msgs if x.topic == topic(t, "effects"))
+        assert "mismatch_cleared" in cues
+
+
+def test_effects_can_be_turned_off(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "fx-off"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "effects"), topic(t, "events"))) as sub:
+        svc = make_service(t, **{"table.game": "terror", "effects.enabled": False})
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            cmd.call("sim", {"sensor": "launcher", "value": "launched"})
+            sub.wait_for(lambda m: any(x.topic == topic(t, "events") and x.json()["type"] == "mismatch" for x in m))
+        finally:
+            cmd.close()
+        assert svc.effects.player is not None and svc.effects.player.drain(5)
+        assert sub.on(topic(t, "effects")) == [] and svc.effects.player.counters["played"] == 0
+
+
+def test_a_bad_owner_pack_plays_the_defaults_and_says_why_in_health(
+        mosquitto: Broker, make_service: MakeService, tmp_path: Any) -> None:
+    t = "fx-bad"
+    pack = tmp_path / "mine.toml"
+    pack.write_text("[[rule]]\nname = 'loud'\nwhen = 'rolled'\ncues = [{ sound = 'klaxon' }]\n", encoding="utf-8")
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "effects"), topic(t, "health"))) as sub:
+        svc = make_service(t, **{"table.game": "terror", "effects.terror": str(pack)})
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            cmd.call("sim", {"sensor": "launcher", "value": "launched"})
+            msgs = sub.wait_for(lambda m: any(x.topic == topic(t, "effects") for x in m))
+        finally:
+            cmd.close()
+        assert [x.json()["rules"] for x in msgs if x.topic == topic(t, "effects")][0] == ["a mismatch"]
+        error = svc.effects.health()["error"]
+        assert error is not None and "rule 1 ('loud')" in error and "klaxon" in error
+
+
+def test_offer_never_blocks_even_when_playing_is_stuck() -> None:
+    """A stalled broker or output must not slow the referee: offer() queues, the oldest batch goes."""
+    gate = threading.Event()
+    published: list[dict[str, Any]] = []
+
+    def stuck_publish(body: dict[str, Any]) -> None:
+        gate.wait(10)
+        published.append(body)
+
+    pack = parse_pack("[[rule]]\nname = 'r'\nwhen = 'rolled'\ncues = [{ sound = 'roll' }]\n")
+    player = EffectsPlayer("t", effects=lambda: Effects("terror", pack), players=lambda: ["Ann"],
+                           publish=stuck_publish, clock=lambda: 0.0)
+    player.start()
+    try:
+        offered = threading.Event()
+
+        def offer_many() -> None:
+            for i in range(QUEUE_BATCHES * 3):
+                player.offer([{"seq": i, "time": 0.0, "type": "rolled", "data": {"seat": 0}}])
+            offered.set()
+
+        threading.Thread(target=offer_many, daemon=True).start()
+        assert offered.wait(5), "offer() blocked behind a stuck publisher"
+        assert player.counters["dropped"] >= QUEUE_BATCHES * 3 - QUEUE_BATCHES - 1
+        gate.set()
+        assert player.drain(10)
+        seqs = [b["seq"] for b in published]
+        assert seqs == sorted(seqs) and seqs[-1] == QUEUE_BATCHES * 3 - 1  # the newest are kept, in order
+    finally:
+        gate.set()
+        player.close()
+
+
+def test_a_backlog_after_an_outage_plays_nothing() -> None:
+    published: list[dict[str, Any]] = []
+    pack = parse_pack("[[rule]]\nname = 'r'\nwhen = 'rolled'\ncues = [{ sound = 'roll' }]\n")
+    player = EffectsPlayer("t", effects=lambda: Effects("terror", pack), players=lambda: ["Ann"],
+                           publish=published.append, clock=lambda: 1000.0)
+    player.start()
+    try:
+        player.offer([{"seq": 1, "time": 900.0, "type": "rolled", "data": {}},
+                      {"seq": 2, "time": 999.5, "type": "rolled", "data": {}}])
+        assert player.drain(5)
+        assert [b["seq"] for b in published] == [2] and player.counters["stale"] == 1
+    finally:
+        player.close()
