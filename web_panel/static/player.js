@@ -67,7 +67,8 @@
   let wasMine = false;
   function renderYourTurn(st, legal) {
     const box = $("your-turn");
-    const mine = !!st.game && !st.over && legal.length > 0;
+    // A card a Terror player may play on someone else's turn is not a call to act: no banner, no buzz.
+    const mine = !!st.game && !st.over && legal.some(a => st.current_player === seat || a.kind !== "play_card");
     box.hidden = !mine;
     box.innerHTML = "";
     if (mine) {
