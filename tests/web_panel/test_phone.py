@@ -347,3 +347,26 @@ def test_a_refusal_in_the_engines_words_is_read_in_a_players(phone: Any, served:
     assert not RAW_ID.search(said), said
     # The panel answers a refused move with 422 (docs/panel.md), which Chromium logs; nothing else may be logged.
     check_phone_page(player, "a refusal", [e for e in errors if "status of 422" not in e])
+
+
+def other_seat_holds_a_playable_card(g: Game) -> bool:
+    return any(a.kind == "play_card" and a.player != g.current_player for a in g.legal_actions())
+
+
+def test_a_card_playable_on_anothers_turn_is_not_a_call_to_act(phone: Any, served: PanelServer, fake: FakeTable,
+                                                                token: str) -> None:
+    g = get_game("terror").new(["Ann", "Bo"], 13)
+    rnd = random.Random(13)
+    while not other_seat_holds_a_playable_card(g):
+        la = g.legal_actions()
+        g.apply(rnd.choice([a for a in la if a.player == g.current_player and
+                            a.kind not in ("end_turn", "back", "play_card")] or la))
+    publish(fake, g)
+    waiting = 1 - g.current_player
+    player, errors = phone()
+    player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
+    join(player, served.url, fake.table, token, waiting)
+    player.wait_for_selector('button.act[data-kind="play_card"]')  # the card can be played from here...
+    assert player.is_hidden("#your-turn")                           # ...but nobody is told it is their turn
+    assert player.evaluate("window.buzzes || []") == []
+    check_phone_page(player, "terror: a card playable on another's turn", errors)
