@@ -8,6 +8,7 @@ the top, "Leave" asks first.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -370,3 +371,31 @@ def test_a_card_playable_on_anothers_turn_is_not_a_call_to_act(phone: Any, serve
     assert player.is_hidden("#your-turn")                           # ...but nobody is told it is their turn
     assert player.evaluate("window.buzzes || []") == []
     check_phone_page(player, "terror: a card playable on another's turn", errors)
+
+
+def test_a_tap_between_overlapping_targets_goes_to_the_nearest(phone: Any, served: PanelServer, fake: FakeTable,
+                                                               token: str) -> None:
+    """Tile spots one square apart overlap; a finger nearer one spot's centre proposes that spot."""
+    g = advance(*GAMES["dogs"])
+    publish(fake, g)
+    spots = {(a.params["x"], a.params["y"]) for a in g.legal_actions() if a.kind == "place_tile"}
+    a, b = next(((s, (s[0] + 1, s[1])) for s in sorted(spots) if (s[0] + 1, s[1]) in spots))
+    player, errors = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    boxes = {}
+    for spot in (a, b):
+        loc = player.locator(f'svg#board g.legal[data-place="{spot[0]},{spot[1]}"] .spot-mark')
+        loc.scroll_into_view_if_needed()
+        boxes[spot] = loc.bounding_box()
+    ca = (boxes[a]["x"] + boxes[a]["width"] / 2, boxes[a]["y"] + boxes[a]["height"] / 2)
+    cb = (boxes[b]["x"] + boxes[b]["width"] / 2, boxes[b]["y"] + boxes[b]["height"] / 2)
+    for near, far, centre, other in ((a, b, ca, cb), (b, a, cb, ca)):
+        # A third of the way from this spot's centre towards the other's: inside both spots' frames.
+        player.touchscreen.tap(centre[0] + (other[0] - centre[0]) / 3, centre[1] + (other[1] - centre[1]) / 3)
+        player.wait_for_selector("#confirm-send")
+        proposed = json.loads(player.get_attribute("#confirm-send", "data-action"))
+        assert (proposed["params"]["x"], proposed["params"]["y"]) == near, (near, far, proposed)
+        player.locator("#confirm-cancel").tap()
+        player.wait_for_selector("#confirm", state="hidden")
+    assert fake.commands == []
+    assert errors == []
