@@ -169,7 +169,8 @@
     if (p[0] === "chute" && p[1]) return "Skull window, " + p[1];
     if (p[0] === "trap" && p[1]) {
       const part = { peg_a: "peg A", peg_b: "peg B", sprung: "spring" }[p[2]] || W.humanize(p[2] || "").toLowerCase();
-      return (TRAP[p[1]] || W.humanize(p[1])) + (part ? ", " + part : "");
+      const trap = TRAP[p[1]] || W.humanize(p[1]);
+      return trap.charAt(0).toUpperCase() + trap.slice(1) + (part ? ", " + part : "");
     }
     return W.humanize(id);
   }
