@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -350,6 +351,32 @@ def _hardware(section: Any) -> Any:
         raise ConfigError(message if message.startswith("hardware") else f"hardware.{message}") from None
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a real config is a few hundred bytes
+
+
+def _read_config(path: str | Path) -> bytes:
+    """The bytes of a config file: a regular file of at most ``MAX_CONFIG_BYTES``, else ConfigError.
+
+    Opened without blocking and checked on the open descriptor: a FIFO would
+    otherwise hang the start with no output, and ``/dev/zero`` would be read
+    until the memory ran out.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ConfigError(f"config: cannot read {path}: Is a directory")  # as open() words it
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"config: cannot read {path}: it is not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)  # it may have grown since the fstat
+    finally:
+        os.close(fd)
+    if info.st_size > MAX_CONFIG_BYTES or len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config: cannot read {path}: it is larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    return raw
+
+
 def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> Config:
     """Read ``path`` (or only defaults), apply CLI ``overrides`` and validate everything.
 
@@ -359,14 +386,15 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
+            data = tomllib.loads(_read_config(path).decode("utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"config: file not found: {path}") from None
         except OSError as exc:
             raise ConfigError(f"config: cannot read {path}: {exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config: {path} is not valid TOML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"config: {path} is not valid TOML: it is nested too deeply") from None
         except UnicodeDecodeError as exc:
             # TOML is UTF-8 by definition; an editor that saved Latin-1 or UTF-16 lands here.
             raise ConfigError(f"config: {path} is not valid TOML: it is not UTF-8 text "

@@ -74,6 +74,12 @@ CREATE TABLE IF NOT EXISTS commands (
     PRIMARY KEY (table_id, command_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (table_id TEXT PRIMARY KEY, published_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS used_commands (
+    table_id TEXT NOT NULL,
+    command_id TEXT NOT NULL,
+    time REAL NOT NULL,
+    PRIMARY KEY (table_id, command_id)
+) WITHOUT ROWID;
 """
 
 
@@ -475,6 +481,32 @@ class Journal:
             self._check_open()
             row = self._db.execute(
                 "SELECT 1 FROM commands WHERE table_id = ? AND command_id = ?", (self.table, str(command_id))
+            ).fetchone()
+        return row is not None
+
+    def use_command(self, command_id: str) -> None:
+        """Write down, durably, that a signed command with this id came (any command, any outcome).
+
+        Called before the command runs, so a captured command is refused after a
+        restart whether it was accepted, refused or never judged. ``commands``
+        (below ``record``) keeps which accepted input an id became; this table
+        only says the id is spent. A new table in schema 1: ``CREATE TABLE IF
+        NOT EXISTS`` adds it to an older journal at its next open.
+        """
+        with self._lock:
+            self._check_open()
+            with self._transaction():
+                self._db.execute("INSERT OR IGNORE INTO used_commands VALUES (?, ?, ?)",
+                                 (self.table, str(command_id), time.time()))
+
+    def command_used(self, command_id: str) -> bool:
+        """Whether a command with this id was ever taken: accepted (``commands``) or written by :meth:`use_command`."""
+        with self._lock, self._reading():
+            self._check_open()
+            row = self._db.execute(
+                "SELECT 1 FROM used_commands WHERE table_id = ? AND command_id = ? "
+                "UNION ALL SELECT 1 FROM commands WHERE table_id = ? AND command_id = ? LIMIT 1",
+                (self.table, str(command_id), self.table, str(command_id)),
             ).fetchone()
         return row is not None
 

@@ -1,25 +1,36 @@
 """MQTT topic names and the checks every incoming command passes before the worker sees it.
 
-Commands are checked in the network thread: size, JSON, id, name, signature
-(``controller.security``) and replay. Each refusal becomes a reply that names
-the problem; nothing reaches the referee.
+Commands are checked in the network thread: size, UTF-8, JSON, id, name,
+signature (``controller.security.verify_command``: it covers the table and the
+command's name), the signed time ``ts`` and replay. Each refusal becomes a reply
+that names the problem; nothing reaches the referee.
+
+Replay: a command id that came with a valid signature is used for good. The
+worker writes it to the journal before it runs the command
+(``Journal.use_command``), whatever the outcome, so it stays used across
+restarts and with no count limit; ids waiting for the worker are held here in
+memory. A command signed more than ``COMMAND_WINDOW_S`` from this clock is
+refused too, so a capture is dead after a few minutes even on a fresh journal.
 """
 
 from __future__ import annotations
 
-import collections
 import json
+import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from controller.security import verify
+from controller.security import COMMAND_WINDOW_S, loads_utf8, verify_command
+
+log = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 16 * 1024
 MAX_ID_LENGTH = 200
-_SEEN_IDS = 4096
+_MEMORY_S = 4 * COMMAND_WINDOW_S  # the worker has long written an id down by then (see the module doc)
 _ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
 
 
@@ -116,8 +127,8 @@ def _usable_id(cid: Any) -> Any:
 def _id_of(raw: bytes) -> Any:
     """The command's id if it can be read (for the reply), else None."""
     try:
-        payload = json.loads(raw)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        payload = loads_utf8(raw)
+    except (ValueError, RecursionError):
         return None
     return _usable_id(payload.get("id")) if isinstance(payload, dict) else None
 
@@ -125,11 +136,15 @@ def _id_of(raw: bytes) -> Any:
 class CommandChecker:
     """Size, JSON, id, name, signature and replay checks of one incoming command."""
 
-    def __init__(self, token: str, names: Collection[str], has_command: Callable[[str], bool]) -> None:
+    def __init__(self, token: str, names: Collection[str], used: Callable[[str], bool], *, table: str,
+                 spend: Callable[[str], None] | None = None, clock: Callable[[], float] = time.time) -> None:
         self._token = token
+        self._table = table
         self._names = frozenset(names)
-        self._has_command = has_command
-        self._seen: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._used = used  # the journal: was this id ever taken (Journal.command_used)
+        self._spend = spend  # the journal: take this id for good (Journal.use_command)
+        self._clock = clock
+        self._seen: dict[str, float] = {}  # ids passed on, perhaps not yet written down -> monotonic time
         self._lock = threading.Lock()
 
     def check(self, name: str, raw: bytes) -> Command:
@@ -137,8 +152,8 @@ class CommandChecker:
             raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
                                  _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
         try:
-            payload = json.loads(raw)
-        except ValueError as exc:  # UnicodeDecodeError included
+            payload = loads_utf8(raw)
+        except ValueError as exc:
             raise CommandRefused(f"bad JSON: {exc}") from None
         except RecursionError:
             raise CommandRefused("bad JSON: nested too deeply") from None
@@ -162,19 +177,44 @@ class CommandChecker:
             raise CommandRefused(f"unknown command {name!r} (known: {known})", cid)
         if "auth" not in payload:
             raise CommandRefused("not authorised: the command has no 'auth' signature", cid)
-        if not verify(self._token, payload):
-            raise CommandRefused("not authorised: bad signature (wrong control token?)", cid)
+        if not verify_command(self._token, self._table, name, payload):
+            raise CommandRefused("not authorised: bad signature (wrong control token, or signed for another "
+                                 "table or command; see docs/topics.md for what is signed)", cid)
         key = str(cid)
+        now = time.monotonic()
         with self._lock:
             try:
-                used = key in self._seen or self._has_command(key)
+                used = key in self._seen or self._used(key)
             except (ValueError, sqlite3.Error, OSError) as exc:  # JournalError is a ValueError
                 # Without the journal an old id cannot be told from a new one; refuse, with the id.
                 raise CommandRefused(f"the journal cannot be read, so the command was not taken: {exc}",
                                      cid) from None
             if used:
                 raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
-            self._seen[key] = None
-            if len(self._seen) > _SEEN_IDS:
-                self._seen.popitem(last=False)
+            self._seen[key] = now
+            late = self._late(payload.get("ts"))
+            if late is not None:
+                # Signed, so spent too: a clock set right later must not make this capture valid.
+                # Written here, not by the worker (which never sees it); once per id, and rare.
+                if self._spend is not None:
+                    try:
+                        self._spend(key)
+                    except (ValueError, sqlite3.Error, OSError) as exc:
+                        log.warning("could not write down the refused command id %r: %s", key, exc)
+                raise CommandRefused(late, cid)
+            if len(self._seen) % 256 == 0:
+                self._seen = {k: t for k, t in self._seen.items() if now - t < _MEMORY_S}
         return Command(name, key, payload)
+
+    def _late(self, ts: Any) -> str | None:
+        """Why the signed time ``ts`` is refused, or None when it is within the window."""
+        if isinstance(ts, bool) or not isinstance(ts, int) or not 0 <= ts < 2**53:  # 2**53: exact as a float
+            return ("missing or bad 'ts': a signed command carries the time it was signed, "
+                    "in integer milliseconds since 1970 (see docs/topics.md)")
+        off = ts / 1000 - self._clock()
+        if abs(off) <= COMMAND_WINDOW_S:
+            return None
+        way = "ahead of" if off > 0 else "behind"
+        return (f"the command was signed {abs(off):.0f} s {way} this table's clock; commands more "
+                f"than {COMMAND_WINDOW_S} s away are refused, so a captured one cannot be "
+                "replayed later (if both are live, check the clocks of the sender and the controller)")

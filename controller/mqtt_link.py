@@ -64,7 +64,8 @@ class OutboxJournal(Protocol):
     def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]: ...
     def published_seq(self) -> int: ...
     def mark_published(self, seq: int) -> None: ...
-    def has_command(self, command_id: str) -> bool: ...
+    def command_used(self, command_id: str) -> bool: ...
+    def use_command(self, command_id: str) -> None: ...
 
 
 class LinkSettings(Protocol):
@@ -112,8 +113,8 @@ class MqttLink:
         self._on_command = on_command
         self._on_wake = on_wake
         self._token = token
-        self._checker = CommandChecker(token, commands, journal.has_command)
-        self.status = RunStatus(table, status)  # tells this run from another given the same table id
+        self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
+        self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
         # Everything on state, events, sensors, health and private/ is signed (controller.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)
@@ -630,6 +631,7 @@ class MqttLink:
             "events_acknowledged_seq": self._acked_seq,
             "outbox_backlog": max(0, self._journal.last_seq() - self._acked_seq),
             "unacknowledged": len(self._inflight),
+            "status_refused": self.status.refused,  # statuses of this table not signed with its token
             # Messages others published on this table's topics (each one refused by a panel that
             # holds the token), and how often a retained one was put right by publishing ours again.
             "foreign_publications": self._foreign_count,

@@ -11,11 +11,15 @@ died or stopped before this one started, or the older one, which stops by this
 rule. :class:`~controller.mqtt_link.MqttLink` also leaves alone the status
 already retained at its first connection: ``since`` is a wall clock, and a Pi
 without a real-time clock may start with one behind the run it replaces.
+
+Every status is signed under the table's control token
+(``controller.security.signed_status``). Anyone on the broker may publish on
+the status topic, so only a signed claim of a newer run stops this one; any
+other status is ignored and counted (``status_refused`` in health).
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 import socket
 import threading
@@ -25,13 +29,16 @@ from typing import Any
 
 from controller import __version__
 from controller.mqtt_commands import dumps
+from controller.security import loads_utf8, signed_status, verify_status
 
 
 class RunStatus:
     """This run's ``online``/``offline`` payloads; thread-safe."""
 
-    def __init__(self, table: str, extra: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, table: str, extra: Mapping[str, Any] | None = None, *, token: str) -> None:
         self.table = table
+        self._token = token
+        self.refused = 0  # statuses that were not signed with the table's token
         self.instance = secrets.token_hex(8)
         self.since = time.time()
         self._host = socket.gethostname()
@@ -49,20 +56,26 @@ class RunStatus:
     def online(self) -> bytes:
         with self._lock:
             extra = dict(self._extra)
-        return dumps({"state": "online", "table": self.table, "version": __version__, "since": self.since,
-                      "instance": self.instance, "host": self._host, **extra})
+        return dumps(signed_status(self._token, self.table, {
+            "state": "online", "table": self.table, "version": __version__, "since": self.since,
+            "instance": self.instance, "host": self._host, **extra}))
 
     def offline(self) -> bytes:
         """The last will and the clean stop: they name the run too (see the module doc)."""
-        return dumps({"state": "offline", "table": self.table, "instance": self.instance, "since": self.since})
+        return dumps(signed_status(self._token, self.table, {
+            "state": "offline", "table": self.table, "instance": self.instance, "since": self.since}))
 
     def newer_run(self, payload: bytes) -> str | None:
         """Why this run must stop, if ``payload`` is a status of a newer run of the table; else None."""
+        if not payload:
+            return None  # a retained status cleared: no claim at all
         try:
-            status = json.loads(payload)
-        except ValueError:
-            return None
-        if not isinstance(status, dict):
+            status = loads_utf8(payload)
+        except (ValueError, RecursionError):
+            status = None
+        if not isinstance(status, dict) or not verify_status(self._token, self.table, status):
+            with self._lock:
+                self.refused += 1
             return None
         other, since = status.get("instance"), status.get("since")
         if not isinstance(other, str) or other == self.instance:

@@ -1,13 +1,20 @@
-"""Secrets on an open broker: signed commands and sealed private views.
+"""Secrets on an open broker: signed commands and statuses, sealed and padded private views.
 
 Anyone may subscribe to ``#`` on a club's broker, so nothing secret may travel
 in clear text and the control token itself never travels at all:
 
-* Commands carry ``auth``, an HMAC-SHA256 of the canonical JSON of the rest of
-  the command under the table's control token. The controller checks it and
-  refuses a command id it has already accepted, so a captured command cannot
-  be replayed. Replies are signed the same way, so nobody else on the broker
-  can answer in the table's name.
+* Commands carry ``ts`` (when signed) and ``auth``, an HMAC-SHA256 under the
+  table's control token of the table id, the command's name and the rest of
+  the command (:func:`signed_command`), so a command captured at one table or
+  on one command topic is refused at any other. The controller refuses a
+  command signed too far from its clock (:data:`COMMAND_WINDOW_S`) and any id
+  it has seen with a valid signature before (kept in the journal for good), so
+  a captured command cannot be replayed. Replies are signed too
+  (:func:`signed`), so nobody else on the broker can answer in the table's
+  name, and so is the controller's ``status`` (:func:`signed_status`), so
+  nobody else can claim to be a newer run of the table and stop it.
+* Everything sealed is padded first (:func:`padded`: private views to 16 KiB,
+  actions to 1 KiB, replies to 4 KiB), so its length does not tell the secret.
 * A player's private view is sealed with AES-GCM under a key derived from the
   control token, the table id and the seat, and published on
   ``<base>/<table>/private/<seat>``. Only a holder of the token (the panel) can
@@ -38,6 +45,7 @@ import hashlib
 import hmac
 import json
 import os
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,16 +84,114 @@ def verify(token: str, payload: Mapping[str, Any]) -> bool:
     return hmac.compare_digest(auth, sign(token, payload))
 
 
+def loads_utf8(raw: bytes) -> Any:
+    """JSON from UTF-8 bytes only; ValueError says why not.
+
+    ``json.loads`` on bytes guesses UTF-16 and UTF-32 and skips a byte order
+    mark, and then names the codec it guessed ("'utf-16-le' codec can't
+    decode"). The contract is UTF-8 JSON, so anything else is refused by name.
+    """
+    if b"\x00" in raw:  # never in JSON text; ASCII in UTF-16 or UTF-32 is full of them (and valid UTF-8)
+        raise ValueError(f"the payload is not UTF-8 text (a NUL byte at offset {raw.index(0)}: UTF-16 or UTF-32?)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"the payload is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") \
+            from None
+    if text.startswith("\ufeff"):
+        raise ValueError("the payload starts with a byte order mark: send UTF-8 JSON without one")
+    return json.loads(text)
+
+
+# ----- commands: what the signature covers --------------------------------------------------
+COMMAND_WINDOW_S = 300
+"""How far a command's signed ``ts`` may be from the controller's clock, either way, in seconds."""
+
+
+def _mac(token: str, parts: list[Any]) -> str:
+    return hmac.new(token.encode(), json.dumps(parts, sort_keys=True, separators=(",", ":"),
+                                               ensure_ascii=False).encode(), hashlib.sha256).hexdigest()
+
+
+def _body(payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k != "auth"}
+
+
+def sign_command(token: str, table: str, name: str, payload: Mapping[str, Any]) -> str:
+    """The ``auth`` of command ``name`` for ``table``: HMAC-SHA256 of the canonical JSON of
+    ``["gravekeeper-command", table, name, body]``, the body being the payload without ``auth``.
+
+    The table and the command's name are in what is signed (they travel in the topic), so a
+    command captured at one table or on one command topic is refused at any other.
+    """
+    return _mac(token, ["gravekeeper-command", table, name, _body(payload)])
+
+
+def signed_command(token: str, table: str, name: str, payload: Mapping[str, Any], *,
+                   now: float | None = None) -> dict[str, Any]:
+    """A copy of ``payload`` with ``ts`` (when it was signed, integer milliseconds since the
+    epoch, unless the payload has one) and ``auth`` filled in."""
+    out = _body(payload)
+    out.setdefault("ts", int((time.time() if now is None else now) * 1000))
+    out["auth"] = sign_command(token, table, name, out)
+    return out
+
+
+def verify_command(token: str, table: str, name: str, payload: Mapping[str, Any]) -> bool:
+    auth = payload.get("auth")
+    return isinstance(auth, str) and hmac.compare_digest(auth, sign_command(token, table, name, payload))
+
+
+def sign_status(token: str, table: str, payload: Mapping[str, Any]) -> str:
+    """The ``auth`` of a controller's ``status`` message for ``table`` (its own label: a status
+    can never pass for a command, nor a command for a status)."""
+    return _mac(token, ["gravekeeper-status", table, _body(payload)])
+
+
+def signed_status(token: str, table: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    out = _body(payload)
+    out["auth"] = sign_status(token, table, out)
+    return out
+
+
+def verify_status(token: str, table: str, payload: Mapping[str, Any]) -> bool:
+    auth = payload.get("auth")
+    return isinstance(auth, str) and hmac.compare_digest(auth, sign_status(token, table, payload))
+
+
+# ----- sealing: padding, keys, AES-GCM -------------------------------------------------------
+PAD_VIEW = 16 * 1024
+"""A private view is padded to this many bytes. The largest view of a game with secrets seen in
+300 random games was 10,658 bytes (Terror, four 40-emoji names), so every such view weighs the
+same; a Dogs view may take two units, but Dogs has no secret (docs/topics.md, Padding)."""
+PAD_ACT = 1024
+"""A sealed action is padded to this: an action is about a hundred bytes of JSON."""
+PAD_REPLY = 4096
+"""A sealed reply (the verdict, an error or an accepted move's public events) is padded to this."""
+
+
+def padded(data: bytes, unit: int) -> bytes:
+    """``data`` (JSON text) with spaces after it up to the next multiple of ``unit`` (at least one).
+
+    JSON allows white space after a value, so the padded text still parses as it is and
+    the reader needs no length field. The length tells only how many ``unit`` it spans;
+    the units are chosen so that every real payload of a kind spans one.
+    """
+    size = max(1, -(-len(data) // unit)) * unit
+    return data + b" " * (size - len(data))
+
+
 def _key(token: str, table: str, seat: int) -> bytes:
     return HKDF(
         algorithm=SHA256(), length=32, salt=b"gravekeeper-private-view", info=f"{table}/{seat}".encode()
     ).derive(token.encode())
 
 
-def _encrypt(key: bytes, aad: bytes, obj: Any) -> str:
-    """``obj`` (plain JSON) under AES-GCM: base64 of a random 12-byte nonce and the ciphertext."""
+def _encrypt(key: bytes, aad: bytes, obj: Any, pad_unit: int) -> str:
+    """``obj`` (plain JSON), padded (:func:`padded`), under AES-GCM: base64 of a random 12-byte nonce
+    and the ciphertext."""
     nonce = os.urandom(12)
-    data = json.dumps(obj, separators=(",", ":")).encode()
+    data = padded(json.dumps(obj, separators=(",", ":")).encode(), pad_unit)
     return base64.b64encode(nonce + AESGCM(key).encrypt(nonce, data, aad)).decode()
 
 
@@ -97,7 +203,7 @@ def _decrypt(key: bytes, aad: bytes, sealed: str) -> Any:
 
 def seal(token: str, table: str, seat: int, obj: Any) -> str:
     """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string."""
-    return _encrypt(_key(token, table, seat), f"{table}/{seat}".encode(), obj)
+    return _encrypt(_key(token, table, seat), f"{table}/{seat}".encode(), obj, PAD_VIEW)
 
 
 def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
@@ -108,7 +214,9 @@ def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
 
 
 MAX_SEALED_COMMAND = 4096
-"""Base64 characters a sealed action may take: an action is a few hundred bytes of JSON."""
+"""Base64 characters a sealed action may take: an action is a few hundred bytes of JSON, padded to 1 KiB."""
+MAX_SEALED_REPLY = 1 << 20
+"""Base64 characters a sealed reply may take (the panel reads no message above 1 MiB anyway)."""
 
 
 def _command_key(token: str, table: str, seat: int) -> bytes:
@@ -124,13 +232,15 @@ def _command_aad(label: str, table: str, seat: int, command_id: str | int) -> by
 
 
 def _seal_for(label: str, token: str, table: str, seat: int, command_id: str | int, obj: Any) -> str:
-    return _encrypt(_command_key(token, table, seat), _command_aad(label, table, seat, command_id), obj)
+    unit = PAD_ACT if label == "act" else PAD_REPLY
+    return _encrypt(_command_key(token, table, seat), _command_aad(label, table, seat, command_id), obj, unit)
 
 
 def _unseal_for(label: str, token: str, table: str, seat: int, command_id: str | int, sealed: Any) -> Any:
     what = "sealed action" if label == "act" else "sealed reply"
-    if not isinstance(sealed, str) or len(sealed) > MAX_SEALED_COMMAND:
-        raise SealError(f"a {what} must be base64 text of at most {MAX_SEALED_COMMAND} characters")
+    limit = MAX_SEALED_COMMAND if label == "act" else MAX_SEALED_REPLY
+    if not isinstance(sealed, str) or len(sealed) > limit:
+        raise SealError(f"a {what} must be base64 text of at most {limit} characters")
     if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
         raise SealError(f"cannot open a {what} for seat {seat!r}")
     try:

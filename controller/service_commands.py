@@ -22,6 +22,7 @@ import functools
 import importlib
 import inspect
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+ENVELOPE = frozenset({"id", "ts", "auth"})  # the fields every signed command carries (docs/topics.md)
 
 # ok, error, reply data, and whether the game (so the views) may have changed.
 Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
@@ -54,6 +56,15 @@ class CommandHandler:
         assert service.link is not None
         seat: int | None = None
         run: Callable[[], Reply]
+        try:
+            # Spent before it runs, whatever comes of it: a capture replayed later, after a
+            # restart too, finds the id taken (controller.mqtt_commands, docs/topics.md).
+            service.journal.use_command(cmd.id)
+        except (ValueError, sqlite3.Error, OSError) as exc:  # JournalError is a ValueError
+            service._counters["refused"] += 1
+            service.link.reply(cmd.name, cmd.id, False,
+                               error=f"the journal cannot be written, so the command was not taken: {exc}")
+            return False
         try:
             if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
                 seat, raw = self._open_sealed_act(cmd)
@@ -207,7 +218,7 @@ class CommandHandler:
             run = module.run_for_service
         except (ImportError, AttributeError):
             return False, "selftest: the self-test is not available in this build", None, False
-        payload = {k: v for k, v in cmd.payload.items() if k not in ("id", "auth")}
+        payload = {k: v for k, v in cmd.payload.items() if k not in ENVELOPE}
         report = run(service.hub, payload, service.views.set_selftest_report)
         return True, None, report if isinstance(report, dict) else None, False
 
@@ -218,7 +229,7 @@ def selftest_hooks() -> Any:
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:
-    unknown = sorted(set(payload) - allowed - {"id", "auth"})
+    unknown = sorted(set(payload) - allowed - ENVELOPE)
     if unknown:
         raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
 

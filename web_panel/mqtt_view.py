@@ -38,7 +38,7 @@ import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
 from controller.publication import PublicationError, Stamp
-from controller.security import SealError, seal_command, signed, unseal_reply, verify
+from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
 from controller.games import GAME_NAMES, get_game
 
@@ -235,8 +235,8 @@ class MqttView:
                 data = None  # signed, yet not JSON: a broken table, counted below
         else:
             try:
-                data = json.loads(payload)
-            except ValueError:
+                data = loads_utf8(payload)  # UTF-8 JSON only, as the topics promise: no UTF-16, no BOM
+            except (ValueError, RecursionError):
                 data = None
             if isinstance(data, dict) and kind in SIGNED_KINDS:
                 data.pop("pub", None)  # a signature this panel cannot check; the page needs neither
@@ -427,7 +427,7 @@ class MqttView:
     def publish_command(self, table: str, name: str, fields: dict[str, Any], token: str) -> str:
         """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
         cmd_id = uuid.uuid4().hex
-        payload = signed(token, {"id": cmd_id, **fields})
+        payload = signed_command(token, table, name, {"id": cmd_id, **fields})
         self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
         return cmd_id
 
@@ -476,7 +476,7 @@ class MqttView:
             self._pending[cmd_id] = (done, box, token)
             self.changed.notify_all()
         try:
-            payload = signed(token, {"id": cmd_id, **build(cmd_id)})
+            payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):

@@ -13,7 +13,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.security import seal_command, signed, unseal_reply
+from controller.security import seal_command, signed_command, unseal_reply
 
 _ids = itertools.count(1)
 
@@ -145,7 +145,7 @@ class Commander:
         body = dict(body)
         body.setdefault("id", self.new_id())
         if sign:
-            body = signed(token or self.token, body)
+            body = signed_command(token or self.token, self.table, name, body)
         self.last_raw = json.dumps(body).encode()
         self.send_raw(name, self.last_raw)
         return str(body["id"])

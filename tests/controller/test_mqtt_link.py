@@ -17,7 +17,7 @@ import pytest
 from controller.config import MqttConfig
 from controller.journal import Journal
 from controller.mqtt_link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
-from controller.security import signed, verify
+from controller.security import signed_command, verify
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -251,6 +251,7 @@ def test_a_retained_state_of_another_game_is_not_trusted(mosquitto: Broker, tmp_
             link.start()
             sub.wait_events("gk/lk6/events", 3)
             link.close()
+            pump.link = None  # else the pump may flush this link once its journal is closed, and die
         with Journal(tmp_path / "new.sqlite", table="lk6") as new:  # a new journal, a new game
             record(new, 3)
             link = make_link(mosquitto, new, "lk6", pump)
@@ -258,11 +259,12 @@ def test_a_retained_state_of_another_game_is_not_trusted(mosquitto: Broker, tmp_
             link.start()
             assert seqs(sub.wait_events("gk/lk6/events", 6)) == [1, 2, 3, 1, 2, 3]
             link.close()
+            pump.link = None
 
 
 # ----- commands ---------------------------------------------------------------
 def checker(used: set[str] | None = None) -> CommandChecker:
-    return CommandChecker(TOKEN, ("act", "resync"), lambda cid: cid in (used or set()))
+    return CommandChecker(TOKEN, ("act", "resync"), lambda cid: cid in (used or set()), table="chk")
 
 
 def refusal(name: str, raw: bytes, used: set[str] | None = None) -> CommandRefused:
@@ -271,8 +273,8 @@ def refusal(name: str, raw: bytes, used: set[str] | None = None) -> CommandRefus
     return info.value
 
 
-def body(**kw: Any) -> bytes:
-    return json.dumps(signed(TOKEN, {"id": "x1", **kw})).encode()
+def body(name: str = "act", **kw: Any) -> bytes:
+    return json.dumps(signed_command(TOKEN, "chk", name, {"id": "x1", **kw})).encode()
 
 
 def test_checker_accepts_a_signed_command() -> None:
@@ -289,10 +291,12 @@ def test_checker_accepts_a_signed_command() -> None:
         ("act", b"[" * 5000, "nested too deeply", None),
         ("act", json.dumps({"auth": "x"}).encode(), "missing or bad 'id'", None),
         ("act", json.dumps({"id": True}).encode(), "missing or bad 'id'", None),
-        ("fly", body(), "unknown command 'fly'", "x1"),
+        ("fly", body("fly"), "unknown command 'fly'", "x1"),
         ("act", json.dumps({"id": "x1"}).encode(), "not authorised: the command has no 'auth'", "x1"),
-        ("act", json.dumps(signed("wrong-token", {"id": "x1"})).encode(), "not authorised: bad signature", "x1"),
-        ("act", json.dumps({**signed(TOKEN, {"id": "x1"}), "extra": 1}).encode(), "not authorised", "x1"),
+        ("act", json.dumps(signed_command("wrong-token", "chk", "act", {"id": "x1"})).encode(),
+         "not authorised: bad signature", "x1"),
+        ("act", json.dumps({**signed_command(TOKEN, "chk", "act", {"id": "x1"}), "extra": 1}).encode(),
+         "not authorised", "x1"),
     ],
 )
 def test_checker_refuses_with_a_message_naming_the_problem(name: str, raw: bytes, message: str, cid: Any) -> None:
@@ -306,6 +310,19 @@ def test_checker_refuses_oversized_payloads_and_still_names_their_id() -> None:
     assert "payload too large" in str(refused) and "16384" in str(refused)
     assert refused.command_id == "x1"
     assert refusal("act", b"{" * (MAX_COMMAND_BYTES + 1)).command_id is None
+
+
+@pytest.mark.parametrize("ts", [None, "1", 1.5, True, -1, 2**53, 10**400])
+def test_checker_refuses_a_ts_that_is_not_a_time_by_name(ts: Any) -> None:
+    fields = {} if ts is None else {"ts": ts}
+    raw = json.dumps(signed_command(TOKEN, "chk", "act", {"id": "x1", **fields})).encode()
+    if ts is None:  # signed_command fills ts in: take it out again, and sign what is left
+        from controller.security import sign_command
+
+        body = {k: v for k, v in json.loads(raw).items() if k not in ("ts", "auth")}
+        raw = json.dumps({**body, "auth": sign_command(TOKEN, "chk", "act", body)}).encode()
+    refused = refusal("act", raw)
+    assert "missing or bad 'ts'" in str(refused) and refused.command_id == "x1"
 
 
 def test_checker_refuses_a_replayed_id_from_the_journal_and_from_memory() -> None:
@@ -337,12 +354,13 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
             assert by_topic[0][1]["error"].startswith("bad JSON")
             assert by_topic[1][1]["error"].startswith("payload too large")
             assert by_topic[2] == ("gk/lk7/reply/act", {"id": wrong, "ok": False,
-                                                         "error": "not authorised: bad signature (wrong control token?)"})
+                                                         "error": by_topic[2][1]["error"]})
+            assert by_topic[2][1]["error"].startswith("not authorised: bad signature (wrong control token")
             assert by_topic[3][0] == "gk/lk7/reply/dance" and by_topic[3][1]["id"] == unknown
             good = cmd.send("act", {"action": {"kind": "roll"}})
             wait_until(lambda: len(pump.commands) == 1, 5, "the command to reach the worker")
             assert pump.commands[0].id == good
-            cmd.send_raw("act", json.dumps(signed(TOKEN, {"id": good, "action": {"kind": "roll"}})).encode())
+            cmd.send_raw("act", cmd.last_raw)
             assert "replayed" in cmd.reply("act", good)["error"]
             assert len(pump.commands) == 1
         finally:
@@ -543,7 +561,7 @@ def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None
     def damaged(cid: str) -> bool:
         raise JournalError("journal /x cannot be read: database disk image is malformed")
 
-    c = CommandChecker(TOKEN, ("act",), damaged)
+    c = CommandChecker(TOKEN, ("act",), damaged, table="chk")
     with pytest.raises(CommandRefused, match="the journal cannot be read") as info:
         c.check("act", body())
     assert info.value.command_id == "x1"  # the sender can still match the answer to its command
@@ -552,7 +570,7 @@ def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None
         raise sqlite3.OperationalError("disk I/O error")
 
     with pytest.raises(CommandRefused, match="disk I/O error"):
-        CommandChecker(TOKEN, ("act",), locked).check("act", body())
+        CommandChecker(TOKEN, ("act",), locked, table="chk").check("act", body())
 
 
 def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Broker, tmp_path: Path,

@@ -63,3 +63,31 @@ def test_a_sealed_action_opens_only_as_that_command_of_that_seat() -> None:
             unseal_command("tok", "t1", seat, "c1", box)
     # An integer id is read as its text on both sides, so either spelling of the id opens it.
     assert unseal_command("tok", "t1", 1, "7", seal_command("tok", "t1", 1, 7, action)) == action
+
+
+def test_a_command_signature_covers_the_table_the_name_and_every_field() -> None:
+    from controller.security import sign_command, sign_status, signed_command, verify_command
+
+    cmd = signed_command("tok", "t1", "new_game", {"id": "1", "game": "terror"}, now=1000.5)
+    assert cmd["ts"] == 1_000_500 and verify_command("tok", "t1", "new_game", cmd)
+    assert not verify_command("tok", "t2", "new_game", cmd)  # another table, same token
+    assert not verify_command("tok", "t1", "sim", cmd)  # another command topic
+    assert not verify_command("other", "t1", "new_game", cmd)
+    assert not verify_command("tok", "t1", "new_game", {**cmd, "ts": cmd["ts"] + 1})
+    assert not verify_command("tok", "t1", "new_game", signed("tok", {"id": "1", "game": "terror"}))
+    # Neither a reply's signature nor a status's passes for a command's, nor the other way round.
+    body = {"id": "1", "ts": 5}
+    assert len({sign_command("tok", "t1", "x", body), signed("tok", body)["auth"], sign_status("tok", "t1", body)}) == 3
+
+
+def test_padding_gives_whole_units_that_still_parse_as_the_same_json() -> None:
+    import json
+
+    from controller.security import padded
+
+    for text in (b"{}", b'{"a":"' + b"x" * 1000 + b'"}', b"[" + b"1," * 600 + b"1]"):
+        out = padded(text, 1024)
+        assert len(out) % 1024 == 0 and len(out) >= len(text) and json.loads(out) == json.loads(text)
+    assert len(padded(b"x" * 1024, 1024)) == 1024 and len(padded(b"x" * 1025, 1024)) == 2048
+    a, b = seal("tok", "t1", 0, {"hand": []}), seal("tok", "t1", 0, {"hand": ["magic_ring"] * 20})
+    assert len(a) == len(b)

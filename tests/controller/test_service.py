@@ -9,7 +9,7 @@ import pytest
 
 from controller.games import Action
 from controller.mqtt_link import MAX_COMMAND_BYTES
-from controller.security import unseal, verify
+from controller.security import signed_status, unseal, verify
 from controller.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
@@ -242,7 +242,7 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
             assert [e["seq"] for e in published][-len(events):] == [e["seq"] for e in events]
             sent = spy.wait_for(lambda m: any(x.topic == topic(t, "cmd", "act") for x in m))
             wire = next(x.json() for x in sent if x.topic == topic(t, "cmd", "act"))
-            assert set(wire) == {"id", "auth", "seat", "sealed"} and wire["seat"] == 0
+            assert set(wire) == {"id", "ts", "auth", "seat", "sealed"} and wire["seat"] == 0
             # A sealed action must be that seat's own: the refusal is sealed for the sender too.
             before = state_of(svc)
             moved = {"kind": "end_turn", "player": 1, "params": {}}
@@ -667,7 +667,8 @@ def test_stale_and_older_statuses_never_stop_a_controller(mosquitto: Broker, mak
     publisher = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
 
     def status(state: str, host: str, since: float, *, retain: bool) -> None:
-        body = {"state": state, "table": t, "instance": host, "host": host, "since": since}
+        # Signed with the table's token, as a real controller's: these tests are about the times.
+        body = signed_status(TOKEN, t, {"state": state, "table": t, "instance": host, "host": host, "since": since})
         publisher.client.publish(topic(t, "status"), json.dumps(body), qos=1, retain=retain).wait_for_publish(5)
 
     try:

@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.publication import Publisher
-from controller.security import seal, seal_reply, signed, unseal_command, verify
+from controller.security import seal, seal_reply, signed, unseal_command, verify_command
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -69,7 +69,7 @@ class FakeTable:
             client.publish(self.topic(f"reply/{name}"), json.dumps(forged), 1)
         if self.silent:
             return
-        if not verify(self.token, cmd):
+        if not verify_command(self.token, self.table, name, cmd):
             reply = {"id": cmd.get("id"), "ok": False, "error": "not authorised: bad signature"}
         elif name == "act" and "sealed" in cmd:
             answer = self.handler(name, {"id": cmd["id"], "action": self.action_of(cmd)})

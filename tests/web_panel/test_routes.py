@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import join_code, verify
+from controller.security import join_code, verify, verify_command
 from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
 
@@ -156,7 +156,7 @@ def test_a_command_is_signed_sent_and_its_reply_shown(client: FlaskClient, fake:
     status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
     assert status == 200 and reply["ok"] is True and reply["data"] == {"events": [{"type": "rolled"}]}
     (name, cmd), = fake.wait_command(1)
-    assert name == "act" and verify(token, cmd)
+    assert name == "act" and verify_command(token, fake.table, name, cmd)
     # The act crossed the broker sealed for seat 0: the seat and ciphertext, never the action.
     assert "action" not in cmd and cmd["seat"] == 0 and "roll" not in cmd["sealed"]
     assert fake.action_of(cmd) == {"kind": "roll", "player": 0, "params": {}}

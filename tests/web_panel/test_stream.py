@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import join_code, signed, verify
+from controller.security import join_code, signed, verify_command
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
@@ -54,7 +54,7 @@ def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTa
     fake.event("a")  # seq 1
     fake.event("b", seq=5)  # 2..4 lost, as when Mosquitto drops a slow subscriber's queue
     (name, cmd), = fake.wait_command(1)
-    assert name == "resync" and verify(token, cmd)
+    assert name == "resync" and verify_command(token, fake.table, name, cmd)
     assert view.wait_until(lambda: view._tables[fake.table].gaps == 1, 5)
 
 
@@ -73,6 +73,10 @@ def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto: Broker) -> Non
     ("gravekeeper/x/private/zero", b'{"sealed": "abc"}'),
     ("gravekeeper/x/private/0", b'{"sealed": 5}'),
     ("gravekeeper/x/state", b"{" + b" " * (1 << 20) + b"}"),
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-16-le")),  # JSON, but not UTF-8
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-16")),
+    ("gravekeeper/x/state", '{"seq": 1}'.encode("utf-8-sig")),
+    ("gravekeeper/x/state", b"[" * 100_000),
 ])
 def test_bad_messages_are_counted_and_ignored(topic: str, payload: bytes) -> None:
     app = create_app({"START_MQTT": False})

@@ -278,6 +278,8 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         raw = read_bytes(path, "board file")
         try:
             data = json.loads(raw)
+        except RecursionError:
+            raise BadGameData(f"board file {where}: not valid JSON (it is nested too deeply)") from None
         except ValueError as exc:
             raise BadGameData(f"board file {where}: not valid JSON ({exc})") from None
     else:

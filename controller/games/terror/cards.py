@@ -113,6 +113,8 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
         key = read_text(Path(source), "card file")
         try:
             data = json.loads(key)
+        except RecursionError:
+            raise BadGameData(f"card file {where}: not valid JSON (it is nested too deeply)") from None
         except ValueError as exc:
             raise BadGameData(f"card file {where}: not valid JSON ({exc})") from None
     else:

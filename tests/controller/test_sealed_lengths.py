@@ -1,0 +1,132 @@
+"""What a spectator on ``#`` learns from the length of a sealed payload: nothing about a secret.
+
+AES-GCM hides the content of a private view, a sealed act and a sealed reply,
+but not their length. Each game is played for a while through a real
+controller and Mosquitto; a spectator on ``#`` collects every sealed payload.
+The test (which holds the token) opens them to learn the secrets they hold,
+groups them by those secrets, and checks that every group has the same
+lengths, so the lengths cannot tell one secret from another.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from controller.security import PAD_VIEW, unseal
+from controller.service import Service
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+
+__all__ = ["make_service"]  # the fixture, imported for pytest
+
+
+def _play(svc: Service, steps: int, seed: int) -> None:
+    """Random legal moves, secret ones included, decided by the service as commands would be."""
+    rnd = random.Random(seed)
+
+    def step(s: Service) -> bool:
+        game = s.referee.game
+        if game is None or game.is_over:
+            return False
+        actions = s.referee.core.commandable(game.legal_actions(), s.referee.board)
+        return bool(actions) and bool(s.referee.act(rnd.choice(actions)).ok)
+
+    for _ in range(steps):
+        if not svc.call(step):
+            players = ["Ann", "Bo", "Cy", "Dee"][: rnd.choice((2, 3, 4))]
+            svc.call(lambda s: s.referee.new_game(s.referee.game.name, players, rnd.randrange(1 << 30)))
+
+
+def _secret(game: str, envelope: dict[str, Any]) -> Any:
+    """What a seat's opened view holds that nobody else may know."""
+    you = envelope["view"].get("you") or {}
+    if game == "terror":
+        return tuple(sorted(c["id"] if isinstance(c, dict) else str(c)
+                            for p in you.get("pawns", []) for c in p.get("cards", [])))
+    if game == "superstition":
+        return you.get("charm"), you.get("whammy")
+    return None  # Graveyard Dogs keeps nothing secret: every view must still weigh the same
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+def test_sealed_view_lengths_are_the_same_whatever_secret_they_hold(mosquitto: Broker, make_service: MakeService,
+                                                                     game: str) -> None:
+    t = f"pad-{game}"
+    with Subscriber(mosquitto.host, mosquitto.port, (f"{BASE}/{t}/#",)) as spy:
+        svc = make_service(t, simulate=False, **{"referee.board": "manual", "table.game": game,
+                                                 "table.players": ["Ann", "Bo", "Cy"]})
+        for round_ in range(12):
+            _play(svc, 25, seed=round_)
+        last = svc.journal.last_seq()
+        spy.wait_for(lambda msgs: any("/private/" in m.topic and m.payload and m.json()["seq"] == last
+                                      for m in msgs))
+    sizes: dict[Any, set[int]] = defaultdict(set)
+    for m in spy.messages:
+        if "/private/" not in m.topic or not m.payload:
+            continue
+        envelope = m.json()
+        opened = unseal(TOKEN, t, envelope["seat"], envelope["sealed"])
+        sizes[_secret(game, opened)].add(len(envelope["sealed"]))
+    assert sum(1 for _ in sizes) >= (1 if game == "dogs" else 4), \
+        f"the play dealt too few different secrets to prove anything: {sorted(sizes, key=str)}"
+    lengths = set().union(*sizes.values())
+    if game != "dogs":
+        # One length for every view, so every secret's distribution of lengths is the same one.
+        assert len(lengths) == 1, {str(k): sorted(v) for k, v in sizes.items()}
+        (length,) = lengths
+        assert length == len(_b64_of(PAD_VIEW)), length
+    else:
+        # Dogs' legal tile placements (public) can pass one step: lengths are whole steps only.
+        assert lengths <= {len(_b64_of(PAD_VIEW * k)) for k in (1, 2, 3)}, lengths
+
+
+def _b64_of(plain: int) -> str:
+    """Base64 text of a 12-byte nonce, ``plain`` bytes and a 16-byte tag, as a sealed payload is."""
+    return "x" * (4 * -(-(12 + plain + 16) // 3))
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition"])
+def test_sealed_acts_and_their_replies_have_one_length_whatever_they_name(mosquitto: Broker,
+                                                                          make_service: MakeService,
+                                                                          game: str) -> None:
+    t = f"pad-act-{game}"
+    svc = make_service(t, simulate=False, **{"referee.board": "manual", "table.game": game})
+    # Secret moves of every kind and about every secret the play offered, sent as a player's page
+    # sends them; most are refused (not now, not yours), and a refusal may name the card.
+    moves: list[tuple[int, dict[str, Any]]] = []
+    for round_ in range(30):
+        _play(svc, 15, seed=100 + round_)
+        views = svc.call(lambda s: s.referee.private_views())
+        kinds = svc.call(lambda s: type(s.referee.game).SECRET_ACTION_KINDS)
+        for seat, envelope in views.items():
+            moves += [(seat, a) for a in envelope["legal"] if a["kind"] in kinds and (seat, a) not in moves]
+        if len({json.dumps(a["params"], sort_keys=True) for _, a in moves}) >= 6:
+            break
+    if game == "terror":  # and cards nobody holds, named by id
+        moves += [(0, {"kind": "play_card", "player": 0, "params": {"card": c}})
+                  for c in svc.call(lambda s: sorted(s.referee.game.deck.cards))]
+    else:  # and Whammies placed anywhere, by anyone
+        spaces = svc.call(lambda s: s.referee.game.board.path_spaces())
+        moves += [(seat, {"kind": "place_whammy", "player": seat, "params": {"space": space}})
+                  for space in spaces[:12] for seat in (0, 1)]
+    assert len({json.dumps(a["params"], sort_keys=True) for _, a in moves}) >= 6, moves
+    with Subscriber(mosquitto.host, mosquitto.port, (f"{BASE}/{t}/cmd/act", f"{BASE}/{t}/reply/act")) as spy:
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            errors = set()
+            for seat, action in moves[:60]:
+                _, opened = cmd.call_sealed(seat, action)
+                errors.add(opened.get("error"))
+        finally:
+            cmd.close()
+        wait_until(lambda: len(spy.on(topic(t, "reply", "act"))) >= min(len(moves), 60), 10, "every reply")
+    assert len({len(str(e)) for e in errors}) >= 2, errors  # refusals of different lengths (some name a card)
+    acts = {len(m.json()["sealed"]) for m in spy.on(topic(t, "cmd", "act"))}
+    replies = {len(m.json()["sealed"]) for m in spy.on(topic(t, "reply", "act"))}
+    assert len(acts) == 1 and len(replies) == 1, (acts, replies)
