@@ -106,7 +106,8 @@
       hand.appendChild(g);
       for (const it of items) {
         const el = document.createElement("span");
-        el.className = "item secret"; el.textContent = it;
+        // "none" and "no cards" are not cards: plain words, not a card-shaped box a finger might try.
+        el.className = it === "none" || it === "no cards" ? "item-empty" : "item secret"; el.textContent = it;
         hand.appendChild(el);
       }
     }
