@@ -53,7 +53,7 @@ GAME_EVENTS = {  # every event type each engine emits (a test keeps this complet
     ),
     "dogs": (
         "attack_declined", "attacked", "bat_robbed", "bork_penalty", "borked", "concern", "dice_rolled",
-        "die_chosen", "dog_fled", "dog_moved", "dog_placed", "game_over", "haunt_missed", "haunted",
+        "die_chosen", "dog_fled", "dog_moved", "dog_placed", "game_over", "haunt_missed", "haunt_refused", "haunted",
         "snack_collected", "snack_placed", "special_skipped", "spook_action_skipped", "spook_moved",
         "spook_picked", "spook_placed", "step_back", "tile_drawn", "tile_placed", "turn_started", "wrestled",
     ),

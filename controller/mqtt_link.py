@@ -258,8 +258,9 @@ class MqttLink:
         """
         with self._lock:
             self._listeners[topic] = handler
-            ready = self._ready
-        if ready:
+        # Connected already (its on_connect may have subscribed before this listener was added): subscribe
+        # now. A second subscription, when on_connect saw it too, only repeats a retained message.
+        if self.client.is_connected():
             self.client.subscribe(topic, qos=1)
 
     def refresh_all(self) -> None:

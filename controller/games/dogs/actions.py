@@ -159,8 +159,20 @@ def move_dog(game: DogsGame, action: Action) -> list[Event]:
     if not game.geo.contains(game.geo.exact_reach(start, steps), (x, y)):
         raise IllegalAction(f"the dog cannot end exactly {steps} orthogonal steps away at ({x}, {y})")
     st.dogs[st.seat] = (x, y)
-    st.tasks[0] = {"t": "special"}
-    return [Event("dog_moved", {"seat": st.seat, "steps": steps, "from": list(start), "x": x, "y": y})]
+    events = [Event("dog_moved", {"seat": st.seat, "steps": steps, "from": list(start), "x": x, "y": y})]
+    if st.board_snacks.get((x, y)):
+        # "If you end your action on a space with a Snack Cube, collect it": always, and
+        # independently of the Wrestle and the Attack the same square may offer. A square
+        # with a cube was not empty, so no Bork follows.
+        rules.collect(st, st.seat, (x, y), events)
+        opts = rules.special_options(st, game.geo)
+        if opts["wrestle"] or opts["attack"]:
+            st.tasks[0] = {"t": "special"}
+        else:
+            st.tasks.pop(0)
+    else:
+        st.tasks[0] = {"t": "special"}
+    return events
 
 
 def pick_spook(game: DogsGame, action: Action) -> list[Event]:
@@ -194,22 +206,8 @@ def move_spook(game: DogsGame, action: Action) -> list[Event]:
 
 
 def special_check(game: DogsGame, action: Action) -> dict[str, Any]:
-    game.expect(action, "special")
-    return rules.special_options(game.st, game.geo)
-
-
-def collect(game: DogsGame, action: Action) -> list[Event]:
-    opts = special_check(game, action)
-    _ints(action)
-    if not opts["collect"]:
-        raise IllegalAction("there is no snack cube under your dog")
-    st = game.st
-    st.tasks.pop(0)
-    events: list[Event] = []
-    sq = st.dogs[st.seat]
-    assert sq is not None
-    rules.collect(st, st.seat, sq, events)
-    return events
+    task = game.expect(action, "special", "special_more")
+    return rules.special_options(game.st, game.geo, task.get("may"))
 
 
 def wrestle(game: DogsGame, action: Action) -> list[Event]:
@@ -217,26 +215,36 @@ def wrestle(game: DogsGame, action: Action) -> list[Event]:
     (other,) = _ints(action, "dog")
     if other not in opts["wrestle"]:
         raise IllegalAction(f"you can wrestle only a dog on your square that has snack cubes; seat {other} is not one")
-    game.st.tasks.pop(0)
+    st = game.st
+    first = st.tasks.pop(0)["t"] == "special"
     events: list[Event] = []
-    rules.wrestle(game.st, game.st.seat, other, events)
+    rules.wrestle(st, st.seat, other, events)
+    if first:
+        # "you may perform a Wrestle" and "you may perform an Attack" are separate clauses.
+        rules.offer_more(st, game.geo, "attack")
     return events
 
 
 def attack(game: DogsGame, action: Action) -> list[Event]:
-    task = game.expect(action, "special", "bork_attack")
+    task = game.expect(action, "special", "special_more", "bork_attack")
     (ident,) = _ints(action, "spook")
     st = game.st
-    allowed = rules.special_options(st, game.geo)["attack"] if task["t"] == "special" else task["spooks"]
+    if task["t"] == "bork_attack":
+        allowed = task["spooks"]
+    else:
+        allowed = rules.special_options(st, game.geo, task.get("may"))["attack"]
     if ident not in allowed:
         raise IllegalAction(f"spook {ident} is not on your dog's square")
     st.tasks.pop(0)
     events: list[Event] = []
     rules.attack(st, action.player if action.player is not None else st.seat, st.spooks[ident], events)
+    if task["t"] == "special":
+        rules.offer_more(st, game.geo, "wrestle")
     return events
 
 
 def bork(game: DogsGame, action: Action) -> list[Event]:
+    game.expect(action, "special")
     opts = special_check(game, action)
     token = action.params.get("token")
     if token not in ("dog", "spook"):
@@ -256,10 +264,8 @@ def bork(game: DogsGame, action: Action) -> list[Event]:
 
 
 def done(game: DogsGame, action: Action) -> list[Event]:
-    opts = special_check(game, action)
+    special_check(game, action)
     _ints(action)
-    if opts["collect"]:
-        raise IllegalAction("a snack cube is under your dog: collect it (or take another action)")
     game.st.tasks.pop(0)
     return [Event("special_skipped", {"seat": game.st.seat})]
 
@@ -302,7 +308,6 @@ HANDLERS: dict[str, Handler] = {
     "move_dog": move_dog,
     "pick_spook": pick_spook,
     "move_spook": move_spook,
-    "collect": collect,
     "wrestle": wrestle,
     "attack": attack,
     "bork": bork,

@@ -210,8 +210,8 @@ class DogsGame(Game):
         if step == "move_spook":
             ends = self.spook_ends(task)
             return [_act("move_spook", seat, {"x": x, "y": y}) for x, y in ends] + [_act("back", seat)]
-        if step == "special":
-            return self.special_actions()
+        if step in ("special", "special_more"):
+            return self.special_actions(task.get("may"))
         if step == "escape":
             return [_act("escape", task["seat"], {"x": x, "y": y}) for x, y in task["options"]]
         if step == "bat_target":
@@ -227,15 +227,13 @@ class DogsGame(Game):
         bits = self.geo.exact_reach(spook.pos, self.st.dice[task["die"]], diagonal=spook.kind == "bat")
         return self.geo.squares(bits)
 
-    def special_actions(self) -> list[Action]:
+    def special_actions(self, only: str | None = None) -> list[Action]:
         seat = self.st.seat
-        opts = special_options(self.st, self.geo)
-        out = [_act("collect", seat)] if opts["collect"] else []
-        out += [_act("wrestle", seat, {"dog": d}) for d in opts["wrestle"]]
+        opts = special_options(self.st, self.geo, only)
+        out = [_act("wrestle", seat, {"dog": d}) for d in opts["wrestle"]]
         out += [_act("attack", seat, {"spook": s}) for s in opts["attack"]]
         out += [_act("bork", seat, {"id": i, "token": t, "x": x, "y": y}) for t, i, (x, y) in opts["bork"]]
-        if not opts["collect"]:
-            out.append(_act("done", seat))
+        out.append(_act("done", seat))
         return out
 
     # ----- apply -----------------------------------------------------------------------
@@ -254,7 +252,7 @@ class DogsGame(Game):
                 if decider is not None else "nobody acts now"
             )
         events = handler(self, action)
-        settle(self.st, self.geo, events)
+        settle(self.st, lambda: self.geo, events)
         return events
 
     def expect(self, action: Action, *steps: str) -> dict[str, Any]:
@@ -317,7 +315,6 @@ class DogsGame(Game):
             "move_dog": lambda: f"{who} moves their dog to ({p.get('x')}, {p.get('y')})",
             "pick_spook": lambda: f"{who} picks {self._spook_text(p.get('spook'))}",
             "move_spook": lambda: f"{who} moves the spook to ({p.get('x')}, {p.get('y')})",
-            "collect": lambda: f"{who} collects the snack cube",
             "wrestle": lambda: f"{who} wrestles {self._name(p.get('dog'))}'s dog",
             "attack": lambda: f"{who} attacks {self._spook_text(p.get('spook'))}",
             "bork": lambda: f"{who} borks "

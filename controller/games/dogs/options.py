@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import IllegalAction
@@ -29,7 +30,11 @@ class DogsOptions:
     carried_snacks_in_graveyard: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        # Field by field: dataclasses.asdict() recurses through every value and cost more
+        # than the rest of the state's to_json(). Only a tiles document needs a deep copy.
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        if isinstance(self.tiles, dict):
+            out["tiles"] = copy.deepcopy(self.tiles)
         if isinstance(self.colours, tuple):
             out["colours"] = list(self.colours)
         return out

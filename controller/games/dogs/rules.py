@@ -8,6 +8,7 @@ pick uses the state's RNG.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base import Event
@@ -15,7 +16,9 @@ from .board import Graveyard, Square
 from .state import SKELETON_LOAD, DogsState, Spook
 
 # Steps that wait for a player; the rest resolve with dice alone.
-DECISIONS = frozenset({"move_dog", "pick_spook", "move_spook", "special", "escape", "bat_target", "bork_attack"})
+DECISIONS = frozenset(
+    {"move_dog", "pick_spook", "move_spook", "special", "special_more", "escape", "bat_target", "bork_attack"}
+)
 
 
 def roll(st: DogsState, seat: int, purpose: str) -> int:
@@ -88,22 +91,25 @@ def start_turn(st: DogsState, seat: int, events: list[Event]) -> None:
         st.phase = "roll"
 
 
-def settle(st: DogsState, geo: Graveyard, events: list[Event]) -> None:
-    """Run dice-only steps until a player must decide, the turn ends, or the game ends."""
+def settle(st: DogsState, geo: Callable[[], Graveyard], events: list[Event]) -> None:
+    """Run dice-only steps until a player must decide, the turn ends, or the game ends.
+
+    ``geo`` returns the graveyard's geometry. It is asked for only when a step
+    needs it: right after a tile is placed the geometry is stale, and rebuilding
+    it there would cost ``apply(place_tile)`` most of its time for nothing."""
     while st.phase != "over":
         if st.phase in ("place_tile", "roll", "act") and game_should_end(st):
             finish(st, events)
             return
         if st.tasks:
             task = st.tasks[0]
-            if task["t"] == "special" and not special_has_choice(st, geo):
+            if task["t"] == "special" and not special_has_choice(st, geo()):
                 st.tasks.pop(0)
-                auto_special(st, events)
                 continue
             if task["t"] in DECISIONS:
                 return
             st.tasks.pop(0)
-            AUTO[task["t"]](st, geo, task, events)
+            AUTO[task["t"]](st, geo(), task, events)
             continue
         if st.phase == "act" and None not in st.dice_use:
             start_turn(st, (st.seat + 1) % len(st.players), events)
@@ -112,22 +118,31 @@ def settle(st: DogsState, geo: Graveyard, events: list[Event]) -> None:
 
 
 # ----- after a dog moves --------------------------------------------------------------
-def special_options(st: DogsState, geo: Graveyard) -> dict[str, Any]:
-    """What the mover may do where their dog stopped: one of these, or nothing."""
+def special_options(st: DogsState, geo: Graveyard, only: str | None = None) -> dict[str, Any]:
+    """What the mover may do where their dog stopped (a snack cube there is already
+    collected): Wrestle and/or Attack, or Bork from an empty square, or nothing.
+
+    ``only`` ("wrestle" or "attack") is the second special action still open after
+    the first one was done."""
     seat = st.seat
     sq = st.dogs[seat]
     assert sq is not None
     others = [d for d in st.dogs_at(sq) if d != seat]
     spooks = st.spooks_at(sq)
     out: dict[str, Any] = {
-        "collect": bool(st.board_snacks.get(sq)),
-        "wrestle": [d for d in others if st.card_snacks[d]],
-        "attack": [s.id for s in spooks],
+        "wrestle": [d for d in others if st.card_snacks[d]] if only in (None, "wrestle") else [],
+        "attack": [s.id for s in spooks] if only in (None, "attack") else [],
         "bork": [],
     }
-    if not others and not spooks and not st.board_snacks.get(sq):
+    if only is None and not others and not spooks and not st.board_snacks.get(sq):
         out["bork"] = bork_moves(st, geo, sq)
     return out
+
+
+def offer_more(st: DogsState, geo: Graveyard, kind: str) -> None:
+    """After a Wrestle, the Attack the square still offers (or after an Attack, the Wrestle)."""
+    if special_options(st, geo, kind)[kind]:
+        st.tasks.insert(0, {"t": "special_more", "may": kind})
 
 
 def bork_moves(st: DogsState, geo: Graveyard, sq: Square) -> list[tuple[str, int, Square]]:
@@ -159,13 +174,6 @@ def bork_moves(st: DogsState, geo: Graveyard, sq: Square) -> list[tuple[str, int
 def special_has_choice(st: DogsState, geo: Graveyard) -> bool:
     opts = special_options(st, geo)
     return bool(opts["wrestle"] or opts["attack"] or opts["bork"])
-
-
-def auto_special(st: DogsState, events: list[Event]) -> None:
-    """No choice to make: a snack under the dog is collected, as the rules require."""
-    sq = st.dogs[st.seat]
-    if sq is not None and st.board_snacks.get(sq):
-        collect(st, st.seat, sq, events)
 
 
 def collect(st: DogsState, seat: int, sq: Square, events: list[Event]) -> None:
@@ -264,6 +272,10 @@ def _haunt(st: DogsState, geo: Graveyard, task: dict[str, Any], events: list[Eve
     if not dogs:
         events.append(Event("haunt_missed", data))
         return
+    if spook.kind == "skeleton" and len(spook.snacks) >= SKELETON_LOAD:
+        # "If a Skeleton is already carrying three snack cubes, they may not Haunt."
+        events.append(Event("haunt_refused", {**data, "reason": "the skeleton already carries three snack cubes"}))
+        return
     if spook.kind == "skeleton":
         data["taken"] = skeleton_haunt(st, spook, dogs)
     elif spook.kind == "gargoyle":
@@ -300,9 +312,12 @@ def skeleton_haunt(st: DogsState, spook: Spook, dogs: list[int]) -> dict[str, st
         spook.snacks.append(snack)
         taken[str(d)] = snack
         return taken
+    room = SKELETON_LOAD - len(spook.snacks)
+    if len(victims) > room:
+        # Short of room: the dogs that lose a cube are drawn at random ("at random"),
+        # not taken in seat order.
+        victims = sorted(victims.pop(st.rng.below(len(victims))) for _ in range(room))
     for d in victims:
-        if len(spook.snacks) >= SKELETON_LOAD:
-            break
         snack = take_random(st, st.card_snacks[d])
         spook.snacks.append(snack)
         taken[str(d)] = snack

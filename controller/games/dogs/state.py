@@ -27,6 +27,7 @@ TASK_FIELDS: dict[str, frozenset[str]] = {
     "pick_spook": frozenset({"die"}),
     "move_spook": frozenset({"die", "spook"}),
     "special": frozenset(),
+    "special_more": frozenset({"may"}),
     "escape": frozenset({"seat", "options"}),
     "bat_target": frozenset({"spook", "options"}),
     "bork_attack": frozenset({"seat", "spooks"}),
@@ -296,6 +297,8 @@ class DogsState:
                 raise bad(f"pending step {kind!r} names unknown spook {t['spook']!r}")
             if "seat" in t and not (isinstance(t["seat"], int) and 0 <= t["seat"] < n):
                 raise bad(f"pending step {kind!r} names unknown seat {t['seat']!r}")
+            if kind == "special_more" and t["may"] not in ("wrestle", "attack"):
+                raise bad(f"pending step 'special_more' offers {t['may']!r}; only 'wrestle' or 'attack'")
             if kind == "move_spook" and self.spooks[t["spook"]].pos is None:
                 raise bad(f"pending step 'move_spook' moves spook {t['spook']}, which is not in the graveyard")
             if not _task_lists_ok(t, n, len(self.spooks)):

@@ -17,20 +17,45 @@ if TYPE_CHECKING:
 
 
 def jump_block(game: "Superstition", seat: int) -> str | None:
-    """Why the pawn beside the tomb cannot jump now (Part II rule 1), or None."""
+    """Why the pawn at the tomb cannot jump now (Part II rule 1), or None.
+
+    Only a pawn on the far side of the tomb stops a jump. When that pawn wants
+    to cross too, the two may trade places (``trade_places``): the note after
+    rule 11 says "you may", so it is the player's choice, never automatic.
+    """
     pawn = game.pawns[seat]
     platform = game.board.platforms[pawn["target"]]
     if pawn["space"] == platform.tomb_side:
         return "you are already beside the grave you must challenge"
-    front = _front_block(game, seat)
-    if front is not None:
-        return front
     for other, q in enumerate(game.pawns):
         if other == seat or q["space"] != platform.tomb_side:
             continue
-        wants_across = q["leg"] == "tomb" and game.board.platforms[q["target"]].tomb_side != q["space"]
-        if not wants_across:
-            return f"{game.seat_name(other)} waits beside the {game.trap_name(platform.trap)}"
+        if trade_partner(game, seat) == other:
+            return (
+                f"{game.seat_name(other)} is on the other side and wants to cross too: "
+                "trade places with them (trade_places) or end your turn"
+            )
+        return f"{game.seat_name(other)} waits beside the {game.trap_name(platform.trap)}"
+    return None
+
+
+def trade_partner(game: "Superstition", seat: int) -> int | None:
+    """The seat this pawn may trade places with across the tomb, or None.
+
+    Note after rule 11: "If you are on one side of the Wizard's Tomb, and an
+    opponent is on the other side, both of you wanting to go to the opposite
+    side, you may trade places."
+    """
+    pawn = game.pawns[seat]
+    if pawn["leg"] != "tomb" or game.board.kind(pawn["space"]) != "tomb_side":
+        return None
+    side = game.board.platforms[pawn["target"]].tomb_side
+    if side == pawn["space"]:
+        return None
+    for other, q in enumerate(game.pawns):
+        if other != seat and q["space"] == side and q["leg"] == "tomb":
+            if game.board.platforms[q["target"]].tomb_side == pawn["space"]:
+                return other
     return None
 
 
@@ -98,13 +123,21 @@ def _jump(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
     pawn = game.pawns[p]
     side = game.board.platforms[pawn["target"]].tomb_side
     origin = pawn["space"]
-    events: list[Event] = []
-    for other, q in enumerate(game.pawns):
-        if other != p and q["space"] == side:
-            q["space"] = origin
-            events.append(Event("traded_places", {"players": [p, other], "spaces": [origin, side]}))
     pawn["space"] = side
-    events.append(Event("jumped_tomb", {"player": p, "from": origin, "to": side}))
+    events = [Event("jumped_tomb", {"player": p, "from": origin, "to": side})]
+    return events + _open_challenge(game, p, pawn["target"])
+
+
+def _trade_places(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    other = trade_partner(game, p)
+    assert other is not None
+    pawn, q = game.pawns[p], game.pawns[other]
+    origin, side = pawn["space"], q["space"]
+    pawn["space"], q["space"] = side, origin
+    events = [
+        Event("traded_places", {"players": [p, other], "spaces": [origin, side]}),
+        Event("jumped_tomb", {"player": p, "from": origin, "to": side}),
+    ]
     return events + _open_challenge(game, p, pawn["target"])
 
 
@@ -173,6 +206,7 @@ HANDLERS = {
     "charm_move": _move,
     "end_turn": _end_turn_action,
     "jump": _jump,
+    "trade_places": _trade_places,
     "pull_peg": _pull_peg,
     "challenge_result": _challenge_result,
     "reset_trap": _reset_trap,
@@ -210,7 +244,10 @@ def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Even
             pawn.update(space=platform.stone, zapped=_add_zap(pawn["zapped"], trap))
         else:
             other = GRAVES[1 - GRAVES.index(trap)]
-            pawn.update(space=platform.tomb_side, leg="tomb", target=other, zapped=[])
+            # Rule 11 puts the pawn beside the tomb; while someone stands there it
+            # waits on the Grave's platform and jumps from there next turn.
+            side = platform.tomb_side if not _taken(game, p, platform.tomb_side) else platform.space
+            pawn.update(space=side, leg="tomb", target=other, zapped=[])
             if game.options["tokens"] == "engine":
                 events += _draw_tokens(game, p)
             elif not game.hands[p]["drawn"]:
@@ -219,7 +256,11 @@ def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Even
         if zapped:
             pawn["target"] = GRAVES[1 - GRAVES.index(trap)]
         else:
-            pawn.update(space=platform.stone, leg="out1", target=None, zapped=[])
+            # Part II rule 1 puts it in front of the Grave; while that space is taken it
+            # waits beside the tomb and steps in front as the first, uncounted step of
+            # its next move.
+            front = platform.stone if not _taken(game, p, platform.stone) else pawn["space"]
+            pawn.update(space=front, leg="out1", target=None, zapped=[])
     elif leg == "out1":
         if zapped:
             pawn.update(space=platform.stone, zapped=_add_zap(pawn["zapped"], trap))
@@ -229,6 +270,10 @@ def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Even
     data["to"] = pawn["space"]
     game.after_reset = then
     return events
+
+
+def _taken(game: "Superstition", seat: int, space: str | None) -> bool:
+    return any(q["space"] == space for other, q in enumerate(game.pawns) if other != seat)
 
 
 def _add_zap(zapped: list[str], trap: str) -> list[str]:
@@ -280,17 +325,8 @@ def _start_turn(game: "Superstition", seat: int) -> list[Event]:
     if pawn["leg"] == "tomb":
         platform = game.board.platforms[pawn["target"]]
         game.phase = "tomb"
-        if pawn["space"] == platform.tomb_side and _front_block(game, seat) is None:
+        if pawn["space"] == platform.tomb_side:
             # Put here by a trade: the jump is made, the challenge is due (Part II 1).
             events = [Event("turn_started", {"player": seat})]
             return events + _open_challenge(game, seat, platform.trap)
     return [Event("turn_started", {"player": seat})]
-
-
-def _front_block(game: "Superstition", seat: int) -> str | None:
-    """A pawn in front of the Grave a tomb pawn targets leaves it nowhere to go on sneaking by."""
-    platform = game.board.platforms[game.pawns[seat]["target"]]
-    for other, q in enumerate(game.pawns):
-        if other != seat and q["space"] == platform.stone:
-            return f"{game.seat_name(other)} stands in front of the {game.trap_name(platform.trap)}"
-    return None

@@ -88,19 +88,15 @@ def lane(game: "Superstition", pawn: dict[str, Any]) -> tuple[str, dict[str, Pla
 
 
 def entry_block(game: "Superstition", seat: int, platform: Platform) -> str | None:
-    """Why the pawn cannot stop on ``platform`` now, or None."""
+    """Why the pawn cannot stop on ``platform`` now, or None.
+
+    Only a pawn on the platform itself blocks it. A Grave whose tomb-side space
+    is taken stays open: a pawn that sneaks by waits on the platform until that
+    space frees (see ``flow._resolve``), so no rule the rulebook lacks closes it.
+    """
     for other, pawn in enumerate(game.pawns):
-        if other == seat:
-            continue
-        if pawn["space"] == platform.space:
+        if other != seat and pawn["space"] == platform.space:
             return f"the {game.trap_name(platform.trap)} platform is taken by {game.seat_name(other)}"
-        # A Grave is blocked while its tomb-side space is taken: the pawn would have
-        # nowhere to go on sneaking by (see docs/rules/superstition.md).
-        if platform.tomb_side is not None and pawn["space"] == platform.tomb_side:
-            return (
-                f"the space beside the {game.trap_name(platform.trap)} is taken by "
-                f"{game.seat_name(other)}"
-            )
     return None
 
 
@@ -146,23 +142,28 @@ def walk(
         return f"{game.seat_name(occupied[space])} on {space} blocks the way {direction}"
 
     path: list[str] = []
-    start = 0  # spaces of ``path`` before this index were not moved over
     pos = pawn["space"]
     remaining = steps
     kind = board.kind(pos)
-    if kind in ("circle", "platform"):
+    if kind in ("circle", "platform", "tomb_side"):
+        free = False  # whether the first space is stepped onto without counting it
         if kind == "circle":
             first = board.gate
-        else:
+        elif kind == "platform":
             platform = board.platform_at(pos)
             assert platform is not None
             first = platform.stone if ring_name == "stone" else platform.brick or ""
+            free = game.options["step_off"] == "free"
+        else:
+            # Leaving from beside the tomb: a pawn that sneaked by while the space in
+            # front of the Grave was taken. Part II rule 1 places it in front without
+            # a throw, so that step is never counted.
+            first = next(p.stone for p in board.platforms.values() if p.tomb_side == pos)
+            free = True
         if first in occupied:
             return blocked(first)
         path.append(first)
-        if kind == "platform" and game.options["step_off"] == "free":
-            start = 1
-        else:
+        if not free:
             remaining -= 1
         pos = first
     while remaining > 0:
@@ -183,8 +184,10 @@ def walk(
             break
     charm = False
     if leaving:
+        # Every space entered before the last is passed, the step off a platform
+        # included: step_off decides counting, never passing (The Whammy, rule 2).
         held = game.hands[seat]["charm"]
-        for space in path[start:-1]:
+        for space in path[:-1]:
             whammy = game.whammies.get(space)
             if whammy is None:
                 continue

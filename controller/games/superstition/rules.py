@@ -5,7 +5,7 @@ Phases of a turn (``game.phase``):
 ``opening``    each seat throws; the highest throw starts, ties throw again (rule 1)
 ``roll``       the seat throws the dice
 ``move``       the seat picks a direction (``move``/``charm_move``) or, blocked both ways, ``end_turn``
-``tomb``       Part II: ``jump`` the Wizard's Tomb (or trade places), or ``end_turn`` if it cannot
+``tomb``       Part II: ``jump`` the Wizard's Tomb, ``trade_places`` with a pawn crossing the other way, or ``end_turn``
 ``challenge``  on a platform: ``pull_peg``
 ``outcome``    sensors only: ``challenge_result`` (the trap sprang or not)
 ``reset``      sensors only: ``reset_trap`` before play goes on
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import Action, Event, IllegalAction, MalformedAction
 from .board import TRAP_NAMES
-from .flow import HANDLERS, jump_block
+from .flow import HANDLERS, jump_block, trade_partner
 from .moves import Walk
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "charm_move": {"direction": str},
     "end_turn": {},
     "jump": {},
+    "trade_places": {},
     "pull_peg": {"trap": str, "peg": str},
     "challenge_result": {"trap": str, "zapped": bool},
     "reset_trap": {"trap": str},
@@ -48,7 +49,7 @@ PHASE_KINDS: dict[str, frozenset[str]] = {
     "opening": frozenset({"roll"}),
     "roll": frozenset({"roll", "place_whammy"}),
     "move": frozenset({"move", "charm_move", "end_turn", "place_whammy"}),
-    "tomb": frozenset({"jump", "end_turn", "place_whammy"}),
+    "tomb": frozenset({"jump", "trade_places", "end_turn", "place_whammy"}),
     "challenge": frozenset({"pull_peg", "place_whammy"}),
     "outcome": frozenset({"challenge_result"}),
     "reset": frozenset({"reset_trap"}),
@@ -102,7 +103,12 @@ class RulesMixin:
             if not plain:
                 out.append(act("end_turn", p))
         elif phase == "tomb":
-            out.append(act("end_turn", p) if jump_block(self, p) else act("jump", p))
+            if jump_block(self, p) is None:
+                out.append(act("jump", p))
+            else:
+                if trade_partner(self, p) is not None:
+                    out.append(act("trade_places", p))
+                out.append(act("end_turn", p))
         elif phase == "challenge":
             assert self.challenge is not None
             out.extend(act("pull_peg", p, trap=self.challenge["trap"], peg=peg) for peg in "ab")
@@ -180,6 +186,7 @@ class RulesMixin:
             "charm_move": f"{who} moves {_direction_words(params.get('direction'))}, passing a Whammy with a Charm",
             "end_turn": f"{who} is blocked and ends the turn",
             "jump": f"{who} jumps the Wizard's Tomb",
+            "trade_places": f"{who} trades places across the Wizard's Tomb",
             "pull_peg": f"{who} pulls peg {str(params.get('peg', '?')).upper()} of the {_trap(params.get('trap'))}",
             "challenge_result": f"the {_trap(params.get('trap'))} "
             + ("springs: zapped!" if params.get("zapped") else "stays still: sneaked by"),
@@ -224,6 +231,8 @@ def _reason(game: "Superstition", action: Action) -> str | None:
             return "you can jump the Wizard's Tomb"
     if kind == "jump":
         return jump_block(game, p)
+    if kind == "trade_places" and trade_partner(game, p) is None:
+        return "nobody on the other side of the tomb wants to cross to your side"
     if kind in ("pull_peg", "challenge_result", "reset_trap"):
         assert game.challenge is not None
         if params["trap"] != game.challenge["trap"]:

@@ -24,8 +24,10 @@ LEGS = ("in1", "in2", "tomb", "out1", "out2", "home")
 LEG_PLACES: dict[str, frozenset[str]] = {
     "in1": frozenset({"circle", "brick", "ladder_mirror"}),
     "in2": frozenset({"stone", "ladder_mirror"}),
-    "tomb": frozenset({"tomb_side"}),
-    "out1": frozenset({"stone", "ladder_mirror"}),
+    # A pawn that sneaked by a Grave while the space beside it (tomb leg) or in
+    # front of it (out1) was taken waits on the Grave platform / beside the tomb.
+    "tomb": frozenset({"tomb_side", "platform"}),
+    "out1": frozenset({"stone", "ladder_mirror", "tomb_side"}),
     "out2": frozenset({"brick", "ladder_mirror"}),
     "home": frozenset({"circle"}),
 }

@@ -155,15 +155,25 @@ class Board:
             found = self._adjacency[cfg] = tuple(adj)
         return found
 
-    def danger_cell(self, cfg: int, colour: str) -> int:
-        """Where an Arrow of ``colour`` sends a pawn (validated to be unique)."""
+    def danger_cell(self, cfg: int, colour: str, near: int | None = None) -> int:
+        """Where an Arrow of ``colour`` sends a pawn: its platform's Danger space.
+
+        With the tomb in the middle both ends can become the pit, so two Danger
+        spaces of the colour show; the Arrow then sends the pawn to the one
+        nearest the Arrow (``near``; grid distance, then the first listed on
+        the platform). At least one shows in every position (validated at load).
+        """
         types = self.types(cfg)
+        found: list[int] = []
         for tomb, platform in self.platforms.items():
             if platform.colour == colour:
-                for index in platform.spaces:
-                    if types[index] == f"danger-{colour}":
-                        return index
-        raise AssertionError(f"no {colour} Danger space in configuration {cfg}")  # validated at load
+                found = [index for index in platform.spaces if types[index] == f"danger-{colour}"]
+        if not found:
+            raise AssertionError(f"no {colour} Danger space in configuration {cfg}")  # validated at load
+        if near is None or len(found) == 1:
+            return found[0]
+        r, c = divmod(near, self.cols)
+        return min(found, key=lambda i: abs(i // self.cols - r) + abs(i % self.cols - c))
 
     # ----- movement -------------------------------------------------------------
     def destinations(self, cfg: int, start: int, steps: int) -> dict[int, tuple[int, ...]]:
@@ -454,13 +464,32 @@ def _validate_platform(
     for pos, index in track.items():
         if index not in spaces:
             raise _fail(f"{where} track.{pos}", "the track cell needs a space entry")
+    # Rulebook, "Danger Space": only a pawn on a Danger space "may fall into the nearby tomb
+    # pit". So every cell that becomes the pit with one slide of the tomb must show Danger
+    # before the slide, and a Danger space must sit next to the pit.
     for pos in POSITIONS:
+        for nxt in _SLIDES[pos]:
+            index = track[nxt]
+            if spaces[index][pos] != f"danger-{colour}":
+                raise _fail(
+                    where,
+                    f"cell {[index // cols, index % cols]} shows {spaces[index][pos]!r} with the tomb at {pos}, "
+                    f"but becomes the pit when the tomb slides to {nxt}: it must be a {colour} Danger space "
+                    f"('danger-{colour}'), the only space a pawn can fall from",
+                )
         dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]
-        if len(dangers) != 1:
-            raise _fail(where, f"with the tomb at {pos}, exactly one {colour} Danger space must show; found {len(dangers)}")
-        if track[pos] not in neighbours(dangers[0]):
-            raise _fail(where, f"with the tomb at {pos}, the {colour} Danger space must sit next to the pit")
+        for index in dangers:
+            if track[pos] not in neighbours(index):
+                raise _fail(
+                    where,
+                    f"with the tomb at {pos}, the {colour} Danger space {[index // cols, index % cols]} "
+                    "must sit next to the pit",
+                )
     return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
+
+
+# Tomb position -> the positions one slide away (rulebook, "2. Move a Tomb").
+_SLIDES: dict[str, tuple[str, ...]] = {"end_a": ("middle",), "middle": ("end_a", "end_b"), "end_b": ("middle",)}
 
 
 def _validate_configs(board: Board, where: str) -> None:

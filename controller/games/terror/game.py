@@ -18,7 +18,8 @@ Actions (``Action.kind`` and ``params``):
 ``skull_outcome``   ``{"hit": true|false}``: what the skull did (the board's launcher
                     sensor, or typed in)
 ``play_card``       ``{"card": id, ...}``: play a saved card (secret: it shows a card);
-                    ``steal_ring`` and ``switch`` take ``"target": [seat, pawn]``;
+                    ``steal_ring`` and ``switch`` take ``"target": [seat, pawn]`` and
+                    ``"pawn"``: which of the player's pawns gains the ring / switches;
                     ``move_pawn`` cards take ``"target"``, ``"to"`` and optional ``"path"``;
                     ``extra_turn`` takes nothing
 ``place_monster``   ``{"target": [seat, pawn]}``: where a drawn Monster card goes
@@ -57,7 +58,7 @@ _PARAMS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "move_pawn": (frozenset({"pawn", "to"}), frozenset({"path"})),
     "attempt_skull": (frozenset({"pawn"}), frozenset({"ring"})),
     "skull_outcome": (frozenset({"hit"}), frozenset()),
-    "play_card": (frozenset({"card"}), frozenset({"target", "to", "path"})),
+    "play_card": (frozenset({"card"}), frozenset({"target", "to", "path", "pawn"})),
     "place_monster": (frozenset({"target"}), frozenset()),
     "end_turn": (frozenset(), frozenset()),
 }

@@ -45,15 +45,20 @@ class Legal(Rules):
         p = s.turn
         if s.phase == "over":
             return []
-        if s.phase == "skull":
-            return [_act("skull_outcome", p, {"hit": True}), _act("skull_outcome", p, {"hit": False})]
-        if s.phase == "choose":
-            assert s.pending is not None
-            return [
-                _act("place_monster", s.pending["seat"], {"target": [ts, tk]})
-                for ts, tk in self.monster_targets(s.pending["seat"], s.pending["pawn"])
-            ]
         cfg = self.cfg
+        if s.phase in ("skull", "choose"):
+            if s.phase == "skull":
+                out = [_act("skull_outcome", p, {"hit": True}), _act("skull_outcome", p, {"hit": False})]
+            else:
+                assert s.pending is not None
+                out = [
+                    _act("place_monster", s.pending["seat"], {"target": [ts, tk]})
+                    for ts, tk in self.monster_targets(s.pending["seat"], s.pending["pawn"])
+                ]
+            # Only the Play Anytime! card passes the timing check here.
+            for seat in range(len(s.players)):
+                out += self._card_actions(cfg, seat)
+            return out
         out: list[Action] = []
         if s.phase == "roll":
             out.append(_act("roll", p, {}))
@@ -96,14 +101,20 @@ class Legal(Rules):
                 if card.effect == "extra_turn":
                     out.append(_act("play_card", seat, {"card": card_id}))
                 elif card.effect == "steal_ring":
-                    out += [_act("play_card", seat, {"card": card_id, "target": t}) for t in self._opponent_pawns(seat)]
+                    # Any saved card but a Magic Ring may be played for either pawn.
+                    out += [
+                        _act("play_card", seat, {"card": card_id, "target": t, "pawn": mine})
+                        for mine in self._own_pawns(seat)
+                        for t in self._opponent_pawns(seat)
+                    ]
                 elif card.effect == "switch":
-                    if self._can_walk(seat, k):
-                        out += [
-                            _act("play_card", seat, {"card": card_id, "target": [ts, tk]})
-                            for ts, tk in self._opponent_pawns(seat)
-                            if self._switch_refusal(seat, k, ts, tk) is None
-                        ]
+                    out += [
+                        _act("play_card", seat, {"card": card_id, "target": [ts, tk], "pawn": mine})
+                        for mine in self._own_pawns(seat)
+                        if self._can_walk(seat, mine)
+                        for ts, tk in self._opponent_pawns(seat)
+                        if self._switch_refusal(seat, mine, ts, tk) is None
+                    ]
                 elif card.effect == "move_pawn":
                     for ts in range(len(self.s.players)):
                         out += [
@@ -111,6 +122,9 @@ class Legal(Rules):
                             for tk, to in self._moves(cfg, ts, card.steps)
                         ]
         return out
+
+    def _own_pawns(self, seat: int) -> list[int]:
+        return [k for k, p in enumerate(self.s.pawns[seat]) if not p.out]
 
     def _opponent_pawns(self, seat: int) -> list[list[int]]:
         return [[s, k] for s, row in enumerate(self.s.pawns) if s != seat for k, p in enumerate(row) if not p.out]
@@ -120,8 +134,8 @@ class Legal(Rules):
         card = self.card(card_id)
         phase = self.s.phase
         if card.kind == "anytime":
-            if phase in ("choose", "skull"):
-                return "wait until the drawn card or the skull attempt is settled"
+            # "You can use it anytime at all -- even on someone else's turn!": also while a
+            # Monster card waits for its target or a skull drop waits for its result.
             return None
         if not card.playable:
             return f"{card.title} is a Play Later! card: it is never played by itself"

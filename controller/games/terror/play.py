@@ -1,8 +1,11 @@
 """Playing a saved Goosebumps card: checks first, then the effect.
 
-Cards are held per pawn (rulebook, "Play Later! Cards": a ring saved under one
-pawn cannot serve the other), and a card acts for the pawn that holds it: a
-stolen ring goes to that pawn, and that pawn is the one that switches places.
+Cards are held per pawn. The rulebook forbids one thing only ("Play Later!
+Cards"): a Magic Ring saved under one pawn cannot be played for the other. Any
+other saved card may be played for either of the player's pawns still in the
+game: ``play_card`` takes ``"pawn"`` (0 or 1, by default the pawn that holds
+the card) for the cards that act for a pawn: a stolen ring goes to that pawn,
+and that pawn is the one that switches places.
 """
 
 from __future__ import annotations
@@ -31,16 +34,21 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     why = game._timing_refusal(seat, card_id)
     if why is not None:
         raise IllegalAction(why)
-    allowed = {"card"} | ({"target"} if card.effect in ("steal_ring", "switch") else set())
+    allowed = {"card"} | ({"target", "pawn"} if card.effect in ("steal_ring", "switch") else set())
     allowed |= {"target", "to", "path"} if card.effect == "move_pawn" else set()
     extra = set(params) - allowed
     if extra:
         raise MalformedAction(f"a {card.effect} card does not take {', '.join(sorted(extra))}")
-    missing = allowed - {"path"} - set(params)
+    missing = allowed - {"path", "pawn"} - set(params)
     if missing:
         raise MalformedAction(f"a {card.effect} card needs {', '.join(sorted(missing))}")
+    acting = holder
+    if "pawn" in params:
+        acting = game._pawn_param(params["pawn"])
+        if s.pawns[seat][acting].out:
+            raise IllegalAction(f"your {PAWN_LABELS[acting]} pawn is out of the game")
 
-    me = s.pawns[seat][holder]
+    me = s.pawns[seat][acting]
     played = Event("card_played", {"seat": seat, "pawn": holder, "label": PAWN_LABELS[holder], "card": card.public()})
 
     def may_draw(owner: int) -> bool:
@@ -60,7 +68,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
             raise IllegalAction("steal from an opponent's pawn")
         _discard(game, seat, holder, card_id)
         ring = next((c for c in target.cards if game.card(c).effect == "ring"), None)
-        who = {"from": game.who(ts, tk), "to": game.who(seat, holder)}
+        who = {"from": game.who(ts, tk), "to": game.who(seat, acting)}
         if ring is None:
             return [played, Event("steal_failed", who)]
         target.cards.remove(ring)
@@ -68,21 +76,21 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
         return [played, Event("ring_stolen", who, private_to=seat, secret={"card": game.card(ring).public()})]
 
     if card.effect == "switch":
-        why = game._switch_refusal(seat, holder, ts, tk)
+        why = game._switch_refusal(seat, acting, ts, tk)
         if why is not None:
             raise IllegalAction(why)
         _discard(game, seat, holder, card_id)
         assert me.pos is not None and target.pos is not None
         events = [
             played,
-            Event("pawns_switched", {"a": game.who(seat, holder), "b": game.who(ts, tk),
+            Event("pawns_switched", {"a": game.who(seat, acting), "b": game.who(ts, tk),
                                      "a_to": game.board.rc(target.pos), "b_to": game.board.rc(me.pos)}),
         ]
         me.pos, target.pos = target.pos, me.pos
         # At most one of the two pawns belongs to the player whose turn it is, and only
         # that one can draw; it reacts last, because a draw may open a choice and
         # nothing else should happen after a choice opens.
-        first, last = ((seat, holder), (ts, tk)) if ts == s.turn else ((ts, tk), (seat, holder))
+        first, last = ((seat, acting), (ts, tk)) if ts == s.turn else ((ts, tk), (seat, acting))
         events += game.land(*first, may_draw=False)
         events += game.land(*last, may_draw=may_draw(last[0]))
         return events

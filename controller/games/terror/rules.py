@@ -55,7 +55,7 @@ class Rules:
             return events
         if kind.startswith("arrow-"):
             colour = kind.split("-", 1)[1]
-            target = self.board.danger_cell(self.cfg, colour)
+            target = self.board.danger_cell(self.cfg, colour, near=p.pos)
             events.append(
                 Event("pawn_moved", {**self.who(seat, pawn), "from": self.board.rc(p.pos), "to": self.board.rc(target), "by": f"arrow-{colour}"})
             )

@@ -139,6 +139,8 @@ def describe_action(game: "Terror", action: Action) -> str:
         text = f"{name} plays {title}"
         if "target" in p:
             text += f" on {_pawn_name(game, p['target'])}"
+        if "pawn" in p and p["pawn"] in (0, 1) and not isinstance(p["pawn"], bool):
+            text += f" for their {PAWN_LABELS[p['pawn']]} pawn"
         if "to" in p:
             text += f", to {p['to']}"
         return text

@@ -130,3 +130,46 @@ def test_a_table_that_never_used_discovery_writes_nothing_under_the_prefix(
         except AssertionError:
             pass
         assert sub.messages == []
+
+
+def test_a_listener_added_between_connecting_and_being_ready_still_hears_its_topic(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    """The race a loaded machine showed: on_connect had subscribed before the listener existed,
+    and the link was not yet ready, so nobody subscribed it."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+
+    svc = make_service("ha-race", **{"table.game": "dogs"})
+    link = svc.link
+    assert link is not None
+    with link._lock:  # connected, but as if the resubscription were not yet acknowledged
+        link._ready = False
+    heard = threading.Event()
+    link.listen("gk/ha-race/probe", lambda payload, retained: heard.set() if payload == b"hello" else None)
+    with link._lock:
+        link._ready = True
+    other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    other.connect(mosquitto.host, mosquitto.port)
+    other.loop_start()
+    try:
+        other.publish("gk/ha-race/probe", b"hello", qos=1, retain=True).wait_for_publish(5)
+        assert heard.wait(5)
+    finally:
+        other.publish("gk/ha-race/probe", b"", qos=1, retain=True).wait_for_publish(5)
+        other.loop_stop()
+        other.disconnect()
+
+
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+def test_the_event_entity_lists_every_event_type_the_engine_emits(game: str) -> None:
+    """Home Assistant drops an event whose type is not listed: the list must follow the engine."""
+    from pathlib import Path
+
+    import controller.games
+    from controller.homeassistant import GAME_EVENTS
+
+    package = Path(controller.games.__file__).parent / game
+    source = "\n".join(p.read_text(encoding="utf-8") for p in package.glob("*.py"))
+    emitted = set(re.findall(r'Event\(\s*"([a-z_]+)"', source))
+    assert emitted and emitted <= set(GAME_EVENTS[game]), sorted(emitted - set(GAME_EVENTS[game]))

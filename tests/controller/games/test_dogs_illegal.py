@@ -36,7 +36,7 @@ def test_wrong_phase_is_refused() -> None:
     game.apply(game.legal_actions()[0])
     refused(game, Action("place_tile", 0, {"x": 9, "y": 9, "rotation": 0}), "cannot place_tile now")
     refused(game, Action("choose", 0, {"die": 0, "action": "dog"}), "waits for roll")
-    refused(game, Action("collect", 0), "cannot collect now")
+    refused(game, Action("done", 0), "cannot done now")
     refused(game, Action("escape", 0, {"x": 1, "y": 1}), "cannot escape now")
 
 

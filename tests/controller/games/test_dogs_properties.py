@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +32,7 @@ options_strategy = st.fixed_dictionaries({}, optional={
 })
 
 
-def check_invariants(game: DogsGame) -> None:
+def check_invariants(game: DogsGame, full: bool = True) -> None:
     s = game.st
     on_board = sum(len(v) for v in s.board_snacks.values())
     on_cards = sum(len(c) for c in s.card_snacks)
@@ -52,7 +53,8 @@ def check_invariants(game: DogsGame) -> None:
     squares = game.geo.features
     assert all(pos is None or pos in squares for pos in s.dogs)
     assert all(sp.pos is None or sp.pos in squares for sp in s.spooks)
-    s.check()
+    if full:
+        s.check()
 
 
 def play(game: DogsGame, choices: list[int]) -> list[Action]:
@@ -242,3 +244,99 @@ def test_whole_games_on_owner_tiles_of_other_sizes(tmp_path: Path) -> None:
         assert game.is_over and len(game.st.placed) == 16
         assert len(game.geo.features) == 16 * doc["size"] ** 2
         assert DogsGame.from_json(json.loads(json.dumps(game.to_json()))) == game
+
+
+# ----- 200 complete games through the public API, every rule checked at every step ------------------
+def _squares_of(view: dict[str, Any]) -> dict[tuple[int, int], str]:
+    return {(sq["x"], sq["y"]): sq["feature"] for tile in view["tiles"] for sq in tile["squares"]}
+
+
+def _dog_starts(view: dict[str, Any]) -> set[tuple[int, int]]:
+    """Setup: "a space of the Tile Card that is not adjacent to the Jack-O-Lantern space, nor upon a
+    Gravestone space. (Diagonals are not adjacent.)" -- the Jack-O-Lantern itself holds the snack."""
+    tile = view["tiles"][-1]
+    squares = {(sq["x"], sq["y"]): sq["feature"] for sq in tile["squares"]}
+    jacks = [sq for sq, f in squares.items() if f == "jack_o_lantern"]
+    near = {(x + dx, y + dy) for x, y in jacks for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+    return {sq for sq, f in squares.items() if f == "plain" and sq not in near}
+
+
+def _check_dogs_step(game: DogsGame, legal: list[Action], full: bool,
+                     seen: dict[int, dict[tuple[int, int], str]]) -> None:
+    st = game.st
+    check_invariants(game, full)  # cubes, spooks and tiles conserved
+    assert len(st.deck) + len(st.placed) + (st.drawn is not None) == 16
+    # nobody acts out of turn: the mover, or the owner of a dog asked to flee or to attack
+    task = st.tasks[0] if st.tasks else {}
+    actor = task["seat"] if task.get("t") in ("escape", "bork_attack") else st.seat
+    assert all(a.player == actor for a in legal), (actor, legal)
+    # legal destinations, recomputed from the public view's squares
+    step = game.step_name()
+    if step not in ("setup_tile", "place_tile", "setup_dog", "move_dog", "move_spook"):
+        return
+    # Placed tiles never change: the squares are read from the view once per tile count.
+    if len(st.placed) not in seen or step in ("setup_tile", "place_tile", "setup_dog"):
+        view = game.public_view()
+        seen[len(st.placed)] = _squares_of(view)
+    squares = seen[len(st.placed)]
+    if step in ("setup_tile", "place_tile") and squares:
+        listed = {(a.params["x"], a.params["y"]) for a in legal}
+        assert listed == brute_placements(set(squares), st.tiles[0].size, st.options.min_contact)
+        assert {a.params["rotation"] for a in legal} == {0, 1, 2, 3}
+    if step == "setup_dog":
+        assert {(a.params["x"], a.params["y"]) for a in legal} == _dog_starts(view)
+    if step == "move_dog":
+        start = st.dogs[st.seat]
+        assert st.dice is not None and start is not None
+        listed = {(a.params["x"], a.params["y"]) for a in legal if a.kind == "move_dog"}
+        assert listed == brute_reach(set(squares), start, st.dice[task["die"]], False)
+    if step == "move_spook":
+        spook = st.spooks[task["spook"]]
+        assert st.dice is not None and spook.pos is not None
+        listed = {(a.params["x"], a.params["y"]) for a in legal if a.kind == "move_spook"}
+        assert listed == brute_reach(set(squares), spook.pos, st.dice[task["die"]], spook.kind == "bat")
+
+
+@pytest.mark.slow
+def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
+    for seed in range(200):
+        players = 2 + seed % 3
+        names = [f"P{i}" for i in range(players)]
+        game = DogsGame.new(names, seed)
+        rng = random.Random(seed)
+        taken: list[Action] = []
+        states: list[dict[str, Any]] = []
+        seen: dict[int, dict[tuple[int, int], str]] = {}
+        while not game.is_over:
+            assert len(taken) < 8000, "a random game did not finish"
+            legal = game.legal_actions()
+            _check_dogs_step(game, legal, len(taken) % 10 == 0, seen)
+            # no secret in any seat's view: other tile deck, tin and spook pool orders show nothing
+            # (checked at every tile, where the deck matters, and every 25th step otherwise)
+            if game.step_name() in ("setup_tile", "place_tile") or len(taken) % 25 == 0:
+                twin = twin_with_other_secrets(game, seed + len(taken))
+                for seat in range(players):
+                    assert twin.player_view(seat) == game.player_view(seat)
+                    assert game.player_view(seat)["private"] == {}
+            plain = [a for a in legal if a.kind != "back"] or legal
+            action = greedy(game, rng) if rng.random() < 0.6 else rng.choice(plain)
+            other = (action.player + 1 + rng.randrange(players - 1)) % players
+            before = states[-1] if states else game.to_json()
+            try:
+                game.apply(Action(action.kind, other, action.params))
+            except IllegalAction:
+                pass
+            else:
+                raise AssertionError(f"seat {other} acted out of turn: {action}")
+            if len(taken) % 5 == 0:
+                assert game.to_json() == before
+            game.apply(action)
+            taken.append(action)
+            states.append(game.to_json())
+        _check_dogs_step(game, game.legal_actions(), True, seen)
+        assert game.winners
+        again = DogsGame.new(names, seed)
+        for action, state in zip(taken, states):
+            again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
+            assert again.to_json() == state
+        assert DogsGame.from_json(json.loads(json.dumps(states[-1]))).to_json() == states[-1]

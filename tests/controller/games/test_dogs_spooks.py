@@ -156,18 +156,6 @@ def test_skeleton_takes_one_snack_from_each_dog_up_to_three() -> None:
     assert game.st.card_snacks == [["green"], []]
 
 
-def test_skeleton_stops_at_three() -> None:
-    game = board()
-    skeleton = put_spook(game, "skeleton", (5, 5), snacks=["yellow", "yellow"])
-    game.st.dogs = [(6, 5), (6, 5)]
-    give(game, 0, "red")
-    give(game, 1, "blue")
-    spook_turn(game, skeleton, 1)
-    rig(game, 1, 1, (1, 0))
-    act(game, "move_spook", x=6, y=5)
-    assert skeleton.snacks == ["yellow", "yellow", "red"] and game.st.card_snacks[1] == ["blue"]
-
-
 def test_full_skeleton_may_not_haunt() -> None:
     """"If a Skeleton is already carrying three snack cubes, they may not Haunt." """
     game = board()

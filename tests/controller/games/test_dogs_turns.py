@@ -129,21 +129,6 @@ def test_ending_on_a_snack_collects_it() -> None:
     assert "snack_collected" in [e.type for e in events]
 
 
-def test_snack_and_spook_on_the_square_means_one_of_them() -> None:
-    """Issue 3: "then one of: Wrestle, Attack, collect a snack, or Bork"."""
-    game = board()
-    game.st.board_snacks[(3, 0)] = [game.st.removed.pop()]
-    put_spook(game, "ghoul", (3, 0))
-    game.st.dogs = [(1, 0), (6, 6)]
-    dog_turn(game, 2)
-    act(game, "move_dog", x=3, y=0)
-    assert kinds(game) == {"collect", "attack"}  # no "done": the snack must not be ignored
-    with pytest.raises(IllegalAction, match="collect it"):
-        act(game, "done")
-    act(game, "collect")
-    assert game.st.card_snacks[0] and game.st.spooks_at((3, 0))
-
-
 def test_wrestle_higher_roll_takes_a_random_snack() -> None:
     """"Wrestle- Select one dog in the same space as you. You both roll one die. Whoever rolls
     highest takes one snack cube from the other player at random." """

@@ -347,25 +347,6 @@ def test_rule12_zapped_by_both_graves_keeps_trying_at_either() -> None:
     assert game.challenge == {"trap": "grave2", "peg": None}
 
 
-def test_a_grave_is_closed_while_the_space_beside_it_is_taken() -> None:
-    game = new_game()
-    begin(game)
-    put(game, 0, "s3", leg="in2")
-    put(game, 1, "tomb.north", leg="tomb", target="grave2")
-    throw(game, 2)
-    assert directions(game) == {"ccw"}
-    assert "beside the first Grave is taken" in str(game.options_for(0)["cw"])
-
-
-def test_standing_in_front_of_a_closed_grave_may_walk_on() -> None:
-    game = new_game()
-    begin(game)
-    put(game, 0, "s4", leg="in2")
-    put(game, 1, "tomb.north", leg="tomb", target="grave1")
-    throw(game, 2)
-    assert directions(game) == {"cw", "ccw"}
-
-
 def test_a_move_event_lists_every_space_entered() -> None:
     game = new_game()
     begin(game)

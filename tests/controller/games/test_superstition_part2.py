@@ -68,33 +68,7 @@ def test_part2_rule2_zapped_loses_the_turn_and_jumps_back_next_time_without_draw
     assert game.hands[0] == {"whammy": "the_raven", "charm": "hex_sign", "drawn": True}
 
 
-def test_part2_jump_is_blocked_while_someone_stands_in_front_of_the_grave() -> None:
-    game = new_game()
-    begin(game)
-    put(game, 0, "tomb.north", leg="tomb", target="grave2")
-    put(game, 1, "s12", leg="in2", zapped=("grave2",))
-    game.phase = "tomb"
-    assert kinds(game) == {"end_turn"}
-    rejected(game, Action("jump", 0), "stands in front of the second Grave")
-
-
 # ----- Note after rule 11: "you may trade places" ----------------------------------------------
-def test_trading_places_across_the_tomb() -> None:
-    game = new_game()
-    begin(game)
-    put(game, 0, "tomb.north", leg="tomb", target="grave2")
-    put(game, 1, "tomb.south", leg="tomb", target="grave1")
-    game.phase = "tomb"
-    events = act(game, "jump")
-    assert events_of(events, "traded_places")[0].data == {"players": [0, 1], "spaces": ["tomb.north", "tomb.south"]}
-    assert game.pawns[0]["space"] == "tomb.south" and game.pawns[1]["space"] == "tomb.north"
-    game.traps["grave2"]["live"] = "b"
-    act(game, "pull_peg", trap="grave2", peg="b")  # zapped: Ann stays, Bob's turn
-    # Bob's jump was the trade: his turn starts at the challenge of the first Grave.
-    assert game.current_player == 1 and game.phase == "challenge"
-    assert game.challenge == {"trap": "grave1", "peg": None}
-
-
 def test_no_trade_with_a_player_who_does_not_want_to_cross() -> None:
     game = new_game()
     begin(game)
@@ -367,32 +341,6 @@ def test_whammy_in_front_of_a_platform_keeps_a_leaving_pawn_off_it() -> None:
     on_board(game, "s0", "the_raven")
     throw(game, 4)
     assert "The Raven on s0 blocks the way cw" in str(game.options_for(0)["cw"])
-
-
-def test_stepping_off_onto_a_whammy_is_not_passing_it_when_the_step_is_free() -> None:
-    for step_off, expected in (("free", {"cw", "ccw"}), ("counts", set())):
-        game = new_game(step_off=step_off)
-        begin(game)
-        put(game, 0, "ladder", leg="out2")
-        on_board(game, "b8", "the_raven")
-        throw(game, 3)
-        assert directions(game) == expected, step_off
-
-
-def test_traded_pawn_waits_while_its_grave_has_someone_in_front() -> None:
-    game = new_game(4)
-    begin(game)
-    put(game, 1, "tomb.north", leg="tomb", target="grave1")  # got here by a trade
-    put(game, 0, "s4", leg="in2", zapped=("grave1",))
-    put(game, 2, "s3", leg="in2")
-    put(game, 3, "s5", leg="out1")
-    throw(game, 2)
-    act(game, "end_turn")  # Ann is boxed in, in front of the first Grave
-    assert game.current_player == 1 and game.phase == "tomb"
-    assert kinds(game) == {"end_turn"}
-    rejected(game, Action("jump", 1), "already beside the grave")
-    act(game, "end_turn")
-    assert game.pawns[1]["space"] == "tomb.north" and game.current_player == 2
 
 
 def test_no_whammy_while_a_trap_is_watched_or_reset() -> None:

@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -226,3 +227,211 @@ def test_what_the_engine_expects_from_the_board_is_always_legal(n: int, seed: in
         if game.phase in ("challenge", "outcome", "reset"):
             assert game.expects(), game.phase
         game.apply(_choose(game, pick))
+
+
+# ----- 200 complete games through the public API, every rule checked at every step ------------------
+LEAVING = ("tomb", "out1", "out2")
+WHAMMY_CHARM = {"the_raven": "wishbone", "witching_hour": "hex_sign", "mummys_curse": "rabbits_foot",
+                "friday_13th": "four_leaf_clover"}
+
+
+def _predict_walks(game: Superstition, seat: int) -> dict[str, tuple[str, bool] | None]:
+    """direction -> (destination, passes a Whammy with its Charm), or None when blocked.
+
+    Worked out from the board file and the rulebook alone, without the engine's move code:
+    rule 2 (one ring, one direction, the full count), rule 3 (no passing, no landing on a
+    pawn), rules 4 and 8 (a platform to challenge stops the move and counts one space),
+    rule 6 (the step off a platform is free unless ``step_off: counts``), The Whammy 1-2
+    (passing needs the matching Charm), Winner (home by exact count from the gate).
+    """
+    raw = game.board.raw
+    pawn = game.pawns[seat]
+    leg, here, zapped = pawn["leg"], pawn["space"], pawn["zapped"]
+    steps = sum(game.dice)
+    others = {p["space"] for k, p in enumerate(game.pawns) if k != seat}
+    plat = raw["platforms"]
+
+    def choose(traps: tuple[str, ...]) -> list[str]:
+        left = [t for t in traps if t not in zapped]
+        return left or list(traps)
+
+    ring_name = "brick" if leg in ("in1", "out2") else "stone"
+    ring = raw["brick_path"] if ring_name == "brick" else raw["stone_path"]
+    if leg == "in1":
+        forced = {plat[t]["brick_entrance"]: plat[t]["space"] for t in ("ladder", "mirror")}
+    elif leg == "in2":
+        forced = {plat[t]["front"]: plat[t]["space"] for t in choose(("grave1", "grave2"))}
+    elif leg == "out1":
+        forced = {plat[t]["stone_exit"]: plat[t]["space"] for t in choose(("ladder", "mirror"))}
+    else:
+        forced = {}
+    out: dict[str, tuple[str, bool] | None] = {}
+    if here in forced:
+        platform_space = forced[here]
+        out["in"] = None if platform_space in others else (platform_space, False)
+        trap = next(t for t in plat if plat[t]["space"] == platform_space)
+        if out["in"] is not None and not (zapped and zapped[-1] == trap):
+            return out
+    kind = raw["spaces"][here]["kind"]
+    for direction, step in (("cw", 1), ("ccw", -1)):
+        path: list[str] = []
+        left = steps
+        pos = here
+        if kind == "circle":
+            first, counted = raw["gate"], True
+        elif kind == "platform":
+            spec = next(p for p in plat.values() if p["space"] == here)
+            first = spec["stone_exit"] if ring_name == "stone" else spec["brick_entrance"]
+            counted = game.options["step_off"] == "counts"
+        elif kind == "tomb_side":
+            first = next(p["front"] for p in plat.values() if p.get("tomb_side") == here)
+            counted = False
+        else:
+            first = None
+        blocked = False
+        if first is not None:
+            if first in others:
+                out[direction] = None
+                continue
+            path.append(first)
+            pos = first
+            left -= counted
+        while left > 0:
+            if leg in LEAVING and pos == raw["gate"] and left == 1:
+                nxt = raw["start_circles"][game.colours[seat]]
+            else:
+                nxt = ring[(ring.index(pos) + step) % len(ring)]
+            if nxt in others:
+                blocked = True
+                break
+            path.append(nxt)
+            left -= 1
+            pos = nxt
+            if nxt in forced and left > 0:
+                if forced[nxt] in others:
+                    blocked = True
+                else:
+                    path.append(forced[nxt])
+                break
+        charm = False
+        if not blocked and leg in LEAVING:
+            for space in path[:-1]:
+                whammy = game.whammies.get(space)
+                if whammy is None:
+                    continue
+                if game.hands[seat]["charm"] != WHAMMY_CHARM[whammy]:
+                    blocked = True
+                    break
+                charm = True
+        out[direction] = None if blocked else (path[-1], charm)
+    return out
+
+
+def _predict_tomb(game: Superstition, seat: int) -> set[str]:
+    """Part II rule 1 and the note after rule 11, from the board file alone."""
+    raw = game.board.raw
+    pawn = game.pawns[seat]
+    side = raw["platforms"][pawn["target"]]["tomb_side"]
+    occupant = next((k for k, p in enumerate(game.pawns) if k != seat and p["space"] == side), None)
+    if occupant is None:
+        return {"jump"}
+    q = game.pawns[occupant]
+    wants_mine = q["leg"] == "tomb" and raw["platforms"][q["target"]]["tomb_side"] == pawn["space"]
+    on_a_side = raw["spaces"][pawn["space"]]["kind"] == "tomb_side"
+    return {"trade_places", "end_turn"} if wants_mine and on_a_side else {"end_turn"}
+
+
+def _check_step(game: Superstition, legal: list[Action]) -> None:
+    n = len(game.players)
+    actor = game.current_player
+    # nobody acts out of turn: every legal action is the current player's
+    assert all(a.player == actor for a in legal), (actor, legal)
+    # conservation: one pawn a space (bar start circles), four Whammies, four Charms
+    spaces = [p["space"] for p in game.pawns]
+    assert len(set(spaces)) == n
+    whammies = game.pools["whammies"] + list(game.whammies.values()) + [h["whammy"] for h in game.hands if h["whammy"]]
+    charms = game.pools["charms"] + [h["charm"] for h in game.hands if h["charm"]]
+    assert sorted(whammies) == sorted(WHAMMY_CHARM) and sorted(charms) == sorted(WHAMMY_CHARM.values())
+    # legal destinations, recomputed
+    if game.phase == "move":
+        predicted = _predict_walks(game, actor)
+        expected = {("charm_move" if w[1] else "move", d) for d, w in predicted.items() if w is not None}
+        listed = {(a.kind, a.params["direction"]) for a in legal if a.kind in ("move", "charm_move")}
+        assert listed == expected, (game.pawns[actor], game.dice, listed, expected)
+        assert any(a.kind == "end_turn" for a in legal) == (not any(k == "move" for k, _ in expected))
+    if game.phase == "tomb":
+        assert {a.kind for a in legal} - {"place_whammy"} == _predict_tomb(game, actor)
+    # no secret in another seat's view
+    for seat in range(n):
+        mine = json.dumps(game.player_view(seat))
+        assert '"live"' not in mine
+        for other in range(n):
+            if other != seat:
+                for key in ("whammy", "charm"):
+                    token = game.hands[other][key]
+                    if token is not None:
+                        assert f'"{token}"' not in mine
+
+
+def _snapshot(game: Superstition) -> str:
+    """Everything ``to_json()`` holds but the board, players, seed and options, which never change.
+    (``to_json()`` copies the whole board each time: too slow for every step of 200 games.)"""
+    return json.dumps([game.pawns, game.hands, game.pools, game.whammies, game.traps, game.challenge,
+                       game.phase, game.turn, game.turns, game.dice, game.rng.to_json(),
+                       {str(k): v for k, v in game.opening["rolls"].items()}, game.opening["round"],
+                       game.after_reset, game.relocate_from, game.winner], sort_keys=True)
+
+
+def _play_complete(n: int, seed: int, options: dict[str, Any], rnd: random.Random) -> tuple[list[Action], list[Any]]:
+    game = G.new(NAMES[:n], seed, options)
+    taken: list[Action] = []
+    states: list[Any] = []
+    while not game.is_over:
+        assert len(taken) < 8000, "a random game did not finish"
+        legal = game.legal_actions()
+        _check_step(game, legal)
+        plain = [a for a in legal if a.kind != "place_whammy"]
+        # declining every trade could keep two pawns beside the tomb for a long time
+        action = rnd.choice(legal if (not plain or rnd.random() < 0.05) else plain)
+        if game.phase == "move" and action.kind in ("move", "charm_move"):
+            predicted = _predict_walks(game, action.player)[action.params["direction"]]
+            assert predicted is not None
+        else:
+            predicted = None
+        # the same action by another seat is refused and changes nothing
+        other = (action.player + 1 + rnd.randrange(n - 1)) % n
+        before = _snapshot(game)
+        try:
+            game.apply(Action(action.kind, other, action.params))
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError(f"seat {other} acted out of turn: {action}")
+        assert _snapshot(game) == before
+        game.apply(action)
+        if predicted is not None:
+            assert game.pawns[action.player]["space"] == predicted[0], (action, predicted)
+        taken.append(action)
+        states.append(_snapshot(game))
+    _check_step(game, game.legal_actions())
+    assert len(game.winners) == 1
+    states.append(game.to_json())
+    return taken, states
+
+
+@pytest.mark.slow
+def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
+    option_sets = [{}, {"step_off": "counts"}, {"challenge": "sensors"}, {"dice": 2}, {"tokens": "table", "dice_source": "table"}]
+    for k in range(200):
+        rnd = random.Random(k)
+        n = 2 + k % 3
+        options = option_sets[k % len(option_sets)]
+        taken, states = _play_complete(n, k, options, rnd)
+        # replay: re-applying the action list from the start goes through the identical states
+        again = G.new(NAMES[:n], k, options)
+        for action, state in zip(taken, states):
+            again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
+            assert _snapshot(again) == state
+        final = states[-1]
+        assert again.to_json() == final
+        assert Superstition.from_json(json.loads(json.dumps(final))).to_json() == final

@@ -162,14 +162,13 @@ def test_play_later_cards_are_never_played_as_actions() -> None:
             act(g, "play_card", 0, card=card)
 
 
-def test_cards_wait_while_a_choice_is_pending() -> None:
+def test_now_or_later_cards_wait_while_a_choice_is_pending() -> None:
     g = new_game()
     give(g, 0, 1, "extra-turn-1")
-    give(g, 1, 0, "anytime-breeze")
     draw_on_g(g, "monster-bat")
     assert {a.kind for a in g.legal_actions()} == {"place_monster"}
     with pytest.raises(IllegalAction, match="wait until the drawn card"):
-        act(g, "play_card", 1, card="anytime-breeze", target=[0, 0], to=[0, 1])
+        act(g, "play_card", 0, card="extra-turn-1")
 
 
 # ----- cards belong to pawns --------------------------------------------------------------------

@@ -7,6 +7,7 @@ import random
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -191,3 +192,135 @@ def test_an_action_is_accepted_exactly_when_it_is_listed(params: tuple[int, int,
                 raise AssertionError(f"unlisted action accepted: {attempt}")
             assert game.to_json() == before
         game.apply(rng.choice(legal))
+
+
+# ----- 200 complete games through the public API, every rule checked at every step ------------------
+WALKABLE_STATIC = {"grass", "g", "potion", "hand", "entrance", "exit", "crypt"}
+
+
+def _predict_destinations(game: Terror, start: int, steps: int) -> set[tuple[int, int]]:
+    """Cells a pawn on ``start`` can end on, worked out from the board's cells alone.
+
+    Rulebook, "Basic Pawn Movement": the full count, orthogonal steps only, never doubling
+    back, never across bushes or pits; "How to Win": the Crypt platform is entered from the
+    Exit, without the full count. The Gate platform is never re-entered.
+    """
+    board = game.board
+    kinds = board.types(game.cfg)
+    rows, cols = board.rows, board.cols
+
+    def walkable(cell: int) -> bool:
+        kind = kinds[cell]
+        return kind is not None and (kind in WALKABLE_STATIC or kind.startswith(("arrow-", "danger-")))
+
+    out: set[tuple[int, int]] = set()
+
+    def walk(cell: int, seen: frozenset[int], left: int) -> None:
+        if left == 0:
+            out.add(divmod(cell, cols))
+            return
+        r, c = divmod(cell, cols)
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if not (0 <= rr < rows and 0 <= cc < cols):
+                continue
+            nxt = rr * cols + cc
+            if nxt in seen or not walkable(nxt):
+                continue
+            if nxt == board.crypt:
+                if cell == board.exit:
+                    out.add(divmod(nxt, cols))
+                continue
+            walk(nxt, seen | {nxt}, left - 1)
+
+    walk(start, frozenset({start}), steps)
+    return out
+
+
+def _check_terror_step(game: Terror, legal: list[Action], revealed: set[str]) -> None:
+    s = game.s
+    # conservation: 36 cards, each once; two pawns a seat; a fallen pawn holds nothing
+    every = s.draw + s.discard + [c for row in s.pawns for p in row for c in p.cards]
+    every += [p.monster for row in s.pawns for p in row if p.monster] + ([s.pending["card"]] if s.pending else [])
+    assert sorted(every) == sorted(game.deck.cards)
+    assert all(len(row) == 2 for row in s.pawns)
+    assert all(p.cards == [] and p.monster is None for row in s.pawns for p in row if p.out)
+    # nobody acts out of turn: only a Play Anytime! card is played from another seat
+    for a in legal:
+        if a.player != s.turn:
+            assert a.kind == "play_card" and game.card(a.params["card"]).kind == "anytime", a
+    # legal destinations, recomputed by the die and by every moving card
+    types = game.board.types(game.cfg)
+    if s.phase == "move":
+        assert s.number is not None
+        expected = {(k, dest) for k, p in enumerate(s.pawns[s.turn])
+                    if p.pos is not None and types[p.pos] != "hand"
+                    for dest in _predict_destinations(game, p.pos, s.number)}
+        listed = {(a.params["pawn"], tuple(a.params["to"])) for a in legal if a.kind == "move_pawn"}
+        assert listed == expected
+    for a in legal:
+        if a.kind == "play_card" and "to" in a.params:
+            ts, tk = a.params["target"]
+            pawn = s.pawns[ts][tk]
+            assert pawn.pos is not None and types[pawn.pos] != "hand"
+            steps = game.card(a.params["card"]).steps
+            assert tuple(a.params["to"]) in _predict_destinations(game, pawn.pos, steps)
+    # no secret in another seat's view
+    public = game.public_view()
+    for seat in range(len(game.players)):
+        view = game.player_view(seat)
+        you = view.pop("you")
+        assert view == public
+        assert [[c["id"] for c in p["cards"]] for p in you["pawns"]] == [p.cards for p in s.pawns[seat]]
+        text = json.dumps(view) + json.dumps(you)
+        hidden = {c for o, row in enumerate(s.pawns) if o != seat for p in row for c in p.cards} | set(s.draw)
+        for card_id in hidden - revealed:
+            assert f'"{card_id}"' not in text, (seat, card_id)
+
+
+@pytest.mark.slow
+def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
+    complete = unfinished = 0
+    seed = 0
+    while complete < 200:
+        seed += 1
+        players = 2 + seed % 3
+        game = Terror.new([f"P{n}" for n in range(players)], seed)
+        pick = random.Random(seed)
+        taken: list[Action] = []
+        states: list[dict[str, Any]] = []
+        revealed: set[str] = set()
+        while not game.is_over and len(taken) < 1500:
+            legal = game.legal_actions()
+            _check_terror_step(game, legal, revealed)
+            action = pick_action(game, pick)
+            if action.kind == "move_pawn":
+                predicted = _predict_destinations(game, game.s.pawns[action.player][action.params["pawn"]].pos,
+                                                  game.s.number)
+                assert tuple(action.params["to"]) in predicted
+            # the same action from another seat is refused (card ids are unique, so another
+            # seat can never hold the card played) and changes nothing
+            other = (action.player + 1 + pick.randrange(players - 1)) % players
+            before = game.to_json()
+            try:
+                game.apply(Action(action.kind, other, action.params))
+            except IllegalAction:
+                pass
+            else:
+                raise AssertionError(f"seat {other} acted out of turn: {action}")
+            assert game.to_json() == before
+            events = game.apply(action)
+            for e in events:
+                revealed.update(CARD_ID.findall(json.dumps(e.public())))
+            taken.append(action)
+            states.append(game.to_json())
+        if not game.is_over:
+            unfinished += 1
+            continue
+        complete += 1
+        _check_terror_step(game, game.legal_actions(), revealed)
+        again = Terror.new(game.players, seed)
+        for action, state in zip(taken, states):
+            again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
+            assert again.to_json() == state
+        assert Terror.from_json(json.loads(json.dumps(states[-1]))).to_json() == states[-1]
+    assert unfinished <= 20, f"{unfinished} of {complete + unfinished} random games did not finish in 1500 actions"
