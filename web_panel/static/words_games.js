@@ -88,6 +88,8 @@
     bork_penalty: (d, st) => who(st, d) + " rolled " + d.roll + " after borking" +
       (d.lost ? " and lost a " + d.lost + " snack from the game." : "; no snack lost."),
     haunt_missed: (d, st) => "The " + d.kind + " found no dog left to haunt.",
+    haunt_refused: (d, st) => "The " + d.kind + " may not haunt " + (d.dogs || []).map(s => W.playerName(st, s) + "'s dog").join(" and ") +
+      (d.reason ? ": " + d.reason + "." : "."),
     special_skipped: (d, st) => who(st, d) + " did nothing more with their dog.",
     spook_action_skipped: (d, st) => who(st, d) + " had a die for a spook, but no spook is in the graveyard.",
     step_back: (d, st) => who(st, d) + " went back a step (" + String(d.step).replace(/_/g, " ") + ").",
