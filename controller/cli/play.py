@@ -1,11 +1,9 @@
 """``gravekeeper play <game>``: play any game at the keyboard, without hardware.
 
-One terminal serves the whole table (hot seat). Each step shows the board as
-text, the current player's own secrets, and the numbered legal actions: the
-current player's first, then what other seats may do right now (such as a
-Play Anytime! card). Type a number, or an action in ``Action.to_text()`` form
-(``kind seat {json params}``); a bad entry prints the reason and changes
-nothing. ``quit`` or end of input leaves cleanly.
+One terminal serves the whole table, passed from player to player
+(:mod:`controller.textplay.session`). Choices are numbers, or letters drawn
+on the board; ``help`` lists the commands; ``quit`` or end of input leaves
+cleanly. Without ``--players`` the names are asked at the prompt.
 """
 
 from __future__ import annotations
@@ -17,13 +15,10 @@ from typing import TextIO
 
 from controller import textplay
 from controller.cli import UsageError
-from controller.games import GAME_NAMES, Action, Game, IllegalAction, get_game
+from controller.games import GAME_NAMES, Game, IllegalAction, get_game
+from controller.textplay.session import PROMPT, Session
 
-QUIT_WORDS = frozenset({"quit", "exit", "q"})
-HELP = (
-    "Type the number of an action, or an action as text as shown in brackets (kind, seat, "
-    'parameters), e.g.  {example}.  "board" shows the board again, "quit" leaves.'
-)
+DEFAULT_PLAYERS = ["Player 1", "Player 2"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,13 +28,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         default=None,
         metavar="A,B,...",
-        help="comma-separated player names in seat order (default: two seats, Player 1 and Player 2)",
+        help="comma-separated player names in seat order, player 1 first. Who goes first: in Terror in the "
+        "Graveyard the youngest player, in Graveyard Dogs the spookiest; in Superstition everyone throws "
+        "and the highest throw starts. Without this option the names are asked at the prompt "
+        "(Enter keeps Player 1, Player 2)",
+    )
+    parser.add_argument(
+        "--skull-chance",
+        type=int,
+        default=50,
+        metavar="PERCENT",
+        help="Terror in the Graveyard: the chance that a dropped skull knocks the Headless Ghost off "
+        "(default 50: the skull leaves by one of the Crypt's two windows)",
     )
 
 
 def parse_players(text: str | None) -> list[str]:
     if text is None:
-        return ["Player 1", "Player 2"]
+        return list(DEFAULT_PLAYERS)
     names = [n.strip() for n in text.split(",")]
     if any(not n for n in names):
         raise UsageError(f"--players: empty name in {text!r}")
@@ -48,11 +54,24 @@ def parse_players(text: str | None) -> list[str]:
     return names
 
 
-def ordered_actions(game: Game) -> list[Action]:
-    """The current player's actions first, then other seats', each group in engine order."""
-    current = game.current_player
-    actions = game.legal_actions()
-    return [a for a in actions if a.player == current] + [a for a in actions if a.player != current]
+def ask_players(cls: type[Game], seed: int, inp: TextIO, out: TextIO) -> Game | None:
+    """Names typed at the prompt (Enter keeps the defaults); a bad list is asked again."""
+    while True:
+        print(
+            f"{cls.title} for {cls.min_players} to {cls.max_players} players. Type the names in seat order, "
+            f"separated by commas, or press Enter for {', '.join(DEFAULT_PLAYERS)} {PROMPT}",
+            end="",
+            file=out,
+            flush=True,
+        )
+        line = inp.readline()
+        if not line:
+            return None
+        try:
+            names = parse_players(line.strip() or None)
+            return cls.new(names, seed)
+        except (UsageError, IllegalAction) as exc:
+            print(f"Not accepted: {str(exc).removeprefix('--players: ')}", file=out, flush=True)
 
 
 def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -62,70 +81,19 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
         cls = get_game(args.game)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    players = parse_players(args.players)
+    if not 0 <= args.skull_chance <= 100:
+        raise UsageError(f"--skull-chance: a percentage 0..100, got {args.skull_chance}")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    try:
-        game = cls.new(players, seed)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-    def say(text: str = "") -> None:
-        print(text, file=out, flush=True)
-
-    example = ordered_actions(game)[0].to_text() if game.legal_actions() else "roll 0"
-    say(f"{cls.title}, seed {seed} (replay with --seed {seed}). {HELP.format(example=example)}")
-    show_board = True
-    while True:
-        if show_board:
-            say()
-            say(textplay.render(game))
-            show_board = False
-        if game.is_over:
-            winners = ", ".join(game.players[s] for s in game.winners) or "nobody"
-            say(f"Game over. Winner: {winners}.")
+    if args.players is None:
+        game = ask_players(cls, seed, inp, out)
+        if game is None:
+            print("\nEnd of input: leaving the game.", file=out, flush=True)
             return 0
-        current = game.current_player
-        if current is not None:
-            private = textplay.render_private(game, current)
-            if private:
-                say(private)
-        actions = ordered_actions(game)
-        say(f"{game.players[current] if current is not None else 'Nobody'} to act:")
-        for n, action in enumerate(actions, 1):
-            seat = "" if action.player in (None, current) else f"[seat {action.player}] "
-            say(f"  {n:>3}. {seat}{game.describe(action)}    ({action.to_text()})")
-        print("> ", end="", file=out, flush=True)
-        line = inp.readline()
-        if not line:
-            say("\nEnd of input: leaving the game.")
-            return 0
-        line = line.strip()
-        if not line:
-            continue
-        if line.lower() in QUIT_WORDS:
-            say("Leaving the game.")
-            return 0
-        if line.lower() in ("help", "?"):
-            say(HELP)
-            continue
-        if line.lower() == "board":
-            show_board = True
-            continue
+    else:
         try:
-            action = _choose(line, actions)
-            events = game.apply(action)
-        except IllegalAction as exc:
-            say(f"Not accepted: {exc}")
-            continue
-        for event in events:
-            say("  * " + textplay.describe_event(game, event))
-        show_board = True
-
-
-def _choose(line: str, actions: list[Action]) -> Action:
-    if line.isdigit():
-        n = int(line)
-        if not 1 <= n <= len(actions):
-            raise IllegalAction(f"there is no action {n}; choose 1 to {len(actions)}")
-        return actions[n - 1]
-    return Action.from_text(line)
+            game = cls.new(parse_players(args.players), seed)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    print(f"Seed {seed} (replay with --seed {seed}). Type help for the commands.", file=out, flush=True)
+    chance = textplay.Chance.for_seed(seed, args.skull_chance / 100)
+    return Session(game, inp, out, chance).run()

@@ -1,140 +1,242 @@
-"""Graveyard Dogs as text: the graveyard grid, the dog cards, and events in words.
+"""Graveyard Dogs as text: the graveyard grid, the dog cards, choices and events in words.
 
-Each square is five characters: the square's feature (``J`` Jack-O-Lantern,
-``+`` Gravestone, ``.`` plain), ``*`` when a snack cube lies there, then up to
-three tokens: a dog is its seat number, a spook its letter (``S`` skeleton,
-``G`` gargoyle, ``U`` ghoul, ``B`` bat).
+Each square is six characters: the square's feature (``J`` Jack-O-Lantern,
+``+`` Gravestone, ``.`` plain), ``*`` when a snack cube lies there, up to two
+tokens (a dog is its player's number, a spook its capital letter: ``S``
+skeleton, ``G`` gargoyle, ``U`` ghoul, ``B`` bat), then the letters of a place
+a choice leads to (two letters when there are many, as when a tile may go in
+dozens of places). Squares are never named by coordinates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from controller.games import Event, Game
+from controller.games import Action, Event, Game
 
+from .menu import Option, Place, Position
+
+MARK_WIDTH = 2
 FEATURE_CHARS = {"jack_o_lantern": "J", "gravestone": "+", "plain": "."}
 SPOOK_CHARS = {"skeleton": "S", "gargoyle": "G", "ghoul": "U", "bat": "B"}
-LEGEND = "J Jack-O-Lantern  + Gravestone  * snack cube  0-3 dogs (seat)  S skeleton  G gargoyle  U ghoul  B bat"
-CELL = 5
+STEP_WORDS = {
+    "setup_tile": "place a starting tile",
+    "setup_dog": "put their dog on the tile",
+    "place_tile": "place a tile",
+    "roll": "roll the dice",
+    "act": "choose an action for each die",
+    "move_dog": "move their dog",
+    "pick_spook": "pick a spook",
+    "move_spook": "move the spook",
+    "special": "choose a special action",
+    "escape": "flee",
+    "bat_target": "send the bat",
+    "bork_attack": "attack or not",
+}
+TURNS = ("as printed", "turned a quarter clockwise", "turned upside down", "turned a quarter anticlockwise")
 
 
-def render(game: Game) -> str:
-    view = game.public_view()
-    lines = [f"{view['title']} - turn {view['turn']}, {_phase_text(view)}"]
-    lines += _grid(view)
-    lines.append(LEGEND)
-    lines.append(
-        f"Tiles placed {view['tiles_placed']}/{view['tiles_total']}, deck {view['deck_count']}, "
-        f"snacks in the tin {view['tin_count']}, face-down spooks {view['face_down_spooks']}"
+def legend(game: Game) -> str:
+    return (
+        "J Jack-O-Lantern  + Gravestone  . plain  * snack cube  1 2 3 4: the players' dogs\n"
+        "S skeleton  G gargoyle  U ghoul  B bat  a b ... (or aa ab ...): where a choice leads"
     )
+
+
+def _grid(view: Mapping[str, Any], marks: Mapping[Place, str]) -> list[str]:
+    cells: dict[tuple[int, int], list[str]] = {}
+    for tile in view["tiles"]:
+        for sq in tile["squares"]:
+            cells[(sq["x"], sq["y"])] = [FEATURE_CHARS.get(sq["feature"], "?"), " "]
+    for snack in view["snacks"]:
+        cells[(snack["x"], snack["y"])][1] = "*"
+    for dog in view["dogs"]:
+        cells[(dog["x"], dog["y"])].append(str(dog["seat"] + 1))
+    for spook in view["spooks"]:
+        cells[(spook["x"], spook["y"])].append(SPOOK_CHARS.get(spook["kind"], "?"))
+    squares = list(cells) + [p for p in marks if isinstance(p, tuple)]
+    if not squares:
+        return ["(the graveyard is empty)"]
+    xs = range(min(x for x, _ in squares), max(x for x, _ in squares) + 1)
+    ys = range(min(y for _, y in squares), max(y for _, y in squares) + 1)
+    out = []
+    for y in ys:
+        row = []
+        for x in xs:
+            cell = cells.get((x, y))
+            mark = marks.get((x, y), "")
+            if cell is None:
+                row.append(f"    {mark:>2}")
+            else:
+                tokens = "".join(cell[2:])
+                tokens = tokens if len(tokens) <= 2 else tokens[0] + "+"
+                row.append(f"{cell[0]}{cell[1]}{tokens:<2}{mark:>2}")
+        out.append("".join(row).rstrip())
+    return out
+
+
+def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
+    view = game.public_view()
+    out = [("header", f"{view['title']}, turn {view['turn']}: {_phase_text(view)}"), ("grid", "\n".join(_grid(view, marks)))]
+    out.append(("counts", f"Tiles placed {view['tiles_placed']} of {view['tiles_total']}, snacks in the tin "
+                          f"{view['tin_count']}, face-down spooks {view['face_down_spooks']}"))
     if view["drawn_tile"]:
         tile = view["drawn_tile"]
-        lines.append(f"Tile to place: {tile['id']} {tile['name']} (as printed, before turning)")
-        lines += ["    " + " ".join(row) for row in tile["grid"]]
-    for spook in view["spooks"]:
-        load = f" carrying {', '.join(spook['snacks'])}" if spook["snacks"] else ""
-        lines.append(f"Spook {spook['id']}: {spook['kind']} at ({spook['x']}, {spook['y']}){load}")
+        out.append(("tile", f"Tile to place: {tile['name']} (as printed)\n" + "\n".join("    " + " ".join(row) for row in tile["grid"])))
+    carrying = [s for s in view["spooks"] if s["snacks"]]
+    if carrying:
+        out.append(("spooks", "; ".join(f"the {s['kind']} carries {', '.join(s['snacks'])}" for s in carrying)))
     for card in view["cards"]:
         spooks = ", ".join(s["kind"] for s in card["spooks"]) or "none"
         snacks = ", ".join(card["snacks"]) or "none"
         flag = "  (two Spook Actions next turn)" if card["two_spook_actions_next"] else ""
-        lines.append(
-            f"Seat {card['seat']} {card['name']} ({card['colour']} dog): snacks {snacks}; spooks {spooks}; "
-            f"{card['score']} points{flag}"
-        )
+        out.append((f"player{card['seat']}",
+                    f"{card['seat'] + 1} {card['name']} ({card['colour']} dog): snacks {snacks}; spooks {spooks}; "
+                    f"{card['score']} points{flag}"))
     if view["dice"]:
-        dice = ", ".join(
-            f"{value} ({use or 'unused'})" for value, use in zip(view["dice"], view["dice_use"])
-        )
-        lines.append(f"Dice: {dice}")
-    if view["rolls"]:
-        lines.append("Rolls this turn: " + ", ".join(f"seat {r['seat']} {r['for']} {r['value']}" for r in view["rolls"]))
+        dice = ", ".join(f"{value} ({use or 'unused'})" for value, use in zip(view["dice"], view["dice_use"]))
+        out.append(("dice", f"Dice: {dice}"))
     if view["over"]:
         names = " and ".join(view["players"][s] for s in view["winners"])
-        lines.append(f"Final scores: {view['scores']}. " + (
-            f"{names} tie and become friends." if view["friends"] else f"{names} wins."))
-    return "\n".join(lines)
-
-
-def _phase_text(view: dict[str, Any]) -> str:
-    if view["over"]:
-        return "the game is over"
-    who = view["players"][view["acting_player"]]
-    return f"{who} to {view['step'].replace('_', ' ')}"
-
-
-def _grid(view: dict[str, Any]) -> list[str]:
-    bounds = view["bounds"]
-    if bounds is None:
-        return ["(the graveyard is empty)"]
-    cells: dict[tuple[int, int], list[str]] = {}
-    for tile in view["tiles"]:
-        for sq in tile["squares"]:
-            cells[(sq["x"], sq["y"])] = [FEATURE_CHARS[sq["feature"]], " "]
-    for snack in view["snacks"]:
-        cells[(snack["x"], snack["y"])][1] = "*"
-    for dog in view["dogs"]:
-        cells[(dog["x"], dog["y"])].append(str(dog["seat"]))
-    for spook in view["spooks"]:
-        cells[(spook["x"], spook["y"])].append(SPOOK_CHARS.get(spook["kind"], "?"))
-    xs = range(bounds["min_x"], bounds["max_x"] + 1)
-    out = ["     " + "".join(f"{x:<{CELL}}" for x in xs)]
-    for y in range(bounds["min_y"], bounds["max_y"] + 1):
-        row = []
-        for x in xs:
-            cell = cells.get((x, y))
-            if cell is None:
-                row.append(" " * CELL)
-            else:
-                tokens = "".join(cell[2:])
-                text = cell[0] + cell[1] + (tokens[:2] + "+" if len(tokens) > 3 else tokens)
-                row.append(f"{text:<{CELL}}")
-        out.append(f"{y:>4} " + "".join(row).rstrip())
+        scores = ", ".join(f"{n} {s}" for n, s in zip(view["players"], view["scores"]))
+        out.append(("over", f"Final scores: {scores}. " + (
+            f"{names} tie and become friends." if view["friends"] else f"{names} wins.")))
     return out
 
 
-def _seat(view_players: list[str], seat: Any) -> str:
-    return view_players[seat] if isinstance(seat, int) and 0 <= seat < len(view_players) else f"seat {seat}"
+def _phase_text(view: Mapping[str, Any]) -> str:
+    if view["over"]:
+        return "the game is over"
+    who = view["players"][view["acting_player"]]
+    return f"{who} to {STEP_WORDS.get(view['step'], view['step'].replace('_', ' '))}"
 
 
-def describe_event(game: Game, event: Event) -> str | None:
+def private(game: Game, seat: int) -> str:
+    return ""  # nothing in this game is known to one player only (spooks come out face up)
+
+
+def position(game: Game) -> Position:
+    return lambda place: (float(place[1]), float(place[0]))  # type: ignore[index]
+
+
+# ----- choices ----------------------------------------------------------------------
+def turned(grid: Sequence[str], rotation: int) -> list[str]:
+    """The tile's grid turned ``rotation`` quarter turns clockwise."""
+    rows = [list(row) for row in grid]
+    for _ in range(rotation % 4):
+        rows = [list(row) for row in zip(*rows[::-1])]
+    return ["".join(row) for row in rows]
+
+
+def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
+    view = game.public_view()
+    names = view["players"]
+    spooks = {s["id"]: s for s in view["spooks"]}
+
+    def spook_name(ident: Any) -> str:
+        return f"the {spooks[ident]['kind']}" if ident in spooks else "a spook"
+
+    def dog_name(s: Any) -> str:
+        return "your dog" if s == seat else f"{names[s]}'s dog" if isinstance(s, int) and 0 <= s < len(names) else "a dog"
+
+    out = []
+    for a in actions:
+        p = a.params
+        square = (p["x"], p["y"]) if "x" in p and "y" in p else None
+        kind = a.kind
+        if kind == "place_tile":
+            tile = view["drawn_tile"]
+            drawing = "\n".join("         " + " ".join(row) for row in turned(tile["grid"], p["rotation"])) if tile else ""
+            out.append(Option(a, f"{TURNS[p['rotation'] % 4]}:\n{drawing}", place=square,
+                              at="the tile's top left corner here"))
+            continue
+        simple: dict[str, Callable[[], str]] = {
+            "place_dog": lambda: "put your dog here",
+            "roll": lambda: "Roll both dice",
+            "choose": lambda: f"Use the {_die(view, p.get('die'))} for the {str(p.get('action')).replace('_', ' ')} action",
+            "back": lambda: "Take the choice back",
+            "move_dog": lambda: "move your dog here",
+            "move_spook": lambda: "move the spook here",
+            "collect": lambda: "Collect the snack cubes here",
+            "wrestle": lambda: f"Wrestle {dog_name(p.get('dog'))}",
+            "attack": lambda: f"Attack {spook_name(p.get('spook'))}",
+            "bork": lambda: "bork: " + (dog_name(p.get("id")) if p.get("token") == "dog" else spook_name(p.get("id")))
+            + " jumps here",
+            "done": lambda: "Do nothing more",
+            "decline": lambda: "Do not attack",
+            "escape": lambda: "flee here",
+            "bat_target": lambda: f"Send the bat after {dog_name(p.get('dog'))}",
+        }
+        if kind == "pick_spook":
+            spook = spooks.get(p.get("spook"))
+            where = (spook["x"], spook["y"]) if spook else None
+            out.append(Option(a, f"pick {spook_name(p.get('spook'))}", place=where))
+        elif kind in simple:
+            out.append(Option(a, simple[kind](), place=square))
+        else:
+            out.append(Option(a, game.describe(a), place=square, group=kind))
+    return out
+
+
+def _die(view: Mapping[str, Any], die: Any) -> str:
+    dice = view.get("dice")
+    if dice and die in (0, 1) and not isinstance(die, bool):
+        return f"{dice[die]} (die {die + 1})"
+    return "die"
+
+
+# ----- events ---------------------------------------------------------------------------
+def _seat(names: Sequence[str], seat: Any) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "a player"
+
+
+def describe_event(game: Game, event: Event, viewer: int | None) -> str:
     d = event.data
     names = game.players
     who = _seat(names, d.get("seat"))
+    kinds = {s["id"]: s["kind"] for s in game.public_view()["spooks"]}
+
+    def token(kind: Any, ident: Any) -> str:
+        return f"{_seat(names, ident)}'s dog" if kind == "dog" else f"the {kinds.get(ident, 'spook')}"
+
     texts: dict[str, Callable[[], str]] = {
-        "tile_drawn": lambda: f"{who} draws tile {d['tile']}",
-        "tile_placed": lambda: f"{who} places tile {d['tile']} at ({d['x']}, {d['y']}), turned {d['rotation']}",
-        "snack_placed": lambda: f"a {d['colour']} snack cube goes on the Jack-O-Lantern at ({d['x']}, {d['y']})",
-        "spook_placed": lambda: f"a {d['kind']} rises from the Gravestone at ({d['x']}, {d['y']})",
-        "dog_placed": lambda: f"{who}'s {d['colour']} dog starts at ({d['x']}, {d['y']})",
+        "tile_drawn": lambda: f"{who} draws a tile",
+        "tile_placed": lambda: f"{who} places the tile, {TURNS[d.get('rotation', 0) % 4]}",
+        "snack_placed": lambda: f"a {d['colour']} snack cube goes on a Jack-O-Lantern",
+        "spook_placed": lambda: f"a {d['kind']} rises from a Gravestone",
+        "dog_placed": lambda: f"{who}'s {d['colour']} dog comes into the graveyard",
         "turn_started": lambda: f"turn {d['turn']}: {who}",
         "dice_rolled": lambda: f"{who} rolls {d['dice'][0]} and {d['dice'][1]}"
-        + (" (two Spook Actions: gargoyle)" if d["two_spook_actions"] else ""),
-        "die_chosen": lambda: f"{who} uses the {d['value']} for the {d['action']} action",
+        + (" (two Spook Actions: gargoyle)" if d.get("two_spook_actions") else ""),
+        "die_chosen": lambda: f"{who} uses the {d.get('value')} for the {str(d.get('action')).replace('_', ' ')} action",
         "spook_action_skipped": lambda: "no spook is in the graveyard: the Spook Action is lost",
         "step_back": lambda: f"{who} takes the choice back",
-        "dog_moved": lambda: f"{who}'s dog runs {d['steps']} to ({d['x']}, {d['y']})",
+        "dog_moved": lambda: f"{who}'s dog runs {d['steps']} squares",
         "snack_collected": lambda: f"{who} collects {', '.join(d['snacks'])}",
         "spook_picked": lambda: f"{who} picks the {d['kind']}",
-        "spook_moved": lambda: f"the {d['kind']} glides to ({d['x']}, {d['y']})",
+        "spook_moved": lambda: f"the {d['kind']} glides on",
         "wrestled": lambda: f"wrestle: {d['rolls'][0]} against {d['rolls'][1]}"
-        + (", a tie" if d["winner"] is None else f", {_seat(names, d['winner'])} wins"
-           + (f" a {d['snack']} snack" if d["snack"] else " but there is nothing to take")),
+        + (", a tie" if d.get("winner") is None else f", {_seat(names, d['winner'])} wins"
+           + (f" a {d['snack']} snack" if d.get("snack") else " but there is nothing to take")),
         "attacked": lambda: f"{who} attacks the {d['kind']} and rolls {d['roll']}: "
-        + ("captured!" if d["captured"] else "it escapes"),
-        "borked": lambda: f"{who} borks: {d['token']} {d['id']} jumps to ({d['x']}, {d['y']})",
-        "bork_penalty": lambda: f"{who}'s Bork roll is {d['roll']}"
-        + (f": a {d['lost']} snack is lost" if d["lost"] else ""),
+        + ("captured!" if d.get("captured") else "it escapes"),
+        "borked": lambda: f"{who} borks: {token(d.get('token'), d.get('id'))} jumps away",
+        "bork_penalty": lambda: f"{who}'s Bork roll is {d['roll']}" + (f": a {d['lost']} snack is lost" if d.get("lost") else ""),
         "concern": lambda: f"{who}'s dog is concerned and rolls {d['roll']}"
-        + (" and flees" if d["fled"] or d.get("choosing") else ""),
-        "dog_fled": lambda: f"{who}'s dog flees to ({d['x']}, {d['y']})",
-        "haunted": lambda: f"the {d['kind']} haunts {', '.join(_seat(names, s) for s in d['dogs'])}",
+        + (" and flees" if d.get("fled") or d.get("choosing") else ""),
+        "dog_fled": lambda: f"{who}'s dog flees",
+        "haunted": lambda: f"the {d['kind']} haunts {', '.join(_seat(names, s) for s in d.get('dogs', []))}",
         "haunt_missed": lambda: f"the {d['kind']} finds no dog to haunt",
-        "bat_robbed": lambda: f"the bat takes a {d['taken']} snack from {_seat(names, d['victim'])}",
+        "haunt_refused": lambda: f"the {d.get('kind', 'spook')} cannot haunt: {d.get('reason', 'it has no room')}",
+        "bat_robbed": lambda: f"the bat takes a {d.get('taken')} snack from {_seat(names, d.get('victim'))}",
         "special_skipped": lambda: f"{who} does nothing more",
         "attack_declined": lambda: f"{who} does not attack",
-        "game_over": lambda: f"the game is over: scores {d['scores']}",
+        "game_over": lambda: "the game is over: " + ", ".join(
+            f"{n} {s}" for n, s in zip(names, d.get("scores", []))),
     }
     text = texts.get(event.type)
-    return text() if text else None
+    try:
+        return text() if text else event.type.replace("_", " ")
+    except (KeyError, IndexError, TypeError):  # an event the engine reshaped: still say what it was
+        return event.type.replace("_", " ")

@@ -1,4 +1,4 @@
-"""Superstition as text: the board drawn from its coordinates, pawns, traps and events.
+"""Superstition as text: the board drawn from its coordinates, pawns, traps, choices and events.
 
 Each space is a three-character cell placed by its board coordinates, so an
 owner's own board file draws too. The brackets say what the space is and the
@@ -6,48 +6,94 @@ middle character what is on it::
 
     [ ] brick path   ( ) stone path   < > start circle   { } trap platform   | | beside the tomb
 
-A pawn shows as its colour's capital letter, a Whammy on an empty path space as
-``w``, and an empty platform as its trap (``L`` Ladder, ``M`` Mirror, ``1``/``2``
-the Graves).
+A pawn shows as its player's number, a Whammy as ``*`` (a Whammy under a pawn
+replaces the right bracket: ``[2*``), an empty platform as its trap (``L``
+Ladder, ``M`` Mirror, ``G`` a Grave) and a place a choice leads to as its
+letter. Spaces are named in words (the brick path, top side), never by id.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.games import Event, Game
+from controller.games import Action, Event, Game, IllegalAction
+
+from .menu import Option, Place, Position
 
 BRACKETS = {"brick": "[]", "stone": "()", "circle": "<>", "platform": "{}", "tomb_side": "||"}
-TRAP_MARKS = {"ladder": "L", "mirror": "M", "grave1": "1", "grave2": "2"}
-CELL = 50  # board units a text cell stands for
+TRAP_MARKS = {"ladder": "L", "mirror": "M", "grave1": "G", "grave2": "G"}
+TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave", "grave2": "the second Grave"}
+CELL = 50  # board units a text column stands for
 LEGS = {
-    "in1": "Part I: to the Ladder/Mirror",
-    "in2": "Part I: to a Grave",
-    "tomb": "Part II: at the tomb",
-    "out1": "Part II: out to the Ladder/Mirror",
-    "out2": "Part II: home along the brick path",
+    "in1": "Part I, on the way to the Ladder or Mirror",
+    "in2": "Part I, on the way to a Grave",
+    "tomb": "Part II, at the Wizard's Tomb",
+    "out1": "Part II, on the way out to the Ladder or Mirror",
+    "out2": "Part II, on the way home along the brick path",
     "home": "home",
 }
-LEGEND = "[ ] brick  ( ) stone  < > start  {L} {M} {1} {2} traps  | | beside the tomb  w Whammy  capitals: pawns"
+DIRECTION_WORDS = {"cw": "clockwise", "ccw": "counter-clockwise", "in": "in"}
 
 
-def render(game: Game) -> str:
+def legend(game: Game) -> str:
+    return (
+        "[ ] brick path  ( ) stone path  < > start circle  {L} Ladder  {M} Mirror  {G} Grave  | | beside the tomb\n"
+        "1 2 3 4: the players' pawns  * a Whammy ([2* a Whammy under pawn 2)  a b c ...: where a choice leads"
+    )
+
+
+def _board(view: Mapping[str, Any]) -> Mapping[str, Any]:
+    return view["board"]  # type: ignore[no-any-return]
+
+
+def space_words(game: Game, space: str | None, view: Mapping[str, Any] | None = None) -> str:
+    """A space in words: its path, and which side of the board it is on."""
+    view = view or game.public_view()
+    board = _board(view)
+    info = board["spaces"].get(space) if space else None
+    if info is None:
+        return "somewhere"
+    for trap, platform in board["platforms"].items():
+        if platform["space"] == space:
+            return TRAP_WORDS.get(trap, "a trap")
+    kind = info["kind"]
+    if kind == "circle":
+        owner = next((p for p in view["players"] if board["start_circles"].get(p["colour"]) == space), None)
+        return f"{owner['name']}'s start circle" if owner else "a start circle"
+    if kind == "tomb_side":
+        return "beside the Wizard's Tomb"
+    path = {"brick": "the brick path", "stone": "the stone path"}.get(kind, "a space")
+    return f"{path} ({_side(board, info)} side)"
+
+
+def _side(board: Mapping[str, Any], info: Mapping[str, Any]) -> str:
+    tomb = board["tomb"]
+    dx, dy = info["x"] - tomb["x"], info["y"] - tomb["y"]
+    if abs(dx) >= abs(dy):
+        return "right" if dx > 0 else "left"
+    return "bottom" if dy > 0 else "top"
+
+
+def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     view = game.public_view()
-    board = view["board"]
+    board = _board(view)
     spaces: dict[str, dict[str, Any]] = board["spaces"]
-    pawns = {p["space"]: p["colour"][0].upper() for p in view["players"]}
+    pawns = {p["space"]: str(p["seat"] + 1) for p in view["players"]}
     whammies = {w["space"] for w in view["whammies"]}
-    marks = {board["platforms"][t]["space"]: m for t, m in TRAP_MARKS.items()}
+    traps = {board["platforms"][t]["space"]: m for t, m in TRAP_MARKS.items() if t in board["platforms"]}
 
     cells: dict[tuple[int, int], str] = {}
     for sid, space in spaces.items():
         col, row = round(space["x"] / CELL), round(space["y"] / CELL)
-        middle = pawns.get(sid) or ("w" if sid in whammies else marks.get(sid, " "))
         left, right = BRACKETS[space["kind"]]
+        mark = marks.get(sid)
+        middle = mark or pawns.get(sid) or ("*" if sid in whammies else traps.get(sid, " "))
+        if sid in whammies and sid in pawns and not mark:
+            right = "*"  # a Whammy under a pawn is drawn too
         cells[(row, col)] = f"{left}{middle}{right}"
     tomb = board["tomb"]
     cells.setdefault((round(tomb["y"] / CELL), round(tomb["x"] / CELL)), "TMB")
-
     rows = [r for r, _ in cells]
     cols = [c for _, c in cells]
     lines = []
@@ -55,76 +101,143 @@ def render(game: Game) -> str:
         line = "".join(cells.get((r, c), "   ") for c in range(min(cols), max(cols) + 1)).rstrip()
         if line:  # a text row is taller than a cell is wide: skip empty rows to keep it square
             lines.append(line)
-    lines.append(LEGEND)
-    lines.append(_status(view))
-    return "\n".join(lines)
-
-
-def _status(view: dict[str, Any]) -> str:
-    out = []
+    out = [("grid", "\n".join(lines))]
     for p in view["players"]:
         turn = "->" if p["seat"] == view["current_player"] else "  "
         extra = []
         if p["zapped_by"]:
-            extra.append("zapped by " + ", ".join(p["zapped_by"]))
+            extra.append("zapped by " + ", ".join(TRAP_WORDS.get(t, "a trap") for t in p["zapped_by"]))
         if p["drew_tokens"]:
             extra.append("has been to the Wizard's Tomb")  # whether a Whammy is still held is secret
         tail = f" ({'; '.join(extra)})" if extra else ""
-        who = f"{p['colour'][0].upper()} {p['name']} [{p['colour']}]"
-        out.append(f"{turn} {who} on {p['space']}: {LEGS[p['leg']]}{tail}")
-    traps = ", ".join(
+        out.append((f"player{p['seat']}", f"{turn} {p['seat'] + 1} {p['name']} ({p['colour']}): "
+                                           f"{space_words(game, p['space'], view)}, {LEGS[p['leg']]}{tail}"))
+    traps_line = ", ".join(
         f"{t['name']} {t['state']}" + (f" (peg {'A' if t['peg_a'] == 'pulled' else 'B'} pulled)"
                                        if "pulled" in (t["peg_a"], t["peg_b"]) else "")
         for t in view["traps"].values()
     )
-    out.append(f"Traps: {traps}")
+    out.append(("traps", f"Traps: {traps_line}"))
     if view["whammies"]:
-        out.append("Whammies: " + ", ".join(f"{w['name']} on {w['space']}" for w in view["whammies"]))
+        out.append(("whammies", "Whammies: " + ", ".join(
+            f"{w['name']} on {space_words(game, w['space'], view)}" for w in view["whammies"])))
     if view["roll"] is not None:
-        out.append(f"Throw: {' + '.join(map(str, view['dice']))} = {view['roll']}")
-    out.append(f"Phase: {view['phase']}")
-    return "\n".join(out)
+        out.append(("throw", f"Throw: {' + '.join(map(str, view['dice']))} = {view['roll']}"))
+    return out
 
 
-def render_private(game: Game, seat: int) -> str:
+def private(game: Game, seat: int) -> str:
     you = game.player_view(seat)["you"]
+    name = game.players[seat]
     if you["charm"] is None and you["whammy"] is None:
-        return ""
+        return f"Only for {name}: you hold no Whammy and no Charm."
     parts = []
     if you["whammy"]:
-        parts.append(f"your Whammy: {you['whammy_name']}")
+        parts.append(f"your Whammy {you['whammy_name']} (not placed yet)")
     if you["charm"]:
-        parts.append(f"your Charm: {you['charm_name']} (passes {you['charm_passes']})")
-    return f"(only for {game.players[seat]}) " + "; ".join(parts)
+        parts.append(f"your Charm {you['charm_name']} (it lets you pass {you['charm_passes']})")
+    return f"Only for {name}: " + "; ".join(parts)
 
 
-def describe_event(game: Game, event: Event) -> str:
+def position(game: Game) -> Position:
+    spaces = _board(game.public_view())["spaces"]
+
+    def where(place: Place) -> tuple[float, float]:
+        info = spaces.get(place)
+        return (float(info["y"]), float(info["x"])) if info else (0.0, 0.0)
+
+    return where
+
+
+# ----- choices ----------------------------------------------------------------------
+def _destination(game: Game, action: Action) -> str | None:
+    """Where a move ends: tried on a copy of the game (the real one is untouched)."""
+    trial = type(game).from_json(game.to_json())
+    try:
+        trial.apply(action)
+    except IllegalAction:
+        return None
+    assert action.player is not None
+    return str(trial.public_view()["players"][action.player]["space"])
+
+
+def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
+    view = game.player_view(seat)
+    you = view["you"]
+    out = []
+    for a in actions:
+        p = a.params
+        kind = a.kind
+        if kind in ("move", "charm_move"):
+            to = _destination(game, a)
+            how = DIRECTION_WORDS.get(p["direction"], p["direction"])
+            text = f"move {how} to {space_words(game, to, view)}"
+            if kind == "charm_move":
+                text += f", passing a Whammy with your Charm {you['charm_name']}"
+            out.append(Option(a, text, place=to))
+        elif kind == "roll":
+            out.append(Option(a, "Throw the dice" + (f" ({p['value']})" if "value" in p else ""), group="Throw"))
+        elif kind == "end_turn":
+            out.append(Option(a, "End your turn (you cannot move)" if view["phase"] == "move"
+                              else "End your turn without jumping"))
+        elif kind == "jump":
+            out.append(Option(a, "Jump the Wizard's Tomb"))
+        elif kind == "trade_places":
+            out.append(Option(a, "Trade places with the pawn crossing the other way"))
+        elif kind == "pull_peg":
+            out.append(Option(a, f"Pull peg {str(p['peg']).upper()} of {TRAP_WORDS.get(p['trap'], 'the trap')}"))
+        elif kind == "place_whammy":
+            out.append(Option(a, f"place your Whammy {you['whammy_name']} here", place=p["space"],
+                              bundle=f"Place your Whammy {you['whammy_name']}"))
+        elif kind == "relocate_whammy":
+            out.append(Option(a, "move the Whammy here", place=p["to"], bundle="Move the Whammy you landed on"))
+        elif kind == "leave_whammy":
+            out.append(Option(a, "Leave the Whammy where it is"))
+        else:
+            out.append(Option(a, game.describe(a), group=kind.replace("_", " ").capitalize()))
+    return out
+
+
+# ----- events ---------------------------------------------------------------------------
+def describe_event(game: Game, event: Event, viewer: int | None) -> str:
     d = event.data
-    who = game.players[d["player"]] if isinstance(d.get("player"), int) else ""
-    trap = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave",
-            "grave2": "the second Grave"}.get(d.get("trap", ""), "")
+    names = game.players
+    who = names[d["player"]] if isinstance(d.get("player"), int) else ""
+    trap = TRAP_WORDS.get(d.get("trap", ""), "")
+    mine = viewer is not None and event.private_to == viewer and bool(event.secret)
+
+    def where(space: Any) -> str:
+        return space_words(game, space if isinstance(space, str) else None)
+
+    def drew() -> str:
+        if mine:
+            return (f"{who} draws the Whammy {event.secret.get('whammy_name')} and the Charm "
+                    f"{event.secret.get('charm_name')} from the Wizard's Tomb (only you know).")
+        return f"{who} draws a Whammy and a Charm from the Wizard's Tomb."
+
     texts = {
         "opening_roll": lambda: f"{who} throws {d.get('total')} to see who starts",
-        "opening_tie": lambda: f"tie at {d.get('total')}: seats {d.get('players')} throw again",
+        "opening_tie": lambda: "a tie at {}: {} throw again".format(
+            d.get("total"), " and ".join(names[s] for s in d.get("players", []) if isinstance(s, int))),
         "first_player": lambda: f"{who} starts with the highest throw",
         "turn_started": lambda: f"{who}'s turn",
         "rolled": lambda: f"{who} throws {d.get('total')}",
-        "moved": lambda: f"{who} moves {d.get('from')} -> {d.get('to')} via {' '.join(d.get('path', []))}",
+        "moved": lambda: f"{who} moves {len(d.get('path', []))} to {where(d.get('to'))}",
         "turn_passed": lambda: f"{who} is blocked both ways and does not move",
         "challenge_begins": lambda: f"{who} must challenge {trap}",
         "peg_pulled": lambda: f"{who} pulls peg {str(d.get('peg')).upper()} of {trap}",
         "challenge_resolved": lambda: (
-            f"{trap}: {'ZAPPED!' if d.get('zapped') else 'sneaked by'} {who} goes to {d.get('to')}"
+            f"{trap}: {'ZAPPED!' if d.get('zapped') else 'sneaked by.'} {who} goes to {where(d.get('to'))}"
         ),
         "trap_reset": lambda: f"{trap} is reset in secret",
         "second_throw": lambda: f"{who} steps off and throws again",
         "draw_due": lambda: f"{who} draws a Whammy and a Charm from the real tomb",
-        "drew_tokens": lambda: f"{who} draws a Whammy and a Charm from the Wizard's Tomb",
+        "drew_tokens": drew,
         "jumped_tomb": lambda: f"{who} jumps the Wizard's Tomb",
         "traded_places": lambda: "players trade places across the tomb",
-        "whammy_placed": lambda: f"{who} places the Whammy {d.get('name')} on {d.get('space')}",
-        "landed_on_whammy": lambda: f"{who} lands on the Whammy on {d.get('space')} and may move it",
-        "whammy_moved": lambda: f"{who} moves the Whammy from {d.get('from')} to {d.get('to')}",
+        "whammy_placed": lambda: f"{who} places the Whammy {d.get('name')} on {where(d.get('space'))}",
+        "landed_on_whammy": lambda: f"{who} lands on the Whammy on {where(d.get('space'))} and may move it",
+        "whammy_moved": lambda: f"{who} moves the Whammy to {where(d.get('to'))}",
         "won": lambda: f"{who} is home and WINS!",
     }
     text = texts.get(event.type)

@@ -1,105 +1,220 @@
-"""``gravekeeper play``: a whole game at the keyboard, driven through stdin."""
+"""``gravekeeper play``: the command, and the play loop's rows one by one (Terror in the Graveyard)."""
 
 from __future__ import annotations
 
 import io
 import json
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
 
 from controller import cli, textplay
-from controller.cli.play import ordered_actions
+from controller.cli import build_parser
+from controller.cli import play as play_cli
 from controller.games import Action, Event, Game
 from controller.games.terror import Terror
+from controller.textplay import Chance
+from controller.textplay import terror as text
+from controller.textplay.session import CLEAR, Session
 
 
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], lines: list[str]) -> tuple[int, str, str]:
+def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
+            lines: list[str]) -> tuple[int, str, str]:
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
     code = cli.main(argv)
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def choose(game: Terror, rng: random.Random) -> Action:
-    """A simple player: hit with the skull, race a ring-holder to the Crypt, else hunt for cards."""
-    mine = [a for a in game.legal_actions() if a.player == game.current_player]
-    for a in mine:
-        if a.kind == "skull_outcome" and a.params["hit"]:
-            return a
-    for a in mine:
-        if a.kind == "attempt_skull":
-            return a
-    moves = [a for a in mine if a.kind == "move_pawn"]
-    if moves:
-        types = game.board.types(game.cfg)
-
-        def score(a: Action) -> tuple[int, float]:
-            pawn = game.s.pawns[a.player][a.params["pawn"]]  # type: ignore[index]
-            cell = game.board.cell(a.params["to"])
-            if any(game.card(c).effect == "ring" for c in pawn.cards):
-                return (0 if cell == game.board.crypt else 1, a.params["to"][0] - a.params["to"][1])
-            return (0 if types[cell] == "g" else 1, rng.random())
-
-        return min(moves, key=score)
-    return rng.choice([a for a in mine if a.kind != "play_card"] or mine)
+def run_session(game: Game, lines: list[str], seed: int = 1, skull_hit: float = 0.5) -> tuple[Session, str]:
+    out = io.StringIO()
+    session = Session(game, io.StringIO("".join(line + "\n" for line in lines)), out, Chance.for_seed(seed, skull_hit))
+    assert session.run() == 0
+    return session, out.getvalue()
 
 
-def scripted_ghost_win() -> tuple[int, list[str], Terror]:
-    """Find a seed whose game this player wins with the skull; return the keyboard script."""
-    for seed in range(60):
-        game = Terror.new(["Ann", "Bo"], seed)
-        rng = random.Random(seed)
-        lines: list[str] = []
-        while not game.is_over and len(lines) < 1500:
-            action = choose(game, rng)
-            listed = ordered_actions(game)
-            # Alternate the two ways of answering: the number, or the action as text.
-            lines.append(str(listed.index(action) + 1) if len(lines) % 2 else action.to_text())
-            game.apply(action)
-        if game.s.ghost == "destroyed":
-            return seed, lines, game
-    raise AssertionError("no seed below 60 gives a skull win")
+def screens(out: str) -> list[str]:
+    return out.split(CLEAR)
 
 
-def test_a_whole_game_to_a_skull_win(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    seed, lines, expected = scripted_ghost_win()
-    # Bad input along the way: each prints a reason and changes nothing.
-    noisy = lines[:3] + ["99", "fly 0", "", "roll 1", "board", "help"] + lines[3:]
-    code, out, err = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", str(seed), "--players", "Ann,Bo"], noisy)
-    assert code == 0, err
-    winner = expected.players[expected.winners[0]]
-    assert "The skull hits the launcher and the Headless Ghost flies off!" in out
-    assert out.rstrip().endswith(f"Game over. Winner: {winner}.")
-    assert "Not accepted: there is no action 99" in out
-    assert "Not accepted: unknown action 'fly'" in out
-    assert "Not accepted: it is " in out
-    assert f"seed {seed}" in out
+def with_breeze(seat: int, seed: int = 3) -> Terror:
+    """A game where ``seat``'s girl pawn holds the Play Anytime! card."""
+    game = Terror.new(["Ann", "Bo", "Cy"], seed)
+    game.s.pawns[seat][0].cards.append(game.s.draw.pop(game.s.draw.index("anytime-breeze")))
+    return game
 
 
-def test_board_and_actions_are_shown(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "4"], ["1", "quit"])
+# ----- help -----------------------------------------------------------------------------
+def test_help_and_question_mark_print_real_words_not_a_placeholder() -> None:
+    _, out = run_session(Terror.new(["Ann", "Bo"], 4), ["", "help", "?", "quit"])
+    assert "{example}" not in out and "{" not in out
+    assert out.count("Type the number of a choice, or a letter shown on the board (for example 1).") == 2
+    assert "such as 'roll'" in out and "interrupt:" in out
+
+
+# ----- pass the device --------------------------------------------------------------------
+def test_each_turn_starts_with_a_hand_over_and_the_hand_only_after_enter() -> None:
+    game = Terror.new(["Ann", "Bo"], 4)
+    game.s.pawns[0][0].cards.append(game.s.draw.pop(game.s.draw.index("ring-1")))
+    _, out = run_session(game, ["", "1", "1", "end turn", "quit"])
+    first, *rest = screens(out)
+    before, after = first.split("Ann, press Enter when only you can see the screen > ")
+    assert "It is Ann's turn." in before and "Pass the device to Ann (player 1)." in before
+    assert "Magic Ring" not in before and "Magic Ring" in after  # her own hand, once she pressed Enter
+    # The turn ends: the screen is cleared, then Bo is asked for, and Ann's ring is not on his screen.
+    assert len(rest) == 1 and rest[0].startswith("What happened:")
+    assert "It is Bo's turn." in rest[0] and "Magic Ring" not in rest[0]
+
+
+def test_a_secret_card_is_told_to_its_owner_only() -> None:
+    game = Terror.new(["Ann", "Bo", "Cy"], 1)
+    drawn = Event("card_drawn", {"seat": 2, "pawn": 0, "label": "girl"}, private_to=2,
+                  secret={"card": game.deck.cards["ring-1"].public()})
+    assert "Magic Ring" in text.describe_event(game, drawn, 2)
+    for viewer in (None, 0, 1):
+        words = text.describe_event(game, drawn, viewer)
+        assert words == "Cy's girl pawn (3g) drew a card and saved it." and "only" not in words
+
+
+def test_another_players_anytime_card_is_not_in_the_current_players_menu() -> None:
+    session, out = run_session(with_breeze(1), ["", "quit"])
+    assert "Cold Breeze" not in out
+    assert session.menu is not None and all(o.action.player == 0 for o in session.menu.options())
+
+
+def test_interrupt_hands_the_device_to_that_player_and_back() -> None:
+    game = with_breeze(1)
+    breeze = next(a for a in game.legal_actions() if a.player == 1)
+    lines = ["", "interrupt", "1", ""]  # Ann types interrupt, picks Bo (the first other player), Bo presses Enter
+    probe = Session(game, io.StringIO(), io.StringIO(), Chance.for_seed(1))
+    menu = textplay.menu.build("x", textplay.options(game, 1, [a for a in game.legal_actions() if a.player == 1]),
+                               probe.position, probe.mark_width)
+    key = next(e.key for e in menu.entries if any(o.action == breeze for o in e.options))
+    entry = menu.find(key)
+    assert entry is not None
+    lines.append(key)
+    if len(entry.options) > 1:
+        lines.append(str(next(i for i, o in enumerate(entry.options, 1) if o.action == breeze)))
+    lines += ["", "quit"]  # Ann takes the device back
+    _, out = run_session(game, lines)
+    parts = screens(out)
+    assert "Who interrupts? (back: nobody)" in parts[0] and "Cold Breeze" not in parts[0]
+    assert parts[1].startswith("Bo interrupts Ann's turn.") and "Bo, press Enter" in parts[1]
+    assert "Only for Bo" in parts[1] and "Play Cold Breeze" in parts[1]
+    assert "Bo plays Cold Breeze" in parts[2] and "Pass the device to Ann (player 1)." in parts[2]
+    assert "Only for Bo" not in parts[2]
+
+
+def test_interrupt_with_nothing_to_play_says_so_to_that_player_alone() -> None:
+    _, out = run_session(Terror.new(["Ann", "Bo"], 4), ["", "interrupt", "", "", "", "quit"])
+    parts = screens(out)
+    assert parts[1].startswith("Bo interrupts Ann's turn.")
+    assert "You have nothing you can play now." in parts[1].split("only you can see the screen > ")[1]
+    assert "It is Ann's turn." in parts[2]
+
+
+# ----- no free win ----------------------------------------------------------------------------
+def skull_ready(seed: int = 2) -> Terror:
+    """Ann's girl pawn on the Crypt with a Magic Ring, her turn, after the tomb slid."""
+    game = Terror.new(["Ann", "Bo"], seed)
+    game.s.pawns[0][0].cards.append(game.s.draw.pop(game.s.draw.index("ring-1")))
+    game.s.pawns[0][0].pos = game.board.crypt
+    game.apply(Action("roll", 0))
+    game.apply(game.legal_actions()[0])
+    return game
+
+
+@pytest.mark.parametrize("hit, words", [(1.0, "Headless Ghost flies off"), (0.0, "rolls out of the other window")])
+def test_the_skull_drop_is_decided_by_chance_never_picked(hit: float, words: str) -> None:
+    game = skull_ready()
+    attempt = next(a for a in game.legal_actions() if a.kind == "attempt_skull")
+    session = Session(game, io.StringIO(), io.StringIO(), Chance.for_seed(1, hit))
+    menu = textplay.menu.build("x", textplay.options(game, 0, [a for a in game.legal_actions() if a.player == 0]),
+                               session.position)
+    key = next(e.key for e in menu.entries if any(o.action == attempt for o in e.options))
+    _, out = run_session(game, ["", key, "quit"], skull_hit=hit)
+    assert "The skull rattles down the Crypt's chute..." in out and words in out
+    assert "knocks the Headless Ghost off" not in out  # never offered as a choice
+
+
+def test_the_skull_chance_follows_the_seed() -> None:
+    chances = [Chance.for_seed(seed) for seed in (7, 7, 8)]
+    draws = [[chance.happens(0.5) for _ in range(40)] for chance in chances]
+    assert draws[0] == draws[1] != draws[2]
+    assert 5 < sum(draws[0]) < 35  # about half: one of the Crypt's two windows
+
+
+# ----- numbering and words -------------------------------------------------------------------
+def test_players_are_counted_from_one_and_typed_words_say_what_to_type() -> None:
+    _, out = run_session(Terror.new(["Ann", "Bo"], 4), ["", "roll 3", "move cw", "roll", "quit"])
+    assert "seat None" not in out and "seat 0" not in out
+    assert "'roll 3' is not one of your choices now: type one of 1, or 'roll' alone to see its choices." in out
+    assert "'move cw' is not a choice here: type one of 1 (or 'help')." in out
+    assert "Ann rolled" in out  # 'roll' alone is the roll
+    assert "-> 1 Ann (green)" in out and "   2 Bo (blue)" in out and "Pass the device to Ann (player 1)." in out
+
+
+def test_monster_card_targets_list_opponents_first_and_own_pawn_last() -> None:
+    game = Terror.new(["Ann", "Bo", "Cy"], 1)
+    actions = [Action("place_monster", 1, {"target": t}) for t in ([1, 0], [0, 0], [0, 1], [2, 1])]
+    labels = [o.label for o in text.options(game, 1, actions)]
+    assert labels == [
+        "Put the Monster card on Ann's girl pawn (1g)",
+        "Put the Monster card on Ann's boy pawn (1b)",
+        "Put the Monster card on Cy's boy pawn (3b)",
+        "Put the Monster card on your own girl pawn (2g)",
+    ]
+
+
+# ----- a compact board -------------------------------------------------------------------------
+def test_only_what_changed_is_reprinted_and_board_shows_it_all() -> None:
+    _, out = run_session(Terror.new(["Ann", "Bo"], 4), ["", "1", "board", "quit"])
+    after_roll = out.split("Ann rolled")[1].split("Ann, your choice:")[0]
+    assert "Dice:" in after_roll and "Tombs:" not in after_roll and "Draw pile" not in after_roll
+    # 'board' printed it all again, with the legend.
+    assert out.count("Tombs:") == 2 and out.count("Draw pile") == 2 and out.count(".. grass  ## bushes") == 1
+
+
+def test_destinations_are_letters_on_the_board_and_chosen_by_letter() -> None:
+    game = Terror.new(["Ann", "Bo"], 4)
+    session, out = run_session(game, ["", "1", "1", "a", "quit"])
+    assert "Letters on the board:" in out and "a  your girl pawn (1g) to a Magic Potion space / your boy pawn (1b)" in out
+    grid = out.split("Letters on the board:")[0].rsplit("Ann, your choice:", 1)[0]
+    assert "+     a " in grid  # the letter sits in its cell: the Magic Potion space both pawns can reach
+    assert "Which one?" in out  # both pawns can go there: the second step asks which
+    assert game.s.phase == "move"
+
+
+def test_no_coordinates_ids_or_json_on_screen() -> None:
+    game = Terror.new(["Ann", "Bo"], 4)
+    game.s.pawns[0][0].cards.append(game.s.draw.pop(game.s.draw.index("move-pawn-1")))
+    _, out = run_session(game, ["", "1", "1", "board", "quit"])
+    assert '{"' not in out and "move-pawn" not in out and "[7, 0]" not in out and "seat 0" not in out
+
+
+# ----- the command ----------------------------------------------------------------------------
+def test_players_help_says_who_goes_first() -> None:
+    helptext = " ".join(build_parser()._subparsers._group_actions[0].choices["play"].format_help().split())  # type: ignore[union-attr]
+    assert "the youngest player" in helptext and "the spookiest" in helptext
+
+
+def test_default_names_can_be_changed_at_the_prompt(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "4"], ["A,A", "Ann, Bo", "", "quit"])
     assert code == 0
-    assert "Ga4+" in out  # four pawns on the Gate platform, drawn on the grid
-    assert "Player 1 to act:" in out and "1. Player 1 rolls both dice    (roll 0)" in out
-    assert "Player 1 rolled" in out
-    assert "Player 1 slides the" in out  # the tomb choices that follow the roll
-    assert out.rstrip().endswith("Leaving the game.")
+    assert "Not accepted: names must be different" in out
+    assert "Terror in the Graveyard: Ann (player 1), Bo (player 2)." in out
+
+
+def test_enter_keeps_the_default_names(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "4"], ["", "", "quit"])
+    assert code == 0 and "Player 1 (player 1), Player 2 (player 2)" in out
+    assert "Seed 4 (replay with --seed 4)" in out and out.rstrip().endswith("Leaving the game.")
 
 
 def test_end_of_input_leaves_cleanly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "1"], [])
+    code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "1", "--players", "Ann,Bo"], [])
     assert code == 0 and "End of input" in out
-
-
-def test_other_seats_anytime_actions_come_after_the_current_players(monkeypatch: pytest.MonkeyPatch) -> None:
-    game = Terror.new(["Ann", "Bo"], 3)
-    game.s.pawns[1][0].cards.append(game.s.draw.pop(game.s.draw.index("anytime-breeze")))
-    listed = ordered_actions(game)
-    assert listed[0] == Action("roll", 0)
-    assert all(a.player == 1 and a.kind == "play_card" for a in listed[1:]) and len(listed) > 1
 
 
 @pytest.mark.parametrize(
@@ -109,6 +224,7 @@ def test_other_seats_anytime_actions_come_after_the_current_players(monkeypatch:
         (["play", "terror", "--players", "Solo"], "needs 2 to 4 players"),
         (["play", "terror", "--players", "A,,B"], "--players: empty name"),
         (["play", "terror", "--players", "A,A"], "names must be different"),
+        (["play", "terror", "--skull-chance", "101"], "--skull-chance: a percentage 0..100"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -119,8 +235,15 @@ def test_bad_arguments_exit_2_with_one_line(
     assert message in err and len(err.strip().splitlines()) == 1
 
 
+def test_the_same_seed_plays_the_same_game(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = ["", "1", "1", "a", "1"] + ["1"] * 30 + ["quit"]
+    first = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "9", "--players", "Ann,Bo"], lines)[1]
+    second = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "9", "--players", "Ann,Bo"], lines)[1]
+    assert first == second
+
+
 class _Bare(Game):
-    """A game with no text renderer, to show the JSON fallback."""
+    """A game with no text module, to show the fallback."""
 
     name: ClassVar[str] = "bare_for_textplay_test"
     title: ClassVar[str] = "Bare"
@@ -156,7 +279,7 @@ class _Bare(Game):
         return self.public_view()
 
 
-def test_a_game_without_a_renderer_shows_its_public_view_as_json() -> None:
+def test_a_game_without_a_text_module_shows_its_public_view() -> None:
     game = _Bare()
     assert textplay.renderer(game.name) is None
     assert json.loads(textplay.render(game)) == {"spooks": 3, "phase": "night"}
@@ -164,31 +287,30 @@ def test_a_game_without_a_renderer_shows_its_public_view_as_json() -> None:
     assert textplay.describe_event(game, Event("woke", {"who": "ghost"})) == 'woke: who="ghost"'
 
 
-def test_every_terror_event_is_told_in_words() -> None:
-    from controller.textplay import terror as text
-
-    seen: set[str] = set()
-    for seed in range(30):
-        game = Terror.new(["Ann", "Bo", "Cy"], seed)
-        rng = random.Random(seed)
-        for _ in range(1500):
-            if game.is_over:
-                break
-            for event in game.apply(choose(game, rng) if seed % 2 else rng.choice(game.legal_actions())):
-                words = text.describe_event(game, event)
-                assert words and not words.startswith(event.type), event
-                seen.add(event.type)
-    assert {"rolled", "tomb_moved", "pawn_moved", "pawn_fell", "card_drawn", "game_won", "paralysed"} <= seen
-
-
 def test_the_text_board_shows_tombs_pits_and_pawns() -> None:
-    from controller.textplay import terror as text
-
     game = Terror.new(["Ann", "Bo"], 1)
     game.s.pawns[1][1].pos = game.board.cell([2, 1])
     game.s.tombs["wolf"] = "end_a"
-    lines = text.render(game).splitlines()
-    row2 = lines[3]  # header line, then rows 0, 1, 2
-    assert row2.split()[:4] == ["2", "G", "..B", "Wo"]  # the Wolf tomb over its pit at end A
-    assert "Wolf at end A" in text.render(game)
-    assert "-> seat 0 Ann (green)" in text.render(game)
+    rendered = textplay.render(game)
+    row2 = rendered.splitlines()[2]
+    assert row2.split()[:3] == ["G", "..2b", "Wo"]  # Bo's boy pawn, and the Wolf tomb over its pit at end A
+    assert "Wolf at end A" in rendered and "-> 1 Ann (green)" in rendered
+
+
+def test_play_main_runs_with_given_streams() -> None:
+    args = build_parser().parse_args(["play", "terror", "--seed", "4", "--players", "Ann,Bo"])
+    out = io.StringIO()
+    assert play_cli.main(args, stdin=io.StringIO("\nquit\n"), stdout=out) == 0
+    assert "Ann, your choice:" in out.getvalue()
+
+
+def test_the_skull_is_decided_even_when_other_choices_are_open() -> None:
+    """Should the rules let a card be played while the skull falls, the drop still is not a menu item."""
+    game = skull_ready()
+    hit, miss = Action("skull_outcome", 0, {"hit": True}), Action("skull_outcome", 0, {"hit": False})
+    other = Action("play_card", 0, {"card": "anytime-breeze", "target": [1, 0], "to": [7, 0]})
+    chosen = textplay.automatic(game, [other, hit, miss], Chance.for_seed(3, 1.0))
+    assert chosen is not None and chosen[0] == hit
+    chosen = textplay.automatic(game, [other, hit, miss], Chance.for_seed(3, 0.0))
+    assert chosen is not None and chosen[0] == miss
+    assert textplay.automatic(game, [other], Chance.for_seed(3)) is None
