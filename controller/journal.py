@@ -92,12 +92,12 @@ class JournalError(ValueError):
     """The journal file is missing, corrupt, of another version, or the call is invalid."""
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# One encoder for every write: json.dumps would build a new one per call, on a decision's path.
+_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-def _public_copy(event: dict[str, Any]) -> dict[str, Any]:
-    return {**event, "data": json.loads(_dumps(event["data"]))}  # callers may change what they get
+def _public_copy(event: dict[str, Any], data_text: str) -> dict[str, Any]:
+    return {**event, "data": json.loads(data_text)}  # callers may change what they get
 
 
 class _Checkpointer:
@@ -154,7 +154,8 @@ class Journal:
         self._closed = False
         self._writer = create
         self._last_seq: int | None = None  # the writer's cache; None: read it from the file
-        self._recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT_EVENTS)
+        # (public event, its data as stored): a copy is one json.loads, not an encode and a decode.
+        self._recent: collections.deque[tuple[dict[str, Any], str]] = collections.deque(maxlen=RECENT_EVENTS)
         self._checkpointer: _Checkpointer | None = None
         if self.path.is_dir():
             raise JournalError(f"journal {self.path} is a folder, not a journal file")
@@ -331,22 +332,24 @@ class Journal:
         with self._lock:
             self._check_open()
             out: list[list[dict[str, Any]]] = []
+            recent: list[tuple[dict[str, Any], str]] = []
             seq = self._last_seq_locked()
             with self._transaction():
                 for kind, payload, events in entries:
-                    stored, seq = self._insert(kind, payload, events, now, seq)
+                    stored, texts, seq = self._insert(kind, payload, events, now, seq)
                     out.append(stored)
+                    recent.extend(zip(stored, texts))
             if self._writer:
                 self._last_seq = seq
-                for stored in out:
-                    self._recent.extend(_public_copy(e) for e in stored)
+                self._recent.extend((_public_copy(e, text), text) for e, text in recent)
             if self._checkpointer is not None:
                 self._checkpointer.committed()  # only sets an event: cheap under the lock
         return out
 
     def _insert(
         self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]], now: float, seq: int
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[dict[str, Any]], list[str], int]:
+        """Insert one input and its events; returns the stored events, their data texts and the last seq."""
         command_id = payload.get("command_id") if kind in ("command", "new_game") else None
         cur = self._db.execute(
             "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
@@ -359,6 +362,7 @@ class Journal:
             except sqlite3.IntegrityError:
                 raise JournalError(f"command id {command_id!r} was already accepted") from None
         stored: list[dict[str, Any]] = []
+        texts: list[str] = []
         for event in events:
             seq += 1
             at = float(event.get("time", now))
@@ -371,7 +375,8 @@ class Journal:
             )
             stored.append({"seq": seq, "table": self.table, "type": event["type"], "time": at,
                            "data": json.loads(data_text)})
-        return stored, seq
+            texts.append(data_text)
+        return stored, texts, seq
 
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""
@@ -411,15 +416,15 @@ class Journal:
         with self._lock, self._reading():
             self._check_open()
             recent = self._recent
-            if recent and recent[0]["seq"] <= seq + 1:
+            if recent and recent[0][0]["seq"] <= seq + 1:
                 # the outbox after a decision: the events it just stored, without a query
-                picked: list[dict[str, Any]] = []
-                for event in reversed(recent):
+                picked: list[tuple[dict[str, Any], str]] = []
+                for event, text in reversed(recent):
                     if event["seq"] <= seq:
                         break
-                    picked.append(event)
+                    picked.append((event, text))
                 picked.reverse()
-                return [_public_copy(e) for e in (picked if limit is None else picked[:limit])]
+                return [_public_copy(e, text) for e, text in (picked if limit is None else picked[:limit])]
             rows = self._db.execute(
                 "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (self.table, seq, -1 if limit is None else limit),

@@ -397,6 +397,10 @@ class Service:
                 item = None
             if item is _STOP:
                 break
+            if isinstance(item, _Decided):
+                # The hub's thread has just handed paho an event: let paho's thread write it
+                # before this one wakes up and takes the interpreter lock for the views.
+                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
             with self._lock:
                 changed = self._work(item)
             if changed:
@@ -433,6 +437,9 @@ class Service:
     def _publish_views(self, changed: bool, item: Any) -> None:
         assert self.link is not None
         try:
+            # The effects player gets the decided events here, once paho has sent them (see _run):
+            # waking its thread sooner would compete with paho's for the interpreter lock.
+            self.effects.hand_over()
             if changed:
                 self.views.refresh()
             self.views.maybe_health(time.monotonic())

@@ -223,9 +223,15 @@ class CommandHandler:
         return True, None, report if isinstance(report, dict) else None, False
 
 
+_hooks: Any = None
+
+
 def selftest_hooks() -> Any:
     """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
-    return importlib.import_module("controller.selftest")
+    global _hooks
+    if _hooks is None:  # once: every observation asks, and import_module is Python code each time
+        _hooks = importlib.import_module("controller.selftest")
+    return _hooks
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:

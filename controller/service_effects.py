@@ -39,6 +39,7 @@ class TableEffects:
         self._config: bytes | None = None  # the discovery config last announced
         self.discovery: Discovery | None = None
         self.player: EffectsPlayer | None = None
+        self._pending: list[dict[str, Any]] = []  # decided, not yet offered: see hand_over()
 
     # ----- lifecycle (the service's start and stop) --------------------------
     def start(self) -> None:
@@ -72,10 +73,20 @@ class TableEffects:
         if self.player is not None:
             self.player.close()
 
-    # ----- on the decision path: queue only --------------------------------------
+    # ----- on the decision path: keep only ---------------------------------------
     def _on_events(self, events: list[dict[str, Any]]) -> None:
-        if self.player is not None:
-            self.player.offer(events)
+        # Under the service's decision lock, between the commit and the publish: waking the
+        # effects thread here would put it on the event's way to the broker (the interpreter
+        # lock paho's thread needs to write it). The service's worker offers them with
+        # hand_over() once paho has sent them.
+        self._pending.extend(events)
+
+    def hand_over(self) -> None:
+        """Offer the events decided since the last call (the service's worker, under its decision lock)."""
+        if self._pending:
+            events, self._pending = self._pending, []
+            if self.player is not None:
+                self.player.offer(events)
 
     # ----- the effects thread ------------------------------------------------------
     def _game(self) -> str | None:

@@ -46,6 +46,7 @@ class PanelSettings:
     secret_key: str | None = None
     command_timeout: float = 5.0
     event_log_size: int = 200
+    boards_dir: str | None = None  # where the board editor keeps owners' files; None: no saving
 
     def __post_init__(self) -> None:
         if not isinstance(self.broker_host, str) or not self.broker_host:
@@ -70,6 +71,8 @@ class PanelSettings:
                 raise SettingsError(f"tokens.{table} must be a non-empty string")
         if not isinstance(self.broker_mqtt5, bool):
             raise SettingsError("broker_mqtt5 must be true or false")
+        if self.boards_dir is not None and (not isinstance(self.boards_dir, str) or not self.boards_dir):
+            raise SettingsError("boards_dir must be a directory path when given")
         if self.broker_password is not None and self.broker_username is None:
             raise SettingsError("broker_password needs broker_username")
         if self.broker_ca_file is not None and not self.broker_tls:

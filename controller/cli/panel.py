@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-token", action="append", default=[], metavar="TABLE=T",
                         help="control token of one table (repeatable)")
     parser.add_argument("--ca-file", default=None, metavar="FILE", help="CA bundle for an mqtts:// broker")
+    parser.add_argument("--boards-dir", default=None, metavar="DIR",
+                        help="where the board editor keeps owners' boards (default: no saving; docs/boards.md)")
 
 
 def build_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -52,12 +54,15 @@ def build_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.ca_file is not None:
         settings["broker_ca_file"] = args.ca_file
+    if args.boards_dir is not None:
+        settings["boards_dir"] = args.boards_dir
     return settings
 
 
 # the start of a refused setting's message -> the option that sets it
 _OPTION_OF = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--host",
-              "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token"}
+              "base_topic": "--base-topic", "tokens": "--table-token", "token": "--token",
+              "boards_dir": "--boards-dir"}
 
 
 def main(args: argparse.Namespace) -> int:

@@ -41,6 +41,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Terror in the Graveyard: the chance that a dropped skull knocks the Headless Ghost off "
         "(default 50: the skull leaves by one of the Crypt's two windows)",
     )
+    parser.add_argument(
+        "--board",
+        default=None,
+        metavar="FILE",
+        help="your own board file: a Terror or Superstition board, or the dogs tiles (docs/boards.md)",
+    )
+    parser.add_argument("--cards", default=None, metavar="FILE", help="your own Terror card mix (docs/boards.md)")
+
+
+# The new-game option that carries each game's board file.
+BOARD_OPTION = {"terror": "board", "superstition": "board", "dogs": "tiles"}
+
+
+def data_options(game: str, board: str | None, cards: str | None) -> dict[str, str]:
+    """The options naming the data files given on the command line; UsageError for one the game lacks."""
+    out: dict[str, str] = {}
+    if board is not None:
+        if game not in BOARD_OPTION:
+            raise UsageError(f"--board: the game {game!r} has no board file")
+        out[BOARD_OPTION[game]] = board
+    if cards is not None:
+        if game != "terror":
+            raise UsageError(f"--cards: only Terror in the Graveyard has a card file, not {game!r}")
+        out["cards"] = cards
+    return out
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -54,7 +79,8 @@ def parse_players(text: str | None) -> list[str]:
     return names
 
 
-def ask_players(cls: type[Game], seed: int, inp: TextIO, out: TextIO) -> Game | None:
+def ask_players(cls: type[Game], seed: int, inp: TextIO, out: TextIO,
+                options: dict[str, str] | None = None) -> Game | None:
     """Names typed at the prompt (Enter keeps the defaults); a bad list is asked again."""
     while True:
         print(
@@ -69,7 +95,7 @@ def ask_players(cls: type[Game], seed: int, inp: TextIO, out: TextIO) -> Game | 
             return None
         try:
             names = parse_players(line.strip() or None)
-            return cls.new(names, seed)
+            return cls.new(names, seed, options or None)
         except (UsageError, IllegalAction) as exc:
             print(f"Not accepted: {str(exc).removeprefix('--players: ')}", file=out, flush=True)
 
@@ -84,14 +110,20 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
     if not 0 <= args.skull_chance <= 100:
         raise UsageError(f"--skull-chance: a percentage 0..100, got {args.skull_chance}")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    options = data_options(args.game, getattr(args, "board", None), getattr(args, "cards", None))
+    if options:
+        try:  # the owner's files are checked before anyone types a name: a bad one is one line, exit 2
+            cls.new(list(DEFAULT_PLAYERS), seed, options)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if args.players is None:
-        game = ask_players(cls, seed, inp, out)
+        game = ask_players(cls, seed, inp, out, options)
         if game is None:
             print("\nEnd of input: leaving the game.", file=out, flush=True)
             return 0
     else:
         try:
-            game = cls.new(parse_players(args.players), seed)
+            game = cls.new(parse_players(args.players), seed, options or None)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     print(f"Seed {seed} (replay with --seed {seed}). Type help for the commands.", file=out, flush=True)

@@ -15,6 +15,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -98,7 +99,7 @@ def main(args: argparse.Namespace) -> int:
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
             if config.table.token_generated:
                 _say(f"control token: {config.table.token}  (made for this run; set table.token to keep one)")
-            panel = _start_panel(config, broker, stop)
+            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path))
             while not stop.wait(3600):
                 pass
             if service.failure is not None:
@@ -115,7 +116,13 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_TABLE_TAKEN if service.failure is not None else 0
 
 
-def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
+def boards_dir(config_file: str | None, journal_path: str) -> str:
+    """Where the panel keeps owners' boards: beside the config file, else beside the journal."""
+    base = Path(config_file).resolve().parent if config_file else Path(journal_path).resolve().parent
+    return str(base / "boards")
+
+
+def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
@@ -126,6 +133,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event) -> Any:
         base_topic=mqtt.base_topic, listen_host=config.panel.host, listen_port=config.panel.port,
         token=config.table.token,
         broker_mqtt5=broker.embedded is None,  # amqtt speaks MQTT 3.1.1 only
+        boards_dir=boards,
     )
     try:
         panel = PanelProcess(settings, stop)

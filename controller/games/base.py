@@ -40,7 +40,19 @@ class BadGameData(ValueError):
     """A data file (board, deck, tiles) or a saved state failed validation.
 
     The message names the bad entry, so an owner can fix their own file.
+    ``at`` says where, for an editor that shows the reason beside the entry:
+    ``{"cell": [row, col]}`` for a Terror board cell, ``{"tile": n, "square":
+    [row, col]}`` for a dogs tile (``n`` from 0), ``{"entry": "..."}`` for a
+    named entry such as a Superstition platform. ``None`` when the whole file
+    is wrong.
     """
+
+    def __init__(self, message: str, at: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.at = at
+
+    def __reduce__(self) -> Any:
+        return (type(self), (str(self), self.at))
 
 
 def _freeze(value: JSON) -> JSON:

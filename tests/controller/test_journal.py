@@ -380,3 +380,17 @@ def test_a_reader_refuses_a_journal_of_another_schema_version(tmp_path: Path) ->
         db.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
     with pytest.raises(JournalError, match="has schema 7, expected 1"):
         Journal(path, table="t1", create=False)
+
+
+def test_the_events_a_record_returns_are_the_callers_own(tmp_path: Path) -> None:
+    # The outbox keeps its own copy of each event (built from the stored text, not re-encoded):
+    # a caller changing what record() returned must not change what gets published.
+    with Journal(tmp_path / "j.journal", table="t1") as j:
+        stored = j.record("observation", {"n": 1}, [ev("e", n=1, nested={"k": [1, 2]})])
+        stored[0]["data"]["n"] = "changed"
+        stored[0]["data"]["nested"]["k"].append(3)
+        stored[0]["type"] = "other"
+        got = j.events_after(0)
+        assert [(e["type"], e["data"]) for e in got] == [("e", {"n": 1, "nested": {"k": [1, 2]}})]
+        got[0]["data"]["nested"]["k"].append(4)  # nor what events_after() returned
+        assert j.events_after(0)[0]["data"] == {"n": 1, "nested": {"k": [1, 2]}}

@@ -253,6 +253,14 @@
           return;
         }
       }
+      // The owner's own boards chosen in the form travel inside the options (new_game_boards.js).
+      const chosen = window.GKNewGameBoards ? await window.GKNewGameBoards.options(fields.game) : {};
+      if (chosen.error) {
+        $("reply").className = "reply err";
+        $("reply").textContent = chosen.error;
+        return;
+      }
+      if (Object.keys(chosen.options || {}).length) fields.options = Object.assign({}, fields.options, chosen.options);
       const r = await send("new_game", fields, "New game");
       if (r.ok) $("new-game-box").open = false;
     });

@@ -99,39 +99,40 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
     for index, raw in enumerate(raw_tiles):
         where = f"{source}: tile {index + 1}"
         if not isinstance(raw, Mapping):
-            raise BadGameData(f"{where}: must be an object with 'id' and 'grid'")
+            raise BadGameData(f"{where}: must be an object with 'id' and 'grid'", at={"tile": index})
         tile_id = raw.get("id")
         if not isinstance(tile_id, str) or not tile_id.strip():
-            raise BadGameData(f"{where}: 'id' must be a non-empty string")
+            raise BadGameData(f"{where}: 'id' must be a non-empty string", at={"tile": index})
         where = f"{where} ({tile_id!r})"
         if tile_id in seen:
-            raise BadGameData(f"{where}: duplicate id")
+            raise BadGameData(f"{where}: duplicate id", at={"tile": index})
         seen.add(tile_id)
         name = raw.get("name", tile_id)
         if not isinstance(name, str):
-            raise BadGameData(f"{where}: 'name' must be a string")
+            raise BadGameData(f"{where}: 'name' must be a string", at={"tile": index})
         unknown = set(raw) - {"id", "name", "grid"}
         if unknown:
-            raise BadGameData(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+            raise BadGameData(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}", at={"tile": index})
         grid = raw.get("grid")
         if not isinstance(grid, list) or len(grid) != size:
-            raise BadGameData(f"{where}: 'grid' must be a list of {size} rows")
+            raise BadGameData(f"{where}: 'grid' must be a list of {size} rows", at={"tile": index})
         for r, row in enumerate(grid):
             if not isinstance(row, str) or len(row) != size:
-                raise BadGameData(f"{where}: row {r + 1} must be a string of {size} squares, got {row!r}")
+                raise BadGameData(f"{where}: row {r + 1} must be a string of {size} squares, got {row!r}", at={"tile": index})
             bad = set(row) - FEATURES
             if bad:
                 raise BadGameData(
-                    f"{where}: row {r + 1} has unknown square(s) {''.join(sorted(bad))!r} (use J, G or .)"
+                    f"{where}: row {r + 1} has unknown square(s) {''.join(sorted(bad))!r} (use J, G or .)",
+                    at={"tile": index, "square": [r, min(row.index(ch) for ch in bad)]},
                 )
         cells = "".join(grid)
         if cells.count(JACK) != 1:
-            raise BadGameData(f"{where}: needs exactly one Jack-O-Lantern (J), found {cells.count(JACK)}")
+            raise BadGameData(f"{where}: needs exactly one Jack-O-Lantern (J), found {cells.count(JACK)}", at={"tile": index})
         if cells.count(GRAVE) > 1:
-            raise BadGameData(f"{where}: has {cells.count(GRAVE)} Gravestones (G); at most one")
+            raise BadGameData(f"{where}: has {cells.count(GRAVE)} Gravestones (G); at most one", at={"tile": index})
         graves += cells.count(GRAVE)
         if not dog_start_squares(tuple(grid)):
-            raise BadGameData(f"{where}: no square where a dog may start (away from J and G)")
+            raise BadGameData(f"{where}: no square where a dog may start (away from J and G)", at={"tile": index})
         tiles.append(TileDef(tile_id, name, tuple(grid)))
     if graves > SPOOK_COUNT:
         raise BadGameData(f"{source}: {graves} Gravestones but only {SPOOK_COUNT} spook tokens")

@@ -1,10 +1,10 @@
 """Superstition: brick and stone paths, four spring traps, Whammies and Charms.
 
 Callers outside this package use only what is exported here: the game class and
-the loader of its board file.
+the loader of its board file (and of a board document), and where the default is.
 """
 
-from .board import load_board
+from .board import DEFAULT_BOARD_PATH, load_board, parse_board
 from .game import Superstition
 
-__all__ = ["Superstition", "load_board"]
+__all__ = ["DEFAULT_BOARD_PATH", "Superstition", "load_board", "parse_board"]

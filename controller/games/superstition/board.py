@@ -71,7 +71,12 @@ class Board:
 
     @property
     def colours(self) -> list[str]:
-        return list(self.circles)
+        """The start colours in seat order: the circles as drawn, left to right (then top to bottom).
+
+        Not the file's key order: a board sent inside a new game's options is signed, and so
+        journalled, with its keys sorted, and the seats must get the same colours either way.
+        """
+        return sorted(self.circles, key=lambda c: (self.spaces[self.circles[c]][1], self.spaces[self.circles[c]][2], c))
 
     def ring(self, name: str) -> tuple[str, ...]:
         return self.brick if name == "brick" else self.stone
@@ -113,7 +118,9 @@ def parse_board(data: Any, where: str = "board") -> Board:
     """Validate board JSON; :class:`BadGameData` names the first bad entry."""
 
     def bad(entry: str, problem: str) -> BadGameData:
-        return BadGameData(f"{where}: {entry} {problem}")
+        # The entry, as the editor names its fields: platforms['ladder'].front -> platforms.ladder.front
+        return BadGameData(f"{where}: {entry} {problem}", at={"entry": entry.replace("'", "").replace("[", ".")
+                                                                   .replace("]", "")})
 
     if not isinstance(data, Mapping):
         raise bad("the top level", "must be a JSON object")

@@ -72,8 +72,8 @@ def _normalise_options(options: Mapping[str, JSON] | None, n_players: int, board
     window = out["outcome_window_ms"]
     if isinstance(window, bool) or not isinstance(window, int) or not 100 <= window <= 60000:
         raise IllegalAction(f"option 'outcome_window_ms' is {window!r}; use 100..60000")
-    if out["board"] is not None and not isinstance(out["board"], str):
-        raise IllegalAction(f"option 'board' must be a file path, got {out['board']!r}")
+    if out["board"] is not None and not isinstance(out["board"], (str, Mapping)):
+        raise IllegalAction(f"option 'board' must be a file path or a board document, got {out['board']!r}")
     colours = out["colours"]
     if colours is None:
         colours = board.colours[:n_players]
@@ -141,7 +141,12 @@ class Superstition(RulesMixin, Game):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise IllegalAction(f"seed must be an integer, got {seed!r}")
         board_path = (options or {}).get("board") if isinstance(options, Mapping) else None
-        board = load_board(board_path) if isinstance(board_path, str) else load_board()
+        # A board document travels inside the options (and so in the journal): the game keeps the
+        # board it started with, whatever happens to the owner's file afterwards.
+        if isinstance(board_path, Mapping):
+            board = parse_board(board_path, where="option 'board'")
+        else:
+            board = load_board(board_path) if isinstance(board_path, str) else load_board()
         game = cls(board)
         game.options = _normalise_options(options, len(players), board)
         game._players = list(players)

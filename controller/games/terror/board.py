@@ -301,8 +301,16 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
     return cached
 
 
-def _fail(where: str, msg: str) -> BadGameData:
-    return BadGameData(f"{where}: {msg}")
+def _fail(where: str, msg: str, cell: list[int] | None = None, tombs: Mapping[str, str] | None = None) -> BadGameData:
+    """The error, with the ``[row, col]`` it is about when there is one (the editor shows it there).
+
+    ``tombs`` (tomb -> position) says where the tombs must stand to see the problem: a platform
+    space is wrong at one position of its tomb only.
+    """
+    at: dict[str, Any] | None = {"cell": cell} if cell is not None else None
+    if at is not None and tombs:
+        at["tombs"] = dict(tombs)
+    return BadGameData(f"{where}: {msg}", at=at)
 
 
 def _validate(data: Any, where: str, digest: str) -> Board:
@@ -330,12 +338,13 @@ def _validate(data: Any, where: str, digest: str) -> Board:
             elif ch in _LAYOUT_TYPES:
                 static.append(_LAYOUT_TYPES[ch])
             else:
-                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}")
+                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}", [r, c])
     specials: dict[str, int] = {}
     for kind in ("gate", "crypt", "entrance", "exit"):
         cells = [i for i, t in enumerate(static) if t == kind]
         if len(cells) != 1:
-            raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}")
+            raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}",
+                        [cells[1] // cols, cells[1] % cols] if len(cells) > 1 else None)
         specials[kind] = cells[0]
 
     def rc(i: int) -> list[int]:
@@ -350,10 +359,12 @@ def _validate(data: Any, where: str, digest: str) -> Board:
         ]
 
     if specials["entrance"] not in neighbours(specials["gate"]):
-        raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance")
+        raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance",
+                    rc(specials["gate"]))
     crypt_next = [n for n in neighbours(specials["crypt"]) if static[n] not in (None, "bush")]
     if crypt_next != [specials["exit"]]:
-        raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space")
+        raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space",
+                    rc(specials["crypt"]))
 
     platforms_raw = data.get("platforms")
     if not isinstance(platforms_raw, list) or len(platforms_raw) != 3:
@@ -421,7 +432,7 @@ def _validate_platform(
             raise _fail(at, f"{value!r} is not a [row, col] inside the grid")
         index = value[0] * cols + value[1]
         if index not in marks[str(number)]:
-            raise _fail(at, f"cell {value} is not marked {number} in the layout")
+            raise _fail(at, f"cell {value} is not marked {number} in the layout", list(value))
         return index
 
     track_raw = p.get("track")
@@ -429,7 +440,7 @@ def _validate_platform(
         raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells")
     track = {pos: cell(track_raw[pos], f"{where} track.{pos}") for pos in POSITIONS}
     if track["middle"] not in neighbours(track["end_a"]) or track["middle"] not in neighbours(track["end_b"]):
-        raise _fail(where + " track", "the middle position must be next to both ends")
+        raise _fail(where + " track", "the middle position must be next to both ends", track_raw["middle"])
     spaces_raw = p.get("spaces")
     if not isinstance(spaces_raw, list) or not spaces_raw:
         raise _fail(where, "spaces must be a non-empty list")
@@ -441,29 +452,32 @@ def _validate_platform(
             raise _fail(at, f"a space is an object with exactly: cell, {', '.join(POSITIONS)}")
         index = cell(s["cell"], at + ".cell")
         if index in spaces:
-            raise _fail(at, f"cell {s['cell']} is listed twice")
+            raise _fail(at, f"cell {s['cell']} is listed twice", s["cell"])
         by_pos: dict[str, str] = {}
         for pos in POSITIONS:
             value = s[pos]
             # The type check comes first: a list would make the set lookup raise TypeError.
             if not isinstance(value, str) or value not in allowed:
-                raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})")
+                raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})",
+                            s["cell"], {tomb: pos})
             is_pit_here = index == track[pos]
             if (value == "pit") != is_pit_here:
                 raise _fail(
                     f"{at}.{pos}",
                     "the tomb's own cell must show 'pit'" if is_pit_here else "only the cell under the tomb is a pit",
+                    s["cell"], {tomb: pos},
                 )
             by_pos[pos] = value
         if all(by_pos[pos] == "hand" for pos in POSITIONS):
-            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever")
+            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever", s["cell"])
         spaces[index] = by_pos
     missing = sorted(set(marks[str(number)]) - set(spaces))
     if missing:
-        raise _fail(where, f"layout cell {[missing[0] // cols, missing[0] % cols]} is marked {number} but has no space entry")
+        first = [missing[0] // cols, missing[0] % cols]
+        raise _fail(where, f"layout cell {first} is marked {number} but has no space entry", first)
     for pos, index in track.items():
         if index not in spaces:
-            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry")
+            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry", [index // cols, index % cols])
     # Rulebook, "Danger Space": only a pawn on a Danger space "may fall into the nearby tomb
     # pit". So every cell that becomes the pit with one slide of the tomb must show Danger
     # before the slide, and a Danger space must sit next to the pit.
@@ -476,6 +490,7 @@ def _validate_platform(
                     f"cell {[index // cols, index % cols]} shows {spaces[index][pos]!r} with the tomb at {pos}, "
                     f"but becomes the pit when the tomb slides to {nxt}: it must be a {colour} Danger space "
                     f"('danger-{colour}'), the only space a pawn can fall from",
+                    [index // cols, index % cols], {tomb: pos},
                 )
         dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]
         for index in dangers:
@@ -484,6 +499,7 @@ def _validate_platform(
                     where,
                     f"with the tomb at {pos}, the {colour} Danger space {[index // cols, index % cols]} "
                     "must sit next to the pit",
+                    [index // cols, index % cols], {tomb: pos},
                 )
     return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
 
@@ -505,4 +521,37 @@ def _validate_configs(board: Board, where: str) -> None:
                     seen.add(n)
                     todo.append(n)
         if board.crypt not in seen:
-            raise _fail(where, f"with tombs at {board.config_tombs(cfg)} no path leads from the Gate to the Crypt")
+            tombs = board.config_tombs(cfg)
+            words = ", ".join(f"the {t.title()} tomb at {_POSITION_WORDS[tombs[t]]}" for t in TOMBS)
+            raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
+                        board.rc(_cut(board, cfg, seen)), tombs)
+
+
+_POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
+
+
+def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:
+    """Where the way from the Gate to the Crypt is cut: a blocked cell touching both sides, else the Exit.
+
+    The side of the Crypt is every space that reaches the Exit without the Gate's side; a bush or pit
+    with a neighbour on each side is what the owner most likely just painted.
+    """
+    types = board.types(cfg)
+    adj = board.adjacency(cfg)
+    crypt_side = {board.exit}
+    todo = [board.exit]
+    while todo:
+        here = todo.pop()
+        for n in adj[here]:
+            if n not in crypt_side and n not in from_gate:
+                crypt_side.add(n)
+                todo.append(n)
+    for index, kind in enumerate(types):
+        if kind not in _BLOCKING:
+            continue
+        r, c = divmod(index, board.cols)
+        near = {rr * board.cols + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < board.rows and 0 <= cc < board.cols}
+        if near & from_gate and near & crypt_side:
+            return index
+    return board.exit

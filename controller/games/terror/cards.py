@@ -50,6 +50,7 @@ EFFECT_KINDS: dict[str, frozenset[str]] = {
     "extra_turn": frozenset({"now_or_later"}),
 }
 MAX_MOVE_STEPS = 6
+DECK_SIZE = 36  # the box holds 36 Goosebumps cards: a mix may leave some out, never add more
 
 DEFAULT_CARDS = Path(__file__).with_name("data") / "cards.json"
 
@@ -131,6 +132,9 @@ def _validate(data: Any, where: str) -> Deck:
     unknown = set(data) - {"cards", "name", "notes"}
     if unknown:
         raise BadGameData(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if len(data["cards"]) > DECK_SIZE:
+        raise BadGameData(f"{where}: the deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}",
+                          at={"entry": f"cards[{DECK_SIZE}]"})
     cards: dict[str, Card] = {}
     for n, raw in enumerate(data["cards"]):
         at = f"{where} cards[{n}]"

@@ -126,3 +126,37 @@ def test_a_backlog_after_an_outage_plays_nothing() -> None:
         assert [b["seq"] for b in published] == [2] and player.counters["stale"] == 1
     finally:
         player.close()
+
+
+def test_the_effects_player_gets_a_decisions_events_only_after_they_are_published(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    # Offering wakes the effects thread: between the commit and the publish it would compete
+    # with paho's thread for the interpreter on the event's way to the broker.
+    t = "fx-order"
+    svc = make_service(t, **{"table.game": "terror"})
+    player = svc.effects.player
+    assert player is not None and svc.link is not None
+    link = svc.link
+    seen: list[tuple[int, int]] = []  # (highest seq offered, highest seq the link had handed to paho)
+    offered = threading.Event()
+    real_offer = player.offer
+
+    def offer(events: Any) -> None:
+        seen.append((max(int(e["seq"]) for e in events), link._sent_seq))
+        offered.set()
+        real_offer(events)
+
+    player.offer = offer  # type: ignore[method-assign]
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "events"),)) as sub:
+        svc.hub.simulate("launcher", "launched")  # decided in the hub's thread
+        sub.wait_for(lambda m: any(x.json()["type"] == "mismatch" for x in m))
+        assert offered.wait(5)
+        offered.clear()
+        cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+        try:
+            assert cmd.call("sim", {"sensor": "launcher", "value": "armed"})["ok"] is True
+        finally:
+            cmd.close()
+        sub.wait_for(lambda m: any(x.json()["type"] == "mismatch_cleared" for x in m))
+        assert offered.wait(5)
+    assert seen and all(offered_seq <= sent for offered_seq, sent in seen), seen

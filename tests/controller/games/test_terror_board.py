@@ -175,7 +175,7 @@ def test_a_board_that_cuts_the_gate_off_from_the_crypt_is_refused() -> None:
         d["layout"][0] = "..g#..#XC"
         d["layout"][1] = ".#.33#.##"
 
-    with pytest.raises(BadGameData, match=r"with tombs at \{.*\} no path leads from the Gate to the Crypt"):
+    with pytest.raises(BadGameData, match=r"with the Mummy tomb at .*, no path leads from the Gate to the Crypt"):
         load_board(board_with(wall))
 
 

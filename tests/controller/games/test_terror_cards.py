@@ -56,7 +56,8 @@ def test_default_deck_covers_every_effect_the_rulebook_names() -> None:
         (lambda d: d["cards"][0].__setitem__("colour", "red"), r"cards\[0\] \(monster-werewolf\): unknown key\(s\) colour"),
         (lambda d: d["cards"][3].pop("id"), r"cards\[3\]: id must be a non-empty string"),
         (lambda d: d.__setitem__("cards", [c for c in d["cards"] if c["effect"] != "ring"]), r"at least one Magic Ring"),
-        (lambda d: d["cards"].append("ring"), r"cards\[36\]: a card must be an object"),
+        (lambda d: d["cards"].__setitem__(35, "ring"), r"cards\[35\]: a card must be an object"),
+        (lambda d: d["cards"].append(dict(d["cards"][0], id="extra")), r"the deck has 37 cards; the box holds 36"),
         (lambda d: d.pop("cards"), r"must be an object with a 'cards' list"),
     ],
 )

@@ -1,0 +1,185 @@
+"""The board editor's routes: only for the control token, checked by the engines' loaders, saved as files."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from controller.games.terror import load_board
+from tests.conftest import Broker
+from web_panel import PanelSettings, create_app
+from web_panel.boards_store import KINDS
+from web_panel.mqtt_view import MqttView
+
+from .conftest import csrf_of, login
+from .fake_table import FakeTable
+
+DEFAULT_TERROR = json.loads(KINDS["terror-board"].default_file.read_text())
+
+
+@pytest.fixture
+def boards(tmp_path: Path) -> Path:
+    return tmp_path / "boards"
+
+
+@pytest.fixture
+def app(mosquitto: Broker, token: str, fake: FakeTable, boards: Path) -> Iterator[Flask]:
+    settings = PanelSettings(broker_port=mosquitto.port, token=token, listen_port=0, command_timeout=3.0,
+                             boards_dir=str(boards))
+    app = create_app({"PANEL_SETTINGS": settings, "TESTING": True})
+    view: MqttView = app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: view.has_table(fake.table), 5)
+    yield app
+    view.close()
+
+
+def _post(client: FlaskClient, url: str, csrf: str, body: Any) -> Any:
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return client.post(url, data=data, headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"})
+
+
+def _bushed() -> dict[str, Any]:
+    doc = copy.deepcopy(DEFAULT_TERROR)
+    doc["layout"][8] = doc["layout"][8][:3] + "#" + doc["layout"][8][4:]  # [8, 3]: grass -> bushes
+    return doc
+
+
+def test_spectators_cannot_open_or_save(client: FlaskClient, table_id: str) -> None:
+    csrf = csrf_of(client, table_id)
+    assert client.get(f"/t/{table_id}/boards").status_code == 403
+    assert client.get(f"/api/t/{table_id}/boards/terror-board/default").status_code == 403
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/mine", csrf, _bushed())
+    assert r.status_code == 403 and "control token" in r.get_json()["error"]
+
+
+def test_check_points_at_the_cell(client: FlaskClient, table_id: str, token: str) -> None:
+    csrf = login(client, table_id, token)
+    doc = copy.deepcopy(DEFAULT_TERROR)
+    doc["platforms"][0]["spaces"][2]["end_a"] = "pit"  # [6, 4] is a pit where the tomb does not stand
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/check", csrf, doc)
+    assert r.status_code == 422
+    body = r.get_json()
+    assert body["at"] == {"cell": [6, 4], "tombs": {"mummy": "end_a"}} and "only the cell under the tomb is a pit" in body["error"]
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/check", csrf, _bushed()).get_json() == {"ok": True}
+
+
+def test_save_export_import_round_trip(client: FlaskClient, table_id: str, token: str, boards: Path) -> None:
+    csrf = login(client, table_id, token)
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/My printing", csrf, _bushed())
+    assert r.status_code == 200, r.get_json()
+    saved = boards / "terror-board" / "My printing.json"
+    assert load_board(saved).static[8 * 9 + 3] == "bush"  # the file plays as it is
+    exported = client.get(f"/api/t/{table_id}/boards/terror-board/My printing?download=1")
+    assert exported.status_code == 200
+    assert "attachment" in exported.headers["Content-Disposition"]
+    assert json.loads(exported.data) == _bushed()
+    # Importing the exported file under another name gives the same data.
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/Shared copy", csrf, exported.data)
+    assert r.status_code == 200
+    again = client.get(f"/api/t/{table_id}/boards/terror-board/Shared copy")
+    assert json.loads(again.data) == json.loads(exported.data)
+    listing = client.get(f"/api/t/{table_id}/boards").get_json()["kinds"]["terror-board"]["names"]
+    assert listing == ["My printing", "Shared copy"]
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b"{not json", "not valid JSON"),
+        (json.dumps({"layout": ["."], "platforms": []}), "exactly one gate cell"),
+        (json.dumps(dict(DEFAULT_TERROR, layout=DEFAULT_TERROR["layout"][:-1] + ["S#g..#.p?"])), "layout[8][8]"),
+    ],
+)
+def test_a_bad_import_names_the_entry_and_saves_nothing(client: FlaskClient, table_id: str, token: str,
+                                                        boards: Path, body: Any, reason: str) -> None:
+    csrf = login(client, table_id, token)
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/bad", csrf, body)
+    assert r.status_code == 422 and reason in r.get_json()["error"]
+    assert not (boards / "terror-board" / "bad.json").exists()
+
+
+def test_a_refused_save_keeps_the_good_file(client: FlaskClient, table_id: str, token: str, boards: Path) -> None:
+    csrf = login(client, table_id, token)
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/mine", csrf, _bushed()).status_code == 200
+    before = (boards / "terror-board" / "mine.json").read_bytes()
+    broken = _bushed()
+    broken["platforms"][0]["spaces"][0]["end_a"] = "grass"
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/mine", csrf, broken).status_code == 422
+    assert (boards / "terror-board" / "mine.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["../escape", ".hidden", "default", "a/b", "x" * 49])
+def test_names_are_never_paths(client: FlaskClient, table_id: str, token: str, boards: Path, name: str) -> None:
+    csrf = login(client, table_id, token)
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/{name}", csrf, _bushed())
+    assert r.status_code in (404, 422)
+    assert not any(p.is_file() for p in boards.parent.rglob("*.json"))
+
+
+def test_new_game_options_carry_the_documents(client: FlaskClient, table_id: str, token: str) -> None:
+    csrf = login(client, table_id, token)
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/mine", csrf, _bushed()).status_code == 200
+    r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=mine")
+    assert r.get_json() == {"ok": True, "options": {"board": _bushed()}}
+    r = client.get(f"/api/t/{table_id}/boards/options/dogs?terror-board=mine")
+    assert r.status_code == 422 and "not for the game 'dogs'" in r.get_json()["error"]
+    r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=missing")
+    assert r.status_code == 422 and "no saved" in r.get_json()["error"]
+
+
+def test_without_a_boards_dir_nothing_is_saved(mosquitto: Broker, token: str, fake: FakeTable) -> None:
+    settings = PanelSettings(broker_port=mosquitto.port, token=token, listen_port=0)
+    app = create_app({"PANEL_SETTINGS": settings, "TESTING": True})
+    view: MqttView = app.extensions["gravekeeper"]
+    try:
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        client = app.test_client()
+        csrf = login(client, fake.table, token)
+        r = _post(client, f"/api/t/{fake.table}/boards/terror-board/mine", csrf, _bushed())
+        assert r.status_code == 409 and "boards directory" in r.get_json()["error"]
+        page = client.get(f"/t/{fake.table}/boards/terror-board/edit")
+        assert page.status_code == 200 and b'data-can-save="no"' in page.data
+        # The defaults are still there to start from and to check against.
+        assert json.loads(client.get(f"/api/t/{fake.table}/boards/terror-board/default").data) == DEFAULT_TERROR
+        assert client.get(f"/api/t/{fake.table}/boards").get_json()["kinds"]["terror-board"]["names"] == []
+        r = client.get(f"/api/t/{fake.table}/boards/options/terror?terror-board=mine")
+        assert r.status_code == 422 and "no boards directory" in r.get_json()["error"]
+    finally:
+        view.close()
+
+
+def test_a_file_put_there_by_hand_is_read_only_if_sane(client: FlaskClient, table_id: str, token: str,
+                                                       boards: Path) -> None:
+    import os
+
+    login(client, table_id, token)
+    folder = boards / "terror-board"
+    folder.mkdir(parents=True)
+    (folder / "huge.json").write_bytes(b" " * (64 * 1024))
+    os.mkfifo(folder / "pipe.json")  # reading it would block the panel for good
+    r = client.get(f"/api/t/{table_id}/boards/terror-board/huge")
+    assert r.status_code == 404 and "larger than 48 KiB" in r.get_json()["error"]
+    r = client.get(f"/api/t/{table_id}/boards/terror-board/pipe")
+    assert r.status_code == 404 and "not a regular file" in r.get_json()["error"]
+    r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=pipe")
+    assert r.status_code == 422 and "not a regular file" in r.get_json()["error"]
+
+
+def test_delete_removes_only_that_file(client: FlaskClient, table_id: str, token: str, boards: Path) -> None:
+    csrf = login(client, table_id, token)
+    for name in ("one", "two"):
+        assert _post(client, f"/api/t/{table_id}/boards/terror-board/{name}", csrf, _bushed()).status_code == 200
+    assert client.post(f"/api/t/{table_id}/boards/terror-board/one/delete").status_code == 403  # no CSRF token
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/one/delete", csrf, {}).get_json() == {"ok": True}
+    assert sorted(p.name for p in (boards / "terror-board").iterdir()) == ["two.json"]
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/one/delete", csrf, {})
+    assert r.status_code == 404 and "no saved" in r.get_json()["error"]
+    r = _post(client, f"/api/t/{table_id}/boards/terror-board/default/delete", csrf, {})
+    assert r.status_code == 404 and "kept for the board that comes with the game" in r.get_json()["error"]

@@ -1,0 +1,117 @@
+/* The board editor's common part: load the document, check every change with the engines' own loaders
+ * (on the panel), show the reason at the entry it names, save, and import files. Each kind of file has
+ * its own editor in board_edit_<kind>.js, registered in GKEditors. */
+(function () {
+  "use strict";
+  const editors = {};
+  window.GKEditors = editors;
+  const body = document.body;
+  const $ = id => document.getElementById(id);
+
+  async function post(url, text) {
+    const r = await fetch(url, { method: "POST", body: text, credentials: "same-origin",
+                                 headers: { "Content-Type": "application/json", "X-CSRF-Token": body.dataset.csrf } });
+    let data = {};
+    try { data = await r.json(); } catch (e) { data = { ok: false, error: "the panel answered " + r.status }; }
+    return data;
+  }
+
+  function apiUrl(kind, name) {
+    return "/api/t/" + encodeURIComponent(body.dataset.table) + "/boards/" + encodeURIComponent(kind) + "/" +
+      encodeURIComponent(name);
+  }
+
+  // ----- the list page: import a shared file under a name ------------------------------------------
+  for (const form of document.querySelectorAll("form.import")) {
+    form.addEventListener("submit", async e => {
+      e.preventDefault();
+      const out = form.querySelector(".reply");
+      const file = form.elements.file.files[0];
+      const name = form.elements.name.value.trim();
+      if (!file) return;
+      const text = await file.text();
+      const r = await post(apiUrl(form.dataset.kind, name), text);
+      out.className = "reply " + (r.ok ? "ok" : "err");
+      out.textContent = r.ok ? "Imported and saved as " + name + "." : "Not imported, nothing was saved: " + r.error;
+      if (r.ok) setTimeout(() => location.reload(), 600);
+    });
+  }
+
+  for (const b of document.querySelectorAll("button.delete")) {
+    b.addEventListener("click", async () => {
+      if (!window.confirm("Delete " + b.dataset.name + "? A game already started on it keeps its board.")) return;
+      const r = await post(apiUrl(b.dataset.kind, b.dataset.name) + "/delete", "{}");
+      if (r.ok) location.reload(); else window.alert("Not deleted: " + r.error);
+    });
+  }
+
+  if (body.dataset.page !== "board-edit") return;
+
+  // ----- the editor page ----------------------------------------------------------------------------
+  const verdict = $("verdict");
+  let doc = null, editor = null, checking = 0, lastOk = false;
+
+  async function check() {
+    const mine = ++checking;
+    const r = await post(body.dataset.check, JSON.stringify(doc));
+    if (mine !== checking) return;  // a newer change is being checked
+    lastOk = !!r.ok;
+    verdict.className = "reply " + (r.ok ? "ok" : "err");
+    verdict.textContent = r.ok ? "The rules can play this board." : "The rules cannot play this: " + r.error;
+    editor.mark(r.ok ? null : (r.at || {}), r.ok ? "" : r.error);
+  }
+
+  async function start() {
+    const r = await fetch(body.dataset.doc, { credentials: "same-origin" });
+    if (!r.ok) { verdict.className = "reply err"; verdict.textContent = "The file could not be opened."; return; }
+    doc = await r.json();
+    const make = editors[body.dataset.kind];
+    editor = make($("editor"), doc, () => check());
+    check();
+  }
+
+  $("save-form").addEventListener("submit", async e => {
+    e.preventDefault();
+    const out = $("saved");
+    const name = $("save-name").value.trim();
+    const r = await post(body.dataset.save.replace("NAME", encodeURIComponent(name)), JSON.stringify(doc));
+    out.className = "reply " + (r.ok ? "ok" : "err");
+    out.textContent = r.ok ? "Saved as " + name + ". Choose it in the new-game form." : "Not saved: " + r.error;
+    if (!r.ok && r.at) editor.mark(r.at, r.error);
+  });
+
+  // Shared by the editors: a row of buttons, one chosen at a time (44 px targets).
+  editors.palette = function (parent, items, chosen, onPick) {
+    const row = document.createElement("div");
+    row.className = "palette";
+    for (const [value, label] of items) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "pick" + (value === chosen ? " chosen" : "");
+      b.dataset.value = value;
+      b.textContent = label;
+      b.addEventListener("click", () => {
+        for (const o of row.children) o.classList.toggle("chosen", o === b);
+        onPick(value);
+      });
+      row.appendChild(b);
+    }
+    parent.appendChild(row);
+    return row;
+  };
+
+  // The reason, written beside the entry it is about.
+  editors.note = function (anchor, message) {
+    for (const old of document.querySelectorAll(".at-error")) old.remove();
+    for (const old of document.querySelectorAll(".has-error")) old.classList.remove("has-error");
+    if (!anchor || !message) return;
+    anchor.classList.add("has-error");
+    const p = document.createElement("p");
+    p.className = "at-error";
+    p.setAttribute("role", "alert");
+    p.textContent = message;
+    anchor.insertAdjacentElement("afterend", p);
+  };
+
+  window.addEventListener("DOMContentLoaded", start);
+})();
