@@ -49,6 +49,8 @@
     const ox = 3, oy = 3;
     const size = Math.floor(594 / Math.max(b.rows, b.cols));
     B.size(svg, ox * 2 + size * b.cols, oy * 2 + size * b.rows);
+    // Where the grid lies in the drawing, for pages that mark cells over it (the board editor).
+    Object.assign(svg.dataset, { cellSize: String(size), originX: String(ox), originY: String(oy) });
     const X = rc => ox + rc[1] * size, Y = rc => oy + rc[0] * size;
     const box = rc => [X(rc), Y(rc), size, size];
     const handled = new Set();
