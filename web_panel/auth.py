@@ -39,12 +39,18 @@ class PanelSession:
     csrf: str
     tokens: dict[str, str] = field(default_factory=dict)  # table -> control token
     seats: dict[str, Seat] = field(default_factory=dict)  # table -> joined seat
-    failures: dict[str, list[float]] = field(default_factory=dict)  # "join"/"login" -> wrong guesses
+    # ("join"|"login", table) -> wrong guesses: per table, so guessing at one table of a club
+    # does not lock this phone out of the table its owner really sits at.
+    failures: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     last_used: float = field(default_factory=time.monotonic)
 
-    def blocked(self, secret: str, now: float) -> bool:
-        recent = [t for t in self.failures.get(secret, []) if now - t < JOIN_FAILURE_WINDOW]
-        self.failures[secret] = recent
+    def blocked(self, secret: str, table: str, now: float) -> bool:
+        key = (secret, table)
+        recent = [t for t in self.failures.get(key, []) if now - t < JOIN_FAILURE_WINDOW]
+        if recent:
+            self.failures[key] = recent
+        else:
+            self.failures.pop(key, None)  # a session that visits 50 tables keeps no empty lists
         return len(recent) >= _SESSION_GUESSES[secret]
 
 
@@ -56,14 +62,16 @@ class Guessing:
     """One request that guesses a secret of a table (``"join"`` a join code, ``"login"`` its token).
 
     Made by :func:`guessing`, which refuses it (429) while this session, or
-    every session together, has guessed wrong too often in the last minute.
+    every session together, has guessed wrong too often at this table in the
+    last minute. Both counts are per table: abuse at one table of a club never
+    locks another table, nor this phone out of another table.
     """
 
     def __init__(self, secret: str, table: str, sess: PanelSession, guard: JoinGuard, now: float) -> None:
         self.secret, self.table, self.session, self._guard, self._now = secret, table, sess, guard, now
 
     def wrong(self) -> None:
-        self.session.failures.setdefault(self.secret, []).append(self._now)
+        self.session.failures.setdefault((self.secret, self.table), []).append(self._now)
         self._guard.failed(self.table, self._now)
 
 
@@ -72,7 +80,7 @@ def guessing(secret: str, table: str) -> Guessing:
     assert sess is not None
     now = time.monotonic()
     guard: JoinGuard = current_app.extensions[f"gravekeeper_{secret}_guard"]
-    if sess.blocked(secret, now) or guard.blocked(table, now):
+    if sess.blocked(secret, table, now) or guard.blocked(table, now):
         abort(429, description=f"too many wrong {_WHAT[secret]}; wait a minute and try again")
     return Guessing(secret, table, sess, guard, now)
 

@@ -37,10 +37,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
+from controller.games import GAME_NAMES, get_game
 from controller.publication import PublicationError, Stamp
 from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
-
-from controller.games import GAME_NAMES, get_game
 
 from .fanout import Item, Subscriber
 from .settings import TABLE_ID_RE, PanelSettings
@@ -70,6 +69,7 @@ class TableView:
     events: deque[dict[str, Any]] = field(default_factory=deque)
     last_seq: int | None = None
     gaps: int = 0
+    glance: dict[str, Any] | None = None  # the retained ``summary`` topic: the table in plain words
 
     def snapshot(self) -> dict[str, Any]:
         """Everything public, as one JSON object (what a page draws on connect)."""
@@ -85,21 +85,50 @@ class TableView:
     def summary(self) -> dict[str, Any]:
         status = self.status or {}
         state = self.state or {}
+        glance = self.glance or {}
+        mismatch = state.get("mismatch") if self.state is not None else None
         return {
             "table": self.table,
+            "room": room_of(self.table),
             "online": status.get("state") == "online",
-            "game": state.get("game") or status.get("game"),
+            "game": state.get("game") or glance.get("game") or status.get("game"),
             # What people read: the game's title (the id stays in "game" for machines).
-            "title": game_title(state.get("game") or status.get("game")),
+            "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
             "players": state.get("players") or [],
-            "over": bool(state.get("over")),
-            "mismatch": bool(state.get("mismatch")),
+            "turn": _text(glance.get("turn")) or _turn(state),
+            "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
+            "over": bool(state.get("over") if self.state is not None else glance.get("over")),
+            "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
+            "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
+                                   else glance.get("mismatch") is True and glance.get("mismatch_text")),
         }
 
 
 def game_title(game: Any) -> str | None:
     """The title people know a game by ("Terror in the Graveyard"), or None for no or an unknown game."""
     return get_game(game).title if isinstance(game, str) and game in GAME_NAMES else None
+
+
+def _turn(state: dict[str, Any]) -> str | None:
+    """Whose turn, by name, from the state (a table that publishes no summary yet)."""
+    players, seat = state.get("players"), state.get("current_player")
+    if state.get("over") or not isinstance(players, list) or isinstance(seat, bool) or not isinstance(seat, int):
+        return None
+    return _text(players[seat]) if 0 <= seat < len(players) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def room_of(table: str) -> str | None:
+    """A table's room, from its id: the part before its last ``-`` (``bar-3`` is in ``bar``,
+    ``hall-b-12`` in ``hall-b``); an id without ``-`` is in no room (docs/panel.md)."""
+    room, sep, rest = table.rpartition("-")
+    return room if sep and room and rest else None
+
+
+LIST = ""  # the key of the club list's subscribers: no table id is empty (TABLE_ID_RE)
 
 
 class MqttView:
@@ -160,7 +189,7 @@ class MqttView:
             # paho leaves Nagle on; with delayed ACKs that costs 40 ms per small message.
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         b = self.base
-        client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events")]
+        client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events", "summary")]
                          + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1), (f"{b}/+/effects", 0)])
         self.connected.set()
         self._notify()
@@ -208,7 +237,9 @@ class MqttView:
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
         if not payload:
             # A retained message deleted by its owner.
-            if kind in RETAINED_KINDS and len(parts) == 2:
+            if kind == "summary" and len(parts) == 2 and not vouched:
+                self._set_glance(table, None)
+            elif kind in RETAINED_KINDS and len(parts) == 2:
                 if vouched:
                     # The table never deletes these; anyone can, and nothing signs an empty message.
                     self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
@@ -252,6 +283,9 @@ class MqttView:
                 self._on_private(table, parts[2], data)
         elif kind == "events" and len(parts) == 2:
             self._on_event(table, data, stamp)
+        elif kind == "summary" and len(parts) == 2:
+            if self._fresh(table, rel, stamp):
+                self._set_glance(table, data)
         elif kind == "effects" and len(parts) == 2:
             if isinstance(data.get("cues"), list) and self._fresh(table, rel, stamp):
                 self._broadcast(table, ("effects", data))  # passing cues: played now or never, not kept
@@ -269,6 +303,26 @@ class MqttView:
                     if view.last_seq is None or data["seq"] > view.last_seq:
                         view.last_seq = data["seq"]
             self._broadcast(table, (kind, data))
+            if kind in ("status", "state"):
+                self._list_changed(table)
+
+    def _set_glance(self, table: str, data: dict[str, Any] | None) -> None:
+        with self._lock:
+            view = self._tables.get(table) if data is None else self._table(table)
+            if view is None:
+                return
+            view.glance = data
+        self._list_changed(table)
+
+    def _list_changed(self, table: str) -> None:
+        """Tell the club list's streams how ``table`` looks now (one line of the list, not its traffic)."""
+        with self._lock:
+            if not self._subscribers.get(LIST):
+                return
+            view = self._tables.get(table)
+            line = view.summary() if view is not None and (view.status or view.state) else {"table": table,
+                                                                                            "gone": True}
+        self._broadcast(LIST, ("table", line))
 
     def _fresh(self, table: str, topic: str, stamp: Stamp | None) -> bool:
         """Whether a verified message is newer than the last one taken; an older one is refused."""
@@ -300,6 +354,7 @@ class MqttView:
             if all(getattr(view, k) is None for k in RETAINED_KINDS):
                 del self._tables[table]
         self._broadcast(table, (kind, None))
+        self._list_changed(table)
 
     def _clear_private(self, table: str, seat: int) -> None:
         with self._lock:

@@ -25,7 +25,7 @@ from controller.publication import Freshness, PublicationError, Stamp, open_publ
 
 log = logging.getLogger(__name__)
 
-SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects")
+SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects", "summary")
 REASONS = {
     "unsigned": "not signed",
     "forged": "signed with another token (is the panel's token this table's?)",

@@ -128,7 +128,7 @@ class FakeTable:
 
     def clear(self) -> None:
         """Delete every retained topic, as a table that goes away for good."""
-        for kind in ("status", "state", "sensors", "health", "private/0", "private/1"):
+        for kind in ("status", "state", "sensors", "health", "summary", "private/0", "private/1"):
             self.publish(kind, None)
 
     def close(self) -> None:

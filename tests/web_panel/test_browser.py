@@ -340,15 +340,15 @@ def test_dogs_board_draws_tiles_dogs_spooks_and_snacks(page: Any, served: PanelS
 def test_the_table_list_follows_the_broker(page: Any, served: PanelServer, fake: FakeTable, mosquitto: Broker,
                                            token: str) -> None:
     page.goto(served.url)
-    page.wait_for_selector(f'tr[data-table="{fake.table}"]')
+    page.wait_for_selector(f'li[data-table="{fake.table}"]')
     other = FakeTable(mosquitto.port, fake.table + "x", token)
     try:
         other.online(game="superstition")
-        row = page.wait_for_selector(f'tr[data-table="{other.table}"]', timeout=8000)
-        assert "online" in row.text_content() and "Superstition" in row.text_content()  # its title, not its id
+        row = page.wait_for_selector(f'li[data-table="{other.table}"]', timeout=8000)
+        assert "online" in row.text_content() and "Superstition" in row.text_content()
         other.publish("status", {"state": "offline", "table": other.table})
         page.wait_for_function(
-            "(t) => (document.querySelector(`tr[data-table='${t}']`) || {}).textContent.includes('offline')",
+            "(t) => (document.querySelector(`li[data-table='${t}']`) || {}).textContent.includes('offline')",
             arg=other.table, timeout=8000)
     finally:
         other.clear()

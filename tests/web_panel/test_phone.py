@@ -116,7 +116,7 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
 
     page, errors = phone()
     page.goto(url)
-    page.wait_for_selector(f'tr[data-table="{fake.table}"]')
+    page.wait_for_selector(f'li[data-table="{fake.table}"]')
     check_phone_page(page, "the table list", errors, shot_name=f"phone-{name}-index")
 
     page.goto(url + f"t/{fake.table}")

@@ -1,27 +1,111 @@
-/* The table list refreshes itself, so a table that comes online appears without a reload. */
+/* The club list: every table on the broker, kept current over one stream of one-line summaries.
+   Search and filters run here, on what the page already has: they cost the panel nothing. */
 (function () {
   "use strict";
-  const api = document.body.dataset.api;
-  function esc(s) { const d = document.createElement("span"); d.textContent = s; return d.innerHTML; }
-  async function refresh() {
-    try {
-      const r = await fetch(api, { credentials: "same-origin" });
-      const j = await r.json();
-      document.getElementById("broker-state").textContent = "broker " + j.broker;
-      const body = document.querySelector("#tables tbody");
-      if (!j.tables.length) {
-        body.innerHTML = '<tr class="empty"><td colspan="5">No table has reported to the broker yet.</td></tr>';
-        return;
-      }
-      body.innerHTML = j.tables.map(t =>
-        '<tr data-table="' + esc(t.table) + '"><td><a class="tap" href="/t/' + encodeURIComponent(t.table) + '">' + esc(t.table) + "</a></td>" +
-        '<td><span class="badge ' + (t.online ? "online" : "offline") + '">' + (t.online ? "online" : "offline") + "</span></td>" +
-        "<td>" + esc(t.title || (t.game ? "a game this panel does not know" : "no game yet")) + "</td><td>" + esc((t.players || []).join(", ")) + "</td><td>" +
-        (t.mismatch ? '<span class="badge mismatch">board mismatch</span>' : "") +
-        (t.over ? '<span class="badge">game over</span>' : "") + "</td></tr>").join("");
-    } catch (e) {
-      document.getElementById("broker-state").textContent = "panel unreachable";
+  const TITLES = { terror: "Terror in the Graveyard", superstition: "Superstition", dogs: "Graveyard Dogs" };
+  const tables = new Map();
+  const list = document.getElementById("tables");
+  const search = document.getElementById("club-search");
+  const gameSel = document.getElementById("club-game");
+  const roomSel = document.getElementById("club-room");
+  const mismatchFirst = document.getElementById("club-mismatch-first");
+  const mismatchOnly = document.getElementById("club-mismatch-only");
+  const none = document.getElementById("club-none");
+  const count = document.getElementById("club-count");
+  const state = document.getElementById("broker-state");
+  let queued = false;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  // Natural order: table 2 before table 10.
+  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+  function title(t) { return t.title || TITLES[t.game] || (t.game ? String(t.game) : "No game yet"); }
+
+  function line(t) {
+    const li = el("li");
+    li.dataset.table = t.table;
+    li.dataset.mismatch = t.mismatch ? "yes" : "no";
+    if (t.mismatch) li.classList.add("has-mismatch");
+    if (!t.online) li.classList.add("is-offline");
+    const a = el("a");
+    a.href = "/t/" + encodeURIComponent(t.table);
+    const head = el("span", "club-head");
+    head.append(el("span", "club-name", t.table), " ",
+      el("span", "badge " + (t.online ? "online" : "offline"), t.online ? "online" : "offline"));
+    if (t.mismatch) head.append(" ", el("span", "badge mismatch", "board mismatch"));
+    if (t.over) head.append(" ", el("span", "badge", "game over"));
+    a.append(head, el("span", "club-game", title(t) + (t.room ? " · room " + t.room : "")));
+    if (t.turn && t.turn !== "nobody") a.append(el("span", "club-turn", t.turn + " to play"));
+    if (t.mismatch && t.mismatch_text) a.append(el("span", "club-problem", t.mismatch_text));
+    else if (t.waiting_for) a.append(el("span", "club-wait", t.waiting_for));
+    if (t.players && t.players.length) a.append(el("span", "club-players", t.players.join(", ")));
+    li.append(a);
+    return li;
+  }
+
+  function matches(t, words) {
+    if (gameSel.value && t.game !== gameSel.value) return false;
+    if (roomSel.value && t.room !== roomSel.value) return false;
+    if (mismatchOnly.checked && !t.mismatch) return false;
+    const hay = [t.table, title(t), t.room || "", (t.players || []).join(" "), t.turn || ""].join(" ").toLowerCase();
+    return words.every(w => hay.includes(w));
+  }
+
+  function rooms() {
+    const have = new Set([...tables.values()].map(t => t.room).filter(Boolean));
+    const shown = new Set([...roomSel.options].map(o => o.value).filter(Boolean));
+    for (const r of [...have].sort(collator.compare)) {
+      if (!shown.has(r)) roomSel.append(new Option(r, r));
     }
   }
-  setInterval(refresh, 2000);
+
+  function render() {
+    queued = false;
+    rooms();
+    const words = search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const all = [...tables.values()];
+    const shown = all.filter(t => matches(t, words)).sort((x, y) =>
+      (mismatchFirst.checked ? Number(y.mismatch) - Number(x.mismatch) : 0) ||
+      Number(y.online) - Number(x.online) ||
+      collator.compare(x.room || "", y.room || "") || collator.compare(x.table, y.table));
+    if (!all.length) {
+      list.replaceChildren(el("li", "empty", "No table has reported to the broker yet."));
+    } else {
+      list.replaceChildren(...shown.map(line));
+    }
+    none.hidden = !all.length || shown.length > 0;
+    const problems = all.filter(t => t.mismatch).length;
+    count.textContent = all.length + " at the club" + (problems ? ", " + problems + " with a mismatch" : "") +
+      (shown.length !== all.length ? " · " + shown.length + " shown" : "");
+  }
+  // Many tables change at once on a busy night: draw once a frame, not once a message.
+  function later() { if (!queued) { queued = true; requestAnimationFrame(render); } }
+
+  for (const input of [search, gameSel, roomSel, mismatchFirst, mismatchOnly]) {
+    input.addEventListener("input", later);
+    input.addEventListener("change", later);
+  }
+  document.getElementById("club-filters").addEventListener("submit", e => e.preventDefault());
+
+  const source = new EventSource(document.body.dataset.stream);
+  source.addEventListener("tables", e => {
+    const j = JSON.parse(e.data);
+    tables.clear();
+    for (const t of j.tables) tables.set(t.table, t);
+    state.textContent = "broker " + j.broker;
+    later();
+  });
+  source.addEventListener("table", e => {
+    const t = JSON.parse(e.data);
+    if (t.gone) tables.delete(t.table); else tables.set(t.table, t);
+    later();
+  });
+  source.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
+  // A reconnect starts with a "tables" event, which also says how the broker is.
+  source.onerror = () => { state.textContent = "panel unreachable: reconnecting"; };
 })();

@@ -10,23 +10,43 @@ from controller.games import GAME_NAMES
 
 from ..auth import control_token, current_session
 from ..fanout import Item
+from ..mqtt_view import LIST
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
 bp = Blueprint("tables", __name__)
 
+# The games' names in the club list's filter (the tables' own lines carry the title they publish).
+GAME_TITLES = {"terror": "Terror in the Graveyard", "superstition": "Superstition", "dogs": "Graveyard Dogs"}
+
 
 @bp.get("/")
 def index() -> str:
     current_session()
-    return render_template("index.html", tables=mqtt_view().tables(),
-                           broker=mqtt_view().connected.is_set())
+    tables = sorted(mqtt_view().tables(), key=lambda t: (not t["mismatch"], t["room"] or "", t["table"]))
+    return render_template("index.html", tables=tables, broker=mqtt_view().connected.is_set(),
+                           games=[(g, GAME_TITLES.get(g, g)) for g in GAME_NAMES], titles=GAME_TITLES)
 
 
 @bp.get("/api/tables")
 def api_tables() -> Response:
     return jsonify({"broker": "connected" if mqtt_view().connected.is_set() else "disconnected",
                     "tables": mqtt_view().tables()})
+
+
+@bp.get("/api/tables/stream")
+def tables_stream() -> Response:
+    """The club list as it changes: every table's line first, then one line per change.
+
+    It carries each table's one-line summary only, never a table's events or
+    sensors: the list costs the panel and the phone a line per change."""
+    view = mqtt_view()
+
+    def first() -> list[tuple[str, Any]]:
+        return [("tables", {"broker": "connected" if view.connected.is_set() else "disconnected",
+                            "tables": view.tables()})]
+
+    return stream(view, LIST, first=first, snapshot=False)
 
 
 @bp.get("/t/<table>")

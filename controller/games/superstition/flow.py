@@ -85,7 +85,14 @@ def _roll(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
 
 
 def _move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
-    walk = game.options_for(p)[params["direction"]]
+    return _walk(game, p, game.options_for(p)[params["direction"]])
+
+
+def _charm_move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+    return _walk(game, p, game.charm_options_for(p)[params["direction"]])
+
+
+def _walk(game: "Superstition", p: int, walk: Walk | str) -> list[Event]:
     assert isinstance(walk, Walk)
     pawn = game.pawns[p]
     origin = pawn["space"]
@@ -96,6 +103,8 @@ def _move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
     }
     if walk.charm:
         data["charm"] = game.hands[p]["charm"]
+    if walk.short:
+        data["short"] = True  # two dice: stopped on the Whammy next to it
     events = [Event("moved", data)]
     game.dice = []
     platform = game.board.platform_at(walk.destination)
@@ -203,7 +212,7 @@ HANDLERS = {
     "draw_tokens": _draw_tokens_action,
     "roll": _roll,
     "move": _move,
-    "charm_move": _move,
+    "charm_move": _charm_move,
     "end_turn": _end_turn_action,
     "jump": _jump,
     "trade_places": _trade_places,

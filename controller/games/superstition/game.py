@@ -31,6 +31,7 @@ from .moves import (
     CHARM_NAMES,
     WHAMMY_NAMES,
     Walk,
+    charm_options,
     move_options,
 )
 from .rules import RulesMixin
@@ -409,7 +410,12 @@ class Superstition(RulesMixin, Game):
 
     # ----- helpers the rules use ------------------------------------------------
     def options_for(self, seat: int) -> dict[str, Walk | str]:
+        """The moves without a Charm (``move``), or why each direction is blocked."""
         return move_options(self, seat, sum(self.dice))
+
+    def charm_options_for(self, seat: int) -> dict[str, Walk]:
+        """The moves that pass a Whammy with the seat's Charm (``charm_move``)."""
+        return charm_options(self, seat, sum(self.dice))
 
 
 def _whammy_for(charm: str) -> str:

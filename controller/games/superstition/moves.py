@@ -59,6 +59,9 @@ class Walk:
     direction: str
     path: tuple[str, ...]
     charm: bool = False
+    # Two dice only: the pawn stops on the Whammy on the very next space instead of
+    # moving the throw (no throw of two dice is 1; see ``move_options``).
+    short: bool = False
 
     @property
     def destination(self) -> str:
@@ -101,7 +104,34 @@ def entry_block(game: "Superstition", seat: int, platform: Platform) -> str | No
 
 
 def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk | str]:
-    """direction -> the walk, or the reason that direction is blocked."""
+    """direction -> the walk without any Charm, or the reason that direction is blocked.
+
+    With two dice (``dice: 2``) no throw is 1, so a Whammy on the very next space
+    of a leaving pawn could never be landed on (The Whammy, rule 3) and would
+    block that way for good; the pawn may then stop on it instead (``short``).
+    """
+    options = _options(game, seat, steps, None)
+    pawn = game.pawns[seat]
+    if game.options["dice"] == 2 and pawn["leg"] in LEAVING_LEGS:
+        ring_name, forced = lane(game, pawn)
+        for direction, found in options.items():
+            if isinstance(found, Walk) or direction == "in":
+                continue
+            near = walk(game, seat, ring_name, forced, direction, 1, None)
+            if isinstance(near, Walk) and near.destination in game.whammies:
+                options[direction] = Walk(direction, near.path, short=True)
+    return options
+
+
+def charm_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk]:
+    """direction -> a walk that passes a Whammy with the seat's matching Charm (The Whammy, rule 2)."""
+    held = game.hands[seat]["charm"]
+    if held is None or game.pawns[seat]["leg"] not in LEAVING_LEGS:
+        return {}
+    return {d: w for d, w in _options(game, seat, steps, held).items() if isinstance(w, Walk) and w.charm}
+
+
+def _options(game: "Superstition", seat: int, steps: int, held: str | None) -> dict[str, Walk | str]:
     pawn = game.pawns[seat]
     ring_name, forced = lane(game, pawn)
     here = pawn["space"]
@@ -117,7 +147,7 @@ def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk 
         if block is None and not put_back:
             return options
     for direction in ("cw", "ccw"):
-        options[direction] = walk(game, seat, ring_name, forced, direction, steps)
+        options[direction] = walk(game, seat, ring_name, forced, direction, steps, held)
     return options
 
 
@@ -128,7 +158,9 @@ def walk(
     forced: dict[str, Platform],
     direction: str,
     steps: int,
+    held: str | None,
 ) -> Walk | str:
+    """The walk of ``steps`` counted spaces, passing only Whammies the Charm ``held`` matches."""
     board = game.board
     pawn = game.pawns[seat]
     ring = board.ring(ring_name)
@@ -145,6 +177,7 @@ def walk(
     pos = pawn["space"]
     remaining = steps
     kind = board.kind(pos)
+    placed = kind == "tomb_side"  # the first space is a placement, not a step (below)
     if kind in ("circle", "platform", "tomb_side"):
         free = False  # whether the first space is stepped onto without counting it
         if kind == "circle":
@@ -153,11 +186,18 @@ def walk(
             platform = board.platform_at(pos)
             assert platform is not None
             first = platform.stone if ring_name == "stone" else platform.brick or ""
-            free = game.options["step_off"] == "free"
+            # ``step_off`` is Part I rule 6 ("Step off the platform, throw the dice and
+            # move onto the stone path"). On the return trip the platform is a space
+            # like any other (rule 4: "The circle on the platform counts as one
+            # space"), so stepping off it is the first space of the throw: only then
+            # can a move end on that space and land on a Whammy there (The Whammy,
+            # rule 3) instead of being blocked for good by it.
+            free = game.options["step_off"] == "free" and not leaving
         else:
             # Leaving from beside the tomb: a pawn that sneaked by while the space in
             # front of the Grave was taken. Part II rule 1 places it in front without
-            # a throw, so that step is never counted.
+            # a throw, so that step is never counted; and, as when the engine places
+            # it there at once, a Whammy on that space is stood on, not passed.
             first = next(p.stone for p in board.platforms.values() if p.tomb_side == pos)
             free = True
         if first in occupied:
@@ -186,9 +226,8 @@ def walk(
     if leaving:
         # Every space entered before the last is passed, the step off a platform
         # included: step_off decides counting, never passing (The Whammy, rule 2).
-        held = game.hands[seat]["charm"]
-        for space in path[:-1]:
-            whammy = game.whammies.get(space)
+        for i, space in enumerate(path[:-1]):
+            whammy = game.whammies.get(space) if i or not placed else None
             if whammy is None:
                 continue
             if held != CHARM_FOR_WHAMMY[whammy]:

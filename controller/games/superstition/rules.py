@@ -98,8 +98,9 @@ class RulesMixin:
             plain = False
             for direction, walk in self.options_for(p).items():
                 if isinstance(walk, Walk):
-                    out.append(act("charm_move" if walk.charm else "move", p, direction=direction))
-                    plain = plain or not walk.charm
+                    out.append(act("move", p, direction=direction))
+                    plain = True
+            out.extend(act("charm_move", p, direction=d) for d in self.charm_options_for(p))
             if not plain:
                 out.append(act("end_turn", p))
         elif phase == "tomb":
@@ -214,17 +215,18 @@ def _reason(game: "Superstition", action: Action) -> str | None:
         if direction not in DIRECTIONS:
             return f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
         walk = game.options_for(p).get(direction)
+        charmed = game.charm_options_for(p).get(direction)
         if walk is None:
             return f"direction {direction!r} is not open from {game.pawns[p]['space']}"
-        if isinstance(walk, str):
+        if kind == "move" and isinstance(walk, str):
+            if charmed is not None:
+                return "that way passes a Whammy; use charm_move to pass it with your Charm"
             return walk
-        if walk.charm and kind == "move":
-            return "that way passes a Whammy; use charm_move to pass it with your Charm"
-        if not walk.charm and kind == "charm_move":
-            return "that way passes no Whammy; use move"
+        if kind == "charm_move" and charmed is None:
+            return "that way passes no Whammy; use move" if isinstance(walk, Walk) else walk
     if kind == "end_turn":
         if game.phase == "move":
-            open_ways = [d for d, w in game.options_for(p).items() if isinstance(w, Walk) and not w.charm]
+            open_ways = [d for d, w in game.options_for(p).items() if isinstance(w, Walk)]
             if open_ways:
                 return f"you can still move ({', '.join(open_ways)}); the full count must be moved"
         elif jump_block(game, p) is None:

@@ -45,7 +45,9 @@ def test_stepping_off_past_a_whammy_with_its_charm_is_a_charm_move() -> None:
     throw(game, 3)
     assert directions(game, "charm_move") == {"cw", "ccw"}
     events = act(game, "charm_move", direction="cw")
-    assert events_of(events, "moved")[0].data["path"] == ["b8", "b9", "b10", "b11"]
+    # Leaving, the step off the platform is the first space of the throw (rule 4: "The
+    # circle on the platform counts as one space"), whatever step_off says for Part I.
+    assert events_of(events, "moved")[0].data["path"] == ["b8", "b9", "b10"]
 
 
 def test_stepping_off_with_another_charm_does_not_pass() -> None:
@@ -58,10 +60,11 @@ def test_stepping_off_with_another_charm_does_not_pass() -> None:
     assert directions(game) == set() and directions(game, "charm_move") == set()
 
 
-def test_stepping_off_may_still_land_on_a_whammy_by_exact_count() -> None:
-    # "If in leaving you land by exact count on a Whammy, you may pick it up" -- with the free
-    # step-off the first stone/brick space is never the end of a move, with a counted one it is.
-    game = new_game(step_off="counts")
+@pytest.mark.parametrize("step_off", ["free", "counts"])
+def test_stepping_off_may_still_land_on_a_whammy_by_exact_count(step_off: str) -> None:
+    # "If in leaving you land by exact count on a Whammy, you may pick it up": on the return
+    # trip the step off the platform counts, so a throw of 1 ends on the first brick space.
+    game = new_game(step_off=step_off)
     begin(game)
     put(game, 0, "ladder", leg="out2")
     on_board(game, "b8", "the_raven")

@@ -131,7 +131,9 @@ def test_part2_sneaking_by_on_the_way_out_steps_onto_the_brick_path_and_throws_a
     assert events_of(events, "second_throw") and game.pawns[0]["leg"] == "out2"
     throw(game, 3)
     events = act(game, "move", direction="ccw")
-    assert events_of(events, "moved")[0].data["path"] == ["b8", "b7", "b6", "b5"]
+    # On the return trip the step off the platform is the first space of the throw
+    # (rule 4: "The circle on the platform counts as one space").
+    assert events_of(events, "moved")[0].data["path"] == ["b8", "b7", "b6"]
 
 
 # ----- The Whammy, rule 1: "At any time during your turn, you may place your Whammy" ---------

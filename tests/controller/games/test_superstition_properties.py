@@ -42,6 +42,9 @@ def _adjacent(board: Board) -> set[frozenset[str]]:
     pairs |= {frozenset((board.gate, c)) for c in board.circles.values()}
     for platform in board.platforms.values():
         pairs |= {frozenset((platform.space, s)) for s in (platform.stone, platform.brick) if s}
+        if platform.tomb_side:
+            # Part II rule 1: a pawn waiting beside the tomb is placed in front of the Grave.
+            pairs.add(frozenset((platform.tomb_side, platform.stone)))
     return pairs
 
 
@@ -235,19 +238,39 @@ WHAMMY_CHARM = {"the_raven": "wishbone", "witching_hour": "hex_sign", "mummys_cu
                 "friday_13th": "four_leaf_clover"}
 
 
-def _predict_walks(game: Superstition, seat: int) -> dict[str, tuple[str, bool] | None]:
-    """direction -> (destination, passes a Whammy with its Charm), or None when blocked.
+def _predict_walks(game: Superstition, seat: int) -> dict[tuple[str, str], str]:
+    """(move or charm_move, direction) -> destination, for every legal move.
 
     Worked out from the board file and the rulebook alone, without the engine's move code:
     rule 2 (one ring, one direction, the full count), rule 3 (no passing, no landing on a
     pawn), rules 4 and 8 (a platform to challenge stops the move and counts one space),
-    rule 6 (the step off a platform is free unless ``step_off: counts``), The Whammy 1-2
-    (passing needs the matching Charm), Winner (home by exact count from the gate).
+    rule 6 (going in, the step off a platform is free unless ``step_off: counts``; going
+    out it counts, as the platform is a space), Part II rule 1 (a pawn waiting beside the
+    tomb is placed in front of the Grave: it stands on a Whammy there, it does not pass
+    it), The Whammy 1-2 (passing needs the matching Charm), Winner (home by exact count
+    from the gate); and, with two dice, a Whammy on the very next space may be stopped on.
     """
+    pawn = game.pawns[seat]
+    steps = sum(game.dice)
+    plain = _predict_for(game, seat, steps, None)
+    out = {("move", d): w[0] for d, w in plain.items() if w is not None}
+    held = game.hands[seat]["charm"]
+    if held is not None and pawn["leg"] in LEAVING:
+        charmed = _predict_for(game, seat, steps, held)
+        out |= {("charm_move", d): w[0] for d, w in charmed.items() if w is not None and w[1]}
+    if game.options["dice"] == 2 and pawn["leg"] in LEAVING:
+        near = _predict_for(game, seat, 1, None)
+        for d, w in plain.items():
+            if w is None and d != "in" and near.get(d) is not None and near[d][0] in game.whammies:
+                out[("move", d)] = near[d][0]
+    return out
+
+
+def _predict_for(game: Superstition, seat: int, steps: int, held: str | None) -> dict[str, tuple[str, bool] | None]:
+    """direction -> (destination, passes a Whammy with the Charm ``held``), or None when blocked."""
     raw = game.board.raw
     pawn = game.pawns[seat]
     leg, here, zapped = pawn["leg"], pawn["space"], pawn["zapped"]
-    steps = sum(game.dice)
     others = {p["space"] for k, p in enumerate(game.pawns) if k != seat}
     plat = raw["platforms"]
 
@@ -282,7 +305,7 @@ def _predict_walks(game: Superstition, seat: int) -> dict[str, tuple[str, bool] 
         elif kind == "platform":
             spec = next(p for p in plat.values() if p["space"] == here)
             first = spec["stone_exit"] if ring_name == "stone" else spec["brick_entrance"]
-            counted = game.options["step_off"] == "counts"
+            counted = game.options["step_off"] == "counts" or leg in LEAVING
         elif kind == "tomb_side":
             first = next(p["front"] for p in plat.values() if p.get("tomb_side") == here)
             counted = False
@@ -315,11 +338,11 @@ def _predict_walks(game: Superstition, seat: int) -> dict[str, tuple[str, bool] 
                 break
         charm = False
         if not blocked and leg in LEAVING:
-            for space in path[:-1]:
+            for i, space in enumerate(path[:-1]):
                 whammy = game.whammies.get(space)
-                if whammy is None:
+                if whammy is None or (i == 0 and kind == "tomb_side"):
                     continue
-                if game.hands[seat]["charm"] != WHAMMY_CHARM[whammy]:
+                if held != WHAMMY_CHARM[whammy]:
                     blocked = True
                     break
                 charm = True
@@ -354,8 +377,7 @@ def _check_step(game: Superstition, legal: list[Action]) -> None:
     assert sorted(whammies) == sorted(WHAMMY_CHARM) and sorted(charms) == sorted(WHAMMY_CHARM.values())
     # legal destinations, recomputed
     if game.phase == "move":
-        predicted = _predict_walks(game, actor)
-        expected = {("charm_move" if w[1] else "move", d) for d, w in predicted.items() if w is not None}
+        expected = set(_predict_walks(game, actor))
         listed = {(a.kind, a.params["direction"]) for a in legal if a.kind in ("move", "charm_move")}
         assert listed == expected, (game.pawns[actor], game.dice, listed, expected)
         assert any(a.kind == "end_turn" for a in legal) == (not any(k == "move" for k, _ in expected))
@@ -394,8 +416,7 @@ def _play_complete(n: int, seed: int, options: dict[str, Any], rnd: random.Rando
         # declining every trade could keep two pawns beside the tomb for a long time
         action = rnd.choice(legal if (not plain or rnd.random() < 0.05) else plain)
         if game.phase == "move" and action.kind in ("move", "charm_move"):
-            predicted = _predict_walks(game, action.player)[action.params["direction"]]
-            assert predicted is not None
+            predicted = _predict_walks(game, action.player)[(action.kind, action.params["direction"])]
         else:
             predicted = None
         # the same action by another seat is refused and changes nothing
@@ -410,7 +431,7 @@ def _play_complete(n: int, seed: int, options: dict[str, Any], rnd: random.Rando
         assert _snapshot(game) == before
         game.apply(action)
         if predicted is not None:
-            assert game.pawns[action.player]["space"] == predicted[0], (action, predicted)
+            assert game.pawns[action.player]["space"] == predicted, (action, predicted)
         taken.append(action)
         states.append(_snapshot(game))
     _check_step(game, game.legal_actions())
@@ -435,3 +456,67 @@ def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
         final = states[-1]
         assert again.to_json() == final
         assert Superstition.from_json(json.loads(json.dumps(final))).to_json() == final
+
+
+# ----- no position stalls: every game ends, and the seat to act always has an action -----------
+# A stalled game never ends, so a bound on the turns is the test. The 600 games below end within
+# 450 turns; before the fix, 7 of the 300 two-dice games were still going at 3,000.
+MAX_TURNS = 2000
+
+
+def _hot_spaces(game: Superstition) -> set[str]:
+    """Where a Whammy hurts most: the spaces beside every platform, the Graves' fronts, the gate."""
+    spaces = {game.board.gate}
+    for platform in game.board.platforms.values():
+        spaces |= {platform.stone} | ({platform.brick} if platform.brick else set())
+    return spaces
+
+
+def _near_leaving_opponents(game: Superstition, seat: int) -> set[str]:
+    near: set[str] = set()
+    for other, pawn in enumerate(game.pawns):
+        if other == seat or pawn["leg"] not in LEAVING:
+            continue
+        for ring in (game.board.brick, game.board.stone):
+            if pawn["space"] in ring:
+                i = ring.index(pawn["space"])
+                near |= {ring[i - 1], ring[(i + 1) % len(ring)]}
+    return near
+
+
+def _spiteful_choice(game: Superstition, legal: list[Action], rnd: random.Random) -> Action:
+    """Random play that puts Whammies where they block most: beside leaving pawns, beside
+    the platforms and on the gate (the positions where a pawn can be shut in)."""
+    wanted = _hot_spaces(game) | _near_leaving_opponents(game, game.current_player or 0)
+    placing = [a for a in legal if a.kind in ("place_whammy", "relocate_whammy")]
+    if placing and rnd.random() < 0.5:
+        spiteful = [a for a in placing if (a.params.get("space") or a.params.get("to")) in wanted]
+        return rnd.choice(spiteful or placing)
+    plain = [a for a in legal if a.kind not in ("place_whammy", "relocate_whammy")]
+    return rnd.choice(plain or legal)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dice", [1, 2])
+def test_300_random_games_end_and_the_seat_to_act_always_has_an_action(dice: int) -> None:
+    """The Whammy, rule 4 lets a pawn be blocked both ways for a turn, never for good: with
+    ``dice`` 1 and 2, 300 complete games each (half with spiteful Whammy placement) all end
+    within MAX_TURNS, and in every state before the end the seat to act has a legal action."""
+    extras: list[dict[str, Any]] = [{}, {"step_off": "counts"}, {"dice_source": "table", "tokens": "table"}]
+    for k in range(300):
+        rnd = random.Random(10_000 * dice + k)
+        n = 2 + k % 3
+        options = dict(extras[k % len(extras)], dice=dice)
+        game = G.new(NAMES[:n], k, options)
+        spiteful = k % 2 == 1
+        while not game.is_over:
+            assert game.turns <= MAX_TURNS, (dice, k, options, game.pawns, game.whammies)
+            legal = game.legal_actions()
+            assert game.current_player is not None and legal, (dice, k, game.phase)
+            if spiteful:
+                action = _spiteful_choice(game, legal, rnd)
+            else:
+                plain = [a for a in legal if a.kind != "place_whammy"]
+                action = rnd.choice(legal if (not plain or rnd.random() < 0.05) else plain)
+            game.apply(action)
+        assert game.legal_actions() == [] and len(game.winners) == 1

@@ -1,0 +1,28 @@
+"""The club load generator stays runnable: a tiny club's events reach the outside subscriber and the phones."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_club_small_run_times_events_at_both_observers() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_club.py"), "--tables", "3", "--seconds", "4",
+         "--one-seconds", "4", "--pace", "0.5", "--phones", "1"],
+        capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    one, many = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (one["tables"], many["tables"]) == (1, 3)
+    for case in (one, many):
+        assert case["events"] > 0 and case["sse_events"] > 0, case
+        assert case["sse_streams"] == case["tables"] + 1  # one phone a table, and the club list
+        assert case["list_lines"] > 0  # the club list got one line per change
+        assert case["counts"]["events"] == case["events"]
+    assert "event p99 at an outside subscriber" in proc.stdout
