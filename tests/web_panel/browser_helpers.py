@@ -50,7 +50,9 @@ TARGETS = """(min) => {
   const out = [];
   for (const el of document.querySelectorAll(sel)) {
     if (el.disabled) continue;
-    const r = el.getBoundingClientRect();
+    // A checkbox or radio inside its label is tapped anywhere on the label: the label is the target.
+    const label = /^(checkbox|radio)$/.test(el.type || "") ? el.closest("label") : null;
+    const r = (label || el).getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;           // not shown (hidden, or in a closed fold)
     const style = getComputedStyle(el);
     if (style.visibility === "hidden" || style.display === "none") continue;
