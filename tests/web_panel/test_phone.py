@@ -144,12 +144,13 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     player.goto(url + f"t/{fake.table}/join")
     check_phone_page(player, "the join form", p_errors, shot_name="phone-join")
     seat = g.current_player
-    # The phone buzzes when it becomes this player's turn: count the calls the page makes.
+    # The phone buzzes on this player's turn through the table's cues (effects.js, tested with its cues in
+    # test_effects_browser.py); the page must not buzz a second time by itself: count the calls it makes.
     player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
     join(player, url, fake.table, token, seat)
     player.wait_for_selector("#your-turn:not([hidden])")
     assert player.text_content("#your-turn").startswith("Your turn")
-    assert player.evaluate("window.buzzes") == [200]
+    assert player.evaluate("window.buzzes || []") == []  # this stand-in table sends no cue
     # Each board has a legend: folded on a phone, one tap away.
     assert player.locator("#board-legend").get_attribute("open") is None
     player.locator("#board-legend summary").tap()

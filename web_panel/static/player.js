@@ -83,7 +83,9 @@
         box.appendChild(small);
       }
     }
-    if (mine && !wasMine && navigator.vibrate) {
+    // The table's cues (effects.js) buzz a player's phone on their turn, with the player's own on/off switch;
+    // only a page without them buzzes here, so a turn never buzzes twice.
+    if (mine && !wasMine && !window.GKEffects && navigator.vibrate) {
       try { navigator.vibrate(200); } catch (e) { /* a browser may refuse before the first tap */ }
     }
     wasMine = mine;
