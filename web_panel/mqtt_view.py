@@ -235,6 +235,11 @@ class MqttView:
         rel = "/".join(parts[1:])
         # With the table's token, only what the table signed counts (web_panel.trust).
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
+        status_vouched = kind == "status" and len(parts) == 2 and self.vouching.holds(table)
+        if not payload and status_vouched:
+            # the table never deletes its status (its last will says offline); anyone can
+            self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
+            return
         if not payload:
             # A retained message deleted by its owner.
             if kind == "summary" and len(parts) == 2 and not vouched:
@@ -276,6 +281,12 @@ class MqttView:
             self.bad_messages += 1
             log.warning("panel: ignored a message that is not a JSON object on %s", topic)
             return
+        if status_vouched:
+            try:
+                self.vouching.check_status(table, data)
+            except PublicationError as exc:
+                self._refuse(table, rel, exc)
+                return
         if kind == "reply" and len(parts) == 3:
             self._on_reply(data)
         elif kind == "private" and len(parts) == 3:
