@@ -37,6 +37,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
+from controller.games import GAME_NAMES, get_game
 from controller.publication import PublicationError, Stamp
 from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
@@ -91,7 +92,8 @@ class TableView:
             "room": room_of(self.table),
             "online": status.get("state") == "online",
             "game": state.get("game") or glance.get("game") or status.get("game"),
-            "title": _text(glance.get("title")),
+            # What people read: the game's title (the id stays in "game" for machines).
+            "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
             "players": state.get("players") or [],
             "turn": _text(glance.get("turn")) or _turn(state),
             "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
@@ -101,6 +103,11 @@ class TableView:
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
             "paused": bool((state.get("gm") or {}).get("paused")),  # the game master paused it
         }
+
+
+def game_title(game: Any) -> str | None:
+    """The title people know a game by ("Terror in the Graveyard"), or None for no or an unknown game."""
+    return get_game(game).title if isinstance(game, str) and game in GAME_NAMES else None
 
 
 def _turn(state: dict[str, Any]) -> str | None:
@@ -229,6 +236,11 @@ class MqttView:
         rel = "/".join(parts[1:])
         # With the table's token, only what the table signed counts (web_panel.trust).
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
+        status_vouched = kind == "status" and len(parts) == 2 and self.vouching.holds(table)
+        if not payload and status_vouched:
+            # the table never deletes its status (its last will says offline); anyone can
+            self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
+            return
         if not payload:
             # A retained message deleted by its owner.
             if kind == "summary" and len(parts) == 2 and not vouched:
@@ -270,6 +282,12 @@ class MqttView:
             self.bad_messages += 1
             log.warning("panel: ignored a message that is not a JSON object on %s", topic)
             return
+        if status_vouched:
+            try:
+                self.vouching.check_status(table, data)
+            except PublicationError as exc:
+                self._refuse(table, rel, exc)
+                return
         if kind == "reply" and len(parts) == 3:
             self._on_reply(data)
         elif kind == "private" and len(parts) == 3:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.publication import Freshness, PublicationError, Stamp, open_publication, publication_key
+from controller.security import verify_status
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class Vouching:
         self._keys: dict[str, bytes] = {}
         self._fresh: dict[str, Freshness] = {}
         self._refused: dict[str, Counter[str]] = {}
+        self._status_since: dict[str, float] = {}  # table -> when the run of the newest status began
         self._lock = threading.Lock()
 
     def holds(self, table: str) -> bool:
@@ -63,6 +65,30 @@ class Vouching:
         if key is None:
             raise PublicationError("unsigned", "this panel holds no token to check the table's signature")
         return open_publication(key, table, topic, payload)
+
+    def check_status(self, table: str, payload: dict[str, Any]) -> None:
+        """A ``status`` the table signed (``controller.security.signed_status``), and of its newest run.
+
+        The status says whether the table is online, and a panel refuses commands to an offline
+        table, so a forged "offline" would silence it. :class:`PublicationError` otherwise: an
+        older run's status (``since`` before the newest seen) is ``stale``. Within one run the
+        status carries no counter: a replay of its own earlier "online" is not told apart.
+        """
+        token = self._token_for(table)
+        if token is None:
+            raise PublicationError("unsigned", "this panel holds no token to check the table's signature")
+        if not isinstance(payload.get("auth"), str):
+            raise PublicationError("unsigned", "a status the table did not sign")
+        if not verify_status(token, table, payload):
+            raise PublicationError("forged", "a status signed with another token, for another table, or altered")
+        since = payload.get("since")
+        if isinstance(since, bool) or not isinstance(since, (int, float)):
+            return  # signed, but not saying when its run began: nothing to order it by
+        with self._lock:
+            newest = self._status_since.get(table)
+            if newest is not None and since < newest:
+                raise PublicationError("stale", "the status of a run older than the one already seen")
+            self._status_since[table] = float(since)
 
     def take(self, table: str, topic: str, stamp: Stamp) -> bool:
         """True if newer than what was taken on ``topic``, False if the same; ``stale`` error if older."""

@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.publication import Publisher
-from controller.security import seal, seal_reply, signed, unseal_command, verify_command
+from controller.security import seal, seal_reply, signed, signed_status, unseal_command, verify_command
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -43,7 +43,10 @@ class FakeTable:
         # Signs state, events, sensors, health and private views as the controller does.
         self.signer = Publisher(token, table, uuid.uuid4().hex[:16], time.time())
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
-        self._client.will_set(self.topic("status"), json.dumps({"state": "offline", "table": table}), 1, True)
+        self._status_token = token
+        # The table's status and last will are signed, as the controller's are (controller.security).
+        self._client.will_set(self.topic("status"), json.dumps(
+            signed_status(token, table, {"state": "offline", "table": table, "since": 0})), 1, True)
         self._client.on_connect = self._on_connect
         self._client.on_message = self._on_message
         self._client.connect("127.0.0.1", port)
@@ -94,6 +97,8 @@ class FakeTable:
             return list(self.commands)
 
     def publish(self, kind: str, payload: dict[str, Any] | None, retain: bool = True) -> None:
+        if kind == "status" and payload is not None:
+            payload = signed_status(self._status_token, self.table, payload)
         body = b"" if payload is None else json.dumps(payload).encode()
         if body and kind.split("/")[0] in SIGNED_KINDS:
             body = self.signer.sign(kind, body)

@@ -203,3 +203,24 @@ def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: Fa
     assert view.wait_until(lambda: any(e["type"] == "marker" for e in view.snapshot(fake.table)["events"]), 5)
     assert view.sealed_view(fake.table, 0) == current
     assert view.vouching.describe(fake.table)["refused"] == {"stale": 1}
+
+
+def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClient, fake: FakeTable) -> None:
+    """A forged "offline" would make the panel refuse the table's commands; an unsigned deletion would
+    drop it from the list. Neither reaches the panel, nor does an older run's genuine status."""
+    from controller.security import signed_status
+
+    view: MqttView = client.application.extensions["gravekeeper"]
+    fake.publish("status", {"state": "online", "table": fake.table, "game": "terror", "since": 100.0})
+    assert view.wait_until(lambda: ((view.snapshot(fake.table) or {}).get("status") or {}).get("since") == 100.0, 5)
+    old_run = signed_status(fake._status_token, fake.table, {"state": "offline", "table": fake.table, "since": 50.0})
+    other_token = signed_status("not-the-token", fake.table, {"state": "offline", "table": fake.table, "since": 200.0})
+    for body in (json.dumps({"state": "offline", "table": fake.table, "since": 300.0}).encode(),
+                 json.dumps(other_token).encode(), json.dumps(old_run).encode(), b""):
+        fake.publish_raw("status", body)
+    fake.state(seq=2)  # a marker after the forgeries
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)
+    assert ((view.snapshot(fake.table) or {}).get("status") or {}).get("state") == "online"
+    refused = view.vouching.describe(fake.table)["refused"]
+    assert refused.get("unsigned", 0) >= 2 and refused.get("forged", 0) >= 1 and refused.get("stale", 0) >= 1
+    assert any(t["table"] == fake.table and t["online"] for t in view.tables())

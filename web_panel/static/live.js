@@ -205,7 +205,10 @@
     const turn = $("turn");
     if (turn) turn.textContent = st.game ? (st.over ? "game over" : W.playerName(st, st.current_player)) : "no game yet";
     const dice = $("dice");
-    if (dice) dice.textContent = diceText((st.view || {}));
+    if (dice) {
+      if (W.drawDice) W.drawDice(dice, st.view || {});  // dice drawn as dice, where the page has the drawings
+      else dice.textContent = diceText((st.view || {}));
+    }
     const wait = $("waiting-for");
     if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
     if (window.GKGm) window.GKGm.render(live);  // paused banner, the game master's card (gm.js)

@@ -114,7 +114,13 @@ def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
     if name != "act":
         abort(403, description="a player may only act for their own seat; other commands need the control token")
     if fields["action"].get("player") != seat:
-        abort(403, description=f"you joined as seat {seat}; you cannot act for seat {fields['action'].get('player')}")
+        players = state.get("players") or []
+
+        def name(s: Any) -> str:  # people read this: names, or seats counted from 1, never from 0
+            return players[s] if isinstance(s, int) and 0 <= s < len(players) else \
+                (f"player {s + 1}" if isinstance(s, int) else "another player")
+
+        abort(403, description=f"you play as {name(seat)}; you cannot move for {name(fields['action'].get('player'))}")
     return token
 
 

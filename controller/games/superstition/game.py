@@ -297,8 +297,9 @@ class Superstition(RulesMixin, Game):
                     "leg": self.pawns[seat]["leg"],
                     "part": 1 if self.pawns[seat]["leg"] in ("in1", "in2") else 2,
                     "zapped_by": list(self.pawns[seat]["zapped"]),
+                    # Whether a seat still holds its Whammy is not public: the rules keep the tokens
+                    # secret (only a placed Whammy is seen), so a player's own view alone says so.
                     "drew_tokens": self.hands[seat]["drawn"],
-                    "holds_whammy": self.hands[seat]["whammy"] is not None,
                 }
                 for seat, name in enumerate(self._players)
             ],
@@ -319,6 +320,22 @@ class Superstition(RulesMixin, Game):
             ),
             "opening_rolls": {str(k): v for k, v in self.opening["rolls"].items()},
             "winners": self.winners,
+            "walks": self._walks(charm=False),
+        }
+
+    def _walks(self, charm: bool) -> dict[str, JSON]:
+        """Where each legal move of the player to move goes: the spaces entered, the last is where it stops.
+
+        So a page can show the landing space before the move is sent. A walk that needs the Charm is
+        left out unless ``charm``: only its holder's own view may tell that they can use one.
+        """
+        p = self.current_player
+        if self.phase != "move" or p is None:
+            return {}
+        return {
+            direction: {"to": walk.destination, "path": list(walk.path), "charm": walk.charm}
+            for direction, walk in self.options_for(p).items()
+            if isinstance(walk, Walk) and (charm or not walk.charm)
         }
 
     def player_view(self, seat: int) -> dict[str, JSON]:
@@ -334,6 +351,8 @@ class Superstition(RulesMixin, Game):
             "charm_name": CHARM_NAMES.get(hand["charm"] or ""),
             "charm_passes": WHAMMY_NAMES[_whammy_for(hand["charm"])] if hand["charm"] else None,
         }
+        if seat == self.current_player:
+            view["walks"] = self._walks(charm=True)
         return view
 
     # ----- the physical board -------------------------------------------------
