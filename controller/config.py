@@ -55,6 +55,7 @@ class TableConfig:
     token_generated: bool = False  # True when no token was configured: `run` must print it
     token_file: str | None = None  # where a generated token is kept (beside the journal)
     token_kept: bool = False  # the generated token was read from token_file (False: made now, not yet kept)
+    reveal_hands: bool = False  # history shows the hands of finished games (docs/referee.md)
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,11 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
     "table.players": (["Player 1", "Player 2"], check_players, "Seat names of that first game, in seat order."),
     "table.seed": (None, _seed, "Seed of that first game; unset: a random seed (kept in the journal)."),
+    "table.reveal_hands": (
+        False,
+        _bool,
+        "History: replays of finished games show every player's hand (never a game still running).",
+    ),
     "mqtt.url": (
         None,
         _mqtt_url,
@@ -453,6 +459,7 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         token_generated=generated,
         token_file=token_file,
         token_kept=kept,
+        reveal_hands=values["table.reveal_hands"],
     )
     return Config(
         table=table,

@@ -58,7 +58,9 @@ GAME_EVENTS = {  # every event type each engine emits (a test keeps this complet
         "spook_picked", "spook_placed", "step_back", "tile_drawn", "tile_placed", "turn_started", "wrestled",
     ),
 }
-COMMON_EVENTS = ("game_started", "mismatch", "mismatch_cleared")
+COMMON_EVENTS = ("game_started", "mismatch", "mismatch_cleared",
+                 # the game master's (controller/gm_core.py): every game has them
+                 "undone", "undo_requested", "undo_declined", "paused", "resumed", "corrected")
 
 
 def moment_for(event: Mapping[str, Any]) -> str | None:

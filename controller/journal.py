@@ -42,7 +42,7 @@ from urllib.parse import quote
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-INPUT_KINDS = ("new_game", "command", "observation", "timeout", "reconcile")
+INPUT_KINDS = ("new_game", "command", "observation", "timeout", "reconcile", "gm")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -350,7 +350,7 @@ class Journal:
         self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]], now: float, seq: int
     ) -> tuple[list[dict[str, Any]], list[str], int]:
         """Insert one input and its events; returns the stored events, their data texts and the last seq."""
-        command_id = payload.get("command_id") if kind in ("command", "new_game") else None
+        command_id = payload.get("command_id") if kind in ("command", "new_game", "gm") else None
         cur = self._db.execute(
             "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
             (self.table, kind, now, _dumps(payload)),
@@ -471,6 +471,15 @@ class Journal:
                 yield {"id": input_id, "kind": kind, "time": at, "payload": decoded,
                        "events": by_input.get(input_id, [])}
             last_id = rows[-1][0]
+
+    def input_ids(self, kind: str) -> list[tuple[int, float]]:
+        """``(id, time)`` of every input of ``kind`` of this table, in order (the history's game list)."""
+        with self._lock, self._reading():
+            self._check_open()
+            rows = self._db.execute(
+                "SELECT id, time FROM inputs WHERE table_id = ? AND kind = ? ORDER BY id", (self.table, kind)
+            ).fetchall()
+        return [(int(i), float(t)) for i, t in rows]
 
     def last_input_id(self, kind: str) -> int | None:
         """The id of the table's latest input of ``kind`` (``None``: there is none)."""

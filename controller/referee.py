@@ -87,10 +87,13 @@ class Referee:
         # A sensor reading the journal could not store did not happen, but the board did change:
         # the service should reconcile with the sensors as they are once it can (see observe()).
         self.needs_reconcile = False
+        self.paused_at: float | None = None  # when the game master paused the game (controller/gm.py)
         # Told of every batch of events once it is durable (the effects player); set by the service
         # after the restore, so replaying the journal plays nothing.
         self.on_events: Callable[[list[dict[str, Any]]], None] | None = None
         self._restore()
+        if self.core.gm.paused is not None:
+            self.paused_at = self.clock()  # paused before a restart: the windows restart at the resume
         if self.board == "manual" and self.core.mismatch is not None:
             # the last run sensed the board; this one does not, so nothing can fix that mismatch
             self._decide("reconcile", {"sensors": {}})
@@ -372,6 +375,8 @@ class Referee:
     def next_deadline(self) -> float | None:
         """Seconds until :meth:`tick` has something to do (``None``: nothing is timed)."""
         now = self.clock()
+        if self.core.gm.paused is not None:
+            return None  # a paused game's timers stand still
         deadlines: list[float] = []
         if self._pending_since is not None:
             deadlines.append(self._pending_since + self._grace_s())
@@ -402,7 +407,7 @@ class Referee:
         A window runs out ``window_late_s`` after its end, the time an edge from
         just before the end may take to be settled and reach the referee.
         """
-        if now < self._retry_at:
+        if now < self._retry_at or self.core.gm.paused is not None:
             return None
         if self._pending_since is not None and now - self._pending_since >= self._grace_s() - _EPS:
             return {"timer": "grace"}
@@ -410,7 +415,7 @@ class Referee:
 
     def _due_window(self, at: float) -> dict[str, Any] | None:
         """The timeout of a window that had ended by ``at`` (monotonic seconds), if any."""
-        if not self._windows or self._windows_deferred():
+        if not self._windows or self._windows_deferred() or self.core.gm.paused is not None:
             return None  # none running: skip asking the engine (on every observation's path)
         for key, (exp, ms) in self._open_windows().items():
             opened = self._windows.get(key)
@@ -425,6 +430,8 @@ class Referee:
             return str(self.core.mismatch["guidance"])
         if game is None:
             return "Start a new game."
+        if self.core.gm.paused is not None and not game.is_over:
+            return "The game is paused: every timer has stopped until the referee resumes it."
         if game.is_over:
             names = " and ".join(game.players[s] for s in game.winners) or "nobody"
             return f"The game is over: {names} won."
@@ -465,6 +472,7 @@ class Referee:
             "waiting_for": self._waiting_for(game, expectations, public),
             "mismatch": mismatch,
             "board": self.board,
+            "gm": self.core.gm.public(game),  # undo, pause, out-of-service sensors (docs/referee.md)
         }
 
     def private_views(self) -> dict[int, dict[str, Any]]:

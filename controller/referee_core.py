@@ -18,10 +18,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from controller import gm_core
 from controller.games import get_game
 from controller.games.base import Action, Event, Game, IllegalAction
 from controller.referee_board import BoardCheck, board_kinds, catch_up_explains, check_board, explains, is_foul
 from controller.referee_guidance import describe
+from controller.undo import UndoLog
 from hardware.observation import sensor_values
 
 MAX_STEPS = 16  # board actions one input may set off; a guard against an engine that loops
@@ -84,6 +86,7 @@ class RefereeCore:
         self.pending = False  # an unexplained reading inside its grace period
         self.pending_moving_only = False
         self.setup = False  # a new game whose board has not yet matched it: differences are set-up work
+        self.gm = gm_core.GmState()  # undo, pause, corrections of the current game (controller/gm_core.py)
 
     # ----- what a new game carries over -------------------------------------------
     def board_state(self) -> dict[str, Any]:
@@ -109,6 +112,7 @@ class RefereeCore:
             "observation": self.observation,
             "reconcile": self.reconcile,
             "timeout": self.timeout,
+            "gm": self.game_master,
         }.get(kind)
         if handler is None:
             raise ValueError(f"unknown input kind {kind!r}")
@@ -120,6 +124,7 @@ class RefereeCore:
         at = float(p["time"])
         self.game, self.game_name, self.game_id = game, p["game"], p["game_id"]
         self.pending, self.setup = False, True
+        self.gm = gm_core.GmState(undo=UndoLog(game, (list(p["players"]), int(p["seed"]), p.get("options") or None)))
         events = [
             _referee_event(
                 "game_started",
@@ -138,7 +143,7 @@ class RefereeCore:
             raise Refused("no game is running: start one with new_game")
         at = float(p["time"])
         action = Action.from_json(p["action"])
-        events = [_event(e, at) for e in self.game.apply(action)]
+        events = self._play(action, at, "command")
         self.setup = False
         if p.get("board") == "sensors":
             events += self._settle("", "reconcile", at)
@@ -146,7 +151,10 @@ class RefereeCore:
 
     def observation(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         sensor, value = p["sensor"], p["value"]
-        self.sensors.update(validate_sensors({sensor: value}))
+        clean = validate_sensors({sensor: value})
+        if sensor in self.gm.broken:
+            return []  # out of service for this game: the referee enters its moves by hand
+        self.sensors.update(clean)
         # A reading taken at start-up gets the same grace as a change: the hub reports every
         # sensor one by one, and a trap's "sprung" may come before the peg that fired it.
         return self._settle(sensor, "observe", float(p["time"]))
@@ -156,7 +164,7 @@ class RefereeCore:
         if p.get("board") == "manual":
             # no sensors: the board cannot disagree; a mismatch from a sensed past is dropped
             return [self._clear(at)] if self.mismatch is not None else []
-        self.sensors = validate_sensors(p["sensors"])
+        self.sensors = {s: v for s, v in validate_sensors(p["sensors"]).items() if s not in self.gm.broken}
         return self._settle(None, "reconcile", at)
 
     def timeout(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -166,10 +174,23 @@ class RefereeCore:
         if p["timer"] == "window":
             if self.game is None:
                 raise Refused("no game is running")
-            events = [_event(e, at) for e in self.game.apply(Action.from_json(p["action"]))]
+            events = self._play(Action.from_json(p["action"]), at, "window")
             self.setup = False
             return events + self._settle("", "reconcile", at)
         raise ValueError(f"unknown timer {p['timer']!r}")
+
+    def game_master(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return gm_core.decide(self, p)
+
+    def _play(self, action: Action, at: float, source: str) -> list[dict[str, Any]]:
+        """Apply one engine action and keep it as a step the referee may take back (controller/undo.py)."""
+        assert self.game is not None
+        rng_before = self.game.rng_state()
+        engine_events = self.game.apply(action)
+        self.gm.undo.record(self.game, action, engine_events, rng_before, source, at)
+        self.gm.request = None  # a request was for the move before this one
+        self.gm.last_undo = None
+        return [_event(e, at) for e in engine_events]
 
     # ----- live checks ------------------------------------------------------------
     def check_command(self, action: Action, board: str) -> None:
@@ -178,6 +199,8 @@ class RefereeCore:
             raise Refused("no game is running: start one with new_game")
         if self.game.is_over:
             raise Refused("the game is over: start a new one with new_game")
+        if self.gm.paused is not None:
+            raise Refused("the game is paused: the referee resumes it")
         if board != "sensors":
             return
         expectations = self.game.expects()
@@ -186,7 +209,7 @@ class RefereeCore:
             if is_board_move and explains(self.game, action, self.sensors):
                 return  # an override that makes the game agree with the board
             raise Refused(f"play holds: {self.mismatch['message']} {self.mismatch['guidance']}")
-        if is_board_move:
+        if is_board_move and not gm_core.hand_entered(self, action):
             todo = " ".join(e.prompt for e in expectations if e.prompt)
             raise Refused(
                 f"the board reports {action.kind!r} in sensors mode: {todo or 'do it on the board'} "
@@ -195,14 +218,14 @@ class RefereeCore:
 
     def commandable(self, actions: list[Action], board: str) -> list[Action]:
         """The subset of ``actions`` :meth:`check_command` would let through (without trial runs)."""
-        if self.game is None or self.game.is_over:
+        if self.game is None or self.game.is_over or self.gm.paused is not None:
             return []
         if board != "sensors":
             return actions
         if self.mismatch is not None:
             return []
         kinds = board_kinds(self.game.expects(), self.sensors)
-        return [a for a in actions if a.kind not in kinds]
+        return [a for a in actions if a.kind not in kinds or gm_core.hand_entered(self, a)]
 
     # ----- comparing the board ------------------------------------------------------
     def _settle(self, trigger: str | None, mode: str, at: float) -> list[dict[str, Any]]:
@@ -213,6 +236,11 @@ class RefereeCore:
         or ``expire`` (grace is over: report everything).
         """
         events: list[dict[str, Any]] = []
+        if self.gm.paused is not None and self.game is not None and not self.game.is_over:
+            return events  # nothing on the board is judged while the game is paused (resume judges it)
+        held = gm_core.rewind_hold(self, at)
+        if held is not None:
+            return held  # a move was taken back: its pieces go back first
         for _ in range(MAX_STEPS):
             game = self.game
             if game is None or game.is_over:
@@ -258,7 +286,7 @@ class RefereeCore:
 
     def _apply(self, action: Action, at: float) -> list[dict[str, Any]]:
         assert self.game is not None
-        events = [_event(e, at) for e in self.game.apply(action)]
+        events = self._play(action, at, "board")
         self.setup = False
         return events
 

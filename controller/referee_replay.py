@@ -56,11 +56,33 @@ def describe_input(core: RefereeCore, kind: str, payload: dict[str, Any]) -> str
         return f"sensor: {label(str(payload.get('sensor')))} is {payload.get('value')}{first}"
     if kind == "reconcile":
         return f"board read: {len(payload.get('sensors') or {})} sensors"
+    if kind == "gm":
+        return describe_gm(core, payload)
     if kind == "timeout":
         if payload.get("timer") == "window":
             return "window over: " + _action_text(core, payload.get("action"))
         return "grace period over"
     return kind
+
+
+def describe_gm(core: RefereeCore, payload: dict[str, Any]) -> str:
+    """A game-master input in words: who did what, and why."""
+    op = payload.get("op")
+    by = payload.get("by") or "the referee"
+    why = f" ({payload['reason']})" if payload.get("reason") else ""
+    if op in ("declare", "end_window"):
+        verb = "declares" if op == "declare" else "ends the window with"
+        return f"{by} {verb}: {_action_text(core, payload.get('action'))}{why}"
+    if op == "undo_request":
+        game = core.game
+        seat = payload.get("seat")
+        name = game.players[seat] if game is not None and isinstance(seat, int) and 0 <= seat < len(game.players) \
+            else f"seat {seat}"
+        return f"{name} asks to take their last move back"
+    words = {"undo": "takes the last move back", "undo_decline": "declines the undo request",
+             "pause": "pauses the game", "resume": "resumes the game",
+             "trust_board": "takes the board as it stands", "broken": f"marks {payload.get('sensor')} broken"}
+    return f"{by} {words.get(str(op), str(op))}{why}"
 
 
 def describe_event(event: dict[str, Any]) -> str:

@@ -26,7 +26,9 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller import gm_commands
 from controller.config import check_players
+from controller.gm_commands import GM_COMMANDS
 from controller.mqtt_link import Command
 from controller.security import SealError, seal_reply, unseal_command
 
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest", *GM_COMMANDS)
 ENVELOPE = frozenset({"id", "ts", "auth"})  # the fields every signed command carries (docs/topics.md)
 
 # ok, error, reply data, and whether the game (so the views) may have changed.
@@ -65,10 +67,15 @@ class CommandHandler:
             service.link.reply(cmd.name, cmd.id, False,
                                error=f"the journal cannot be written, so the command was not taken: {exc}")
             return False
+        if cmd.name == "history":
+            gm_commands.start_history(service, cmd)  # answered from its own thread (controller/gm_commands.py)
+            return False
         try:
             if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
                 seat, raw = self._open_sealed_act(cmd)
                 run = functools.partial(self._act, cmd.id, raw, seat)
+            elif cmd.name in GM_COMMANDS:
+                run = functools.partial(gm_commands.handle, service, cmd)
             else:
                 run = functools.partial(getattr(self, f"_cmd_{cmd.name}"), cmd)
         except ValueError as exc:

@@ -107,9 +107,11 @@ class ServiceViews:
             warnings.extend(live.pop("warnings", []))
         counters = {**service._counters, **service.link.counters()}
         config = service.config
+        # Sensors the referee marked broken for this game (controller/gm_core.py): out of service.
+        out_of_service = service.referee.core.gm.public(None)["out_of_service"] if service.referee else []
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
                 "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,
-                "effects": service.effects.health(), **live}
+                "out_of_service": out_of_service, "effects": service.effects.health(), **live}
 
     def publish_health(self, force: bool = False) -> None:
         link = self._service.link

@@ -65,12 +65,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper_join_guard"] = JoinGuard()
     app.extensions["gravekeeper_login_guard"] = JoinGuard(allowed=TABLE_LOGIN_FAILURES_ALLOWED)
 
-    from .views import boards, control, effects, player, selftest, tables
+    from .views import boards, control, effects, history, player, selftest, tables
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(control.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(selftest.bp)
+    app.register_blueprint(history.bp)
     app.register_blueprint(effects.bp)
     app.register_blueprint(boards.bp)
 

@@ -15,9 +15,10 @@ from controller.config import check_players
 from controller.games import GAME_NAMES, Action, MalformedAction
 from hardware.observation import sensor_values
 
+from .gm_commands import GM_CHECKS, GM_COMMANDS, GmCommandError
 from .house_rules import HouseRuleError, check_house_rules
 
-COMMANDS = ("new_game", "act", "sim", "resync", "selftest")
+COMMANDS = ("new_game", "act", "sim", "resync", "selftest", *GM_COMMANDS)
 MAX_BODY = 16 * 1024  # the controller refuses bigger commands too
 MAX_PLAYERS = 8
 # ASCII digits only: str.isdigit() also passes superscripts, which int() refuses, and a doubled minus.
@@ -129,7 +130,7 @@ def _selftest(body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-_CHECKS = {"new_game": _new_game, "act": _act, "sim": _sim, "resync": _resync, "selftest": _selftest}
+_CHECKS = {"new_game": _new_game, "act": _act, "sim": _sim, "resync": _resync, "selftest": _selftest, **GM_CHECKS}
 
 
 def validate(name: str, body: Any) -> dict[str, Any]:
@@ -139,4 +140,7 @@ def validate(name: str, body: Any) -> dict[str, Any]:
         raise CommandError(f"unknown command {name!r} (one of {', '.join(COMMANDS)})")
     if not isinstance(body, Mapping):
         raise CommandError(f"{name}: the command must be a JSON object")
-    return check(body)
+    try:
+        return check(body)
+    except GmCommandError as exc:
+        raise CommandError(str(exc)) from None

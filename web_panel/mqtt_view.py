@@ -37,6 +37,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
+from controller.games import GAME_NAMES, get_game
 from controller.publication import PublicationError, Stamp
 from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
@@ -92,7 +93,8 @@ class TableView:
             "room": room_of(self.table),
             "online": status.get("state") == "online",
             "game": state.get("game") or glance.get("game") or status.get("game"),
-            "title": _text(glance.get("title")),
+            # What people read: the game's title (the id stays in "game" for machines).
+            "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
             "players": state.get("players") or [],
             "turn": _text(glance.get("turn")) or _turn(state),
             "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
@@ -100,6 +102,7 @@ class TableView:
             "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
             "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
+            "paused": bool((state.get("gm") or {}).get("paused")),  # the game master paused it
         }
 
 
@@ -111,6 +114,11 @@ def game_context(data: Any) -> dict[str, Any] | None:
     players = data.get("players")
     return {"game_id": data["game_id"], "game": data.get("game"), "title": data.get("title") or view.get("title"),
             "players": list(players) if isinstance(players, list) else []}
+
+
+def game_title(game: Any) -> str | None:
+    """The title people know a game by ("Terror in the Graveyard"), or None for no or an unknown game."""
+    return get_game(game).title if isinstance(game, str) and game in GAME_NAMES else None
 
 
 def _turn(state: dict[str, Any]) -> str | None:

@@ -323,6 +323,36 @@ class Game(ABC):
         """A short sentence for people, used by the CLI and the event log."""
         return action.to_text()
 
+    # ----- taking moves back (the referee's undo) -------------------------------
+    # Event types that bring hidden information out (a card or tile drawn, a spook turned):
+    # a step that caused one can never be taken back, or someone would see it again.
+    DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset()
+
+    def closes_door(self, action: Action, events: Sequence[Event]) -> str | None:
+        """Why the step ``action`` (which caused ``events``) may never be undone, or ``None``.
+
+        The referee also closes the door on its own whenever the random state
+        moved (:meth:`rng_state`), an event has a private part, or the action is
+        a secret kind; a game adds what only it knows (:attr:`DOOR_EVENTS`).
+        """
+        for event in events:
+            if event.type in self.DOOR_EVENTS:
+                return f"hidden information came out ({event.type.replace('_', ' ')})"
+        return None
+
+    def rng_state(self) -> str | None:
+        """The random-number state as text (``None``: the game has none); games override it cheaply."""
+        rng = self.to_json().get("rng")
+        return rng if isinstance(rng, str) else None
+
+    def adopt_board(self, sensors: Mapping[str, str]) -> list[Event]:
+        """Make the sensed ``sensors`` (id -> value) the game's truth, where the rules allow it.
+
+        The referee's "trust the board" correction. Raise :class:`IllegalAction`
+        saying why when the rules do not allow that position; the default allows none.
+        """
+        raise IllegalAction(f"{self.title} has no rule that lets the board's position become the game's")
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.to_json() == self.to_json()  # type: ignore[union-attr]
 

@@ -108,7 +108,7 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
         if p["zapped_by"]:
             extra.append("zapped by " + ", ".join(TRAP_WORDS.get(t, "a trap") for t in p["zapped_by"]))
         if p["drew_tokens"]:
-            extra.append("has drawn at the Tomb")  # holding a Whammy is secret (the player's own view)
+            extra.append("has been to the Wizard's Tomb")  # whether a Whammy is still held is secret
         tail = f" ({'; '.join(extra)})" if extra else ""
         out.append((f"player{p['seat']}", f"{turn} {p['seat'] + 1} {p['name']} ({p['colour']}): "
                                            f"{space_words(game, p['space'], view)}, {LEGS[p['leg']]}{tail}"))

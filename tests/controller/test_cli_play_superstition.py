@@ -50,7 +50,8 @@ def test_pawns_whammies_and_status_are_shown_in_words() -> None:
     rendered = render(game)
     assert "{1}" in rendered and "|3|" in rendered and "<2>" in rendered and "(*)" in rendered
     assert "-> 2 Bob (blue): Bob's start circle, Part I" in rendered
-    assert "3 Cy (green): beside the Wizard's Tomb, Part II, at the Wizard's Tomb (has drawn at the Tomb)" in rendered
+    assert "3 Cy (green): beside the Wizard's Tomb, Part II, at the Wizard's Tomb (has been to the Wizard's Tomb)" in rendered
+    assert "holds a Whammy" not in rendered  # who still holds a Whammy is secret
     assert "Whammies: Witching Hour on the stone path (top side)" in rendered
     assert "Throw: 4 = 4" in rendered
     # Only public facts: nobody's tokens are named on the shared board, and no space ids.

@@ -60,7 +60,7 @@ def test_state_has_exactly_the_documented_keys_and_no_secret(ref: Referee) -> No
     state = ref.state()
     assert set(state) == {
         "seq", "table", "game", "game_id", "players", "current_player", "over", "winners", "view",
-        "legal", "expects", "waiting_for", "mismatch", "board",
+        "legal", "expects", "waiting_for", "mismatch", "board", "gm",
     }
     assert state["seq"] == ref.journal.last_seq() == 1
     assert state["game"] == "fakeboard" and state["players"] == ["Ann", "Bo"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -38,3 +39,89 @@ def login(page: Any, base_url: str, table: str, token: str) -> None:
     page.fill("#login-token", token)
     page.click("#login-submit")
     page.wait_for_selector("#controls")
+
+
+# ----- what every page must pass, on a phone: one helper for every test (docs/panel.md, "Phones") -------
+PHONE_WIDTHS = (360, 390)
+PHONE_HEIGHT = 844
+MIN_TARGET_PX = 44
+# What must never reach a person: ids and coordinates (a Superstition space id, a grid pair, a sensor
+# id, a seat number counted from 0). Word boundaries, so "b5" inside a table's name like "t3b5f" passes.
+# Also: snake_case names (end_a, move_pawn), sensor ids (trap.ladder, chute.left), numbered trap ids (grave1).
+RAW_ID = re.compile(r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\btomb\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
+                    r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b")
+
+TARGETS = """(min) => {
+  const sel = "button, a[href], summary, input:not([type=hidden]), select, textarea, svg#board [role=button]";
+  const out = [];
+  for (const el of document.querySelectorAll(sel)) {
+    if (el.disabled) continue;
+    // A checkbox or radio inside its label is tapped anywhere on the label: the label is the target.
+    const label = /^(checkbox|radio)$/.test(el.type || "") ? el.closest("label") : null;
+    const r = (label || el).getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;           // not shown (hidden, or in a closed fold)
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") continue;
+    if (r.width < min - 0.5 || r.height < min - 0.5) {
+      out.push((el.id ? "#" + el.id : el.tagName.toLowerCase() + "." + (el.getAttribute("class") || "")) +
+               " '" + (el.getAttribute("aria-label") || el.textContent || "").trim().slice(0, 40) + "' is " +
+               Math.round(r.width) + "x" + Math.round(r.height));
+    }
+  }
+  return out;
+}"""
+
+SIDEWAYS = """() => {
+  const d = document.documentElement;
+  return {scroll: Math.max(d.scrollWidth, document.body.scrollWidth), view: d.clientWidth};
+}"""
+
+DRAWN_FOR_WIDTH = """() => {
+  const svg = document.getElementById("board");
+  if (!svg || !svg.dataset.drawnWidth) return true;
+  return Math.abs(Number(svg.dataset.drawnWidth) - svg.getBoundingClientRect().width) < 1;
+}"""
+
+
+def watch_console(page: Any) -> list[str]:
+    """Collect the page's console errors and uncaught exceptions from now on."""
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    return errors
+
+
+def axe_violations(page: Any) -> list[str]:
+    """Serious and critical accessibility violations axe-core finds on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    result = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} -- " + "; ".join(n["target"][0] if isinstance(n["target"][0], str)
+                                                                       else str(n["target"]) for n in v["nodes"][:4])
+            for v in result.response["violations"] if v.get("impact") in ("serious", "critical")]
+
+
+def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, accessibility: bool = True,
+                     shot_name: str | None = None) -> None:
+    """The checks every page passes at 360 and 390 CSS px wide: every enabled button, link and board target
+    is at least 44x44, nothing scrolls sideways, no id or coordinate shows in the text, no console error;
+    and (once, at 390) no serious or critical axe-core violation. The viewport is left at 390x844."""
+    problems: list[str] = []
+    for width in PHONE_WIDTHS:
+        page.set_viewport_size({"width": width, "height": PHONE_HEIGHT})
+        page.wait_for_function(DRAWN_FOR_WIDTH)
+        small = page.evaluate(TARGETS, MIN_TARGET_PX)
+        problems += [f"{width}px: {s}" for s in small]
+        side = page.evaluate(SIDEWAYS)
+        if side["scroll"] > side["view"]:
+            problems.append(f"{width}px: the page scrolls sideways ({side['scroll']} > {side['view']} px)")
+        text = page.evaluate("document.body.innerText")
+        for m in RAW_ID.finditer(text):
+            problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")
+        if shot_name:
+            shot(page, f"{shot_name}-{width}")
+    if accessibility:
+        problems += [f"axe: {v}" for v in axe_violations(page)]
+    if errors:
+        problems += list(errors)
+    assert not problems, f"{what}:\n" + "\n".join(problems)

@@ -2,9 +2,9 @@
 
 The moves are found first with the real engine offline (same game, seed and
 options as the controller's), then made in the browser: board clicks for
-destinations, the virtual board for what the hardware senses, the player's own
-page for secret actions, and buttons for the rest. After every move the page
-must show exactly the engine's public view.
+destinations, the virtual board (on the referee's page) for what the hardware
+senses, and every other move on the acting player's own page. After every move
+every page must show exactly the engine's public view.
 
 Each move is one call into the page (find, click, wait for the view), so a
 long game costs little more than the table's own round trips.
@@ -40,11 +40,15 @@ STEP = """async ({clicks, expected, timeout}) => {
   const press = el => el.tagName === "BUTTON" ? el.click() : el.dispatchEvent(new MouseEvent("click", {bubbles: true}));
   for (const c of clicks) {
     if (c.rotateTo !== undefined) {
-      for (let i = 0; i < 4; i++) {
-        const t = await find({selector: "#drawn-tile"});
-        if (!t) return "no tile to turn";
+      // The tile is shown at its place; "Turn the tile" turns it until it lies as wanted.
+      for (let i = 0; i < 5; i++) {
+        const t = await find({selector: "#tile-preview"});
+        if (!t) return "no tile shown to turn";
         if (t.getAttribute("data-rotation") === String(c.rotateTo)) break;
-        press(t);
+        const turn = document.getElementById("confirm-turn");
+        if (!turn) return "the tile cannot be turned to " + c.rotateTo;
+        press(turn);
+        await sleep(0);
       }
       continue;
     }
@@ -94,16 +98,26 @@ def step(page: Any, clicks: list[dict[str, Any]], expected: dict[str, Any] | Non
     assert result == "ok", result
 
 
+# What the hardware senses: made on the referee's virtual board, never on a player's page.
+HARDWARE_KINDS = frozenset({"move_tomb", "skull_outcome", "pull_peg", "challenge_result", "reset_trap"})
+CONFIRM = {"selector": "#confirm-send"}
+
+
 def clicks_for(a: Action) -> list[dict[str, Any]]:
-    """What a person clicks to make ``a``: the board, the virtual board, or the action's button."""
+    """What a person taps to make ``a``: the board (a move is proposed, then sent from the confirm bar),
+    the virtual board, or the action's button."""
     p, k = a.params, a.kind
     if k == "move_tomb":
         return [{"selector": f'svg#board g.tomb-spot[data-tomb="{p["tomb"]}"][data-pos="{p["to"]}"]'}]
     if k == "skull_outcome":
-        return [{"selector": "#sim-launch" if p["hit"] else "#sim-chute-left"}]
+        # A miss: a skull down the left window. The default simulated board has no beam there (it is
+        # optional hardware), so the table calls the miss when the skull's window runs out.
+        return [{"selector": "#sim-launch"}] if p["hit"] else []
     if k == "move_pawn":
         return [{"selector": f'svg#board g.pawn[data-seat="{a.player}"][data-pawn="{p["pawn"]}"]'},
-                {"selector": f'svg#board rect.legal[data-move="{p["to"][0]},{p["to"][1]}"]'}]
+                {"selector": f'svg#board g.legal[data-move="{p["to"][0]},{p["to"][1]}"]'}, CONFIRM]
+    if k in ("move", "charm_move"):
+        return [{"selector": f'svg#board g.walk[data-walk~="{p["direction"]}"]'}, CONFIRM]
     if k == "pull_peg":
         return [{"selector": f'#sim-{p["trap"]}-pull-{p["peg"]}'}]
     if k == "challenge_result":
@@ -114,30 +128,33 @@ def clicks_for(a: Action) -> list[dict[str, Any]]:
     if k == "place_whammy":
         return [{"selector": f'svg#board g.space.legal[data-space="{p["space"]}"]'}]
     if k == "place_tile":
-        return [{"rotateTo": p["rotation"]}, {"selector": f'svg#board rect.legal[data-place="{p["x"]},{p["y"]}"]'}]
+        return [{"selector": f'svg#board g.legal[data-place="{p["x"]},{p["y"]}"]'}, {"rotateTo": p["rotation"]}, CONFIRM]
     if k in ("place_dog", "move_dog", "move_spook", "escape"):
-        return [{"selector": f'svg#board rect.legal[data-kind="{k}"][data-move="{p["x"]},{p["y"]}"]'}]
+        return [{"selector": f'svg#board g.legal[data-kind="{k}"][data-move="{p["x"]},{p["y"]}"]'}]
     return [{"action": a.to_json()}]
 
 
 class Driver:
-    """Makes each engine action on the page; ``players`` maps seats to their own pages."""
+    """Makes each engine action on the page of whoever makes it at a real table: a player's move on
+    that player's own page (``players`` maps every seat to it), what the hardware senses on the
+    referee's virtual board. After each action every page must show the engine's view."""
 
-    def __init__(self, table_page: Any, players: dict[int, Any], secret_kinds: frozenset[str]) -> None:
+    def __init__(self, table_page: Any, players: dict[int, Any]) -> None:
         self.page = table_page
         self.players = players
-        self.secret_kinds = secret_kinds
 
     def play(self, game: Game, actions: Sequence[Action],
              on_step: Callable[[Game, int], None] | None = None) -> None:
-        step(self.page, [], game.public_view())
+        pages = [self.page, *self.players.values()]
+        for page in pages:
+            step(page, [], game.public_view())
         for i, a in enumerate(actions):
             game.apply(a)
             after = game.public_view()
-            if a.kind in self.secret_kinds:
-                step(self.players[a.player], clicks_for(a), None)  # type: ignore[index]
-                step(self.page, [], after)
-            else:
-                step(self.page, clicks_for(a), after)
+            actor = self.page if a.kind in HARDWARE_KINDS or a.player is None else self.players[a.player]
+            step(actor, clicks_for(a), after)
+            for page in pages:
+                if page is not actor:
+                    step(page, [], after)
             if on_step is not None:
                 on_step(game, i)

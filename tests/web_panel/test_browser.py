@@ -72,10 +72,13 @@ def test_a_referee_logs_in_and_moves_by_clicking_a_destination(page: Any, served
     fake.state(**public_state(g, fake.table, 2))
     login(page, served.url, fake.table, token)
     assert token not in page.url and token not in page.content()
-    page.wait_for_selector("svg#board rect.legal")
+    page.wait_for_selector("svg#board g.legal")
     move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 0)
     fake.handler = lambda name, cmd: {"ok": True, "data": {"events": []}}
-    page.click(f'svg#board rect.legal[data-move="{move.params["to"][0]},{move.params["to"][1]}"]')
+    page.locator(f'svg#board g.legal[data-move="{move.params["to"][0]},{move.params["to"][1]}"]').dispatch_event("click")
+    page.wait_for_selector("#confirm-send")  # shown where it goes first; sent from the confirm bar
+    assert fake.commands == []
+    page.click("#confirm-send")
     page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
     (name, cmd), = fake.wait_command(1)
     sent = fake.action_of(cmd)
@@ -257,7 +260,7 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
         assert fake.action_of(cmd) == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}
         shot(player, "fake-player-view")
         fake.event("whammy_placed", {"player": 1, "space": "s3"})
-        spec.wait_for_function("document.getElementById('log').textContent.includes('Bo placed a Whammy on s3.')")
+        spec.wait_for_function("document.getElementById('log').textContent.includes('Bo placed a Whammy on the first stone before the first Grave.')")
         shot(spec, "fake-spectator-view")
         # What the spectator's own stream carries: read it until the snapshot is complete.
         stream_text = spec.evaluate(r"""async (url) => {
@@ -366,7 +369,8 @@ def test_sensor_and_health_strip(page: Any, served: PanelServer, fake: FakeTable
     page.goto(served.url + f"t/{fake.table}")
     page.wait_for_selector('tr[data-sensor="tomb.wolf"]')
     wolf = page.locator('tr[data-sensor="tomb.wolf"]')
-    assert wolf.locator("td.value").text_content() == "end_b"
+    assert wolf.locator("td.id").text_content() == "Wolf tomb"  # in words, never the sensor's id
+    assert wolf.locator("td.value").text_content() == "at end B"
     # 10 s before the publish, plus however long the page took to draw on a busy machine.
     changed = int(wolf.locator("td.changed").text_content().split()[1])
     assert 10 <= changed <= 35

@@ -23,7 +23,7 @@ from controller.games import Action, Game, get_game
 from controller.security import game_seed, join_code
 from tests.conftest import Broker
 
-from .browser_helpers import login, shot
+from .browser_helpers import DRAWN_FOR_WIDTH, check_phone_page, login, shot, watch_console
 from .e2e_driver import Driver, find_game
 from .service_runner import RunningService, start_service
 
@@ -32,20 +32,24 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture
 def contexts(chromium: Any) -> Iterator[Any]:
+    """New phones (390x844, touch); each page's console errors are kept in ``console[page]``."""
     made: list[Any] = []
-    errors: list[str] = []
+    console: dict[Any, list[str]] = {}
 
     def new_page() -> Any:
-        ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True,
+                                   is_mobile=True)
         made.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(8000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        console[page] = watch_console(page)
         return page
 
+    new_page.console = console  # type: ignore[attr-defined]
     yield new_page
     for ctx in made:
         ctx.close()
+    errors = [e for errs in console.values() for e in errs]
     assert errors == [], f"the pages' scripts failed: {errors}"
 
 
@@ -114,7 +118,7 @@ def holds_terror_card(g: Game) -> bool:
 
 
 def holds_whammy(g: Game) -> bool:
-    return any(g.player_view(p["seat"])["you"]["whammy"] for p in g.public_view()["players"])
+    return any(g.player_view(s)["you"]["whammy"] for s in range(len(g.players)))
 
 
 GAMES = {
@@ -200,23 +204,27 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
         "(want) => [...document.querySelectorAll('#codes code')].map(c => c.textContent).join() === want.join()",
         arg=codes)
 
-    # Only the seats that act in secret, or hold a secret to check, need their own page open.
-    kinds = get_game(name).SECRET_ACTION_KINDS
+    # Each player plays from their own phone; the referee's page is the table's hardware (virtual board).
     g = get_game(name).new(["Ann", "Bo"], game_seed(service.token, seed), engine_options)
-    seats = {a.player for a in actions if a.kind in kinds}
-    probe = get_game(name).new(["Ann", "Bo"], game_seed(service.token, seed), engine_options)
-    for a in actions:
-        probe.apply(a)
-        seats |= {s for s in (0, 1) if secret_text(probe, s)}
     players = {}
-    for seat in sorted(seats):
+    for seat in (0, 1):
         players[seat] = contexts()
         join(players[seat], service, game_id, seat)
+
+    def phone_checks(when: str) -> None:
+        for page, who in ((table, "the referee"), (players[0], "Ann"), (players[1], "Bo")):
+            check_phone_page(page, f"{name}, {when}: {who}'s page", contexts.console[page],
+                             shot_name=f"e2e-{name}-{when}-{who.split()[-1].lower()}")
+
+    phone_checks("start")
+    halfway = len(actions) // 2
 
     checked: list[str] = []
     spy = Eavesdropper(service)  # a spectator subscribed to every topic of the table
 
     def check_secret(g: Game, step: int) -> None:
+        if step == halfway:
+            phone_checks("middle")
         if checked:
             return
         for seat in (0, 1):
@@ -239,21 +247,25 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
             return
 
     with spy:
-        Driver(table, players, kinds).play(g, actions, check_secret)
+        Driver(table, players).play(g, actions, check_secret)
     assert g.is_over and g.winners
     table.wait_for_selector("#over", state="visible")
     winners = " and ".join(["Ann", "Bo"][s] for s in g.winners)
     assert winners in table.text_content("#over")
     log = table.text_content("#log")
     assert "Ann rolled " in log or "Bo rolled " in log  # the log is in words, with names for seats
-    shot(table, f"e2e-{name}-won")
+    for page in players.values():
+        page.wait_for_selector("#over", state="visible")
+        assert winners in page.text_content("#over")
+    phone_checks("end")
+    for page, who in ((table, "referee"), (players[0], "player")):
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.wait_for_function(DRAWN_FOR_WIDTH)
+        shot(page, f"e2e-{name}-desktop-{who}")
     if name != "dogs":  # graveyard dogs has no secret held by one player (docs/panel.md)
         assert checked, f"the {name} game never showed a player a secret"
     else:
-        player = contexts()
-        join(player, service, game_id, 0)
-        player.wait_for_selector("#over", state="visible")
-        player.wait_for_function("document.getElementById('hand').textContent.includes('Nothing secret')")
+        players[0].wait_for_function("document.getElementById('hand').textContent.includes('Nothing secret')")
 
 
 MISMATCHES = {
@@ -278,6 +290,9 @@ def test_a_mismatch_banner_appears_and_clears(service: RunningService, contexts:
         page.wait_for_selector("#mismatch", state="visible")
         assert page.text_content("#mismatch-guidance").strip()
     shot(spectator, f"e2e-{service.game}-mismatch")
+    for page, who in ((table, "referee"), (spectator, "spectator")):
+        check_phone_page(page, f"{service.game}: a mismatch, the {who}'s page", contexts.console[page],
+                         shot_name=f"e2e-{service.game}-mismatch-{who}")
     guidance = table.text_content("#mismatch-guidance")
     assert table.text_content("#waiting-for") == guidance
     assert table.locator("button.act").count() == 0  # play holds while the board is wrong

@@ -119,7 +119,8 @@ def test_a_player_acts_only_for_their_own_seat(client: FlaskClient, fake: FakeTa
     csrf = csrf_of(client, fake.table)
     h = {"X-CSRF-Token": csrf}
     r = client.post(f"/t/{fake.table}/cmd/act", json={"action": {"kind": "play_card", "player": 0}}, headers=h)
-    assert r.status_code == 403 and "seat 1" in r.get_json()["error"]
+    error = r.get_json()["error"]
+    assert r.status_code == 403 and error == "you play as Bo; you cannot move for Ann"  # names, never seat numbers
     r = client.post(f"/t/{fake.table}/cmd/new_game", json={"game": "dogs", "players": ["A", "B"]}, headers=h)
     assert r.status_code == 403
     assert fake.commands == []

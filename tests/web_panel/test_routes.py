@@ -24,9 +24,12 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     assert f'data-table="{fake.table}"' in html
     api = client.get("/api/tables").get_json()
     mine = [t for t in api["tables"] if t["table"] == fake.table]
-    assert mine == [{"table": fake.table, "room": None, "online": True, "game": "terror", "title": None,
+    assert mine == [{"table": fake.table, "room": None, "online": True, "game": "terror",
+                     "title": "Terror in the Graveyard",  # from the game's id when the table sends no summary
                      "players": ["Ann", "Bo"], "turn": "Ann", "waiting_for": "Roll the dice.",
-                     "over": False, "mismatch": False, "mismatch_text": None}]
+                     "over": False, "mismatch": False, "mismatch_text": None,
+                     "paused": False}]
+    assert "Terror in the Graveyard" in html and ">terror<" not in html  # people read the title, not the id
     assert api["broker"] == "connected"
 
 

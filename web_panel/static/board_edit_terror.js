@@ -86,17 +86,16 @@
         const x = Number(t.getAttribute("x"));
         if (x >= 600) t.remove();
       }
-      const cell = Math.floor(560 / Math.max(doc.layout.length, doc.layout[0].length));
-      svg.setAttribute("viewBox", "0 0 " + (40 + doc.layout[0].length * cell) + " " + (40 + doc.layout.length * cell));
+      // The renderer sizes the drawing (and its 44 px hit areas) itself and says where its grid lies.
+      const size = Number(svg.dataset.cellSize), ox = Number(svg.dataset.originX), oy = Number(svg.dataset.originY);
       for (const g of svg.querySelectorAll("g.cell")) {
         g.classList.add("clickable");
         const [r, c] = g.dataset.cell.split(",").map(Number);
         g.addEventListener("click", () => tap(r, c));
       }
       if (mark && mark.cell) {
-        const size = Math.floor(560 / Math.max(doc.layout.length, doc.layout[0].length));
         const box = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-        for (const [k, v] of Object.entries({ x: 20 + mark.cell[1] * size, y: 20 + mark.cell[0] * size, width: size,
+        for (const [k, v] of Object.entries({ x: ox + mark.cell[1] * size, y: oy + mark.cell[0] * size, width: size,
                                               height: size, fill: "none", stroke: "#ff8a8a", "stroke-width": 5,
                                               "pointer-events": "none", class: "error-cell",
                                               "data-cell": mark.cell.join(",") })) box.setAttribute(k, v);

@@ -1,26 +1,38 @@
 /* Superstition: the brick and stone paths, the pawns, the four traps (cocked or sprung, with their pegs),
- * the Wizard's Tomb and the Whammies placed on the paths. */
+ * the Wizard's Tomb and the Whammies placed on the paths. A move is a tap on the space where it lands. */
 (function () {
   "use strict";
-  const W = window.GKWords;
+  const W = window.GKWords, B = window.GKBoards;
 
-  window.GKBoards.renderers.superstition = function (svg, st, ctx, el) {
+  function brick(g, el, x, y, s) { return el(g, "rect", { x: x - s, y: y - s, width: 2 * s, height: 2 * s, rx: 3, fill: "#7a3f22", stroke: "#c9794a", "stroke-width": 2 }); }
+  function stone(g, el, x, y, s) { return el(g, "circle", { cx: x, cy: y, r: s, fill: "#4a4a4a", stroke: "#b0b0b0", "stroke-width": 2 }); }
+  function whammy(g, el, x, y, s) { return el(g, "path", { d: `M${x} ${y - s} l${s} ${s * 1.7} h${-2 * s} z`, fill: "#e5484d", stroke: "#000", "stroke-width": 1.5 }); }
+  function trapBox(g, el, x, y, sprung, name) {
+    el(g, "rect", { x: x - 50, y: y - 32, width: 100, height: 64, rx: 8, fill: sprung ? "#5e1d1d" : "#26332a",
+                    stroke: sprung ? "#e5484d" : "#8fd18f", "stroke-width": 3 });
+    if (name) el(g, "text", { x, y: y - 12, "text-anchor": "middle", fill: "#fff", "font-size": 15, "font-weight": 700 }, name);
+  }
+
+  B.renderers.superstition = function (svg, st, ctx, el) {
     const v = st.view, b = v.board, sp = b.spaces;
-    const k = 0.55, ox = 20, oy = 20;
+    const k = 0.57, ox = 15, oy = 12;
+    B.size(svg, 600, 600);
     const X = id => ox + sp[id].x * k, Y = id => oy + sp[id].y * k;
     const legal = ctx.legal || [];
     const handled = new Set();
+    const walks = v.walks || {};
+    const proposal = B.proposal && ["move", "charm_move"].includes(B.proposal.action.kind) ? B.proposal.action : null;
 
     const path = (ids, colour, closed) => {
       const pts = ids.map(id => X(id) + "," + Y(id)).join(" ");
-      el(svg, closed ? "polygon" : "polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 16, "stroke-linejoin": "round", opacity: 0.35 });
+      el(svg, closed ? "polygon" : "polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 18, "stroke-linejoin": "round", opacity: 0.3 });
     };
     path(b.brick_path, "#b5653a", true);
     path(b.stone_path, "#9a9a9a", true);
     const t = b.tomb;
     el(svg, "rect", { x: ox + (t.x - t.width / 2) * k, y: oy + (t.y - t.height / 2) * k, width: t.width * k, height: t.height * k,
-                      rx: 4, fill: "#3d2f4f", stroke: "#8f7fc0" });
-    el(svg, "text", { x: ox + t.x * k, y: oy + t.y * k + 4, "text-anchor": "middle", fill: "#fff", "font-size": 10 }, "Wizard's Tomb");
+                      rx: 4, fill: "#3d2f4f", stroke: "#8f7fc0", "stroke-width": 2 });
+    el(svg, "text", { x: ox + t.x * k, y: oy + t.y * k + 5, "text-anchor": "middle", fill: "#fff", "font-size": 13 }, "Tomb");
 
     // Where a secret Whammy may go (only in the placing player's own legal actions).
     const spots = {};
@@ -28,25 +40,60 @@
       const to = a.kind === "place_whammy" ? a.params.space : a.kind === "relocate_whammy" ? a.params.to : null;
       if (to && sp[to]) { spots[to] = [a, i]; handled.add(i); }
     });
+    // Where each legal move lands: the move is a tap on that space.
+    // Two directions may land on the same space (from the start circle both ways reach the gate).
+    const landings = {};
+    legal.forEach((a, i) => {
+      if (!["move", "charm_move"].includes(a.kind)) return;
+      const w = walks[a.params.direction];
+      if (w && sp[w.to]) { (landings[w.to] = landings[w.to] || []).push([a, i, w]); handled.add(i); }
+    });
 
     for (const id of Object.keys(sp)) {
       const s = sp[id];
       if (s.kind === "platform") continue;
       const g = el(svg, "g", { class: "space" + (spots[id] ? " legal" : ""), "data-space": id });
-      if (s.kind === "brick") el(g, "rect", { x: X(id) - 12, y: Y(id) - 12, width: 24, height: 24, rx: 3, fill: "#7a3f22", stroke: "#b5653a" });
-      else if (s.kind === "stone") el(g, "circle", { cx: X(id), cy: Y(id), r: 12, fill: "#4a4a4a", stroke: "#9a9a9a" });
-      else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 12, fill: "none", stroke: id.split(".")[1] || "#fff", "stroke-width": 3 });
-      else el(g, "circle", { cx: X(id), cy: Y(id), r: 6, fill: "#555" });
+      if (s.kind === "brick") brick(g, el, X(id), Y(id), 13);
+      else if (s.kind === "stone") stone(g, el, X(id), Y(id), 13);
+      else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 14, fill: "none", stroke: id.split(".")[1] || "#fff", "stroke-width": 4 });
+      else el(g, "circle", { cx: X(id), cy: Y(id), r: 7, fill: "#777" });
       if (spots[id]) {
-        el(g, "circle", { cx: X(id), cy: Y(id), r: 15, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 3 });
-        g.addEventListener("click", () => ctx.act(spots[id][0]));
+        el(g, "circle", { cx: X(id), cy: Y(id), r: 18, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
+        B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => ctx.act(spots[id][0]), W.action(spots[id][0], st));
       }
     }
-    for (const w of v.whammies || []) {
-      if (!sp[w.space]) continue;
-      const g = el(svg, "g", { class: "whammy", "data-space": w.space });
-      el(g, "path", { d: `M${X(w.space)} ${Y(w.space) - 14} l12 22 h-24 z`, fill: "#e5484d", stroke: "#000" });
-      el(g, "title", {}, "Whammy: " + (w.name || w.whammy));
+    let confirmExtra = [];
+    for (const id of Object.keys(landings)) {
+      const list = landings[id];
+      const [a, , w] = list[0];
+      const g = el(svg, "g", { class: "legal walk", "data-walk": list.map(([x]) => x.params.direction).join(" "), "data-space": id });
+      el(g, "circle", { cx: X(id), cy: Y(id), r: 19, fill: "rgba(143,209,143,0.3)", stroke: w.charm ? "#c9a0ff" : "#8fd18f", "stroke-width": 4 });
+      B.hit(g, [X(id) - 19, Y(id) - 19, 38, 38], () => B.propose(a, { sendLabel: "Move here" }), W.action(a, st));
+      // Same space by two different ways: the confirm bar offers the other one.
+      const ways = list.filter(([, , x], k) => list.findIndex(([, , y]) => y.path.join() === x.path.join()) === k);
+      const at = ways.findIndex(([x]) => proposal && x.params.direction === proposal.params.direction);
+      if (proposal && ways.length > 1 && at >= 0) {
+        const next = ways[(at + 1) % ways.length][0];
+        confirmExtra = [["confirm-other-way", "Go the other way round", () => B.propose(next, { sendLabel: "Move here" })]];
+      }
+    }
+    if (proposal) {
+      const w = walks[proposal.params.direction];
+      const me = (v.players || []).find(p => p.seat === proposal.player);
+      if (w && me && sp[me.space]) {
+        const ids = [me.space, ...w.path].filter(id => sp[id]);
+        const g = el(svg, "g", { class: "preview", "pointer-events": "none" });
+        el(g, "polyline", { points: ids.map(id => X(id) + "," + Y(id)).join(" "), fill: "none", stroke: "#ffe066", "stroke-width": 7,
+                            "stroke-linejoin": "round", "stroke-linecap": "round" });
+        el(g, "circle", { class: "landing", cx: X(w.to), cy: Y(w.to), r: 22, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
+        el(g, "circle", { cx: X(w.to), cy: Y(w.to), r: 11, fill: me.colour, stroke: "#000", "stroke-width": 2, opacity: 0.8 });
+      }
+    }
+    for (const wh of v.whammies || []) {
+      if (!sp[wh.space]) continue;
+      const g = el(svg, "g", { class: "whammy", "data-space": wh.space });
+      whammy(g, el, X(wh.space), Y(wh.space) - 4, 14);
+      el(g, "title", {}, "Whammy: " + (wh.name || "a Whammy"));
     }
 
     // The traps: a platform with two pegs; sprung traps are drawn open.
@@ -57,18 +104,19 @@
       const x = X(plat), y = Y(plat);
       const sprung = trap.state === "sprung";
       const g = el(svg, "g", { class: "trap", "data-trap": name, "data-state": trap.state });
-      el(g, "rect", { x: x - 42, y: y - 26, width: 84, height: 52, rx: 8, fill: sprung ? "#5e1d1d" : "#26332a",
-                      stroke: sprung ? "#e5484d" : "#8fd18f", "stroke-width": 2 });
-      el(g, "text", { x, y: y - 10, "text-anchor": "middle", fill: "#fff", "font-size": 11 }, trap.name);
-      el(g, "text", { x, y: y + 3, "text-anchor": "middle", fill: sprung ? "#ffb3b3" : "#b7e4b7", "font-size": 10 }, trap.state);
-      for (const [peg, dx] of [["a", -20], ["b", 20]]) {
+      trapBox(g, el, x, y, sprung, trap.name.replace(/^first /, "1st ").replace(/^second /, "2nd "));
+      for (const [peg, dx] of [["a", -24], ["b", 24]]) {
         const state = trap["peg_" + peg];
         const pick = legal.findIndex(a => a.kind === "pull_peg" && a.params.trap === name && a.params.peg === peg);
         const pg = el(g, "g", { class: "peg" + (pick >= 0 ? " legal" : ""), "data-peg": name + "." + peg });
-        el(pg, "circle", { cx: x + dx, cy: y + 15, r: 7, fill: state === "pulled" ? "none" : "#d8c38a",
-                           stroke: pick >= 0 ? "#8fd18f" : "#d8c38a", "stroke-width": pick >= 0 ? 3 : 1 });
-        el(pg, "text", { x: x + dx, y: y + 18, "text-anchor": "middle", "font-size": 8, fill: "#000" }, peg.toUpperCase());
-        if (pick >= 0) { handled.add(pick); pg.addEventListener("click", () => ctx.act(legal[pick])); }
+        el(pg, "circle", { cx: x + dx, cy: y + 14, r: 11, fill: state === "pulled" ? "none" : "#d8c38a",
+                           stroke: pick >= 0 ? "#8fd18f" : "#d8c38a", "stroke-width": pick >= 0 ? 4 : 2 });
+        el(pg, "text", { x: x + dx, y: y + 19, "text-anchor": "middle", "font-size": 13, "font-weight": 700,
+                         fill: state === "pulled" ? "#d8c38a" : "#000" }, peg.toUpperCase());
+        if (pick >= 0) {
+          handled.add(pick);
+          B.hit(pg, [x + dx - 24, y - 32, 48, 64], () => ctx.act(legal[pick]), W.action(legal[pick], st));
+        }
       }
     }
 
@@ -78,26 +126,38 @@
       if (!p.space || !sp[p.space]) continue;
       const n = (at[p.space] = (at[p.space] || 0) + 1) - 1;
       const g = el(svg, "g", { class: "pawn", "data-seat": p.seat });
-      el(g, "circle", { cx: X(p.space) - 8 + n * 10, cy: Y(p.space) - 4 + n * 4, r: 9, fill: p.colour, stroke: "#000", "stroke-width": 2 });
+      el(g, "circle", { cx: X(p.space) - 6 + n * 12, cy: Y(p.space) - 4 + n * 6, r: 12, fill: p.colour, stroke: "#000", "stroke-width": 2 });
       el(g, "title", {}, p.name);
     }
 
-    // The side: each player's progress.
-    let y = 40;
-    const sx = 600;
+    // Under the board: each player's progress, in words.
+    const notes = [];
     for (const p of v.players || []) {
-      el(svg, "circle", { cx: sx + 8, cy: y - 5, r: 7, fill: p.colour });
-      el(svg, "text", { x: sx + 22, y, fill: "#e9e6df", "font-size": 14 }, p.name + ": part " + p.part + (p.leg ? ", " + p.leg : ""));
-      y += 18;
-      const notes = [];
-      if ((p.zapped_by || []).length) notes.push("zapped by " + p.zapped_by.join(", "));
-      if (p.drew_tokens) notes.push("has drawn at the Tomb");
-      if (notes.length) { el(svg, "text", { x: sx + 22, y, fill: "#9a98a0", "font-size": 12 }, notes.join("; ")); y += 18; }
-      y += 8;
+      const bits = [(p.part === 1 ? "on the way in" : "on the way out") + ", on " + W.superSpace(st, p.space)];
+      if ((p.zapped_by || []).length) bits.push("zapped by " + p.zapped_by.map(t => "the " + ((v.traps[t] || {}).name || W.humanize(t))).join(" and "));
+      if (p.drew_tokens) bits.push("has been to the Wizard's Tomb");
+      notes.push({ label: p.name, text: bits.join("; ") + ".", cls: "player-note" });
     }
-    if (v.challenge) el(svg, "text", { x: sx, y: y + 10, fill: "#f5a524", "font-size": 13 }, "Challenge: " + W.value(v.challenge).slice(0, 40));
-    const hint = Object.keys(spots).length ? "Click a highlighted space to place your Whammy." :
-      (legal.some(a => a.kind === "pull_peg") ? "Name a peg: click peg A or B of the trap." : "");
-    return { handled, hint };
+    if (v.challenge) {
+      const trap = (v.traps[v.challenge.trap] || {}).name || "a trap";
+      notes.push({ text: "Challenging the " + trap + (v.challenge.peg ? ": peg " + String(v.challenge.peg).toUpperCase() + " named." : "."), cls: "warn" });
+    }
+    const legend = [
+      [(s, e) => brick(s, e, 12, 12, 9), "brick path (the way in)"],
+      [(s, e) => stone(s, e, 12, 12, 9), "stone path"],
+      [(s, e) => e(s, "circle", { cx: 12, cy: 12, r: 9, fill: "none", stroke: "#e9e6df", "stroke-width": 3 }), "start circles, outside the gate"],
+      [(s, e) => { e(s, "rect", { x: 1, y: 4, width: 22, height: 16, rx: 3, fill: "#26332a", stroke: "#8fd18f", "stroke-width": 2 }); }, "a trap, cocked"],
+      [(s, e) => { e(s, "rect", { x: 1, y: 4, width: 22, height: 16, rx: 3, fill: "#5e1d1d", stroke: "#e5484d", "stroke-width": 2 }); }, "a trap, sprung"],
+      [(s, e) => { e(s, "circle", { cx: 7, cy: 12, r: 5, fill: "#d8c38a" }); e(s, "circle", { cx: 18, cy: 12, r: 5, fill: "none", stroke: "#d8c38a", "stroke-width": 2 }); },
+       "pegs A and B: in, pulled"],
+      [(s, e) => whammy(s, e, 12, 13, 9), "a Whammy on the path"],
+      [(s, e) => e(s, "circle", { cx: 12, cy: 12, r: 10, fill: "rgba(143,209,143,0.3)", stroke: "#8fd18f", "stroke-width": 3 }), "where you can go: tap it"],
+    ];
+    let hint = "";
+    if (B.proposal && proposal) hint = "The yellow line shows the way. Tap “Move here” to send it.";
+    else if (Object.keys(landings).length) hint = "Tap a green space to move there.";
+    else if (Object.keys(spots).length) hint = "Tap a green space to place your Whammy there.";
+    else if (legal.some(a => a.kind === "pull_peg")) hint = "Name a peg: tap peg A or B of the trap.";
+    return { handled, hint, notes, legend, confirmExtra };
   };
 })();

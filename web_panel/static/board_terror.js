@@ -1,23 +1,61 @@
 /* Terror in the Graveyard: the 9x9 graveyard, the three sliding platforms with their tombs and pits,
- * the pawns (monster and paralysed marks), the piles, the Crypt and the Headless Ghost. */
+ * the pawns (a girl is round, a boy is square; a Monster wears a red star, a paralysed pawn a cage), the
+ * Crypt and the Headless Ghost. Piles, tombs and who is out are written under the board. */
 (function () {
   "use strict";
-  const W = window.GKWords;
-  const FILL = { grass: "#2f4a2a", bush: "#16301a", g: "#3b4d2a", potion: "#4b2d66", hand: "#5a4a3a", pit: "#050505",
+  const W = window.GKWords, B = window.GKBoards;
+  const FILL = { grass: "#2f4a2a", bush: "#16301a", g: "#2f4a2a", potion: "#4b2d66", hand: "#5a4a3a", pit: "#050505",
                  exit: "#24506b", entrance: "#24506b", gate: "#6b5a24", crypt: "#3d2f4f" };
-  const LABEL = { g: "G", potion: "⚗", hand: "HAND", pit: "", bush: "✿", exit: "EXIT", entrance: "IN", gate: "GATE", crypt: "CRYPT" };
-  const PAWN = { girl: "G", boy: "B" };
+  const LABEL = { potion: "⚗", bush: "✿", exit: "EXIT", entrance: "IN", gate: "GATE", crypt: "CRYPT" };
+  const END = { end_a: "A", end_b: "B" };
+  const RED = "#ff5a5f";
   let selected = null;  // [seat, pawn] whose legal moves are shown
 
-  function sameCell(a, b) { return a && b && a[0] === b[0] && a[1] === b[1]; }
+  // The pawn shapes, shared by the board and the legend.
+  function pawnShape(g, el, x, y, r, label, colour, attrs) {
+    const a = Object.assign({ fill: colour, stroke: "#000", "stroke-width": 2 }, attrs || {});
+    if (label === "boy") return el(g, "rect", Object.assign({ x: x - r, y: y - r, width: 2 * r, height: 2 * r, rx: 3 }, a));
+    return el(g, "circle", Object.assign({ cx: x, cy: y, r }, a));
+  }
+  function star(g, el, x, y, r) {
+    const pts = [];
+    for (let i = 0; i < 16; i++) {
+      const rr = i % 2 ? r * 0.62 : r, t = Math.PI * i / 8;
+      pts.push((x + rr * Math.sin(t)).toFixed(1) + "," + (y - rr * Math.cos(t)).toFixed(1));
+    }
+    return el(g, "polygon", { class: "monster-mark", points: pts.join(" "), fill: RED, stroke: "#fff", "stroke-width": 1.5 });
+  }
+  function cage(g, el, x, y, r) {
+    const c = el(g, "g", { class: "paralysed-mark" });
+    el(c, "rect", { x: x - r - 3, y: y - r - 3, width: 2 * r + 6, height: 2 * r + 6, rx: 3, fill: "none", stroke: "#bfe3ff", "stroke-width": 3 });
+    for (const dx of [-r / 2, 0, r / 2]) el(c, "line", { x1: x + dx, y1: y - r - 3, x2: x + dx, y2: y + r + 3, stroke: "#bfe3ff", "stroke-width": 2.5 });
+    return c;
+  }
+  // A skeleton hand: a palm and four bony fingers (no emoji font is needed).
+  function hand(g, el, x, y, s) {
+    const h = el(g, "g", { stroke: "#f2efe6", "stroke-width": s * 0.09, "stroke-linecap": "round", fill: "none" });
+    el(h, "rect", { x: x - s * 0.22, y: y, width: s * 0.44, height: s * 0.3, rx: s * 0.06 });
+    for (const dx of [-0.16, -0.05, 0.06, 0.17]) el(h, "line", { x1: x + dx * s, y1: y, x2: x + dx * s * 1.2, y2: y - s * 0.32 });
+    el(h, "line", { x1: x - s * 0.22, y1: y + s * 0.12, x2: x - s * 0.36, y2: y - s * 0.04 });
+    return h;
+  }
+  function card(g, el, x, y, s) {
+    el(g, "rect", { x: x - s * 0.35, y: y - s * 0.45, width: s * 0.7, height: s * 0.9, rx: 3, fill: "#e8dcc0", stroke: "#000" });
+    el(g, "text", { x, y: y + s * 0.17, "text-anchor": "middle", "font-size": s * 0.5, "font-weight": 700, fill: "#3a2a10" }, "G");
+  }
 
-  window.GKBoards.renderers.terror = function (svg, st, ctx, el) {
+  B.renderers.terror = function (svg, st, ctx, el) {
     const v = st.view, b = v.board;
-    const size = Math.floor(560 / Math.max(b.rows, b.cols));
-    const ox = 20, oy = 20;
+    const ox = 3, oy = 3;
+    const size = Math.floor(594 / Math.max(b.rows, b.cols));
+    B.size(svg, ox * 2 + size * b.cols, oy * 2 + size * b.rows);
+    // Where the grid lies in the drawing, for pages that mark cells over it (the board editor).
+    Object.assign(svg.dataset, { cellSize: String(size), originX: String(ox), originY: String(oy) });
     const X = rc => ox + rc[1] * size, Y = rc => oy + rc[0] * size;
+    const box = rc => [X(rc), Y(rc), size, size];
     const handled = new Set();
     const legal = ctx.legal || [];
+    const proposal = B.proposal && B.proposal.action.kind === "move_pawn" ? B.proposal.action : null;
 
     for (let r = 0; r < b.rows; r++) {
       for (let c = 0; c < b.cols; c++) {
@@ -26,18 +64,21 @@
         const g = el(svg, "g", { class: "cell", "data-cell": r + "," + c, "data-type": t });
         el(g, "rect", { x: X([r, c]) + 1, y: Y([r, c]) + 1, width: size - 2, height: size - 2, rx: 4,
                         fill: FILL[t] || (t.startsWith("danger-") ? "#5a1d1d" : "#2f4a2a"),
-                        stroke: colour || "#1b2b18", "stroke-width": colour ? 3 : 1 });
-        const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] !== undefined ? LABEL[t] : "");
-        if (label) el(g, "text", { x: X([r, c]) + size / 2, y: Y([r, c]) + size / 2 + 6, "text-anchor": "middle",
-                                   fill: colour || "#e9e6df", "font-size": label.length > 2 ? 11 : 18 }, label);
+                        stroke: colour || "#1b2b18", "stroke-width": colour ? 4 : 1 });
+        if (t === "g") { card(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.55); continue; }
+        if (t === "hand") { hand(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.8); continue; }
+        const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] || "");
+        if (label) el(g, "text", { x: X([r, c]) + size / 2, y: Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9), "text-anchor": "middle",
+                                   fill: colour || "#e9e6df", "font-size": label.length > 2 ? 14 : 26, "font-weight": 700 }, label);
       }
     }
     // The sliding platforms: their spaces outlined in the platform's colour, then the tomb on its track.
+    const moveCells = new Set(legal.filter(a => a.kind === "move_pawn").map(a => a.params.to.join(",")));
     for (const name of Object.keys(b.platforms)) {
       const p = b.platforms[name];
       for (const cell of p.cells) {
-        el(svg, "rect", { x: X(cell) + 3, y: Y(cell) + 3, width: size - 6, height: size - 6, rx: 6, fill: "none",
-                          stroke: p.colour, "stroke-dasharray": "5 3", "stroke-width": 2, "pointer-events": "none" });
+        el(svg, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6, fill: "none",
+                          stroke: p.colour, "stroke-dasharray": "6 4", "stroke-width": 2, "pointer-events": "none" });
       }
       const at = (v.tombs || {})[name];
       for (const pos of Object.keys(p.track)) {
@@ -46,27 +87,35 @@
         const slide = legal.findIndex(a => a.kind === "move_tomb" && a.params.tomb === name && a.params.to === pos);
         // The virtual board slides the physical tomb, which may stand elsewhere than the game says (a mismatch).
         const sensed = ((ctx.sensors || {})["tomb." + name] || {}).value;
-        const canSim = ctx.simulate && ctx.canControl && pos !== (sensed || at);
+        const canSim = ctx.simulate && ctx.canControl && pos !== (sensed || at) && !moveCells.has(cell.join(","));
         const g = el(svg, "g", { class: "tomb-spot" + (slide >= 0 || canSim ? " clickable" : ""),
                                  "data-tomb": name, "data-pos": pos });
         if (here) {
-          el(g, "rect", { x: X(cell) + 8, y: Y(cell) + size - 20, width: size - 16, height: 14, rx: 3, fill: p.colour, opacity: 0.9 });
-          el(g, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": 10, fill: "#000" },
-             name.toUpperCase());
-        } else {
-          el(g, "circle", { cx: X(cell) + size / 2, cy: Y(cell) + size - 12, r: 5, fill: "none", stroke: p.colour,
-                            "stroke-width": slide >= 0 ? 3 : 1 });
+          el(g, "rect", { x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3, fill: p.colour, opacity: 0.95 });
+          el(g, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": name.length > 5 ? 10 : 13,
+                          "font-weight": 700, fill: "#000" }, W.tombName(name).toUpperCase());
+        }
+        if (END[pos]) {
+          // The ends of each track are lettered, as the rules call them: end A and end B.
+          el(g, "circle", { cx: X(cell) + 12, cy: Y(cell) + 12, r: 10, fill: "#000", stroke: p.colour, "stroke-width": 2 });
+          el(g, "text", { x: X(cell) + 12, y: Y(cell) + 17, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: p.colour }, END[pos]);
+        }
+        if (!here && slide >= 0) {
+          el(g, "rect", { x: X(cell) + 3, y: Y(cell) + 3, width: size - 6, height: size - 6, rx: 6, fill: "rgba(143,209,143,0.18)",
+                          stroke: "#8fd18f", "stroke-width": 3 });
         }
         if (sensed && sensed === pos && !here) {
-          el(g, "rect", { class: "sensed-tomb", x: X(cell) + 8, y: Y(cell) + size - 20, width: size - 16, height: 14, rx: 3,
-                          fill: "none", stroke: "#e5484d", "stroke-width": 2, "stroke-dasharray": "3 2" });
-          el(g, "title", {}, "the " + name + " tomb is here on the board");
+          el(g, "rect", { class: "sensed-tomb", x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3,
+                          fill: "none", stroke: "#e5484d", "stroke-width": 3, "stroke-dasharray": "4 3" });
+          el(g, "title", {}, "the " + W.tombName(name) + " tomb stands here on the real board");
         }
+        // The whole space takes the tap, not just its marker.
+        const where = pos === "middle" ? "the middle" : "end " + END[pos];
         if (slide >= 0) {
           handled.add(slide);
-          g.addEventListener("click", () => ctx.act(legal[slide]));
+          B.hit(g, box(cell), () => ctx.act(legal[slide]), "Slide the " + W.tombName(name) + " tomb to " + where);
         } else if (canSim) {
-          g.addEventListener("click", () => ctx.sim("tomb." + name, pos));
+          B.hit(g, box(cell), () => ctx.sim("tomb." + name, pos), "Slide the " + W.tombName(name) + " tomb to " + where + " on the virtual board");
         }
       }
     }
@@ -75,63 +124,104 @@
     const moves = legal.map((a, i) => [a, i]).filter(([a]) => a.kind === "move_pawn");
     const movers = [];
     for (const [a] of moves) if (!movers.some(m => m[0] === a.player && m[1] === a.params.pawn)) movers.push([a.player, a.params.pawn]);
+    if (proposal) selected = [proposal.player, proposal.params.pawn];
     if (!selected || !movers.some(m => m[0] === selected[0] && m[1] === selected[1])) selected = movers[0] || null;
+    const seats = v.players || [];
+    const pawnWord = (si, pi) => W.playerName(st, si) + "'s " + ((seats[si] || {}).pawns[pi] || {}).label;
     for (const [a, i] of moves) {
       handled.add(i);
       if (!selected || a.player !== selected[0] || a.params.pawn !== selected[1]) continue;
       const cell = a.params.to;
-      const hl = el(svg, "rect", { class: "legal", "data-move": cell.join(","), x: X(cell) + 4, y: Y(cell) + 4,
-                                   width: size - 8, height: size - 8, rx: 6, fill: "rgba(143,209,143,0.25)",
-                                   stroke: "#8fd18f", "stroke-width": 3 });
-      hl.addEventListener("click", () => ctx.act(a));
+      const g = el(svg, "g", { class: "legal", "data-move": cell.join(",") });
+      el(g, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6,
+                      fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
+      B.hit(g, box(cell), () => B.propose(a, { sendLabel: "Move here" }), "Move " + pawnWord(a.player, a.params.pawn) + " to " + W.terrorCell(st, cell));
     }
 
-    // Pawns: two per seat, offset so that pawns sharing a space stay visible.
-    const seats = v.players || [];
-    const outList = [];
+    // The proposed move: its path, step by step, and where the pawn ends.
+    if (proposal) {
+      const walk = (v.walks || []).find(w => w.seat === proposal.player && w.pawn === proposal.params.pawn &&
+                                             w.to[0] === proposal.params.to[0] && w.to[1] === proposal.params.to[1]);
+      const from = ((seats[proposal.player] || {}).pawns[proposal.params.pawn] || {}).pos;
+      const cells = [from, ...((walk && walk.path) || [proposal.params.to])].filter(Boolean);
+      const g = el(svg, "g", { class: "preview", "pointer-events": "none" });
+      el(g, "polyline", { points: cells.map(c => (X(c) + size / 2) + "," + (Y(c) + size / 2)).join(" "), fill: "none",
+                          stroke: "#ffe066", "stroke-width": 7, "stroke-linejoin": "round", "stroke-linecap": "round", opacity: 0.9 });
+      cells.slice(1).forEach((c, k) => {
+        el(g, "circle", { cx: X(c) + size / 2, cy: Y(c) + size / 2, r: 12, fill: "#ffe066", stroke: "#000" });
+        el(g, "text", { x: X(c) + size / 2, y: Y(c) + size / 2 + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: "#000" }, String(k + 1));
+      });
+      el(g, "rect", { class: "landing", x: X(proposal.params.to) + 2, y: Y(proposal.params.to) + 2, width: size - 4, height: size - 4,
+                      rx: 6, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
+    }
+
+    // Pawns: up to four on a space, two by two.
+    const outList = [], marks = [];
+    const r = 15;
     seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
-      if (p.pos === null || p.out) { outList.push(s.name + "'s " + p.label); return; }
+      const who = W.playerName(st, si) + "'s " + p.label;
+      if (p.monster) marks.push(who + " is a Monster" + (p.monster_card && p.monster_card.title ? " (" + p.monster_card.title + ")" : "") + ".");
+      if (p.paralysed) marks.push(who + " is paralysed on a Skeleton Hand.");
+      if (p.pos === null || p.out) { outList.push(who); return; }
       const k = si * 2 + pi;
-      const px = X(p.pos) + 12 + (k % 4) * ((size - 24) / 3), py = Y(p.pos) + 14 + Math.floor(k / 4) * 16;
+      const px = X(p.pos) + size / 2 + ((k % 2) ? 15 : -15), py = Y(p.pos) + size / 2 + (Math.floor(k / 2) % 2 ? 15 : -15);
       const mover = movers.some(m => m[0] === si && m[1] === pi);
       const chosen = selected && selected[0] === si && selected[1] === pi;
-      const g = el(svg, "g", { class: "pawn" + (mover ? " clickable" : ""), "data-seat": si, "data-pawn": pi });
-      el(g, "circle", { cx: px, cy: py, r: 8, fill: s.colour, stroke: chosen ? "#fff" : "#000", "stroke-width": chosen ? 3 : 1 });
-      el(g, "text", { x: px, y: py + 4, "text-anchor": "middle", "font-size": 10, fill: "#000" }, PAWN[p.label] || "?");
-      if (p.monster) el(g, "circle", { class: "monster-mark", cx: px, cy: py, r: 11, fill: "none", stroke: "#e5484d", "stroke-width": 2 });
-      if (p.paralysed) el(g, "line", { class: "paralysed-mark", x1: px - 9, y1: py - 9, x2: px + 9, y2: py + 9, stroke: "#fff", "stroke-width": 2 });
-      el(g, "title", {}, s.name + "'s " + p.label + " pawn" + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
-         (p.cards ? ", " + p.cards + " saved card(s)" : ""));
-      if (mover) g.addEventListener("click", () => { selected = [si, pi]; window.GKBoards.redraw(); });
+      const g = el(svg, "g", { class: "pawn" + (mover ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
+      if (p.monster) star(g, el, px, py, r + 15);
+      pawnShape(g, el, px, py, r, p.label, s.colour, chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
+      if (p.paralysed) cage(g, el, px, py, r);
+      el(g, "title", {}, who + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
+         (p.cards ? ", " + p.cards + " saved card" + (p.cards > 1 ? "s" : "") : ""));
+      if (mover && movers.length > 1) {
+        B.hit(g, [px - r, py - r, 2 * r, 2 * r], () => { selected = [si, pi]; B.proposal = null; B.redraw(); }, "Choose " + who + " to move");
+      }
     }));
 
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;
-    const gx = X(b.crypt) + size - 14, gy = Y(b.crypt) + 16;
+    const gx = X(b.crypt) + size - 16, gy = Y(b.crypt) + 18;
     const gg = el(svg, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
                               transform: ghostState === "destroyed" ? `rotate(90 ${gx} ${gy})` : "" });
-    el(gg, "path", { d: `M${gx - 8} ${gy + 9} v-9 a8 8 0 0 1 16 0 v9 l-4 -3 l-4 3 l-4 -3 z`, fill: "#f2f2f2", stroke: "#000" });
+    el(gg, "path", { d: `M${gx - 10} ${gy + 11} v-11 a10 10 0 0 1 20 0 v11 l-5 -4 l-5 4 l-5 -4 z`, fill: "#f2f2f2", stroke: "#000" });
     el(gg, "title", {}, ghostState === "destroyed" ? "the Headless Ghost, knocked off its launcher" : "the Headless Ghost on its launcher");
 
-    // The side: piles, Crypt and ghost, the pending Monster card, pawns that are out.
-    const sx = 600;
-    let y = 40;
-    const line = (text, attrs) => { el(svg, "text", Object.assign({ x: sx, y, fill: "#e9e6df", "font-size": 15 }, attrs || {}), text); y += 24; };
-    el(svg, "rect", { x: sx, y: y - 16, width: 60, height: 84, rx: 6, fill: "#3a2f52", stroke: "#8f7fc0" });
-    el(svg, "text", { x: sx + 30, y: y + 30, "text-anchor": "middle", fill: "#fff", "font-size": 22, id: "draw-count" }, String(v.draw_count));
-    el(svg, "rect", { x: sx + 80, y: y - 16, width: 60, height: 84, rx: 6, fill: "#2a2a2a", stroke: "#777" });
-    el(svg, "text", { x: sx + 110, y: y + 30, "text-anchor": "middle", fill: "#fff", "font-size": 22, id: "discard-count" }, String(v.discard_count));
-    y += 88;
-    line("draw pile · discard", { "font-size": 12, fill: "#9a98a0" });
+    // Under the board: the piles, the ghost, the tombs, the marks on pawns, pawns that are out.
+    const notes = [];
+    notes.push({ label: "Draw pile", text: String(v.draw_count), valueId: "draw-count" });
+    notes.push({ label: "Discard pile", text: String(v.discard_count), valueId: "discard-count" });
     const ghost = (v.skull || {}).ghost;
-    line("Ghost: " + (ghost === "destroyed" ? "knocked off!" : ghost || "?"), { id: "ghost", fill: ghost === "destroyed" ? "#8fd18f" : "#e9e6df" });
-    if ((v.skull || {}).attempt) line("Skull attempt by " + W.playerName(st, v.skull.attempt.seat), { fill: "#f5a524" });
-    for (const t of Object.keys(v.tombs || {})) line(W.humanize(t) + " tomb: " + v.tombs[t].replace("_", " "), { "font-size": 13 });
-    if (v.pending) line("Monster card for " + W.playerName(st, v.pending.seat) + ": " + ((v.pending.card || {}).title || ""), { fill: "#e5484d", "font-size": 13 });
-    if (v.phase) line("Phase: " + v.phase.replace("_", " "), { "font-size": 13, fill: "#9a98a0" });
-    for (const o of outList) line(o + ": out", { "font-size": 13, fill: "#9a98a0" });
-    const hint = moves.length && selected ? "Click a highlighted space to move " + W.playerName(st, selected[0]) + "'s " +
-      (seats[selected[0]].pawns[selected[1]] || {}).label + " pawn" + (movers.length > 1 ? " (click another pawn to move it instead)." : ".") : "";
-    return { handled, hint };
+    notes.push({ label: "Headless Ghost", text: ghost === "destroyed" ? "knocked off!" : ghost === "standing" ? "standing on its launcher" : "unknown", valueId: "ghost" });
+    if ((v.skull || {}).attempt) notes.push({ text: W.playerName(st, v.skull.attempt.seat) + " is dropping the skull down the Crypt.", cls: "warn" });
+    const tombs = Object.keys(v.tombs || {}).map(t => W.tombName(t) + " " + (v.tombs[t] === "middle" ? "in the middle" : "at " + W.tombEnd(v.tombs[t])));
+    if (tombs.length) notes.push({ label: "Tombs", text: tombs.join(", ") });
+    if (v.pending) notes.push({ text: "Monster card for " + W.playerName(st, v.pending.seat) + ": " + ((v.pending.card || {}).title || "") + ".", cls: "bad" });
+    for (const m of marks) notes.push({ text: m, cls: "bad" });
+    for (const o of outList) notes.push({ text: o + " is out of the graveyard." });
+
+    const choices = movers.length > 1 ? movers.map(([si, pi]) => [
+      "choose-" + si + "-" + pi, "Move " + (si === (ctx.seat !== undefined ? ctx.seat : -1) ? "your " + seats[si].pawns[pi].label : pawnWord(si, pi)),
+      () => { selected = [si, pi]; B.proposal = null; B.redraw(); }, selected && selected[0] === si && selected[1] === pi]) : [];
+
+    const legend = [
+      [(s, e) => pawnShape(s, e, 12, 12, 9, "girl", "#e9e6df"), "girl pawn (in the player's colour)"],
+      [(s, e) => pawnShape(s, e, 12, 12, 8, "boy", "#e9e6df"), "boy pawn"],
+      [(s, e) => { star(s, e, 12, 12, 12); pawnShape(s, e, 12, 12, 6, "girl", "#e9e6df"); }, "a Monster"],
+      [(s, e) => { pawnShape(s, e, 12, 12, 6, "girl", "#e9e6df"); cage(s, e, 12, 12, 6); }, "paralysed"],
+      [(s, e) => card(s, e, 12, 12, 22), "“G” space: draw a Goosebumps card"],
+      [(s, e) => e(s, "text", { x: 12, y: 19, "text-anchor": "middle", "font-size": 18, fill: "#e9e6df" }, "⚗"), "Magic Potion"],
+      [(s, e) => { e(s, "rect", { x: 0, y: 0, width: 24, height: 24, fill: FILL.hand }); hand(s, e, 12, 12, 20); }, "Skeleton Hand"],
+      [(s, e) => e(s, "rect", { x: 2, y: 2, width: 20, height: 20, fill: "#050505", stroke: "#555" }), "pit"],
+      [(s, e) => e(s, "text", { x: 12, y: 19, "text-anchor": "middle", "font-size": 18, fill: "#e9e6df" }, "✿"), "bush (blocks the way)"],
+      [(s, e) => { e(s, "circle", { cx: 12, cy: 12, r: 10, fill: "#000", stroke: "#d8c38a", "stroke-width": 2 });
+                   e(s, "text", { x: 12, y: 17, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#d8c38a" }, "A"); },
+       "the ends of a tomb's track, A and B"],
+      [(s, e) => e(s, "rect", { x: 2, y: 2, width: 20, height: 20, rx: 4, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 3 }), "where you can go: tap it"],
+    ];
+    let hint = "";
+    if (B.proposal) hint = "The yellow line shows the way. Tap “Move here” to send it.";
+    else if (moves.length && selected) hint = "Tap a green space to move " + pawnWord(selected[0], selected[1]) + (movers.length > 1 ? ", or choose the other pawn." : ".");
+    else if (legal.some(a => a.kind === "move_tomb")) hint = "Tap a green space to slide the tomb there.";
+    return { handled, hint, notes, legend, choices };
   };
 })();

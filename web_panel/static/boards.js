@@ -1,9 +1,16 @@
-/* Boards drawn as SVG, one renderer a game. Each returns {hint, handled}: the indexes of
- * state.legal it made clickable on the board (the rest become buttons). */
+/* Boards drawn as SVG, one renderer a game. Each returns {hint, handled, notes, legend}: the indexes of
+ * state.legal it made tappable on the board (the rest become buttons), lines of text shown under the board,
+ * and the legend of what the drawing means.
+ *
+ * Phones: everything a person taps is at least 44x44 CSS px. A target whose drawing is smaller gets a larger,
+ * invisible hit area; where hit areas of neighbours overlap, a tap goes to the target whose centre is
+ * nearest. A move is not sent on the first tap: it is proposed, drawn where it goes, and sent from the
+ * confirm bar under the board ("Move here" / "Cancel"). */
 (function () {
   "use strict";
   const NS = "http://www.w3.org/2000/svg";
   const W = window.GKWords;
+  const MIN_PX = 44;
 
   function el(parent, tag, attrs, text) {
     const e = document.createElementNS(NS, tag);
@@ -14,35 +21,204 @@
   }
 
   const renderers = {};
+  let targets = [];      // [{cx, cy, box: [x, y, w, h], tap}] of the drawing on screen
+  let minUnits = 80;     // 44 CSS px in the board's own units, measured at each drawing
+  let svgNow = null;
+
+  /** Set the drawing's size; from then on ``hit`` knows how many units 44 CSS px are. */
+  function size(svg, w, h) {
+    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    const r = svg.getBoundingClientRect();
+    const scale = r.width > 0 && r.height > 0 ? Math.min(r.width / w, r.height / h) : 0;
+    // 4% to spare, for rounding and borders; a hidden board (no size yet) assumes a 340 px wide phone.
+    minUnits = (MIN_PX * 1.04) / (scale || 340 / w);
+  }
+
+  /** A tappable target drawn in ``g``: its hit area covers the drawing [x, y, w, h] and is at least 44 px. */
+  function hit(g, box, tap, label) {
+    const [x, y, w, h] = box;
+    const hw = Math.max(w, minUnits), hh = Math.max(h, minUnits);
+    const cx = x + w / 2, cy = y + h / 2;
+    const area = el(g, "rect", { class: "hit", x: cx - hw / 2, y: cy - hh / 2, width: hw, height: hh,
+                                 fill: "#000", "fill-opacity": 0 });
+    const t = { cx, cy, box, tap };
+    targets.push(t);
+    g.setAttribute("role", "button");
+    g.setAttribute("tabindex", "0");
+    if (label) g.setAttribute("aria-label", label);
+    g.addEventListener("click", e => (e.isTrusted && e.clientX ? nearest(e) || t : t).tap());
+    g.addEventListener("keydown", e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); tap(); } });
+    return area;
+  }
+
+  // A tap where hit areas overlap goes to the target drawn under the finger, else to the nearest centre.
+  function nearest(e) {
+    if (!svgNow || !svgNow.getScreenCTM()) return null;
+    const p = svgNow.createSVGPoint();
+    p.x = e.clientX; p.y = e.clientY;
+    const q = p.matrixTransform(svgNow.getScreenCTM().inverse());
+    const inside = ([x, y, w, h]) => q.x >= x && q.x <= x + w && q.y >= y && q.y <= y + h;
+    const under = targets.filter(t => inside(t.box));
+    const pool = under.length ? under : targets.filter(t => Math.abs(q.x - t.cx) <= minUnits / 2 + t.box[2] / 2 &&
+                                                            Math.abs(q.y - t.cy) <= minUnits / 2 + t.box[3] / 2);
+    let best = null, dist = Infinity;
+    for (const t of pool) {
+      const d = (t.cx - q.x) ** 2 + (t.cy - q.y) ** 2;
+      if (d < dist) { dist = d; best = t; }
+    }
+    return best;
+  }
+
+  // ----- a proposed move: drawn where it goes, sent only from the confirm bar -------------------------
+  const same = (a, b) => canon(a) === canon(b);
+  function canon(v) {
+    if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
+    if (v && typeof v === "object") return "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}";
+    return JSON.stringify(v);
+  }
+  function propose(action, extra) {
+    B.proposal = Object.assign({ action }, extra || {});
+    B.redraw();
+  }
+  function cancel() { B.proposal = null; B.redraw(); }
+
+  function renderConfirm(state, ctx, drawn) {
+    const bar = document.getElementById("confirm");
+    if (!bar) return;
+    const p = B.proposal;
+    bar.hidden = !p;
+    bar.innerHTML = "";
+    if (!p) return;
+    const text = document.createElement("p");
+    text.id = "confirm-text";
+    text.textContent = W.action(p.action, state) + "?";
+    bar.appendChild(text);
+    const row = document.createElement("div");
+    row.className = "confirm-buttons";
+    const button = (id, label, onClick, cls) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.id = id; b.textContent = label;
+      if (cls) b.className = cls;
+      b.addEventListener("click", onClick);
+      row.appendChild(b);
+      return b;
+    };
+    const send = button("confirm-send", p.sendLabel || "Yes, do it", () => {
+      B.proposal = null;
+      send.disabled = true;
+      Promise.resolve(ctx.act(p.action)).finally(() => B.redraw());
+    }, "primary");
+    send.dataset.action = JSON.stringify(p.action);
+    for (const [id, label, onClick] of (drawn.confirmExtra || [])) button(id, label, onClick);
+    button("confirm-cancel", "Cancel", cancel);
+    bar.appendChild(row);
+  }
+
+  // ----- notes and legend under the board ---------------------------------------------------------------
+  function renderNotes(drawn) {
+    const box = document.getElementById("board-notes");
+    if (box) {
+      box.innerHTML = "";
+      for (const n of drawn.notes || []) {
+        const li = document.createElement("li");
+        const spec = typeof n === "string" ? { text: n } : n;
+        if (spec.id) li.id = spec.id;
+        if (spec.cls) li.className = spec.cls;
+        if (spec.label) {
+          const l = document.createElement("span");
+          l.className = "label"; l.textContent = spec.label;
+          li.appendChild(l);
+          const v = document.createElement("span");
+          if (spec.valueId) v.id = spec.valueId;
+          v.textContent = spec.text;
+          li.appendChild(v);
+        } else li.textContent = spec.text;
+        box.appendChild(li);
+      }
+    }
+    const choices = document.getElementById("board-choices");
+    if (choices) {
+      choices.innerHTML = "";
+      for (const [id, label, onClick, pressed] of drawn.choices || []) {
+        const b = document.createElement("button");
+        b.type = "button"; b.id = id; b.textContent = label;
+        b.setAttribute("aria-pressed", pressed ? "true" : "false");
+        b.addEventListener("click", onClick);
+        choices.appendChild(b);
+      }
+      choices.hidden = !(drawn.choices || []).length;
+    }
+    const legend = document.getElementById("board-legend-items");
+    if (legend) {
+      legend.innerHTML = "";
+      for (const [draw, text] of drawn.legend || []) {
+        const li = document.createElement("li");
+        const sw = el(li, "svg", { viewBox: "0 0 24 24", class: "swatch", "aria-hidden": "true" });
+        draw(sw, el);
+        li.appendChild(document.createTextNode(text));
+        legend.appendChild(li);
+      }
+      const box = document.getElementById("board-legend");
+      if (box) {
+        if (box.hidden && (drawn.legend || []).length && !box.dataset.shown) {
+          box.dataset.shown = "yes";
+          box.open = window.innerWidth >= 700;  // once: after that it stays as the person left it
+        }
+        box.hidden = !(drawn.legend || []).length;
+      }
+    }
+  }
 
   function draw(svg, state, ctx) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
+    targets = [];
+    svgNow = svg;
+    let drawn;
     if (!state || !state.game) {
-      el(svg, "text", { x: 400, y: 300, "text-anchor": "middle", fill: "#9a98a0", "font-size": 24 }, "No game yet");
-      return { handled: new Set() };
+      size(svg, 600, 200);
+      el(svg, "text", { x: 300, y: 110, "text-anchor": "middle", fill: "#9a98a0", "font-size": 28 }, "No game yet");
+      drawn = { handled: new Set() };
+    } else {
+      const r = renderers[state.game] || generic;
+      try {
+        drawn = r(svg, state, ctx, el) || { handled: new Set() };
+      } catch (e) {
+        while (svg.firstChild) svg.removeChild(svg.firstChild);
+        targets = [];
+        generic(svg, state, ctx, el);
+        drawn = { handled: new Set(), hint: "The board could not be drawn: " + e.message };
+      }
     }
-    const r = renderers[state.game] || generic;
-    try {
-      return r(svg, state, ctx, el) || { handled: new Set() };
-    } catch (e) {
-      while (svg.firstChild) svg.removeChild(svg.firstChild);
-      generic(svg, state, ctx, el);
-      return { handled: new Set(), hint: "The board could not be drawn: " + e.message };
-    }
+    if (B.proposal && !(ctx.legal || []).some(a => same(a, B.proposal.action))) B.proposal = null;
+    renderConfirm(state, ctx, drawn);
+    renderNotes(drawn);
+    // For tests and people poking at the page: the width the hit areas were sized for.
+    svg.dataset.drawnWidth = String(Math.round(svg.getBoundingClientRect().width));
+    return drawn;
   }
 
   // Any game without a drawing of its own: its public view as text, so nothing is hidden from the referee.
   function generic(svg, state, ctx, el) {
     const view = state.view || {};
+    size(svg, 600, 600);
     let y = 30;
     for (const k of Object.keys(view)) {
-      el(svg, "text", { x: 16, y, fill: "#e9e6df", "font-size": 15 }, W.humanize(k) + ": " + W.value(view[k]).slice(0, 110));
+      el(svg, "text", { x: 16, y, fill: "#e9e6df", "font-size": 15 }, W.humanize(k) + ": " + W.value(view[k], state).slice(0, 70));
       y += 22;
       if (y > 590) break;
     }
     return { handled: new Set() };
   }
 
+  // A drawing follows the board's width: a phone turned sideways draws it again, with hit areas to match.
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => B.redraw(), 120);
+  });
+
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
-  window.GKBoards = { draw, renderers, el, generic, redraw: function () {} };
+  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, proposal: null, redraw: function () {},
+              minUnits: () => minUnits };
+  window.GKBoards = B;
 })();

@@ -39,6 +39,7 @@
       el("span", "badge " + (t.online ? "online" : "offline"), t.online ? "online" : "offline"));
     if (t.mismatch) head.append(" ", el("span", "badge mismatch", "board mismatch"));
     if (t.over) head.append(" ", el("span", "badge", "game over"));
+    if (t.paused) head.append(" ", el("span", "badge paused", "paused"));  // the game master paused it
     a.append(head, el("span", "club-game", title(t) + (t.room ? " · room " + t.room : "")));
     if (t.turn && t.turn !== "nobody") a.append(el("span", "club-turn", t.turn + " to play"));
     if (t.mismatch && t.mismatch_text) a.append(el("span", "club-problem", t.mismatch_text));

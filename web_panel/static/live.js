@@ -226,9 +226,13 @@
     const turn = $("turn");
     if (turn) turn.textContent = st.game ? (st.over ? "game over" : W.playerName(st, st.current_player)) : "no game yet";
     const dice = $("dice");
-    if (dice) dice.textContent = diceText((st.view || {}));
+    if (dice) {
+      if (W.drawDice) W.drawDice(dice, st.view || {});  // dice drawn as dice, where the page has the drawings
+      else dice.textContent = diceText((st.view || {}));
+    }
     const wait = $("waiting-for");
     if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
+    if (window.GKGm) window.GKGm.render(live);  // paused banner, the game master's card (gm.js)
     const log = $("log");
     if (log) renderLog(log, live.events, st);
   }
@@ -326,7 +330,7 @@
       const s = sensors[id] || {};
       const offline = s.online === false;
       out[id] = {
-        value: W.value(s.value) + (offline ? " (offline)" : ""),
+        value: (W.sensorValue ? W.sensorValue(s.value) : W.value(s.value)) + (offline ? " (offline)" : ""),
         changed: "changed " + W.ago(toWall(s.changed)),
         source: s.source || "", offline,
       };

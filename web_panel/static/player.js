@@ -61,9 +61,43 @@
     window.GKLive.renderCommon(live);
     const st = live.state || {};
     const legal = myLegal();
-    const drawn = B.draw($("board"), st, { canControl: false, simulate: false, sensors: {}, legal, act });
+    // A move that needs this player's Charm shows where it goes only in their own view.
+    const own = (mine && mine.available && mine.view && mine.view.view) || {};
+    const drawState = own.walks && st.view ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks }) }) : st;
+    const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
     $("board-hint").textContent = drawn.hint || "";
     renderHand(st, legal, drawn.handled || new Set());
+    renderYourTurn(st, legal);
+  }
+
+  // "Your turn" stands at the top of the page, where the player looks; the phone buzzes once when it
+  // becomes their turn (where the browser allows it: not iOS Safari, and only after a first tap).
+  let wasMine = false;
+  function renderYourTurn(st, legal) {
+    const box = $("your-turn");
+    // A card a Terror player may play on someone else's turn is not a call to act: no banner, no buzz.
+    const mine = !!st.game && !st.over && legal.some(a => st.current_player === seat || a.kind !== "play_card");
+    box.hidden = !mine;
+    box.innerHTML = "";
+    if (mine) {
+      const big = document.createElement("div");
+      big.textContent = st.current_player === seat ? "Your turn" : "Your move";
+      box.appendChild(big);
+      // What the table waits for, unless it only says whose turn it is.
+      const name = W.playerName(st, seat);
+      if (st.waiting_for && st.waiting_for !== name + " to play.") {
+        const small = document.createElement("div");
+        small.className = "your-turn-what"; small.textContent = st.waiting_for;
+        box.appendChild(small);
+      }
+    }
+    // The table's cues (effects.js) buzz a player's phone on their turn, with the player's own on/off switch;
+    // only a page without them buzzes here, so a turn never buzzes twice.
+    if (mine && !wasMine && !window.GKEffects && navigator.vibrate) {
+      try { navigator.vibrate(200); } catch (e) { /* a browser may refuse before the first tap */ }
+    }
+    wasMine = mine;
+    document.body.dataset.yourTurn = mine ? "yes" : "no";
   }
 
   function renderHand(st, legal, handled) {
@@ -83,7 +117,8 @@
       hand.appendChild(g);
       for (const it of items) {
         const el = document.createElement("span");
-        el.className = "item secret"; el.textContent = it;
+        // "none" and "no cards" are not cards: plain words, not a card-shaped box a finger might try.
+        el.className = it === "none" || it === "no cards" ? "item-empty" : "item secret"; el.textContent = it;
         hand.appendChild(el);
       }
     }
@@ -96,6 +131,9 @@
       b.addEventListener("click", () => act(a, b));
       box.appendChild(b);
     });
+    if (!box.childNodes.length) {
+      box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over." : "Nothing to do until it is your turn.";
+    }
   }
 
   function card(c) {
@@ -109,7 +147,7 @@
     const you = view.you || view.private || {};
     const out = [];
     if (Array.isArray(you.pawns)) {
-      for (const p of you.pawns) out.push(["Under your " + p.label + " pawn", (p.cards || []).length ? p.cards.map(card) : ["no cards"]]);
+      for (const p of you.pawns) out.push(["Under your " + p.label, (p.cards || []).length ? p.cards.map(card) : ["no cards"]]);
       return out;
     }
     if ("whammy" in you || "charm" in you) {

@@ -34,7 +34,7 @@
       canControl, simulate: simulated(), sensors: (live.sensors && live.sensors.sensors) || {},
       legal: canControl ? (st.legal || []) : [],
       act: (action, button) => send("act", { action }, W.action(action, st), button),
-      sim: (sensor, value, button) => send("sim", { sensor, value }, sensor + " → " + value, button),
+      sim: (sensor, value, button) => send("sim", { sensor, value }, W.sensorName(sensor) + " " + W.sensorValue(value), button),
     };
     const drawn = B.draw($("board"), st, ctx);
     $("board-hint").textContent = drawn.hint || "";
@@ -59,8 +59,26 @@
       b.addEventListener("click", () => ctx.act(a, b));
       box.appendChild(b);
     }
-    if (!legal.length && handled.size) box.textContent = "Click a highlighted space on the board.";
-    else if (!legal.length) box.textContent = st.over ? "The game is over." : "Nothing to do from here: " + (st.waiting_for || "wait.");
+    if (!legal.length && handled.size) box.textContent = "Tap a green place on the board.";
+    else if (!legal.length && st.over) box.textContent = "The game is over.";
+    else if (!legal.length) nothingHere(box, st, ctx);
+  }
+
+  // Nothing to press here: the table waits for the board. In --simulate the virtual board is that board.
+  function nothingHere(box, st, ctx) {
+    box.textContent = "Nothing to do from here: " + (st.waiting_for || "wait.");
+    if (!ctx.simulate || !((st.expects || []).length)) return;
+    box.textContent = "Nothing to press here: the table waits for the board. " + (st.waiting_for || "");
+    const a = document.createElement("a");
+    a.href = "#sim"; a.id = "to-sim"; a.className = "button-link"; a.textContent = "Do it on the virtual board ↓";
+    a.addEventListener("click", e => {
+      e.preventDefault();
+      const sim = $("sim");
+      sim.scrollIntoView({ behavior: "smooth", block: "start" });
+      const first = sim.querySelector("button");
+      if (first) first.focus({ preventScroll: true });
+    });
+    box.appendChild(a);
   }
 
   async function refreshCodes(st) {
@@ -94,7 +112,7 @@
     card.hidden = !(ctx.simulate && canControl && uses.length);
     if (card.hidden) return;
     $("sim-hint").textContent = game === "terror"
-      ? "Act as the hardware: click a tomb spot on the board to slide that tomb, launch or re-arm the ghost, drop a skull."
+      ? "Act as the hardware: tap a tomb's space on the board to slide it there, launch or re-arm the ghost, drop a skull."
       : game === "superstition" ? "Act as the hardware: pull a peg, spring a trap, or reset it (pegs in, cocked)."
       : "Act as the hardware.";
     const sensors = ctx.sensors;
@@ -125,25 +143,51 @@
     for (const tomb of ["mummy", "monster", "wolf"]) {
       const id = "tomb." + tomb;
       if (!has(id)) continue;
-      row(tomb + " (" + val(id) + ")", ["end_a", "middle", "end_b"].map(p => [p.replace("_", " "), "sim-" + tomb + "-" + p, [[id, p]]]));
+      row(W.sensorName(id) + " (" + W.sensorValue(val(id)) + ")", ["end_a", "middle", "end_b"].map(p => [W.tombEnd(p), "sim-" + tomb + "-" + p, [[id, p]]]));
     }
     if (has("launcher")) {
-      row("ghost (" + val("launcher") + ")", [["launch", "sim-launch", [["launcher", "launched"]]], ["re-arm", "sim-arm", [["launcher", "armed"]]]]);
+      row("Ghost (" + W.sensorValue(val("launcher")) + ")", [["launch", "sim-launch", [["launcher", "launched"]]], ["re-arm", "sim-arm", [["launcher", "armed"]]]]);
     }
-    for (const side of ["left", "right"]) {
-      const id = "chute." + side;
-      if (!has(id)) continue;
-      row("skull " + side, [["drop a skull", "sim-chute-" + side, [[id, "blocked"], [id, "clear"]]]]);
+    // The skull goes down one of the Crypt's two windows: the left one misses; the right one is where
+    // the launcher sits, so a skull there knocks the Headless Ghost off (launched) or not.
+    // The window beams are optional hardware: without the left one, a skull down it is seen by nobody, and
+    // the table calls it a miss when the skull's time runs out; the row says so rather than offer a dead button.
+    const covered = new Set(["launcher", "chute.left", "chute.right"]);
+    const drop = id => has(id) ? [[id, "blocked"], [id, "clear"]] : [];
+    if (uses.includes("chute") && (has("launcher") || has("chute.left") || has("chute.right"))) {
+      row("Skull", [
+        ["down the left window", "sim-chute-left", drop("chute.left")],
+        ["down the right window, ghost knocked off", "sim-chute-right-hit", has("launcher") ? [...drop("chute.right"), ["launcher", "launched"]] : []],
+        ["down the right window, ghost stays", "sim-chute-right", drop("chute.right")],
+      ].filter(([, , steps]) => steps.length));
+      if (!has("chute.left")) {
+        const note = document.createElement("p");
+        note.className = "hint"; note.id = "sim-no-left-beam";
+        note.textContent = "This board has no beam in the left window: a skull dropped there is a miss once its time runs out.";
+        box.lastChild.appendChild(note);
+      }
     }
     for (const trap of ["ladder", "mirror", "grave1", "grave2"]) {
       const p = "trap." + trap;
       if (!has(p + ".sprung")) continue;
-      row(trap + " (" + val(p + ".sprung") + ")", [
+      for (const part of ["peg_a", "peg_b", "sprung"]) covered.add(p + "." + part);
+      row(W.sensorName(p) + " (" + W.sensorValue(val(p + ".sprung")) + ")", [
         ["pull peg A", "sim-" + trap + "-pull-a", [[p + ".peg_a", "pulled"]]],
         ["pull peg B", "sim-" + trap + "-pull-b", [[p + ".peg_b", "pulled"]]],
         ["spring", "sim-" + trap + "-spring", [[p + ".sprung", "sprung"]]],
         ["reset", "sim-" + trap + "-reset", [[p + ".peg_a", "in"], [p + ".peg_b", "in"], [p + ".sprung", "cocked"]]],
       ]);
+    }
+    for (const t of ["mummy", "monster", "wolf"]) covered.add("tomb." + t);
+    // Whatever else the game waits for from the board gets a control too: every sensor it expects.
+    const expected = {};
+    for (const e of ((live.state || {}).expects || [])) {
+      for (const id of Object.keys(e.accepts || {})) expected[id] = new Set([...(expected[id] || []), ...Object.keys(e.accepts[id])]);
+      for (const id of Object.keys(e.requires || {})) expected[id] = new Set([...(expected[id] || []), e.requires[id]]);
+    }
+    for (const id of Object.keys(expected).sort()) {
+      if (covered.has(id)) continue;
+      row(W.sensorName(id), [...expected[id]].map(v => [W.sensorValue(v), "sim-" + id.replace(/\./g, "-") + "-" + v, [[id, v]]]));
     }
   }
 
@@ -155,21 +199,31 @@
     $("links").textContent = Object.keys(links).map(k => k + ": " + linkText(links[k])).join(" · ");
     $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
     const tbody = document.querySelector("#sensors tbody");
+    const other = document.querySelector("#sensors-other tbody");
+    // Value and age from the same code as the self-test page (GKLive.sensorFacts), so the two agree.
     const facts = window.GKLive.sensorFacts(live.sensors);
+    // The current game's sensors first; the rest of the board's sensors under a fold.
+    const kinds = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[(live.state || {}).game];
+    const mine = id => !kinds || kinds.includes(id.split(".")[0]);
     tbody.innerHTML = "";
+    if (other) other.innerHTML = "";
+    let others = 0;
     for (const id of Object.keys(facts)) {
       const f = facts[id];
       const tr = document.createElement("tr");
       tr.dataset.sensor = id;
-      for (const [cls, text] of [["id", id], ["value", f.value], ["changed", f.changed], ["source", f.source]]) {
+      for (const [cls, text] of [["id", W.sensorName(id)], ["value", f.value], ["changed", f.changed], ["source", f.source]]) {
         const td = document.createElement("td");
         td.className = cls;
         td.textContent = text;
         tr.appendChild(td);
       }
-      if (f.offline) tr.className = "stale";
-      tbody.appendChild(tr);
+      if (f.offline) tr.className = "stale";  // only an unreachable source: a sensor at rest is not stale
+      if (mine(id) || !other) tbody.appendChild(tr);
+      else { other.appendChild(tr); others += 1; }
     }
+    if ($("other-sensors")) $("other-sensors").hidden = !others;
+    $("sensors").hidden = !tbody.childNodes.length;  // graveyard dogs reads no sensor
   }
 
   const ng = $("new-game");

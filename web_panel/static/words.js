@@ -2,6 +2,7 @@
 (function () {
   "use strict";
 
+  const W = {};
   function humanize(key) {
     return String(key).replace(/[_.]+/g, " ").replace(/^\w/, c => c.toUpperCase());
   }
@@ -10,18 +11,21 @@
     const players = (state && state.players) || [];
     if (typeof seat === "number" && players[seat] !== undefined) return players[seat];
     if (seat === null || seat === undefined) return "the board";
-    return "seat " + seat;
+    // Seats are counted from 1 wherever a person reads them.
+    return typeof seat === "number" ? "player " + (seat + 1) : "a player";
   }
 
   function value(v, state) {
     if (v === null || v === undefined) return "—";
     if (Array.isArray(v)) {
-      if (v.length === 2 && v.every(n => typeof n === "number")) return "(" + v[0] + ", " + v[1] + ")";
+      // A bare pair is a place on some board: a game's own words name it (words_games.js); never the numbers.
+      if (v.length === 2 && v.every(n => typeof n === "number")) return (W.place && W.place(state, v)) || "a place on the board";
       return v.map(x => value(x, state)).join(", ");
     }
     if (typeof v === "object") {
       return Object.keys(v).map(k => humanize(k).toLowerCase() + " " + value(v[k], state)).join(", ");
     }
+    if (typeof v === "string" && W.place) return W.place(state, v) || v;
     return String(v);
   }
 
@@ -68,5 +72,6 @@
     return Math.round(s / 3600) + " h ago";
   }
 
-  window.GKWords = { humanize, playerName, value, details, event, action, ago };
+  Object.assign(W, { humanize, playerName, value, details, event, action, ago });
+  window.GKWords = W;
 })();

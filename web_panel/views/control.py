@@ -118,10 +118,21 @@ def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
     token = settings().token_for(table)
     if seat is None or token is None:
         abort(403, description="read-only: log in with the table's control token to send commands")
+    if name == "undo_request":
+        # A player may ask to take back their own last move; the referee answers (undo_answer).
+        if fields.get("seat") != seat:
+            abort(403, description=f"you joined as seat {seat}; you can only ask to take back your own move")
+        return token
     if name != "act":
         abort(403, description="a player may only act for their own seat; other commands need the control token")
     if fields["action"].get("player") != seat:
-        abort(403, description=f"you joined as seat {seat}; you cannot act for seat {fields['action'].get('player')}")
+        players = state.get("players") or []
+
+        def name(s: Any) -> str:  # people read this: names, or seats counted from 1, never from 0
+            return players[s] if isinstance(s, int) and 0 <= s < len(players) else \
+                (f"player {s + 1}" if isinstance(s, int) else "another player")
+
+        abort(403, description=f"you play as {name(seat)}; you cannot move for {name(fields['action'].get('player'))}")
     return token
 
 

@@ -101,7 +101,7 @@ def me(table: str) -> str:
     known_table(table)
     seat = _seat_or_403(table)
     players = (mqtt_view().state(table) or {}).get("players") or []
-    name = players[seat] if seat < len(players) else f"seat {seat}"
+    name = players[seat] if seat < len(players) else f"player {seat + 1}"
     return render_template("player.html", table=table, seat=seat, name=name)
 
 

@@ -64,6 +64,8 @@ class DogsGame(Game):
     title = "Graveyard Dogs"
     min_players = 2
     max_players = 4
+    # A tile drawn from the face-down deck, a spook turned from the face-down pool.
+    DOOR_EVENTS = frozenset({"tile_drawn", "spook_placed"})
 
     def __init__(self, state: DogsState) -> None:
         self.st = state
@@ -287,6 +289,9 @@ class DogsGame(Game):
             raise IllegalAction(f"no seat {seat!r} at this table")
         # Nothing in this game is known to one player only (spooks come out face up).
         return {**self.public_view(), "seat": seat, "colour": self.st.colours[seat], "private": {}}
+
+    def rng_state(self) -> str | None:
+        return self.st.rng.to_json()
 
     def _die_text(self, die: Any) -> str:
         if self.st.dice is not None and die in (0, 1) and not isinstance(die, bool):

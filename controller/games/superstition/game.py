@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import JSON, Action, BadGameData, Expectation, Game, IllegalAction
+from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
 from ..rng import Rng
 from .board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
 from .moves import (
@@ -102,6 +102,8 @@ class Superstition(RulesMixin, Game):
     # the entry of tokens drawn from the real tomb would tell spectators what a
     # seat holds.
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy", "charm_move", "draw_tokens"})
+    # A challenge's result shows which peg was live; a drawn Whammy or Charm is a secret.
+    DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"challenge_resolved", "drew_tokens"})
 
     def __init__(self, board: Board) -> None:
         self.board = board
@@ -295,8 +297,8 @@ class Superstition(RulesMixin, Game):
                     "leg": self.pawns[seat]["leg"],
                     "part": 1 if self.pawns[seat]["leg"] in ("in1", "in2") else 2,
                     "zapped_by": list(self.pawns[seat]["zapped"]),
-                    # Whether a player still holds a Whammy is theirs alone to know (the rules: "Keep
-                    # them secret"); their own view says so under "you".
+                    # Whether a seat still holds its Whammy is not public: the rules keep the tokens
+                    # secret (only a placed Whammy is seen), so a player's own view alone says so.
                     "drew_tokens": self.hands[seat]["drawn"],
                 }
                 for seat, name in enumerate(self._players)
@@ -318,6 +320,22 @@ class Superstition(RulesMixin, Game):
             ),
             "opening_rolls": {str(k): v for k, v in self.opening["rolls"].items()},
             "winners": self.winners,
+            "walks": self._walks(charm=False),
+        }
+
+    def _walks(self, charm: bool) -> dict[str, JSON]:
+        """Where each legal move of the player to move goes: the spaces entered, the last is where it stops.
+
+        So a page can show the landing space before the move is sent. A walk that needs the Charm is
+        left out unless ``charm``: only its holder's own view may tell that they can use one.
+        """
+        p = self.current_player
+        if self.phase != "move" or p is None:
+            return {}
+        return {
+            direction: {"to": walk.destination, "path": list(walk.path), "charm": walk.charm}
+            for direction, walk in self.options_for(p).items()
+            if isinstance(walk, Walk) and (charm or not walk.charm)
         }
 
     def player_view(self, seat: int) -> dict[str, JSON]:
@@ -333,6 +351,8 @@ class Superstition(RulesMixin, Game):
             "charm_name": CHARM_NAMES.get(hand["charm"] or ""),
             "charm_passes": WHAMMY_NAMES[_whammy_for(hand["charm"])] if hand["charm"] else None,
         }
+        if seat == self.current_player:
+            view["walks"] = self._walks(charm=True)
         return view
 
     # ----- the physical board -------------------------------------------------
@@ -389,6 +409,14 @@ class Superstition(RulesMixin, Game):
                 out[f"trap.{trap}.peg_{peg}"] = "pulled" if state["pulled"] == peg else "in"
             out[f"trap.{trap}.sprung"] = "sprung" if state["sprung"] else "cocked"
         return out
+
+    def rng_state(self) -> str | None:
+        return self.rng.to_json()
+
+    def closes_door(self, action: Action, events: Sequence[Event]) -> str | None:
+        if action.kind == "pull_peg" and self.options["challenge"] == "digital":
+            return "the trap's live peg was decided"
+        return super().closes_door(action, events)
 
     # ----- helpers the rules use ------------------------------------------------
     def options_for(self, seat: int) -> dict[str, Walk | str]:

@@ -91,6 +91,7 @@ class Terror(Legal, Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"play_card", "attempt_skull"})
+    DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"card_drawn", "reshuffled"})
 
     def __init__(self, state: State) -> None:
         self.board = load_board(state.options.get("board"))
@@ -398,3 +399,38 @@ class Terror(Legal, Game):
 
     def describe(self, action: Action) -> str:
         return describe_action(self, action)
+
+    # ----- the referee's corrections ------------------------------------------------------------
+    def rng_state(self) -> str | None:
+        return self.s.rng.to_json()
+
+    def adopt_board(self, sensors: Mapping[str, str]) -> list[Event]:
+        """Trust the board: a tomb may stand at any of its positions, and it shifts the board as a slide does.
+
+        Not the tomb that was rolled (its move is declared, one position) and not the
+        launcher (the Headless Ghost falls only to a skull, and stands until it does).
+        """
+        s = self.s
+        if s.phase == "over":
+            raise IllegalAction("the game is over")
+        moves: dict[str, str] = {}
+        for sensor, value in sensors.items():
+            kind, _, tomb = sensor.partition(".")
+            if kind != "tomb" or tomb not in TOMBS:
+                raise IllegalAction(f"only a tomb's position can be taken from the board, not {sensor!r}")
+            if value not in POSITIONS:
+                raise IllegalAction(f"the {tomb.title()} tomb is not at a position ({value!r})")
+            if s.phase == "tomb" and tomb == s.symbol:
+                raise IllegalAction(f"the {tomb.title()} tomb was rolled: declare its one-position move instead")
+            moves[tomb] = value
+        events: list[Event] = []
+        for tomb, to in moves.items():
+            if s.tombs[tomb] == to:
+                continue
+            old_cfg = self.cfg
+            events.append(Event("tomb_moved", {"seat": None, "tomb": tomb, "from": s.tombs[tomb], "to": to}))
+            s.tombs[tomb] = to
+            events += self.shift(old_cfg)
+            if s.phase == "over":
+                break
+        return self.record(events)

@@ -78,7 +78,25 @@ def public_view(game: "Terror") -> dict[str, Any]:
         "winners": list(s.winners),
         "turns_taken": s.turns_taken,
         "last_events": [dict(e) for e in s.log],
+        "walks": _walks(game),
     }
+
+
+def _walks(game: "Terror") -> list[dict[str, Any]]:
+    """One legal walk to each destination of the pawns to move, so a page can draw the path before
+    the move is sent (the engine takes any legal walk to the same space; this is the one it would take)."""
+    s = game.s
+    if s.phase != "move" or s.number is None:
+        return []
+    rc = game.board.rc
+    types = game.board.types(game.cfg)
+    out: list[dict[str, Any]] = []
+    for k, pawn in enumerate(s.pawns[s.turn]):
+        if pawn.pos is None or types[pawn.pos] == "hand":
+            continue
+        for dest, path in game.board.destinations(game.cfg, pawn.pos, s.number).items():
+            out.append({"seat": s.turn, "pawn": k, "to": rc(dest), "path": [rc(c) for c in path]})
+    return out
 
 
 def player_view(game: "Terror", seat: int) -> dict[str, Any]:

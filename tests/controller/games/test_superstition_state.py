@@ -240,3 +240,17 @@ def test_editing_a_saved_state_does_not_reach_into_the_game() -> None:
     assert game.board.raw["spaces"]["b0"]["x"] == 500
     assert game.pawns[0]["zapped"] == [] and game.hands[0]["drawn"] is False
     assert game.public_view()["board"]["platforms"]["ladder"]["space"] == "ladder"
+
+
+def test_the_public_view_does_not_tell_who_still_holds_a_whammy() -> None:
+    """The rules keep the tokens secret: a seat holding its Whammy and one that placed it look alike."""
+    game = new_game()
+    begin(game)
+    give(game, 0, "the_raven", "hex_sign")
+    give(game, 1, None, "wishbone")  # Bo placed his Whammy already
+    players = game.public_view()["players"]
+    assert [p["drew_tokens"] for p in players] == [True, True]
+    assert players[0].keys() == players[1].keys() and "holds_whammy" not in players[0]
+    assert {k: v for k, v in players[0].items() if k not in ("seat", "name", "colour", "space")} == \
+        {k: v for k, v in players[1].items() if k not in ("seat", "name", "colour", "space")}
+    assert game.player_view(0)["you"]["whammy"] == "the_raven"

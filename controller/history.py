@@ -1,0 +1,271 @@
+"""Each table's past games, from its journal: the list, a step-by-step replay, exports, sensor statistics.
+
+Everything here is public: it goes out as a command reply on the broker,
+which anyone may read. So a step shows what a spectator saw then: the public
+events and the public view of the board. A secret move (a card played from a
+hand) is told by its public events, never by the action as it was sent. Hands
+are shown only for a finished game, and only when the table's setting
+``table.reveal_hands`` says so.
+
+A game is replayed from its own ``new_game`` input (which carries the board
+state before it), so one game costs the inputs of that game only. Finished
+games never change, so their summaries are cached by game id.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.games.base import Action
+from controller.journal import Journal
+from controller.referee_core import RefereeCore
+from controller.referee_guidance import label
+from controller.referee_replay import describe_event, describe_input
+
+MAX_EXPORT_CHARS = 900_000  # a reply stays under the panel's 1 MiB message limit
+_REFEREE_EVENTS = {"game_started", "mismatch", "mismatch_cleared", "undone", "undo_requested", "undo_declined",
+                   "paused", "resumed", "corrected"}
+
+
+class HistoryError(ValueError):
+    """A history request that cannot be answered (an unknown game, a step out of range)."""
+
+
+@dataclass
+class _Game:
+    game_id: str
+    start: int  # its new_game input id
+    end: int | None  # the next game's new_game input id (exclusive), None: the latest game
+    started: float
+
+
+@dataclass
+class Step:
+    n: int
+    input_id: int
+    time: float
+    kind: str
+    text: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _games(journal: Journal) -> list[_Game]:
+    starts = journal.input_ids("new_game")
+    out: list[_Game] = []
+    for i, (input_id, at) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else None
+        out.append(_Game(game_id="", start=input_id, end=end, started=at))
+    return out
+
+
+def _inputs(journal: Journal, game: _Game) -> Iterator[dict[str, Any]]:
+    for entry in journal.inputs(game.start):
+        if game.end is not None and entry["id"] >= game.end:
+            return
+        yield entry
+
+
+def _core_for(entry: dict[str, Any]) -> RefereeCore:
+    core = RefereeCore()
+    carry = entry["payload"].get("carry")
+    if carry is not None:
+        core.load_board_state(carry)
+    return core
+
+
+def _public_event(e: dict[str, Any]) -> dict[str, Any]:
+    return {k: e.get(k) for k in ("seq", "type", "time", "data")}
+
+
+def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
+    """The step in words, as a spectator may read it (worded with the game just before it)."""
+    kind, payload = entry["kind"], entry["payload"]
+    if kind == "command" and core.game is not None:
+        try:
+            action = Action.from_json(payload.get("action"))
+        except ValueError:
+            return "a move"
+        if action.kind in type(core.game).SECRET_ACTION_KINDS:
+            # The action as sent may name a held card; what it did is in its public events.
+            seat = action.player
+            players = core.game.players
+            who = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else "a player"
+            return f"{who} plays a secret move"
+    return describe_input(core, kind, payload)
+
+
+class History:
+    """History of one table's journal. Not thread-safe: one request at a time (the service's history thread)."""
+
+    def __init__(self, reveal_hands: bool = False) -> None:
+        self.reveal_hands = reveal_hands
+        self._summaries: dict[int, dict[str, Any]] = {}  # finished games, by new_game input id
+
+    # ----- the list ---------------------------------------------------------------------
+    def games(self, journal: Journal) -> list[dict[str, Any]]:
+        """Every game of the table, newest first."""
+        out = []
+        for game in _games(journal):
+            cached = self._summaries.get(game.start)
+            if cached is None:
+                cached = self._summary(journal, game)
+                if cached["over"] or game.end is not None:
+                    self._summaries[game.start] = cached
+            out.append(cached)
+        return list(reversed(out))
+
+    def _summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
+        core: RefereeCore | None = None
+        last = game.started
+        counts = {"mismatches": 0, "corrections": 0, "undos": 0, "moves": 0}
+        for entry in _inputs(journal, game):
+            if core is None:
+                core = _core_for(entry)
+            core.decide(entry["kind"], entry["payload"])
+            last = entry["time"]
+            types = [e["type"] for e in entry["events"]]
+            counts["mismatches"] += types.count("mismatch")
+            counts["corrections"] += types.count("corrected")
+            counts["undos"] += types.count("undone")
+            if any(t not in _REFEREE_EVENTS for t in types) and entry["kind"] != "new_game":
+                counts["moves"] += 1
+        assert core is not None and core.game is not None
+        g = core.game
+        return {
+            "game_id": core.game_id,
+            "game": core.game_name,
+            "title": g.title,
+            "players": list(g.players),
+            "started": game.started,
+            "last": last,
+            "length_s": round(last - game.started, 1),
+            "over": g.is_over,
+            "in_progress": not g.is_over and game.end is None,
+            "winners": [g.players[s] for s in g.winners],
+            **counts,
+        }
+
+    def _find(self, journal: Journal, game_id: str) -> _Game:
+        games = _games(journal)
+        known = {summary["game_id"]: start for start, summary in self._summaries.items()}
+        if game_id in known:
+            found = next((g for g in games if g.start == known[game_id]), None)
+            if found is not None:
+                found.game_id = game_id
+                return found
+        for game in reversed(games):  # newest first: the game in progress is the one asked for most
+            first = next(iter(journal.inputs(game.start)), None)
+            if first is not None and first["payload"].get("game_id") == game_id:
+                game.game_id = game_id
+                return game
+        raise HistoryError(f"no game {game_id!r} in this table's history")
+
+    # ----- one game, step by step ----------------------------------------------------------
+    def steps(self, journal: Journal, game_id: str) -> dict[str, Any]:
+        """The game's steps in words (only inputs that changed something), with their public events."""
+        game = self._find(journal, game_id)
+        steps, core = self._replay(journal, game, None)
+        assert core.game is not None
+        return {"game_id": game_id, "game": core.game_name, "title": core.game.title,
+                "players": list(core.game.players), "over": core.game.is_over,
+                "steps": [s.__dict__ for s in steps]}
+
+    def board_at(self, journal: Journal, game_id: str, n: int) -> dict[str, Any]:
+        """What the table showed after step ``n`` (0: the game as it started): enough to draw the board."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise HistoryError(f"step must be a whole number 0 or more, got {n!r}")
+        game = self._find(journal, game_id)
+        steps, core = self._replay(journal, game, n)
+        if n >= len(steps):
+            raise HistoryError(f"this game has steps 0 to {len(steps) - 1}, not {n}")
+        g = core.game
+        assert g is not None
+        final_over = self._final_over(journal, game)
+        out: dict[str, Any] = {
+            "game_id": game_id, "game": core.game_name, "step": n,
+            "text": steps[n].text, "time": steps[n].time,
+            "players": list(g.players), "current_player": g.current_player, "over": g.is_over,
+            "winners": list(g.winners), "view": g.public_view(), "mismatch": core.mismatch,
+            "legal": [], "expects": [], "hands": None,
+        }
+        if self.reveal_hands and final_over:
+            public = g.public_view()
+            out["hands"] = [{"seat": s, "player": name,
+                             "hand": {k: v for k, v in g.player_view(s).items() if public.get(k) != v}}
+                            for s, name in enumerate(g.players)]
+        return out
+
+    def _final_over(self, journal: Journal, game: _Game) -> bool:
+        cached = self._summaries.get(game.start)
+        if cached is not None:
+            return bool(cached["over"])
+        return bool(self._summary(journal, game)["over"])
+
+    def _replay(self, journal: Journal, game: _Game, upto: int | None) -> tuple[list[Step], RefereeCore]:
+        core: RefereeCore | None = None
+        steps: list[Step] = []
+        for entry in _inputs(journal, game):
+            if core is None:
+                core = _core_for(entry)
+            text = _step_text(core, entry)  # never a secret move's action as sent
+            core.decide(entry["kind"], entry["payload"])
+            if entry["events"] or entry["kind"] in ("new_game", "gm"):
+                steps.append(Step(len(steps), entry["id"], entry["time"], entry["kind"], text,
+                                  [_public_event(e) for e in entry["events"]]))
+                if upto is not None and len(steps) > upto:
+                    break
+        assert core is not None
+        return steps, core
+
+    # ----- exports ---------------------------------------------------------------------------
+    def export(self, journal: Journal, game_id: str, fmt: str) -> dict[str, Any]:
+        """The game as JSON lines (one step a line) or as a readable record."""
+        data = self.steps(journal, game_id)
+        if fmt == "jsonl":
+            head = {k: data[k] for k in ("game_id", "game", "title", "players", "over")}
+            lines = [json.dumps({"record": "game", **head}, sort_keys=True)]
+            lines += [json.dumps({"record": "step", **s}, sort_keys=True) for s in data["steps"]]
+            text = "\n".join(lines) + "\n"
+            name = f"{data['game']}-{game_id}.jsonl"
+        elif fmt == "text":
+            lines = [f"{data['title']}: {', '.join(data['players'])}"]
+            for s in data["steps"]:
+                stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s["time"]))
+                lines.append(f"{s['n']:>4}  {stamp}  {s['text']}")
+                lines += [f"        {describe_event(e)}" for e in s["events"]]
+            text = "\n".join(lines) + "\n"
+            name = f"{data['game']}-{game_id}.txt"
+        else:
+            raise HistoryError(f"export format must be jsonl or text, got {fmt!r}")
+        if len(text) > MAX_EXPORT_CHARS:
+            raise HistoryError(f"this game's record is {len(text)} characters, too long to send; "
+                               "use `gravekeeper replay` on the journal")
+        return {"name": name, "format": fmt, "content": text}
+
+    # ----- sensors --------------------------------------------------------------------------
+    def sensors(self, journal: Journal) -> dict[str, Any]:
+        """Per sensor, across every game: readings, mismatches, corrections, and times marked broken."""
+        stats: dict[str, dict[str, Any]] = {}
+
+        def row(sensor: str) -> dict[str, Any]:
+            return stats.setdefault(sensor, {"sensor": sensor, "label": label(sensor), "readings": 0,
+                                             "mismatches": 0, "corrections": 0, "broken": 0})
+
+        for entry in journal.inputs():
+            if entry["kind"] == "observation":
+                row(str(entry["payload"].get("sensor")))["readings"] += 1
+            for e in entry["events"]:
+                data = e.get("data") or {}
+                if e["type"] == "mismatch":
+                    for sensor in data.get("sensors") or {}:
+                        row(sensor)["mismatches"] += 1
+                elif e["type"] == "corrected":
+                    if data.get("op") == "broken" and isinstance(data.get("sensor"), str):
+                        row(data["sensor"])["broken"] += 1
+                    for sensor in data.get("sensors") or []:
+                        row(sensor)["corrections"] += 1
+        return {"sensors": [stats[s] for s in sorted(stats)]}
