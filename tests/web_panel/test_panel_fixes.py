@@ -226,7 +226,7 @@ def test_the_table_and_self_test_pages_show_the_same_sensors(pages: Any, served:
             " tr.className === 'stale']]))")
     on_table, on_selftest = table.evaluate(read, "#sensors"), selftest.evaluate(read, "#st-sensors")
     assert on_table == on_selftest
-    assert on_table["tomb.wolf"][0] == "middle" and on_table["tomb.wolf"][2] is False  # at rest is not stale
+    assert on_table["tomb.wolf"][0] == "in the middle" and on_table["tomb.wolf"][2] is False  # at rest is not stale
     assert on_table["launcher"][2] is True and "(offline)" in on_table["launcher"][0]
     assert on_table["launcher"][1] == "changed 10 min ago"
     assert "4 edges" in selftest.text_content('#st-sensors tr[data-sensor="tomb.wolf"]')
