@@ -1,8 +1,10 @@
 """Effects never slow the referee: decision latency with effects on, divided by effects off.
 
 Plays the same seeded games through two referees, side by side in rounds
-(off, on, off, on, ...), as ``bench_referee.py`` does. "On" hands every
-decision's events to a real :class:`~controller.effects.engine.EffectsPlayer`
+(off, on, off, on, ...), as ``bench_referee.py`` does. "On" notes every
+decision's events as the service does and, after the decision (as the
+service's worker does once they are published), hands them to a real
+:class:`~controller.effects.engine.EffectsPlayer`
 with the game's shipped pack: its thread matches rules, fills the spoken
 lines, encodes the cues as the MQTT payload would be and runs light patterns
 on a pattern player, competing with the decisions for the interpreter as it
@@ -41,14 +43,21 @@ TARGET = 1.05
 
 
 class PacedTimed(Timed):
-    """Decisions ``pace_s`` apart, as a table makes them (the gap is not timed); 0: back to back."""
+    """Decisions ``pace_s`` apart, as a table makes them (the gap is not timed); 0: back to back.
+
+    ``after`` runs after each timed decision, untimed: the service's worker handing the decided
+    events to the effects player once they are published (``TableEffects.hand_over``).
+    """
 
     def __init__(self, ref: Referee, core_only: bool, pace_s: float) -> None:
         super().__init__(ref, core_only)
         self.pace_s = pace_s
+        self.after: Any = None
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         out = super().call(fn, *args, **kwargs)
+        if self.after is not None:
+            self.after()
         if self.pace_s:
             time.sleep(self.pace_s)
         return out
@@ -80,7 +89,19 @@ def one_round(game: str, decisions: int, seed: int, effects: bool, journal: bool
             player = EffectsPlayer("bench", effects=lambda: pack, players=lambda: ["Ann", "Bo", "Cy"],
                                    publish=publish, lights=lights, clock=lambda: 0.0)
             player.start()
-            ref.on_events = player.offer
+            # As in the service (controller/service_effects.py): the decision only notes its events;
+            # the worker offers them to the player after publishing, outside the decision.
+            pending: list[dict[str, Any]] = []
+            ref.on_events = pending.extend
+
+            def hand_over() -> None:
+                if pending:
+                    events = pending[:]
+                    pending.clear()
+                    assert player is not None
+                    player.offer(events)
+
+            timed.after = hand_over
         try:
             play(ref, clock, timed, game, decisions, seed=seed)
             if player is not None:

@@ -143,7 +143,7 @@ class EffectsPlayer:
         """Queue events to play (any thread, never blocks); the oldest batch goes when it is full."""
         if not events or self._stop.is_set():
             return
-        batch = [dict(e) for e in events]
+        batch = list(events)  # the journal's own copies: the player only reads them
         now = time.monotonic()
         with self._cond:
             if len(self._queue) == self._queue.maxlen:
