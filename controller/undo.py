@@ -25,6 +25,7 @@ from typing import Any
 
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
+from controller.place_words import dogs_square, superstition_space
 
 _POSITION = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
@@ -196,11 +197,14 @@ def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str,
     elif game == "superstition":
         for p_now, p_then in zip(now.get("players") or [], restored.get("players") or []):
             if p_now.get("space") != p_then.get("space"):
-                out.append(f"Move {p_then.get('name')}'s pawn back to {p_then.get('space')}.")
+                out.append(f"Move {p_then.get('name')}'s pawn back to "
+                           f"{superstition_space(restored, p_then.get('space'))}.")
         spaces_now = {w.get("space") for w in now.get("whammies") or []}
         spaces_then = {w.get("space") for w in restored.get("whammies") or []}
-        out += [f"Take the Whammy off {space}." for space in sorted(spaces_now - spaces_then, key=str)]
-        out += [f"Put the Whammy back on {space}." for space in sorted(spaces_then - spaces_now, key=str)]
+        out += [f"Take the Whammy off {superstition_space(now, space)}."
+                for space in sorted(spaces_now - spaces_then, key=str)]
+        out += [f"Put the Whammy back on {superstition_space(restored, space)}."
+                for space in sorted(spaces_then - spaces_now, key=str)]
     elif game == "dogs":
         names = list(restored.get("players") or [])
         dogs_now = {d.get("seat"): (d.get("x"), d.get("y")) for d in now.get("dogs") or []}
@@ -208,9 +212,10 @@ def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str,
             if dogs_now.get(dog.get("seat")) != (dog.get("x"), dog.get("y")):
                 seat = dog.get("seat")
                 name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "the"
-                out.append(f"Move {name}'s dog back to ({dog.get('x')}, {dog.get('y')}).")
+                out.append(f"Move {name}'s dog back to {dogs_square(restored, dog.get('x'), dog.get('y'))}.")
         spooks_now = {sp.get("id"): (sp.get("x"), sp.get("y")) for sp in now.get("spooks") or []}
         for spook in restored.get("spooks") or []:
             if spooks_now.get(spook.get("id")) != (spook.get("x"), spook.get("y")):
-                out.append(f"Move the {spook.get('kind')} back to ({spook.get('x')}, {spook.get('y')}).")
+                out.append(f"Move the {spook.get('kind')} back to "
+                           f"{dogs_square(restored, spook.get('x'), spook.get('y'))}.")
     return out
