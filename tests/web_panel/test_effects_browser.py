@@ -127,3 +127,31 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         for ctx in made:
             ctx.close()
     assert errors == [], errors
+
+
+def test_the_last_seconds_of_a_window_tick_on_the_table_speaker(
+        service: RunningService, chromium: Any) -> None:
+    """countdown.js shows an outcome window; the effects player ticks its last three seconds."""
+    ctx = chromium.new_context(viewport={"width": 1024, "height": 768}, bypass_csp=True)
+    ctx.add_init_script(HOOK)
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(10000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        login(page, service.panel_url, service.table, service.token)
+        page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")
+        page.click("#fx-sound")
+        # an outcome window of 3.5 s, as the state says while the skull falls (the rest of the state as it is)
+        page.evaluate("""() => { const st = window.gkLive.state;
+            window.gkLive.state = Object.assign({}, st, {mismatch: null,
+              expects: [{kind: "skull_outcome", prompt: "", player: 0, accepts: {}, requires: {},
+                         action: null, window_ms: 3500, on_timeout: null}]}); }""")
+        page.wait_for_function("!document.getElementById('countdown').hidden")
+        before = page.evaluate("window.__fx.tones")
+        page.wait_for_function("document.body.dataset.effectsTicks === '3'", timeout=8000)
+        assert page.evaluate("window.__fx.tones") - before >= 3
+        page.wait_for_function("parseFloat(document.getElementById('countdown').dataset.left) === 0")
+    finally:
+        ctx.close()
+    assert errors == [], errors

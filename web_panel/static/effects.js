@@ -211,7 +211,24 @@
     es.addEventListener("open", () => { body.dataset.effectsOpen = "yes"; });
   }
 
+  // The last seconds of an outcome window (the skull's fall, a trap's spring) tick on the table
+  // speaker: countdown.js shows the window, this only listens to it.
+  let lastTick = null;
+  function countdownTick() {
+    const box = document.getElementById("countdown");
+    if (!box || box.hidden) { lastTick = null; return; }
+    const left = parseFloat(box.dataset.left || "");
+    if (!isFinite(left)) return;
+    const second = Math.ceil(left);
+    if (second >= 1 && second <= 3 && second !== lastTick) {
+      lastTick = second;
+      if (prefs.sound) playSound("tick", 0.6);
+      body.dataset.effectsTicks = String(Number(body.dataset.effectsTicks || 0) + 1);
+    }
+  }
+
   css();
   controls();
   connect();
+  setInterval(countdownTick, 100);
 })();
