@@ -7,6 +7,7 @@ game's public view only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,3 +79,16 @@ def dogs_square(view: Mapping[str, Any], x: Any, y: Any) -> str:
             where = "centre" if row == col == "middle" else f"{row}-{col}"
             return f"the {where} square of {name}"
     return "a square off the tiles"
+
+
+_DOGS_SQUARE = re.compile(r"\((-?\d+), (-?\d+)\)")
+_SUPER_SPACE = re.compile(r"\b(?:[bs]\d+|start\.[a-z]+|tomb\.[a-z]+)\b")
+
+
+def in_words(game: str | None, view: Mapping[str, Any], text: str) -> str:
+    """``text`` (an engine's description) with its squares or space ids named as players do."""
+    if game == "dogs":
+        return _DOGS_SQUARE.sub(lambda m: dogs_square(view, int(m.group(1)), int(m.group(2))), text)
+    if game == "superstition":
+        return _SUPER_SPACE.sub(lambda m: superstition_space(view, m.group(0)), text)
+    return text

@@ -25,7 +25,7 @@ from typing import Any
 
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
-from controller.place_words import dogs_square, superstition_space
+from controller.place_words import dogs_square, in_words, superstition_space
 
 _POSITION = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
@@ -60,7 +60,7 @@ def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before:
 
 def describe_step(game: Game, action: Action) -> str:
     try:
-        text = game.describe(action)
+        text = in_words(game.name, game.public_view(), game.describe(action))
     except Exception:  # noqa: BLE001 - words must never stop a move
         text = action.to_text()
     who = ""

@@ -64,3 +64,23 @@ def test_place_words() -> None:
     assert superstition_space(view, gate) == "the brick at the gate"
     after = view["board"]["brick_path"][(view["board"]["brick_path"].index(gate) + 2) % len(view["board"]["brick_path"])]
     assert "after the gate" in superstition_space(view, after) or "before" in superstition_space(view, after)
+
+
+def test_a_step_to_take_back_is_described_in_words() -> None:
+    """The engine describes a dog's move with coordinates; the undo card names the square."""
+    from controller.undo import describe_step
+
+    game = get_game("dogs").new(["Ann", "Bo"], seed=3)
+    rnd = random.Random(3)
+    seen = 0
+    for _ in range(400):
+        actions = game.legal_actions()
+        if game.is_over or not actions:
+            break
+        for a in [a for a in actions if a.kind == "move_dog"][:3]:
+            assert re.search(r"\(-?\d+, -?\d+\)", game.describe(a))  # what the engine says
+            text = describe_step(game, a)
+            assert " square of " in text and not RAW.search(text), text
+            seen += 1
+        game.apply(rnd.choice(actions))
+    assert seen >= 10
