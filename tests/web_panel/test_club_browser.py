@@ -72,6 +72,9 @@ def test_the_club_list_raises_a_mismatch_to_the_top_and_opens_a_table(
     ids = list(services)
     page.goto(panel.url)
     page.wait_for_function("(n) => document.querySelectorAll('#tables > li[data-table]').length >= n", arg=TABLES)
+    # Each row is filled in when its table's summary arrives, which takes longer on a busy machine.
+    page.wait_for_function("() => [...document.querySelectorAll('#tables > li > a')]"
+                           ".every(a => a.textContent.trim() !== '')", timeout=10000)
     width = page.viewport_size["width"]
     # Usable at this width: nothing wider than the screen, every target at least 44 px tall.
     assert page.evaluate("document.documentElement.scrollWidth") <= width
