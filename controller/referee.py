@@ -473,7 +473,22 @@ class Referee:
             "mismatch": mismatch,
             "board": self.board,
             "gm": self.core.gm.public(game),  # undo, pause, out-of-service sensors (docs/referee.md)
+            "grace": self._grace_view(),
         }
+
+    def _grace_view(self) -> dict[str, Any] | None:
+        """A tomb on its way between positions: how long it may take before that is a mismatch.
+
+        The panel counts it down like an outcome window (``countdown.js``). Only a moving
+        tomb's grace is shown: the short grace of other readings is the sensors settling.
+        """
+        if self._pending_since is None or not self.core.pending_moving_only or self.core.gm.paused is not None:
+            return None
+        moving = sorted(s for s, v in self.core.sensors.items() if s.startswith("tomb.") and v == "moving")
+        if not moving:
+            return None
+        left = max(0.0, self._pending_since + self._grace_s() - self.clock())
+        return {"kind": "tomb_moving", "sensors": moving, "window_ms": round(left * 1000)}
 
     def private_views(self) -> dict[int, dict[str, Any]]:
         """Seat -> its player view and legal actions; the service seals each before publishing."""

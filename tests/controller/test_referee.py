@@ -60,7 +60,7 @@ def test_state_has_exactly_the_documented_keys_and_no_secret(ref: Referee) -> No
     state = ref.state()
     assert set(state) == {
         "seq", "table", "game", "game_id", "players", "current_player", "over", "winners", "view",
-        "legal", "expects", "waiting_for", "mismatch", "board", "gm",
+        "legal", "expects", "waiting_for", "mismatch", "board", "gm", "grace",
     }
     assert state["seq"] == ref.journal.last_seq() == 1
     assert state["game"] == "fakeboard" and state["players"] == ["Ann", "Bo"]
@@ -152,6 +152,18 @@ def test_tomb_moved_with_no_roll_and_two_positions(strict: Referee) -> None:
     )
     out = ref.observe(obs(f"tomb.{tomb}", "middle"))
     assert types(out.events) == ["mismatch_cleared", "tomb_moved"]
+
+
+def test_the_state_shows_what_is_left_of_a_moving_tombs_grace(ref: Referee, clock: Clock) -> None:
+    """The panel counts it down (countdown.js), as it does the outcome windows."""
+    assert ref.state()["grace"] is None
+    tomb = roll(ref)
+    ref.observe(obs(f"tomb.{tomb}", "moving"))
+    assert ref.state()["grace"] == {"kind": "tomb_moving", "sensors": [f"tomb.{tomb}"], "window_ms": 2000}
+    clock.advance(1500)
+    assert ref.state()["grace"]["window_ms"] == 500
+    ref.observe(obs(f"tomb.{tomb}", "end_a"))
+    assert ref.state()["grace"] is None
 
 
 def test_slider_between_positions_gets_the_tomb_grace(ref: Referee, clock: Clock) -> None:

@@ -155,3 +155,26 @@ def test_the_last_seconds_of_a_window_tick_on_the_table_speaker(
     finally:
         ctx.close()
     assert errors == [], errors
+
+
+def test_a_tomb_caught_between_positions_counts_down_its_grace(service: RunningService, chromium: Any) -> None:
+    """The state's ``grace`` (a tomb on its way) shows as a countdown in words, like an outcome window."""
+    ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(10000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        login(page, service.panel_url, service.table, service.token)
+        page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")
+        page.evaluate("""() => { const st = window.gkLive.state;
+            window.gkLive.state = Object.assign({}, st, {mismatch: null, expects: [],
+              grace: {kind: "tomb_moving", sensors: ["tomb.wolf"], window_ms: 1500}}); }""")
+        page.wait_for_function("document.getElementById('countdown').textContent.startsWith("
+                               "'Time to finish sliding the tomb')")
+        page.wait_for_function("parseFloat(document.getElementById('countdown').dataset.left) === 0")
+        page.evaluate("() => { window.gkLive.state = Object.assign({}, window.gkLive.state, {grace: null}); }")
+        page.wait_for_function("document.getElementById('countdown').hidden")
+    finally:
+        ctx.close()
+    assert errors == [], errors

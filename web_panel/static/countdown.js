@@ -1,15 +1,21 @@
 /* A live countdown of the outcome windows the table waits on: the skull's fall, a trap's outcome.
  *
- * The state says how long a window is (expects[].window_ms), not when it opened, so the page counts from
+ * The state says how long a window is (expects[].window_ms, and grace.window_ms for a tomb caught between
+ * positions: what is left of its grace when the state was made), not when it opened, so the page counts from
  * when it first saw the window in the state; a state arrives within milliseconds of the window opening,
  * and a page opened in the middle of one counts the whole window again (it says "about"). */
 (function () {
   "use strict";
   const seen = new Map();   // window key -> performance.now() when first seen
-  const WHAT = { skull_outcome: "Time for the skull to fall", trap_outcome: "Time for the trap to spring" };
+  const WHAT = { skull_outcome: "Time for the skull to fall", trap_outcome: "Time for the trap to spring",
+                 tomb_moving: "Time to finish sliding the tomb" };
 
   function windows(st) {
-    return ((st && st.expects) || []).filter(e => e && typeof e.window_ms === "number" && e.window_ms > 0);
+    const open = ((st && st.expects) || []).filter(e => e && typeof e.window_ms === "number" && e.window_ms > 0);
+    // A tomb caught between positions: the referee's grace before it calls that a mismatch.
+    const grace = st && st.grace;
+    if (grace && typeof grace.window_ms === "number" && grace.window_ms > 0) open.push(grace);
+    return open;
   }
 
   function tick() {
