@@ -135,7 +135,8 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     page.wait_for_selector("#left:not([hidden])")
     link = page.locator("#join-new")
     assert link.text_content() == "Join the new game" and link.get_attribute("href").endswith(f"/t/{fake.table}/join")
-    assert "Magic Ring" not in page.text_content("body")  # no old hand
+    # no old hand: cleared with the same new state (on a busy machine perhaps a frame after the banner)
+    page.wait_for_function("() => !document.body.textContent.includes('Magic Ring')", timeout=5000)
     assert page.locator("#actions button").count() == 0
     assert page.text_content("#reply") == ""  # no note from the old game
     assert "playing as" not in page.text_content("header") and "not seated" in page.text_content("header")
