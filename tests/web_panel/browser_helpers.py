@@ -32,8 +32,10 @@ def shot(page: Any, name: str) -> None:
 def login(page: Any, base_url: str, table: str, token: str) -> None:
     # A panel that has just printed its address may not have had the table's retained topics yet
     # (its page is then a 404): wait until the panel knows the table, as a person would reload.
-    deadline = time.monotonic() + 15
-    while page.request.get(f"{base_url}api/t/{table}").status == 404 and time.monotonic() < deadline:
+    # Two browser workers, their controllers and panels on two cores were seen to need over 15 s.
+    deadline = time.monotonic() + 45
+    while page.request.get(f"{base_url}api/t/{table}").status == 404:
+        assert time.monotonic() < deadline, f"the panel at {base_url} did not learn of table {table} in 45 s"
         page.wait_for_timeout(100)
     page.goto(f"{base_url}t/{table}")
     page.fill("#login-token", token)
