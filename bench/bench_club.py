@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,25 +43,11 @@ from controller.broker import BrokerChoice  # noqa: E402
 from controller.config import load_config  # noqa: E402
 from controller.service import Service  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_sse import free_port, wait_port  # noqa: E402 - the same helpers as the one-table SSE bench
+
 TOKEN = "bench-club-token"
 PROBES = ROOT / "bench" / "club_probes.py"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -203,12 +188,12 @@ def main() -> int:
                               stderr=subprocess.DEVNULL)
     panel = None
     try:
-        wait_port(bport)
+        wait_port(bport, timeout=15.0)
         panel = subprocess.Popen(
             [sys.executable, "-m", "controller", "panel", "--broker", f"mqtt://127.0.0.1:{bport}",
              "--port", str(hport), "--token", TOKEN], cwd=ROOT, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        wait_port(hport)
+        wait_port(hport, timeout=15.0)
         # The panel runs as a child of the command: count the child that serves, not the launcher.
         pp = psutil.Process(panel.pid)
         server = max([pp, *pp.children(recursive=True)], key=lambda p: p.memory_info().rss)
