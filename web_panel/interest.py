@@ -1,0 +1,127 @@
+"""Which tables' full traffic the panel subscribes to, and for how long.
+
+A club panel lists 20 to 50 tables, but a person watches a few at a time. The
+list needs each table's retained ``status`` and ``summary`` only, so that is all
+the panel subscribes to for every table. A table's full traffic (state, events,
+sensors, health, sealed views, replies, effects) is subscribed when the first
+page, stream or API request for that table needs it, and unsubscribed when the
+last one is gone and a linger has passed (so a page reload, or a phone's stream
+reconnecting, does not unsubscribe and subscribe again).
+
+:class:`Interest` only counts: who holds a table, when its linger is over. The
+MQTT side (what to subscribe, waiting for the retained topics) is the caller's,
+through the ``take`` and ``drop`` callbacks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+# What the club list shows: subscribed for every table, all the time (``+`` for the table).
+LIST_KINDS = ("status", "summary")
+# A table's own traffic, subscribed only while someone looks at that table.
+TABLE_KINDS = ("state", "events", "sensors", "health", "private/+", "reply/+", "effects")
+TABLE_QOS = {"effects": 0}  # passing cues: a late one is worth nothing, so no resend
+
+
+def list_filters(base: str) -> list[tuple[str, int]]:
+    """The standing subscription: every table's list topics."""
+    return [(f"{base}/+/{kind}", 1) for kind in LIST_KINDS]
+
+
+def table_filters(base: str, table: str) -> list[tuple[str, int]]:
+    """One table's full traffic (besides its list topics, already subscribed)."""
+    return [(f"{base}/{table}/{kind}", TABLE_QOS.get(kind, 1)) for kind in TABLE_KINDS]
+
+
+class _Hold:
+    __slots__ = ("count", "ready", "timer")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.ready = threading.Event()  # set once the table's retained topics have arrived
+        self.timer: threading.Timer | None = None
+
+
+class Interest:
+    """Reference counts per table, with a linger after the last one goes; thread-safe.
+
+    ``take(table, ready)`` is called (outside the lock) when a table is first held: it subscribes
+    and sets ``ready`` once the retained topics are in. ``drop(table)`` is called when the linger
+    after the last release is over: it unsubscribes and forgets the table's traffic.
+    """
+
+    def __init__(self, linger: float, take: Callable[[str, threading.Event], None],
+                 drop: Callable[[str], None]) -> None:
+        self.linger = linger
+        self._take, self._drop = take, drop
+        self._lock = threading.Lock()
+        self._holds: dict[str, _Hold] = {}
+        self._closed = False
+
+    def hold(self, table: str) -> threading.Event:
+        """Count one more user of ``table``; returns the event set when its picture is complete."""
+        with self._lock:
+            hold = self._holds.get(table)
+            first = hold is None
+            if hold is None:
+                hold = self._holds[table] = _Hold()
+            hold.count += 1
+            if hold.timer is not None:  # back within the linger: nothing to subscribe again
+                hold.timer.cancel()
+                hold.timer = None
+        if first:
+            self._take(table, hold.ready)
+        return hold.ready
+
+    def release(self, table: str) -> None:
+        """One user fewer; the last one starts the linger, after which the table is dropped."""
+        with self._lock:
+            hold = self._holds.get(table)
+            if hold is None or hold.count <= 0:
+                return
+            hold.count -= 1
+            if hold.count or self._closed:
+                return
+            if self.linger <= 0:
+                del self._holds[table]
+                expire_now = True
+            else:
+                hold.timer = threading.Timer(self.linger, self._expire, (table, hold))
+                hold.timer.daemon = True
+                hold.timer.name = f"gk-linger-{table}"
+                hold.timer.start()
+                expire_now = False
+        if expire_now:
+            self._drop(table)
+
+    def _expire(self, table: str, hold: _Hold) -> None:
+        with self._lock:
+            # Held again meanwhile (the count rose), or already replaced: not this timer's to drop.
+            if self._holds.get(table) is not hold or hold.count or self._closed:
+                return
+            del self._holds[table]
+        self._drop(table)
+
+    def tables(self) -> list[str]:
+        """Tables whose full traffic is subscribed now (held, or lingering)."""
+        with self._lock:
+            return sorted(self._holds)
+
+    def holders(self, table: str) -> int:
+        with self._lock:
+            hold = self._holds.get(table)
+            return hold.count if hold is not None else 0
+
+    def ready_event(self, table: str) -> threading.Event | None:
+        with self._lock:
+            hold = self._holds.get(table)
+            return hold.ready if hold is not None else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            timers = [h.timer for h in self._holds.values() if h.timer is not None]
+        for timer in timers:
+            timer.cancel()
