@@ -172,6 +172,7 @@ class MqttView:
         self._released: set[str] = set()
         self._barrier_lock = threading.Lock()
         self._barriers: dict[int, tuple[threading.Event, str]] = {}  # SUBSCRIBE id -> ready, its topic
+        self._leaving: dict[int, str] = {}  # UNSUBSCRIBE id -> its table, until the broker confirms it
         self.interest = Interest(settings.table_linger, self._take_table, self._drop_table)
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
@@ -189,6 +190,7 @@ class MqttView:
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
+        self._client.on_unsubscribe = self._on_unsubscribe
 
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
@@ -234,6 +236,10 @@ class MqttView:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
+        with self._barrier_lock:
+            # A clean session: nothing of this connection's subscriptions is left to confirm.
+            self._barriers.clear()
+            self._leaving.clear()
         self._notify()
         if not self._closed:
             self._broadcast_all(("link", {"broker": "disconnected"}))
@@ -537,8 +543,11 @@ class MqttView:
             self.release(table)
 
     def watched(self) -> list[str]:
-        """The tables whose full traffic this panel subscribes to now (watched, or lingering)."""
-        return self.interest.tables()
+        """The tables whose full traffic this panel subscribes to now: watched, lingering, or
+        unsubscribed but not yet confirmed by the broker."""
+        with self._barrier_lock:
+            leaving = set(self._leaving.values())
+        return sorted(set(self.interest.tables()) | leaving)
 
     def _awaits_state(self, table: str) -> bool:
         with self._lock:
@@ -592,8 +601,18 @@ class MqttView:
                 if view.status is None and view.glance is None:
                     del self._tables[table]
         if self.connected.is_set():
-            self._client.unsubscribe([topic for topic, _ in table_filters(self.base, table)])
+            with self._barrier_lock:
+                rc, mid = self._client.unsubscribe([topic for topic, _ in table_filters(self.base, table)])
+                if rc == mqtt.MQTT_ERR_SUCCESS:
+                    self._leaving[mid] = table
         self._list_changed(table)
+        self._notify()
+
+    def _on_unsubscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        with self._barrier_lock:
+            left = self._leaving.pop(mid, None)
+        if left is not None:
+            self._notify()  # from now on the broker sends nothing more of that table
 
     # ----- reading ------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
