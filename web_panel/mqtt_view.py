@@ -103,14 +103,16 @@ class TableView:
             "game": state.get("game") or glance.get("game") or status.get("game"),
             # What people read: the game's title (the id stays in "game" for machines).
             "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
-            "players": state.get("players") or [],
+            "players": state.get("players") or _names(glance.get("players")),
             "turn": _text(glance.get("turn")) or _turn(state),
             "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
             "over": bool(state.get("over") if self.state is not None else glance.get("over")),
             "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
             "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
-            "paused": bool((state.get("gm") or {}).get("paused")),  # the game master paused it
+            # the game master paused it
+            "paused": bool((state.get("gm") or {}).get("paused")) if self.state is not None
+            else glance.get("paused") is True,
         }
 
 
@@ -135,6 +137,11 @@ def _turn(state: dict[str, Any]) -> str | None:
     if state.get("over") or not isinstance(players, list) or isinstance(seat, bool) or not isinstance(seat, int):
         return None
     return _text(players[seat]) if 0 <= seat < len(players) else None
+
+
+def _names(value: Any) -> list[str]:
+    """The players from a summary, which words them as one line ("Ann, Bo")."""
+    return [name for name in value.split(", ") if name] if isinstance(value, str) else []
 
 
 def _text(value: Any) -> str | None:

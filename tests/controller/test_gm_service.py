@@ -105,10 +105,13 @@ def test_pause_and_resume_over_mqtt(mosquitto: Broker, make_service: MakeService
         try:
             assert cmd.call("pause", {"reason": "tea"})["ok"] is True
             sub.wait_latest(topic(t, "state"), lambda s: (s["gm"]["paused"] or {}).get("reason") == "tea")
+            # The summary says so too: the club list shows it from there (it reads no table's state).
+            sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is True)
             refused = cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
             assert refused["ok"] is False and "paused" in refused["error"]
             assert cmd.call("resume", {})["ok"] is True
             sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is None)
+            sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is False)
             assert cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})["ok"] is True
         finally:
             cmd.close()

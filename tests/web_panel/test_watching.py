@@ -87,7 +87,8 @@ def play(tables: list[FakeTable], view: MqttView, n: int) -> None:
         t.publish("sensors", {"time": float(n), "sensors": {}})
         t.publish("health", {"time": float(n), "warnings": []})
         t.publish("effects", {"cues": [{"kind": "sound", "value": "roll"}]}, retain=False)
-        t.publish("summary", {"title": "Terror in the Graveyard", "turn": "Bo", "n": n})
+        t.publish("summary", {"title": "Terror in the Graveyard", "turn": "Bo", "n": n, "players": "Ann, Bo",
+                              "paused": t is tables[-1]})
     assert view.wait_until(lambda: all((view._tables[t.table].glance or {}).get("n") == n for t in tables), 5)
 
 
@@ -103,6 +104,8 @@ def test_a_panel_with_no_page_open_receives_only_the_tables_list_topics(
     for t in tables:
         assert lines[t.table]["online"] and lines[t.table]["turn"] == "Bo"
         assert lines[t.table]["title"] == "Terror in the Graveyard"
+        assert lines[t.table]["players"] == ["Ann", "Bo"]
+    assert [lines[t.table]["paused"] for t in tables] == [False, True]  # the game master paused the second
     assert view.watched() == []
 
 
