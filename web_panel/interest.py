@@ -8,15 +8,19 @@ page, stream or API request for that table needs it, and unsubscribed when the
 last one is gone and a linger has passed (so a page reload, or a phone's stream
 reconnecting, does not unsubscribe and subscribe again).
 
-:class:`Interest` only counts: who holds a table, when its linger is over. The
-MQTT side (what to subscribe, waiting for the retained topics) is the caller's,
-through the ``take`` and ``drop`` callbacks.
+:class:`Interest` only counts: who holds a table, when its linger is over.
+:class:`Subscriptions` is the MQTT side: what to subscribe, knowing when the
+retained topics are in, unsubscribing. The picture itself stays with
+``web_panel.mqtt_view.MqttView``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
 
 # What the club list shows: subscribed for every table, all the time (``+`` for the table).
 LIST_KINDS = ("status", "summary")
@@ -125,3 +129,98 @@ class Interest:
             timers = [h.timer for h in self._holds.values() if h.timer is not None]
         for timer in timers:
             timer.cancel()
+
+
+class Subscriptions:
+    """The MQTT side of :class:`Interest`: a held table's traffic subscribed, its retained topics known
+    to be in, and unsubscribed after the linger. Thread-safe; the paho callbacks are wired by the owner.
+
+    ``on_drop(table)`` is called when a table is unsubscribed, before the UNSUBSCRIBE goes out, so
+    the owner forgets the table's traffic; ``notify()`` after every change a waiter may look for.
+    """
+
+    def __init__(self, client: mqtt.Client, base: str, client_id: str, connected: threading.Event, linger: float,
+                 on_drop: Callable[[str], None], notify: Callable[[], None]) -> None:
+        self._client, self._base, self._client_id, self._connected = client, base, client_id, connected
+        self._on_drop, self._notify = on_drop, notify
+        self._lock = threading.Lock()
+        self._barriers: dict[int, tuple[threading.Event, str]] = {}  # SUBSCRIBE id -> ready, its topic
+        self._leaving: dict[int, str] = {}  # UNSUBSCRIBE id -> its table, until the broker confirms it
+        # Tables whose traffic was unsubscribed: a late message of theirs (sent before the broker took
+        # the unsubscribe) would put back a picture nothing keeps current, so the owner ignores it.
+        self._released: set[str] = set()
+        self.interest = Interest(linger, self._take, self._drop)
+
+    def hold(self, table: str) -> threading.Event:
+        return self.interest.hold(table)
+
+    def release(self, table: str) -> None:
+        self.interest.release(table)
+
+    def released(self, table: str) -> bool:
+        return table in self._released  # one set lookup per message; a set's membership test is atomic
+
+    def watched(self) -> list[str]:
+        """Tables whose traffic is subscribed: held, lingering, or unsubscribed but not yet confirmed."""
+        with self._lock:
+            leaving = set(self._leaving.values())
+        return sorted(set(self.interest.tables()) | leaving)
+
+    def connected(self) -> None:
+        """A new (clean) session: subscribe again to the traffic of every table still held."""
+        for table in self.interest.tables():
+            ready = self.interest.ready_event(table)
+            if ready is not None:
+                self._subscribe(table, ready)
+
+    def disconnected(self) -> None:
+        with self._lock:
+            # A clean session: nothing of this connection's subscriptions is left to confirm.
+            self._barriers.clear()
+            self._leaving.clear()
+
+    def close(self) -> None:
+        self.interest.close()
+
+    def _take(self, table: str, ready: threading.Event) -> None:
+        self._released.discard(table)
+        if self._connected.is_set():
+            self._subscribe(table, ready)  # else ``connected`` does, once the panel is
+
+    def _subscribe(self, table: str, ready: threading.Event) -> None:
+        rc, _ = self._client.subscribe(table_filters(self._base, table))
+        if rc != mqtt.MQTT_ERR_SUCCESS:
+            return  # the link just dropped: ``connected`` subscribes again
+        # A second SUBSCRIBE, to a topic nobody publishes on: the broker answers it after it has sent
+        # the retained messages of the first, so its SUBACK says the picture is complete.
+        barrier = f"{self._base}/{table}/barrier/{self._client_id}"
+        with self._lock:  # held over the call, so the SUBACK's callback finds the id registered
+            rc, mid = self._client.subscribe(barrier, 0)
+            if rc == mqtt.MQTT_ERR_SUCCESS:
+                self._barriers[mid] = (ready, barrier)
+
+    def on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        with self._lock:
+            barrier = self._barriers.pop(mid, None)
+        if barrier is None:
+            return
+        ready, topic = barrier
+        client.unsubscribe(topic)
+        ready.set()
+        self._notify()
+
+    def _drop(self, table: str) -> None:
+        self._released.add(table)
+        self._on_drop(table)
+        if self._connected.is_set():
+            with self._lock:
+                rc, mid = self._client.unsubscribe([topic for topic, _ in table_filters(self._base, table)])
+                if rc == mqtt.MQTT_ERR_SUCCESS:
+                    self._leaving[mid] = table
+        self._notify()
+
+    def on_unsubscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        with self._lock:
+            left = self._leaving.pop(mid, None)
+        if left is not None:
+            self._notify()  # from now on the broker sends nothing more of that table

@@ -46,7 +46,7 @@ from controller.publication import PublicationError, Stamp
 from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
 from .fanout import Item, Subscriber
-from .interest import LIST_KINDS, Interest, list_filters, table_filters
+from .interest import LIST_KINDS, Subscriptions, list_filters
 from .settings import TABLE_ID_RE, PanelSettings
 from .trust import SIGNED_KINDS, Vouching
 
@@ -174,13 +174,6 @@ class MqttView:
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str]] = {}  # id -> done, reply, token
         self._last_resync: dict[str, float] = {}
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
-        # Tables whose full traffic was unsubscribed: a late message of theirs (sent before the broker
-        # took the unsubscribe) would put back a picture nothing keeps current, so it is ignored.
-        self._released: set[str] = set()
-        self._barrier_lock = threading.Lock()
-        self._barriers: dict[int, tuple[threading.Event, str]] = {}  # SUBSCRIBE id -> ready, its topic
-        self._leaving: dict[int, str] = {}  # UNSUBSCRIBE id -> its table, until the broker confirms it
-        self.interest = Interest(settings.table_linger, self._take_table, self._drop_table)
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
         self.bad_messages = 0
@@ -196,8 +189,11 @@ class MqttView:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
-        self._client.on_subscribe = self._on_subscribe
-        self._client.on_unsubscribe = self._on_unsubscribe
+        # Which tables' full traffic is subscribed (web_panel.interest).
+        self.subscriptions = Subscriptions(self._client, self.base, self.client_id, self.connected,
+                                           settings.table_linger, self._forget_traffic, self._notify)
+        self._client.on_subscribe = self.subscriptions.on_subscribe
+        self._client.on_unsubscribe = self.subscriptions.on_unsubscribe
 
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
@@ -214,7 +210,7 @@ class MqttView:
                 return
             self._closed = True
             subscribers = [s for subs in self._subscribers.values() for s in subs]
-        self.interest.close()
+        self.subscriptions.close()
         for sub in subscribers:
             sub.close()
         self._client.disconnect()
@@ -233,20 +229,15 @@ class MqttView:
         # Every table's list topics; the full traffic only of the tables someone watches (a clean
         # session has no subscriptions left from before a reconnect).
         client.subscribe(list_filters(self.base))
-        for table in self.interest.tables():
-            ready = self.interest.ready_event(table)
-            if ready is not None:
-                self._subscribe_table(table, ready)
+        # Connected first: a table held from now on subscribes by itself (at worst twice, harmless).
         self.connected.set()
+        self.subscriptions.connected()
         self._notify()
         self._broadcast_all(("link", {"broker": "connected"}))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
-        with self._barrier_lock:
-            # A clean session: nothing of this connection's subscriptions is left to confirm.
-            self._barriers.clear()
-            self._leaving.clear()
+        self.subscriptions.disconnected()
         self._notify()
         if not self._closed:
             self._broadcast_all(("link", {"broker": "disconnected"}))
@@ -283,7 +274,7 @@ class MqttView:
             return
         table, kind = parts[0], parts[1]
         rel = "/".join(parts[1:])
-        if kind not in LIST_KINDS and table in self._released:
+        if kind not in LIST_KINDS and self.subscriptions.released(table):
             return  # sent before the broker took this panel's unsubscribe: nobody watches it now
         # With the table's token, only what the table signed counts (web_panel.trust).
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
@@ -528,7 +519,7 @@ class MqttView:
         :meth:`release`. Without a broker there is nothing to wait for: the picture fills in once
         the panel connects.
         """
-        ready = self.interest.hold(table)  # counted even when closing: every hold meets its release
+        ready = self.subscriptions.hold(table)  # counted even when closing: every hold meets its release
         if self._closed or not self.connected.is_set():
             return
         deadline = time.monotonic() + timeout
@@ -539,7 +530,7 @@ class MqttView:
 
     def release(self, table: str) -> None:
         """One holder of ``table`` fewer; after the last, and the linger, its traffic is unsubscribed."""
-        self.interest.release(table)
+        self.subscriptions.release(table)
 
     @contextmanager
     def holding(self, table: str) -> Iterator[None]:
@@ -552,52 +543,20 @@ class MqttView:
     def watched(self) -> list[str]:
         """The tables whose full traffic this panel subscribes to now: watched, lingering, or
         unsubscribed but not yet confirmed by the broker."""
-        with self._barrier_lock:
-            leaving = set(self._leaving.values())
-        return sorted(set(self.interest.tables()) | leaving)
+        return self.subscriptions.watched()
 
     def _awaits_state(self, table: str) -> bool:
         with self._lock:
             view = self._tables.get(table)
             return view is not None and view.state is None and (view.status or {}).get("state") == "online"
 
-    def _take_table(self, table: str, ready: threading.Event) -> None:
-        """The first hold of ``table``: subscribe to its traffic (Interest calls it)."""
-        with self._lock:
-            self._released.discard(table)
-        if self.connected.is_set():
-            self._subscribe_table(table, ready)  # else on_connect does, once connected
-
-    def _subscribe_table(self, table: str, ready: threading.Event) -> None:
-        rc, _ = self._client.subscribe(table_filters(self.base, table))
-        if rc != mqtt.MQTT_ERR_SUCCESS:
-            return  # the link just dropped: on_connect subscribes again
-        # A second SUBSCRIBE, to a topic nobody publishes on: the broker answers it after it has sent
-        # the retained messages of the first, so its SUBACK says the picture is complete.
-        barrier = f"{self.base}/{table}/barrier/{self.client_id}"
-        with self._barrier_lock:
-            rc, mid = self._client.subscribe(barrier, 0)
-            if rc == mqtt.MQTT_ERR_SUCCESS:
-                self._barriers[mid] = (ready, barrier)
-
-    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
-        with self._barrier_lock:
-            barrier = self._barriers.pop(mid, None)
-        if barrier is None:
-            return
-        ready, topic = barrier
-        client.unsubscribe(topic)
-        ready.set()
-        self._notify()
-
-    def _drop_table(self, table: str) -> None:
-        """Nobody watched ``table`` for the linger: unsubscribe its traffic and forget it (Interest calls it).
+    def _forget_traffic(self, table: str) -> None:
+        """Nobody watched ``table`` for the linger, and its traffic is being unsubscribed.
 
         Its line of the list stays, from its ``status`` and ``summary``; its state, sensors, health,
         sealed views and event log go, since nothing would keep them current.
         """
         with self._lock:
-            self._released.add(table)
             view = self._tables.get(table)
             if view is not None:
                 view.state = view.sensors = view.health = None
@@ -607,19 +566,7 @@ class MqttView:
                 view.game = None
                 if view.status is None and view.glance is None:
                     del self._tables[table]
-        if self.connected.is_set():
-            with self._barrier_lock:
-                rc, mid = self._client.unsubscribe([topic for topic, _ in table_filters(self.base, table)])
-                if rc == mqtt.MQTT_ERR_SUCCESS:
-                    self._leaving[mid] = table
         self._list_changed(table)
-        self._notify()
-
-    def _on_unsubscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
-        with self._barrier_lock:
-            left = self._leaving.pop(mid, None)
-        if left is not None:
-            self._notify()  # from now on the broker sends nothing more of that table
 
     # ----- reading ------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:

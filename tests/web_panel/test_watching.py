@@ -188,3 +188,26 @@ def test_commands_hold_the_table_for_their_reply(two: tuple[Flask, MqttView, Cou
     assert reply["ok"] is True
     assert view.watched() == [one.table]  # lingering after its reply came
     assert view.wait_until(lambda: view.watched() == [], 5 * LINGER + 5)
+
+
+def test_interest_counts_holders_and_lets_go_only_after_the_linger() -> None:
+    from web_panel.interest import Interest
+
+    taken: list[str] = []
+    dropped = threading.Event()
+    interest = Interest(0.3, lambda t, ready: (taken.append(t), ready.set()), lambda t: dropped.set())
+    try:
+        assert interest.hold("bar-1").is_set() and interest.hold("bar-1").is_set()
+        assert taken == ["bar-1"]  # one subscription, however many hold it
+        interest.release("bar-1")
+        assert not dropped.wait(0.6) and interest.holders("bar-1") == 1  # one holder left: kept
+        interest.release("bar-1")
+        interest.hold("bar-1")  # back within the linger (a reload): nothing taken again, nothing dropped
+        assert taken == ["bar-1"] and not dropped.wait(0.6)
+        interest.release("bar-1")
+        interest.release("bar-1")  # one release too many is ignored, not counted below zero
+        assert dropped.wait(5) and interest.tables() == []
+        interest.hold("bar-1")
+        assert taken == ["bar-1", "bar-1"]  # after the drop, a new holder subscribes again
+    finally:
+        interest.close()
