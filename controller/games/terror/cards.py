@@ -126,46 +126,77 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
     return deck
 
 
+EFFECT_NAMES: dict[str, str] = {
+    "monster": "a Monster card",
+    "cure_all": "a cure for every pawn",
+    "ring": "a Magic Ring",
+    "reversal": "a Monster Reversal",
+    "steal_ring": "a Magic Ring theft",
+    "move_pawn": "a pawn move",
+    "switch": "a swap of two pawns",
+    "extra_turn": "an extra turn",
+}
+
+
+def _ordinal(n: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10 if n % 100 not in (11, 12, 13) else 0, "th")
+    return f"{n}{suffix}"
+
+
 def _validate(data: Any, where: str) -> Deck:
+    def bad(message: str, reason: str, n: int | None = None) -> BadGameData:
+        # ``at`` names the card's place in the list, for the editor's row; the reason names it in words.
+        return BadGameData(message, at={"entry": f"cards[{n}]"} if n is not None else None, reason=reason)
+
     if not isinstance(data, Mapping) or not isinstance(data.get("cards"), list):
-        raise BadGameData(f"{where}: the deck must be an object with a 'cards' list")
+        raise bad(f"{where}: the deck must be an object with a 'cards' list", "This file is not a card mix.")
     unknown = set(data) - {"cards", "name", "notes"}
     if unknown:
-        raise BadGameData(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        raise bad(f"{where}: unknown key(s) {', '.join(sorted(unknown))}", "The file has parts a card mix does not have.")
     if len(data["cards"]) > DECK_SIZE:
-        raise BadGameData(f"{where}: the deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}",
-                          at={"entry": f"cards[{DECK_SIZE}]"})
+        raise bad(f"{where}: the deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}",
+                  f"The deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}.", DECK_SIZE)
     cards: dict[str, Card] = {}
     for n, raw in enumerate(data["cards"]):
         at = f"{where} cards[{n}]"
+        card = f"The {_ordinal(n + 1)} card"
         if not isinstance(raw, Mapping):
-            raise BadGameData(f"{at}: a card must be an object")
+            raise bad(f"{at}: a card must be an object", f"{card} is not written as a card.", n)
         card_id = raw.get("id")
         if isinstance(card_id, str) and card_id:
             at = f"{at} ({card_id})"
         else:
-            raise BadGameData(f"{at}: id must be a non-empty string")
+            raise bad(f"{at}: id must be a non-empty string", f"{card} has no name for the machine to know it by.", n)
+        title = raw.get("title")
+        if isinstance(title, str) and title.strip():
+            card = f"{card}, \u201c{title.strip()}\u201d,"
         extra = set(raw) - {"id", "kind", "effect", "title", "text", "steps"}
         if extra:
-            raise BadGameData(f"{at}: unknown key(s) {', '.join(sorted(extra))}")
+            raise bad(f"{at}: unknown key(s) {', '.join(sorted(extra))}", f"{card} has parts a card does not have.", n)
         if card_id in cards:
-            raise BadGameData(f"{at}: id {card_id!r} is used twice")
+            raise bad(f"{at}: id {card_id!r} is used twice", f"{card} has the same machine name as an earlier card.", n)
         effect, kind = raw.get("effect"), raw.get("kind")
         # Type checks come first: a list would make the dict and set lookups raise TypeError.
         if not isinstance(effect, str) or effect not in EFFECT_KINDS:
-            raise BadGameData(f"{at}: effect {effect!r} is not one of {', '.join(EFFECT_KINDS)}")
+            raise bad(f"{at}: effect {effect!r} is not one of {', '.join(EFFECT_KINDS)}",
+                      f"{card} does something the game does not know.", n)
         if not isinstance(kind, str) or kind not in EFFECT_KINDS[effect]:
-            raise BadGameData(f"{at}: a {effect} card must be {' or '.join(sorted(EFFECT_KINDS[effect]))}, not {kind!r}")
-        for text_key in ("title", "text"):
+            allowed = " or ".join(KIND_NAMES[k] for k in KINDS if k in EFFECT_KINDS[effect])
+            raise bad(f"{at}: a {effect} card must be {' or '.join(sorted(EFFECT_KINDS[effect]))}, not {kind!r}",
+                      f"{card} is {EFFECT_NAMES[effect]}, which must be played {allowed}, "
+                      f"not {KIND_NAMES.get(kind, 'as it says') if isinstance(kind, str) else 'as it says'}.", n)
+        for text_key, words in (("title", "no title"), ("text", "no words to read")):
             if not isinstance(raw.get(text_key), str) or not raw[text_key].strip():
-                raise BadGameData(f"{at}: {text_key} must be a non-empty string")
+                raise bad(f"{at}: {text_key} must be a non-empty string", f"{card} has {words}.", n)
         steps = raw.get("steps", 0)
         if effect == "move_pawn":
             if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_MOVE_STEPS:
-                raise BadGameData(f"{at}: steps must be a whole number from 1 to {MAX_MOVE_STEPS}")
+                raise bad(f"{at}: steps must be a whole number from 1 to {MAX_MOVE_STEPS}",
+                          f"{card} must move a pawn 1 to {MAX_MOVE_STEPS} spaces.", n)
         elif "steps" in raw:
-            raise BadGameData(f"{at}: only a move_pawn card has steps")
+            raise bad(f"{at}: only a move_pawn card has steps",
+                      f"{card} gives a number of spaces, but only a card that moves a pawn has one.", n)
         cards[card_id] = Card(card_id, kind, effect, raw["title"], raw["text"], steps)
     if not any(c.effect == "ring" for c in cards.values()):
-        raise BadGameData(f"{where}: the deck needs at least one Magic Ring card")
+        raise bad(f"{where}: the deck needs at least one Magic Ring card", "The deck needs at least one Magic Ring.")
     return Deck(cards)
