@@ -200,3 +200,44 @@ def _validate(data: Any, where: str) -> Deck:
     if not any(c.effect == "ring" for c in cards.values()):
         raise bad(f"{where}: the deck needs at least one Magic Ring card", "The deck needs at least one Magic Ring.")
     return Deck(cards)
+
+
+# Cards the engine can play that the box's default mix leaves out: one of each effect and timing, so a
+# card mix may hold any card the rules know (docs/boards.md, "The card mix").
+_EXTRA_CARDS: tuple[dict[str, Any], ...] = (
+    {"id": "steal-ring-anytime", "kind": "anytime", "effect": "steal_ring", "title": "Quick Fingers",
+     "text": "Play this at any time, even during someone else's turn. Choose an opponent's pawn: if it holds a "
+             "Magic Ring, one of its rings now belongs to whichever of your pawns you choose."},
+    {"id": "switch-anytime", "kind": "anytime", "effect": "switch", "title": "Sudden Swap",
+     "text": "Play this at any time, even during someone else's turn. One of your pawns, your choice, swaps "
+             "places with any opponent's pawn."},
+)
+
+
+def _file_fields(card: Card) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": card.id, "kind": card.kind, "effect": card.effect, "title": card.title, "text": card.text}
+    if card.effect == "move_pawn":
+        out["steps"] = card.steps
+    return out
+
+
+def catalogue() -> list[dict[str, Any]]:
+    """Every card a mix may hold, as ``{"card": <the card as a deck file writes it>, "kind_name": ...}``.
+
+    The default deck's cards come first (one entry for copies with the same words), then a card for
+    each effect and timing the rules allow that the default deck lacks.
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    have: set[tuple[str, str]] = set()
+    for card in load_deck().cards.values():
+        words = (card.kind, card.effect, card.title, card.text, card.steps)
+        if words not in seen:
+            seen.add(words)
+            have.add((card.effect, card.kind))
+            out.append({"card": _file_fields(card), "kind_name": KIND_NAMES[card.kind]})
+    for extra in _EXTRA_CARDS:
+        if (extra["effect"], extra["kind"]) not in have:
+            have.add((extra["effect"], extra["kind"]))
+            out.append({"card": dict(extra), "kind_name": KIND_NAMES[extra["kind"]]})
+    return out
