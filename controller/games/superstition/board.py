@@ -184,7 +184,7 @@ def parse_board(data: Any, where: str = "board") -> Board:
     if gate not in brick:
         raise bad("'gate'", f"is {gate!r}; it must be a space of 'brick_path'",
                   "The gate must be a space of the brick path: the start circles lead onto the brick path "
-                  "through it, so without it the brick path has no way in. " + _past_end(gate, "brick", brick))
+                  "through it, so without it the brick path has no way in." + _past_end(gate, "brick", brick))
 
     raw_circles = data["start_circles"]
     if not isinstance(raw_circles, Mapping) or len(raw_circles) < 4:
@@ -254,8 +254,8 @@ def _past_end(sid: Any, kind: str, ring: tuple[str, ...]) -> str:
     if isinstance(sid, str) and sid[:1] == prefix and sid[1:].isdigit() and len(sid) < 6:
         number = int(sid[1:]) + 1
         if number > len(ring):
-            return f"It is {kind} space {number}, past the end of the {kind} path, which has {len(ring)} spaces."
-    return f"It is not a space of the {kind} path."
+            return f" It is {kind} space {number}, past the end of the {kind} path, which has {len(ring)} spaces."
+    return ""
 
 
 def _parse_platforms(
@@ -293,7 +293,7 @@ def _parse_platforms(
         said = f"{_cap(the_trap)} {_FIELD_WORDS[key]} "
         if not isinstance(sid, str) or sid not in spaces:
             if ring is not None:
-                reason = f"{way}{the_trap}: it {_FIELD_WORDS[key]} a {kind} space the path does not have. " \
+                reason = f"{way}{the_trap}: it {_FIELD_WORDS[key]} a {kind} space the path does not have." \
                          + _past_end(sid, kind, ring)
             else:
                 reason = f"{said}a space the board does not have."

@@ -281,7 +281,7 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         try:
             raw = json.dumps(source, sort_keys=True).encode()
         except (TypeError, ValueError) as exc:
-            raise BadGameData(f"board: not plain JSON ({exc})") from None
+            raise BadGameData(f"board: not plain JSON ({exc})", reason="This board is not plain JSON.") from None
     elif isinstance(source, (str, Path)):
         path = Path(source)
         where = str(path)
@@ -293,7 +293,8 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         except ValueError as exc:
             raise BadGameData(f"board file {where}: not valid JSON ({exc})") from None
     else:
-        raise BadGameData(f"board must be a file path or an object, got {type(source).__name__}")
+        raise BadGameData(f"board must be a file path or an object, got {type(source).__name__}",
+                          reason="This file is not a Terror board.")
     digest = hashlib.sha256(raw).hexdigest()[:16]
     cached = _BOARD_CACHE.get(digest)
     if cached is None:

@@ -108,7 +108,7 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
         try:
             key = json.dumps(source, sort_keys=True)
         except (TypeError, ValueError) as exc:
-            raise BadGameData(f"cards: not plain JSON ({exc})") from None
+            raise BadGameData(f"cards: not plain JSON ({exc})", reason="This card mix is not plain JSON.") from None
     elif isinstance(source, (str, Path)):
         where = str(source)
         key = read_text(Path(source), "card file")
@@ -119,7 +119,8 @@ def load_deck(source: str | Path | Mapping[str, Any] | None = None) -> Deck:
         except ValueError as exc:
             raise BadGameData(f"card file {where}: not valid JSON ({exc})") from None
     else:
-        raise BadGameData(f"cards must be a file path or an object, got {type(source).__name__}")
+        raise BadGameData(f"cards must be a file path or an object, got {type(source).__name__}",
+                          reason="This file is not a card mix.")
     deck = _CACHE.get(key)
     if deck is None:
         deck = _CACHE[key] = _validate(data, where)
@@ -181,10 +182,11 @@ def _validate(data: Any, where: str) -> Deck:
             raise bad(f"{at}: effect {effect!r} is not one of {', '.join(EFFECT_KINDS)}",
                       f"{card} does something the game does not know.", n)
         if not isinstance(kind, str) or kind not in EFFECT_KINDS[effect]:
-            allowed = " or ".join(KIND_NAMES[k] for k in KINDS if k in EFFECT_KINDS[effect])
+            allowed = " or ".join(f"\u201c{KIND_NAMES[k]}\u201d" for k in KINDS if k in EFFECT_KINDS[effect])
+            said = KIND_NAMES.get(kind) if isinstance(kind, str) else None
             raise bad(f"{at}: a {effect} card must be {' or '.join(sorted(EFFECT_KINDS[effect]))}, not {kind!r}",
-                      f"{card} is {EFFECT_NAMES[effect]}, which must be played {allowed}, "
-                      f"not {KIND_NAMES.get(kind, 'as it says') if isinstance(kind, str) else 'as it says'}.", n)
+                      f"{card} is {EFFECT_NAMES[effect]}: it must be {allowed}"
+                      + (f", not \u201c{said}\u201d." if said else "."), n)
         for text_key, words in (("title", "no title"), ("text", "no words to read")):
             if not isinstance(raw.get(text_key), str) or not raw[text_key].strip():
                 raise bad(f"{at}: {text_key} must be a non-empty string", f"{card} has {words}.", n)
