@@ -53,18 +53,22 @@
       title.className = "card-title";
       title.textContent = g.card.title;
       name.appendChild(title);
-      if (g.kindName) {
-        const how = document.createElement("span");
-        how.className = "card-kind";
-        how.textContent = " " + g.kindName;
-        name.appendChild(how);
+      // Two cards may share a title (Ghostly Push 2 and 3): the timing and a move's length tell them apart.
+      const steps = g.card.effect === "move_pawn" && g.card.steps ?
+        "moves a pawn " + g.card.steps + (g.card.steps === 1 ? " space" : " spaces") : "";
+      const how = [g.kindName, steps].filter(Boolean).join(", ");
+      if (how) {
+        const line = document.createElement("span");
+        line.className = "card-kind";
+        line.textContent = " " + how;
+        name.appendChild(line);
       }
       name.title = g.card.text;
       const td = document.createElement("td");
       const input = document.createElement("input");
       input.type = "number"; input.min = "0"; input.max = String(DECK_SIZE); input.value = g.count;
       input.dataset.card = g.card.id;
-      input.setAttribute("aria-label", "Copies of " + g.card.title + (g.kindName ? " (" + g.kindName + ")" : ""));
+      input.setAttribute("aria-label", "Copies of " + g.card.title + (how ? " (" + how + ")" : ""));
       input.addEventListener("change", () => {
         const n = Math.max(0, Math.min(DECK_SIZE, Math.floor(Number(input.value) || 0)));
         input.value = n;
