@@ -399,7 +399,12 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     page.fill(f"{form} input[name=name]", "Broken")
     page.click(f"{form} button")
     page.wait_for_function(f"document.querySelector(\"{form} .reply\").className.includes('err')")
-    assert "cards[3]" in page.inner_text(f"{form} .reply") and "effect 'explode'" in page.inner_text(f"{form} .reply")
+    reply = page.inner_text(f"{form} .reply")
+    # Plain words first, then the entry as the file names it: an imported file is mended by hand.
+    title = bad["cards"][3]["title"]
+    assert reply.startswith(f"Not imported, nothing was saved. The 4th card, “{title}”, does something the game "
+                            "does not know. (In the file: ")
+    assert "cards[3]" in reply and "effect 'explode'" in reply
     names = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
                           f"{svc.panel_url}api/t/{svc.table}/boards")["kinds"]["terror-cards"]["names"]
     assert names == ["Fewer monsters", "From a friend"]
