@@ -233,3 +233,22 @@ def test_the_card_mix_editor_offers_every_card_the_engine_knows(client: FlaskCli
     assert all(e["kind_name"] for e in catalogue)
     # Only the card mix page carries it.
     assert "card-catalogue" not in client.get(f"/t/{table_id}/boards/terror-board/edit").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("key", list(KINDS))
+def test_every_kind_exports_and_imports_the_same_data(client: FlaskClient, table_id: str, token: str,
+                                                      key: str) -> None:
+    """Each kind of file: saved from an edit, exported, imported under another name, and the same again."""
+    from tests.controller.games.board_cases import CARDS, SUPERSTITION, TERROR, TILES
+
+    edited = copy.deepcopy({"terror-board": TERROR, "terror-cards": CARDS, "superstition-board": SUPERSTITION,
+                            "dogs-tiles": TILES}[key])
+    edited["name"] = "Ours, as printed"
+    if key == "terror-cards":
+        edited["cards"] = edited["cards"][:-3]  # three cards fewer
+    csrf = login(client, table_id, token)
+    assert _post(client, f"/api/t/{table_id}/boards/{key}/ours", csrf, edited).status_code == 200
+    exported = client.get(f"/api/t/{table_id}/boards/{key}/ours?download=1")
+    assert exported.status_code == 200 and json.loads(exported.data) == edited
+    assert _post(client, f"/api/t/{table_id}/boards/{key}/theirs", csrf, exported.data).status_code == 200
+    assert client.get(f"/api/t/{table_id}/boards/{key}/theirs").data == exported.data
