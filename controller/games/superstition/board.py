@@ -29,6 +29,7 @@ from typing import Any
 
 from ..base import BadGameData
 from ..datafile import read_json
+from ..words import cap
 
 DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "board.json"
 
@@ -159,17 +160,17 @@ def parse_board(data: Any, where: str = "board") -> Board:
         value = data[key]
         path = f"the {kind} path"
         if not isinstance(value, list) or len(value) < 4:
-            raise bad(f"{key!r}", "must be a list of at least 4 space ids", f"{_cap(path)} needs at least 4 spaces.")
+            raise bad(f"{key!r}", "must be a list of at least 4 space ids", f"{cap(path)} needs at least 4 spaces.")
         seen: set[str] = set()
         for i, sid in enumerate(value):
             if not isinstance(sid, str) or sid not in spaces:
                 raise bad(f"{key}[{i}]", f"is {sid!r}, which is not a space id",
-                          f"{_cap(path)} lists, as its space {i + 1}, a space the board does not have.")
+                          f"{cap(path)} lists, as its space {i + 1}, a space the board does not have.")
             if spaces[sid][0] != kind:
                 raise bad(f"{key}[{i}]", f"is {sid!r}, a {spaces[sid][0]} space; expected a {kind} space",
-                          f"{_cap(path)} lists, as its space {i + 1}, {_KIND_WORDS[spaces[sid][0]]}.")
+                          f"{cap(path)} lists, as its space {i + 1}, {_KIND_WORDS[spaces[sid][0]]}.")
             if sid in seen:
-                raise bad(f"{key}[{i}]", f"repeats {sid!r}", f"{_cap(path)} lists a space twice (its space {i + 1}).")
+                raise bad(f"{key}[{i}]", f"repeats {sid!r}", f"{cap(path)} lists a space twice (its space {i + 1}).")
             seen.add(sid)
         unlisted = [s for s, (k, _, _) in spaces.items() if k == kind and s not in seen]
         if unlisted:
@@ -201,17 +202,19 @@ def parse_board(data: Any, where: str = "board") -> Board:
         circles[colour] = sid
     stray = [s for s, (k, _, _) in spaces.items() if k == "circle" and s not in circles.values()]
     if stray:
-        raise bad(f"spaces[{stray[0]!r}]", "is a circle no colour starts on", "The board has a start circle no colour starts on.")
+        raise bad(f"spaces[{stray[0]!r}]", "is a circle no colour starts on",
+                  "The board has a start circle no colour starts on.")
 
     platforms = _parse_platforms(data["platforms"], spaces, brick, stone, gate, bad)
 
     tomb = data["tomb"]
+    drawn = "The board does not say where the Wizard's Tomb is drawn."
     if not isinstance(tomb, Mapping):
-        raise bad("'tomb'", "must be an object with x, y, width, height", "The board does not say where the Wizard's Tomb is drawn.")
+        raise bad("'tomb'", "must be an object with x, y, width, height", drawn)
     for key in ("x", "y", "width", "height"):
         value = tomb.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad(f"tomb.{key}", f"must be a number, got {value!r}", "The board does not say where the Wizard's Tomb is drawn.")
+            raise bad(f"tomb.{key}", f"must be a number, got {value!r}", drawn)
 
     return Board(
         raw=json.loads(json.dumps(data)),
@@ -243,9 +246,6 @@ _USE_WORDS = {"brick_entrance": "the way onto the {trap}", "stone_exit": "the wa
               "front": "the space in front of the {trap}", "space": "the {trap}'s platform",
               "tomb_side": "the space between the {trap} and the Wizard's Tomb"}
 
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _past_end(sid: Any, kind: str, ring: tuple[str, ...]) -> str:
@@ -290,7 +290,7 @@ def _parse_platforms(
         # On the path a pawn walks: a space the path lacks leaves the trap with no way in (or out).
         way = ("There is no way onto " if key == "brick_entrance" else "There is no way off " if key == "stone_exit"
                else "There is no way to " if key == "front" else "")
-        said = f"{_cap(the_trap)} {_FIELD_WORDS[key]} "
+        said = f"{cap(the_trap)} {_FIELD_WORDS[key]} "
         if not isinstance(sid, str) or sid not in spaces:
             if ring is not None:
                 reason = f"{way}{the_trap}: it {_FIELD_WORDS[key]} a {kind} space the path does not have." \
@@ -313,16 +313,16 @@ def _parse_platforms(
         spec = raw[trap]
         the_trap = f"the {TRAP_NAMES[trap]}"
         if not isinstance(spec, Mapping):
-            raise bad(f"platforms[{trap!r}]", "must be an object", f"{_cap(the_trap)} is not written as a trap.")
+            raise bad(f"platforms[{trap!r}]", "must be an object", f"{cap(the_trap)} is not written as a trap.")
         want = "ladder_mirror" if trap in LADDER_MIRROR else "grave"
         if spec.get("kind") != want:
             raise bad(f"platforms[{trap!r}].kind", f"is {spec.get('kind')!r}; expected {want!r}",
-                      f"{_cap(the_trap)} is written as the wrong kind of trap.")
+                      f"{cap(the_trap)} is written as the wrong kind of trap.")
         keys = ("space", "brick_entrance", "stone_exit") if want == "ladder_mirror" else ("space", "front", "tomb_side")
         extra = sorted(set(spec) - {"kind", *keys})
         if extra:
             raise bad(f"platforms[{trap!r}].{extra[0]}", f"is not a {want} platform field",
-                      f"{_cap(the_trap)} has parts a trap does not have.")
+                      f"{cap(the_trap)} has parts a trap does not have.")
         space = field(trap, spec, "space", "platform", None)
         if want == "ladder_mirror":
             platform = Platform(
@@ -342,7 +342,7 @@ def _parse_platforms(
             here = _USE_WORDS[key].format(trap=TRAP_NAMES[trap])
             if sid in used:
                 raise bad(f"platforms[{trap!r}].{key}", f"is {sid!r}, already used by {used[sid]}",
-                          f"{_cap(name_of(sid))} is both {uses[sid]} and {here}: two traps cannot use one space.")
+                          f"{cap(name_of(sid))} is both {uses[sid]} and {here}: two traps cannot use one space.")
             used[sid] = f"platforms[{trap!r}].{key}"
             uses[sid] = here
         out[trap] = platform

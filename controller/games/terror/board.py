@@ -35,6 +35,7 @@ from typing import Any
 
 from ..base import BadGameData
 from ..datafile import read_bytes
+from ..words import cap, ordinal
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
@@ -325,9 +326,6 @@ def _tomb_words(tomb: Any) -> str:
     return f"the {tomb.title()} tomb" if tomb in TOMBS else "its tomb"
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
 
 def type_words(value: Any) -> str:
     """A space type as the editor's buttons name it ("a red arrow", "a Skeleton Hand")."""
@@ -359,7 +357,7 @@ def _validate(data: Any, where: str, digest: str) -> Board:
     for r, line in enumerate(layout):
         if len(line) != cols:
             raise _fail(where, f"layout[{r}] has {len(line)} characters; layout[0] has {cols}",
-                        reason=f"The board's rows are not all as long as the first: the {_ordinal(r + 1)} row differs.")
+                        reason=f"The board's rows are not all as long as the first: the {ordinal(r + 1)} row differs.")
         for c, ch in enumerate(line):
             if ch == " ":
                 static.append(None)
@@ -410,7 +408,7 @@ def _validate(data: Any, where: str, digest: str) -> Board:
         platform = _validate_platform(p, platforms_where, n + 1, static, marks, rows, cols, neighbours)
         if platform.tomb in platforms:
             raise _fail(platforms_where, f"tomb {platform.tomb!r} has two platforms",
-                        reason=f"{_cap(_tomb_words(platform.tomb))} has two platforms.")
+                        reason=f"{cap(_tomb_words(platform.tomb))} has two platforms.")
         if platform.colour in colours_seen:
             raise _fail(platforms_where, f"colour {platform.colour!r} is used by two platforms",
                         reason=f"Two platforms are {platform.colour}; each platform has its own colour.")
@@ -481,7 +479,7 @@ def _validate_platform(
     track_raw = p.get("track")
     if not isinstance(track_raw, Mapping) or set(track_raw) != set(POSITIONS):
         raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells",
-                    reason=f"{_cap(owner)} must say where its tomb stands at one end, the middle "
+                    reason=f"{cap(owner)} must say where its tomb stands at one end, the middle "
                     "and the other end.")
     track = {pos: cell(track_raw[pos], f"{where} track.{pos}") for pos in POSITIONS}
     if track["middle"] not in neighbours(track["end_a"]) or track["middle"] not in neighbours(track["end_b"]):
@@ -489,7 +487,7 @@ def _validate_platform(
                     reason=f"The middle place of {_tomb_words(tomb)} must be next to both of its ends.")
     spaces_raw = p.get("spaces")
     if not isinstance(spaces_raw, list) or not spaces_raw:
-        raise _fail(where, "spaces must be a non-empty list", reason=f"{_cap(owner)} lists no spaces.")
+        raise _fail(where, "spaces must be a non-empty list", reason=f"{cap(owner)} lists no spaces.")
     spaces: dict[int, dict[str, str]] = {}
     allowed = {*PLAIN_TYPES, "pit", *(f"arrow-{c}" for c in COLOURS), f"danger-{colour}"}
     for k, s in enumerate(spaces_raw):
@@ -596,10 +594,6 @@ def _validate_configs(board: Board, where: str) -> None:
 
 _POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
-
-def _ordinal(n: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10 if n % 100 not in (11, 12, 13) else 0, "th")
-    return f"{n}{suffix}"
 
 
 def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:

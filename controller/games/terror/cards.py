@@ -31,6 +31,7 @@ from typing import Any
 
 from ..base import BadGameData
 from ..datafile import read_text
+from ..words import ordinal
 
 KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")
 KIND_NAMES: dict[str, str] = {
@@ -139,10 +140,6 @@ EFFECT_NAMES: dict[str, str] = {
 }
 
 
-def _ordinal(n: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10 if n % 100 not in (11, 12, 13) else 0, "th")
-    return f"{n}{suffix}"
-
 
 def _validate(data: Any, where: str) -> Deck:
     def bad(message: str, reason: str, n: int | None = None) -> BadGameData:
@@ -160,7 +157,7 @@ def _validate(data: Any, where: str) -> Deck:
     cards: dict[str, Card] = {}
     for n, raw in enumerate(data["cards"]):
         at = f"{where} cards[{n}]"
-        card = f"The {_ordinal(n + 1)} card"
+        card = f"The {ordinal(n + 1)} card"
         if not isinstance(raw, Mapping):
             raise bad(f"{at}: a card must be an object", f"{card} is not written as a card.", n)
         card_id = raw.get("id")
