@@ -16,6 +16,7 @@ retained topics are in, unsubscribing. The picture itself stays with
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -193,7 +194,8 @@ class Subscriptions:
             return  # the link just dropped: ``connected`` subscribes again
         # A second SUBSCRIBE, to a topic nobody publishes on: the broker answers it after it has sent
         # the retained messages of the first, so its SUBACK says the picture is complete.
-        barrier = f"{self._base}/{table}/barrier/{self._client_id}"
+        # (Named after this client, wildcards and levels taken out, so no other panel's barrier is it.)
+        barrier = f"{self._base}/{table}/barrier/{re.sub(r'[+#/]', '_', self._client_id)}"
         with self._lock:  # held over the call, so the SUBACK's callback finds the id registered
             rc, mid = self._client.subscribe(barrier, 0)
             if rc == mqtt.MQTT_ERR_SUCCESS:
