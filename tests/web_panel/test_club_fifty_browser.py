@@ -24,6 +24,7 @@ from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
 from .browser_helpers import MIN_TARGET_PX, SIDEWAYS, TARGETS, shot
+from .test_club_browser import page  # noqa: F401 - the same phones and projector as the 20-table test
 
 pytestmark = pytest.mark.browser
 
@@ -91,20 +92,6 @@ def fifty(mosquitto: Broker) -> Iterator[tuple[PanelServer, Club]]:
         if panel is not None:
             panel.close()
         club.close()
-
-
-@pytest.fixture(params=[(360, 740), (390, 844), (1920, 1080)], ids=["phone360", "phone390", "projector"])
-def page(chromium: Any, request: Any) -> Iterator[Any]:
-    width, height = request.param
-    context = chromium.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
-    pg = context.new_page()
-    pg.set_default_timeout(8000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield pg
-    context.close()
-    assert errors == [], f"the page's scripts failed: {errors}"
 
 
 def shown(page: Any) -> list[str]:
