@@ -58,13 +58,15 @@
       const stats = await get(d.sensors);
       const body = document.querySelector("#sensor-stats tbody");
       body.innerHTML = "";
-      const bounces = await liveBounces();
       for (const s of stats.sensors || []) {
         const tr = document.createElement("tr");
         tr.dataset.sensor = s.sensor;
         cell(tr, s.label || s.sensor);
         for (const k of ["readings", "mismatches", "corrections", "broken"]) cell(tr, String(s[k]));
-        cell(tr, bounces[s.sensor] === undefined ? "—" : String(bounces[s.sensor]));
+        // Bounces are journalled per game by the controller: every game, across restarts.
+        const games = s.bounce_games || 0;
+        cell(tr, typeof s.bounces === "number"
+          ? String(s.bounces) + (s.bounces ? " in " + games + (games === 1 ? " game" : " games") : "") : "—");
         body.appendChild(tr);
       }
       if (!(stats.sensors || []).length) {
@@ -73,23 +75,6 @@
         body.appendChild(tr);
       }
     } catch (e) { fail(e); }
-  }
-
-  // Bounces are counted by the sensor hub of the running controller (its health), not kept in the journal.
-  async function liveBounces() {
-    try {
-      const snap = await get("/api/t/" + encodeURIComponent(d.table));
-      const sensors = ((snap.health || {}).sensors) || {};
-      const out = {};
-      for (const id of Object.keys(sensors)) {
-        const s = sensors[id] || {};
-        const inputs = s.inputs || {};
-        let n = typeof s.bounces === "number" ? s.bounces : 0;
-        for (const k of Object.keys(inputs)) if (inputs[k] && typeof inputs[k].bounces === "number") n += inputs[k].bounces;
-        out[id] = n;
-      }
-      return out;
-    } catch (e) { return {}; }
   }
 
   // ----- one game, step by step ---------------------------------------------------------------
