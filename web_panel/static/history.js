@@ -78,7 +78,10 @@
   }
 
   // ----- one game, step by step ---------------------------------------------------------------
-  let steps = [], current = 0, info = null, loading = 0;
+  let steps = [], current = 0, info = null, loading = 0, shown = null;
+  const replayCtx = () => ({ canControl: false, simulate: false, sensors: {}, legal: [], act: () => {} });
+  // A phone turned sideways (or a resized window): the step on show is drawn again for the new width.
+  B.redraw = () => { if (shown) B.draw($("board"), shown, replayCtx()); };
 
   async function loadGame(at) {
     try {
@@ -116,7 +119,8 @@
       const st = await get(url);
       if (ticket !== loading) return;  // a later click won
       document.body.dataset.shownStep = String(n);
-      B.draw($("board"), st, { canControl: false, simulate: false, sensors: {}, legal: [], act: () => {} });
+      shown = st;
+      B.draw($("board"), st, replayCtx());
       $("step-text").textContent = steps[n].text;
       const ul = $("step-events");
       ul.innerHTML = "";
