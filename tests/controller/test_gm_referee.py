@@ -277,3 +277,28 @@ def test_home_assistant_knows_every_event_the_game_master_emits() -> None:
     emitted = set(re.findall(r'_event\("([a-z_]+)"', source)) | {"corrected"}
     assert emitted >= {"undone", "undo_requested", "undo_declined", "paused", "resumed", "mismatch"}
     assert emitted <= set(COMMON_EVENTS), sorted(emitted - set(COMMON_EVENTS))
+
+
+def test_pause_holds_a_tomb_between_positions_and_resume_gives_it_the_grace_it_had_left(tmp_path: Path) -> None:
+    """The tomb window: a slider on its way has a grace period; a pause stops it where it stood."""
+    clock = Clock()
+    ref = make_referee(tmp_path, clock, settings={"referee.tomb_grace_ms": 1000})
+    assert ref.reconcile(TERROR_REST).ok
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=seed_rolling("wolf")).ok
+    assert ref.act(Action("roll", 0)).ok
+    assert ref.observe(obs("tomb.wolf", "moving")).events == []  # on its way: no mismatch yet
+    left = ref.next_deadline()
+    assert left is not None and abs(left - 1.0) < 1e-6
+    clock.advance(400)
+    assert gm(ref, "pause", reason="the cat is on the board").ok
+    assert ref.next_deadline() is None
+    clock.advance(120_000)
+    assert ref.tick() is None and ref.mismatch is None  # stood still: not a mismatch
+    assert gm(ref, "resume").ok
+    left = ref.next_deadline()
+    assert left is not None and abs(left - 0.6) < 1e-6  # the 600 ms it had left, not the whole grace
+    clock.advance(599)
+    assert ref.tick() is None
+    clock.advance(2)
+    late = ref.tick()
+    assert late is not None and ref.mismatch is not None and ref.mismatch["code"] == "tomb_moving"

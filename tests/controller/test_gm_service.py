@@ -332,3 +332,50 @@ def test_trust_the_board_is_refused_for_the_dogs_game_over_mqtt(mosquitto: Broke
         assert state_of(svc)["seq"] == seq
     finally:
         cmd.close()
+
+
+def test_every_game_master_command_is_refused_without_a_token_a_reason_or_the_rules_leave(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    """No token, no reason, or what the rules forbid: each refused with why, and nothing journalled."""
+    t = "gm-refusals"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        cmd = commander(mosquitto, t)
+        try:
+            tomb = roll(cmd, sub, t)
+            other = next(x for x in ("mummy", "monster", "wolf") if x != tomb)
+            move = {"kind": "move_tomb", "player": 0, "params": {"tomb": tomb, "to": "end_a"}}
+            window = {"kind": "skull_outcome", "player": 0, "params": {"hit": True}}
+            seq = state_of(svc)["seq"]
+            corrections = {"declare": {"action": move}, "end_window": {"action": window}, "trust_board": {},
+                           "broken": {"sensor": f"tomb.{tomb}"}}
+            for op, fields in corrections.items():
+                unsigned = cmd.call("correct", {"op": op, "reason": "x", **fields}, sign=False)
+                assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised"), (op, unsigned)
+                for reason in ({}, {"reason": "  "}):
+                    no_reason = cmd.call("correct", {"op": op, **reason, **fields})
+                    assert no_reason["ok"] is False and "say why" in no_reason["error"], (op, no_reason)
+            for name, body in (("undo", {}), ("pause", {"reason": "x"}), ("resume", {}),
+                               ("undo_answer", {"seat": 0, "approve": True})):
+                unsigned = cmd.call(name, body, sign=False)
+                assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised"), (name, unsigned)
+            forbidden = {
+                ("correct", "declare"): ({"action": {**move, "params": {"tomb": other, "to": "end_a"}}},
+                                         "the board cannot do that now"),
+                ("correct", "end_window"): ({"action": window}, "no waiting window is open"),
+                ("correct", "trust_board"): ({}, "nothing to take from it"),
+                ("correct", "broken"): ({"sensor": "tomb.nowhere"}, "unknown sensor"),
+                ("undo", None): ({}, "undo stops at"),
+                ("resume", None): ({}, "not paused"),
+                ("undo_answer", None): ({"seat": 0, "approve": False}, "no player has asked"),
+            }
+            for (name, op), (fields, why) in forbidden.items():
+                body = {**({"op": op, "reason": "the referee says so"} if op else {}), **fields}
+                reply = cmd.call(name, body)
+                assert reply["ok"] is False and why in reply["error"], (name, op, reply)
+            assert state_of(svc)["seq"] == seq and state_of(svc)["gm"]["out_of_service"] == []
+        finally:
+            cmd.close()
+    svc.stop()
+    with Journal(svc.config.journal.path, table=t, create=False) as journal:
+        assert [e for e in journal.inputs() if e["kind"] == "gm"] == []  # nothing refused was journalled
