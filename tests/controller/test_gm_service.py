@@ -61,6 +61,20 @@ def test_undo_over_mqtt_asks_for_the_tomb_back_and_the_record_keeps_it(
     with Journal(svc.config.journal.path, table=t, create=False) as journal:
         kinds = [entry["kind"] for entry in journal.inputs()]
     assert "gm" in kinds and "command" in kinds  # the undo is a new input: nothing was deleted
+    verify(svc)
+
+
+def verify(svc: Service) -> None:
+    """``gravekeeper replay --verify`` decides the stopped service's journal again, to the same events."""
+    import contextlib
+    import io
+
+    from controller.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["replay", svc.config.journal.path, "--verify"]) == 0
+    assert out.getvalue().startswith("verified:"), out.getvalue()
 
 
 def test_corrections_over_mqtt_and_their_refusals(mosquitto: Broker, make_service: MakeService) -> None:
@@ -95,6 +109,8 @@ def test_corrections_over_mqtt_and_their_refusals(mosquitto: Broker, make_servic
             assert corrected[1]["data"]["reason"] == "slid by hand"
         finally:
             cmd.close()
+    svc.stop()
+    verify(svc)  # the journal with a sensor marked broken and a declared move replays
 
 
 def test_pause_and_resume_over_mqtt(mosquitto: Broker, make_service: MakeService) -> None:
