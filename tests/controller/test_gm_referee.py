@@ -294,9 +294,11 @@ def test_pause_holds_a_tomb_between_positions_and_resume_gives_it_the_grace_it_h
     assert ref.next_deadline() is None
     clock.advance(120_000)
     assert ref.tick() is None and ref.mismatch is None  # stood still: not a mismatch
+    assert ref.state()["grace"] is None  # no countdown runs on the pages while paused
     assert gm(ref, "resume").ok
     left = ref.next_deadline()
     assert left is not None and abs(left - 0.6) < 1e-6  # the 600 ms it had left, not the whole grace
+    assert ref.state()["grace"]["window_ms"] == 600  # and the pages count down from there
     clock.advance(599)
     assert ref.tick() is None
     clock.advance(2)
