@@ -198,3 +198,18 @@ def test_the_engine_refuses_sensors_that_are_not_traps_in_words() -> None:
     assert game.adopt_board({"trap.ladder.peg_a": "in"}) == []  # at rest, as the rules want it
     assert game.to_json() == before
     assert Action("roll", 0)  # the game is untouched and still playable
+
+
+def test_terror_refuses_a_tomb_between_positions_or_a_sensor_that_is_no_tomb_in_words() -> None:
+    from controller.games import get_game
+    from controller.games.base import IllegalAction
+
+    game = get_game("terror").new(["Ann", "Bo"], 1)
+    for readings, words in (({"tomb.wolf": "moving"}, "the Wolf tomb is between positions: slide it fully"),
+                            ({"tomb.mummy": "fault"}, "the Mummy tomb reports two positions at once"),
+                            ({"launcher": "launched"}, "not the Headless Ghost's launcher"),
+                            ({"chute.left": "blocked"}, "not a Crypt window")):
+        before = game.to_json()
+        with pytest.raises(IllegalAction, match=words):
+            game.adopt_board(readings)
+        assert game.to_json() == before
