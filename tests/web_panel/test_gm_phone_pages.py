@@ -57,7 +57,16 @@ def test_the_game_masters_cards_and_pages_pass_on_a_phone(service: RunningServic
     referee.click("#gm-pause")
     referee.wait_for_selector("#gm-paused:not([hidden])")
     check_phone_page(referee, "the referee's page, paused", ref_errors)
+    phone.wait_for_selector("#gm-paused:not([hidden])")  # every page says so: the player's phone too
+    assert "a phone call" in (phone.text_content("#gm-paused") or "")
+    check_phone_page(phone, "a player's phone, paused", phone_errors)
+    tables = pages(390, 844, mobile=True)
+    tables_errors = watch_console(tables)
+    tables.goto(service.panel_url)
+    tables.wait_for_selector(".badge.paused")  # and the list of tables
+    check_phone_page(tables, "the list of tables with a paused table", tables_errors)
     referee.click("#gm-pause")  # resume
+    phone.wait_for_selector("#gm-paused", state="hidden")
     referee.wait_for_selector("#gm-paused", state="hidden")
     # The history's list of games and each sensor's record.
     history = pages(390, 844, mobile=True)
