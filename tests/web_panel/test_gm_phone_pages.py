@@ -4,6 +4,7 @@
 text, no console error, no serious accessibility fault.) The referee's card with a player's
 request and after an undo, the player's phone asking and seeing what goes back, and the
 history's list of games and sensors; the replay page is checked in test_gm_history_hands.py.
+Also: the referee trusts a Superstition board on the page, and is told in words when the rules forbid it.
 """
 
 from __future__ import annotations
@@ -75,3 +76,57 @@ def test_the_game_masters_cards_and_pages_pass_on_a_phone(service: RunningServic
     history.wait_for_selector("#games tbody tr a.replay")
     history.wait_for_function("document.querySelectorAll('#sensor-stats tbody tr').length > 0")
     check_phone_page(history, "the history's list of games and sensors", errors)
+
+
+@pytest.mark.parametrize("service", ["superstition"], indirect=True)
+def test_the_referee_trusts_a_superstition_board_on_the_page_and_is_told_why_not(
+        service: RunningService, mosquitto: Any, pages: Any) -> None:
+    from tests.controller.mqtt_testkit import Commander, Subscriber
+
+    state_topic = f"gravekeeper/{service.table}/state"
+    page = pages()
+    errors = watch_console(page)
+    login(page, service.panel_url, service.table, service.token)
+    cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", service.table, service.token)
+    try:
+        with Subscriber(mosquitto.host, mosquitto.port, (state_topic,)) as sub:
+            # A long trap window: the referee has time to look before the trap is taken as sneaked by.
+            assert cmd.call("new_game", {"game": "superstition", "players": ["Ann", "Bo"], "seed": 3,
+                                         "options": {"outcome_window_ms": 60000}})["ok"]
+            state = sub.wait_latest(state_topic, lambda s: s["game"] == "superstition" and not s["mismatch"]
+                                    and s["legal"])
+            for _ in range(300):
+                if state["expects"] and state["expects"][0]["kind"] == "peg_pull":
+                    break
+                seq = state["seq"]
+                assert cmd.call("act", {"action": state["legal"][-1]})["ok"]
+                state = sub.wait_latest(state_topic, lambda s, seq=seq: s["seq"] > seq)
+            trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
+            name = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
+            other = next(t for t in name if f"trap.{t}" != trap)
+            # Refused: a peg pulled on a trap nobody challenges; the page says why, in words.
+            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})["ok"]
+            page.wait_for_selector("#mismatch:not([hidden])")
+            page.fill("#gm-reason", "the board is right")
+            page.click("#gm-trust")
+            page.wait_for_function("(document.getElementById('reply').textContent || '')"
+                                   f".includes('nobody is challenging the {name[other]} trap')")
+            # The refusal comes back as a 422, which the browser logs: that one is expected.
+            check_phone_page(page, "the referee's page refusing to trust the board",
+                             [e for e in errors if "status of 422" not in e])
+            page.set_viewport_size({"width": 1280, "height": 900})
+            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})["ok"]
+            page.wait_for_selector("#mismatch", state="hidden")
+            # Peg A read, but peg B is out: trusted on the page, with the reason in the log.
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+            wait_state(page, "st.expects.length && st.expects[0].kind === 'trap_outcome'")
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "in"})["ok"]
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+            wait_state(page, f"st.mismatch && Object.keys(st.mismatch.sensors).length === 2")
+            page.fill("#gm-reason", "peg A's switch misread")
+            page.click("#gm-trust")
+            wait_state(page, "!st.mismatch && st.expects.length && st.expects[0].kind === 'trap_outcome'")
+            page.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes("
+                                   "'Correction by the referee') && li.textContent.includes(\"peg A's switch misread\"))")
+    finally:
+        cmd.close()
