@@ -16,19 +16,11 @@ import pytest
 from controller.games.base import Action
 from controller.gm import game_master
 from controller.referee import Referee
-from tests.controller.test_gm_referee import challenged, verify_replay
+from tests.controller.test_gm_referee import challenged, superstition, verify_replay
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
-from tests.controller.test_referee_games import TRAPS_REST, drive_to
 
-
-@pytest.fixture
-def superstition(tmp_path: Path) -> tuple[Referee, Clock]:
-    clock = Clock()
-    ref = make_referee(tmp_path, clock, settings={"referee.trap_window_ms": 1500})
-    assert ref.reconcile(TRAPS_REST).ok
-    assert ref.new_game("superstition", ["Ann", "Bo"], seed=1).ok
-    drive_to(ref, "peg_pull")
-    return ref, clock
+__all__ = ["superstition"]  # the Superstition referee at a challenge, shared with test_gm_referee.py
+from tests.controller.test_referee_games import TRAPS_REST
 
 
 def trust(ref: Referee, reason: str | None = "the board is right") -> Any:
