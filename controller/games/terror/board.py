@@ -38,7 +38,8 @@ from ..datafile import read_bytes
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
-POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}  # a tomb's positions, as players say them
+# A tomb's positions as players say them (the words module and the board's own errors use them).
+POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 COLOURS: tuple[str, ...] = ("red", "purple", "gold")
 PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
 ALL_CONFIGS = 27  # 3 tombs x 3 positions
@@ -526,7 +527,6 @@ def _validate_configs(board: Board, where: str) -> None:
             words = ", ".join(f"the {t.title()} tomb at {POSITION_WORDS[tombs[t]]}" for t in TOMBS)
             raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
                         board.rc(_cut(board, cfg, seen)), tombs)
-
 
 
 def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:

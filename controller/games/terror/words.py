@@ -86,7 +86,7 @@ class _Said:
     """The words one action is made of, for both ways of saying it."""
 
     def __init__(self, game: "Terror", action: Action, mark: Mark | None) -> None:
-        self.game, self.action, self.mark = game, action, mark
+        self.game, self.mark = game, mark
         self.p = action.params
         players = game.s.players
         self.seat = action.player
@@ -202,7 +202,8 @@ class _Told:
 
     def won(self) -> str:
         who = " and ".join(self.names[s] for s in self.d["seats"])
-        why = "destroyed the Headless Ghost" if self.d["reason"] == "ghost" else "is the only player left (News from the Crypt)"
+        why = ("destroyed the Headless Ghost" if self.d["reason"] == "ghost"
+               else "is the only player left (News from the Crypt)")
         return f"{who} {why} and wins!"
 
 
