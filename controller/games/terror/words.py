@@ -60,7 +60,7 @@ def space_at(game: "Terror", rc: Any) -> str:
     try:
         index = game.board.cell(rc)
     except ValueError:
-        return space_words(None)
+        return "a space not on the board"  # only an illegal action, from outside, names one
     return space_words(game.board.types(game.cfg)[index])
 
 

@@ -124,8 +124,8 @@ def test_odd_parameters_are_still_said_in_words() -> None:
     """An action from outside may be illegal; its words never fail and never show an id or a coordinate."""
     g = new_game()
     odd = Action("play_card", 5, {"card": "no-such-card", "target": [9, 9], "pawn": True, "to": [99, 0]})
-    assert g.describe(odd) == "? plays a card on a pawn, to off the board"
-    assert describe_action(g, odd, offered=True) == "Play a card on a pawn, to off the board"
+    assert g.describe(odd) == "? plays a card on a pawn, to a space not on the board"
+    assert describe_action(g, odd, offered=True) == "Play a card on a pawn, to a space not on the board"
 
 
 def test_no_words_of_a_whole_game_show_an_id_or_a_coordinate() -> None:
