@@ -2,13 +2,13 @@
 
 Callers outside this package use only what is exported here: the game class,
 the loaders of its two data files (board and deck) and where the defaults are,
-and the game's words for people (an action as done or as offered, an event, a
-kind of space, a card's title, a tomb's positions), so that every place that
-tells a player about the game says it the same way.
+every card a deck may hold, and the game's words for people (an action as done
+or as offered, an event, a kind of space, a card's title, a tomb's positions),
+so that every place that tells a player about the game says it the same way.
 """
 
 from .board import DEFAULT_BOARD, POSITION_WORDS, load_board
-from .cards import DEFAULT_CARDS, load_deck
+from .cards import DEFAULT_CARDS, catalogue, load_deck
 from .game import Terror
 from .words import card_title, describe_action, describe_event, space_words
 
@@ -18,6 +18,7 @@ __all__ = [
     "POSITION_WORDS",
     "Terror",
     "card_title",
+    "catalogue",
     "describe_action",
     "describe_event",
     "load_board",
