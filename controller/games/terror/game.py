@@ -41,12 +41,13 @@ from typing import Any, ClassVar, Self
 from .. import register
 from ..base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
 from ..rng import Rng
-from .board import POSITIONS, TOMBS, load_board
+from .board import POSITION_WORDS, POSITIONS, TOMBS, load_board
 from .cards import load_deck
 from .legal import STEP, Legal, is_int
 from .play import play_card
 from .state import PAWN_LABELS, Pawn, State
-from .views import POSITION_WORDS, describe_action, player_view, public_view
+from .views import player_view, public_view
+from .words import describe_action
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)
