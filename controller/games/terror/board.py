@@ -39,6 +39,8 @@ from ..words import cap, ordinal
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
+# A tomb's positions as players say them (the words module and the board's own errors use them).
+POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 COLOURS: tuple[str, ...] = ("red", "purple", "gold")
 PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
 ALL_CONFIGS = 27  # 3 tombs x 3 positions
@@ -585,15 +587,11 @@ def _validate_configs(board: Board, where: str) -> None:
                     todo.append(n)
         if board.crypt not in seen:
             tombs = board.config_tombs(cfg)
-            words = ", ".join(f"the {t.title()} tomb at {_POSITION_WORDS[tombs[t]]}" for t in TOMBS)
+            words = ", ".join(f"the {t.title()} tomb at {POSITION_WORDS[tombs[t]]}" for t in TOMBS)
             plain = ", ".join(f"{_tomb_words(t)} at {_PLACE_WORDS[tombs[t]]}" for t in TOMBS)
             raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
                         board.rc(_cut(board, cfg, seen)), tombs,
                         reason=f"With {plain}, no path leads from the Gate to the Crypt.")
-
-
-_POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
-
 
 
 def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:
