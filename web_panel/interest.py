@@ -62,6 +62,9 @@ class Interest:
         self.linger = linger
         self._take, self._drop = take, drop
         self._lock = threading.Lock()
+        # Taken around every ``take`` and ``drop``: a table dropped at the very moment someone holds
+        # it again is unsubscribed before it is subscribed again, never the other way round.
+        self._transition = threading.Lock()
         self._holds: dict[str, _Hold] = {}
         self._closed = False
 
@@ -77,7 +80,8 @@ class Interest:
                 hold.timer.cancel()
                 hold.timer = None
         if first:
-            self._take(table, hold.ready)
+            with self._transition:
+                self._take(table, hold.ready)
         return hold.ready
 
     def release(self, table: str) -> None:
@@ -89,25 +93,22 @@ class Interest:
             hold.count -= 1
             if hold.count or self._closed:
                 return
-            if self.linger <= 0:
-                del self._holds[table]
-                expire_now = True
-            else:
+            if self.linger > 0:
                 hold.timer = threading.Timer(self.linger, self._expire, (table, hold))
                 hold.timer.daemon = True
                 hold.timer.name = f"gk-linger-{table}"
                 hold.timer.start()
-                expire_now = False
-        if expire_now:
-            self._drop(table)
+                return
+        self._expire(table, hold)
 
     def _expire(self, table: str, hold: _Hold) -> None:
-        with self._lock:
-            # Held again meanwhile (the count rose), or already replaced: not this timer's to drop.
-            if self._holds.get(table) is not hold or hold.count or self._closed:
-                return
-            del self._holds[table]
-        self._drop(table)
+        with self._transition:
+            with self._lock:
+                # Held again meanwhile (the count rose), or already replaced: not this timer's to drop.
+                if self._holds.get(table) is not hold or hold.count or self._closed:
+                    return
+                del self._holds[table]
+            self._drop(table)
 
     def tables(self) -> list[str]:
         """Tables whose full traffic is subscribed now (held, or lingering)."""

@@ -211,3 +211,34 @@ def test_interest_counts_holders_and_lets_go_only_after_the_linger() -> None:
         assert taken == ["bar-1", "bar-1"]  # after the drop, a new holder subscribes again
     finally:
         interest.close()
+
+
+def test_a_table_held_again_while_it_is_being_dropped_ends_subscribed() -> None:
+    """A hold that comes as the linger ends waits for the drop, then subscribes: never the reverse."""
+    from web_panel.interest import Interest
+
+    log: list[str] = []
+    dropping, go_on = threading.Event(), threading.Event()
+
+    def drop(table: str) -> None:
+        dropping.set()
+        assert go_on.wait(5)  # the drop is slow (the broker, say): a new hold comes meanwhile
+        log.append("drop")
+
+    interest = Interest(0, lambda t, ready: (log.append("take"), ready.set()), drop)
+    try:
+        interest.hold("bar-1")
+        releasing = threading.Thread(target=interest.release, args=("bar-1",))
+        releasing.start()
+        assert dropping.wait(5)
+        holding = threading.Thread(target=interest.hold, args=("bar-1",))
+        holding.start()
+        holding.join(0.3)
+        assert holding.is_alive() and log == ["take"]  # it waits for the drop to finish
+        go_on.set()
+        releasing.join(5)
+        holding.join(5)
+        assert log == ["take", "drop", "take"] and interest.tables() == ["bar-1"]
+    finally:
+        go_on.set()
+        interest.close()
