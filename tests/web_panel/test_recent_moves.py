@@ -303,3 +303,45 @@ def test_the_table_page_opened_mid_game_lists_the_moves_in_words(
     finally:
         context.close()
     assert errors == []
+
+
+def _feed(view: Any, table: str, kind: str, data: dict[str, Any]) -> None:
+    view.handle(f"{BASE}/{table}/{kind}", json.dumps(data).encode())
+
+
+def _event(seq: int, kind: str = "moved") -> dict[str, Any]:
+    return {"seq": seq, "table": "bar-1", "type": kind, "time": 1.0, "data": {"player": 0}}
+
+
+def test_the_panel_merges_recent_by_seq_and_never_takes_an_older_games() -> None:
+    """The merge itself, fed message by message (a panel with no token for the table checks no signature)."""
+    from web_panel.mqtt_view import MqttView
+
+    view = MqttView(PanelSettings(broker_port=9, listen_port=0, event_log_size=10))  # never connected
+    game_a = {"game_id": "a", "game": "superstition", "title": "Superstition", "players": ["Ann", "Bo"]}
+    game_b = {**game_a, "game_id": "b", "players": ["Cy", "Di"]}
+    # The panel opens the table just after a new game began: the state is game B's, while the retained
+    # recent (at most once a second) is still game A's. None of A's moves may enter B's log.
+    _feed(view, "bar-1", "state", {"seq": 20, "game_id": "b", "game": "superstition", "players": ["Cy", "Di"]})
+    _feed(view, "bar-1", "recent", {"seq": 19, "game": game_a, "events": [_event(18), _event(19)]})
+    assert view.snapshot("bar-1")["events"] == []
+    # A live move, then the new recent holding it and the one before it: in order, each once.
+    _feed(view, "bar-1", "events", _event(21))
+    _feed(view, "bar-1", "recent", {"seq": 21, "game": game_b,
+                                     "events": [_event(20, "game_started"), _event(21)]})
+    events = view.snapshot("bar-1")["events"]
+    assert [e["seq"] for e in events] == [20, 21]
+    assert all(e["context"]["game_id"] == "b" for e in events)
+    _feed(view, "bar-1", "events", _event(22))
+    _feed(view, "bar-1", "recent", {"seq": 22, "game": game_b,
+                                     "events": [_event(20, "game_started"), _event(21), _event(22)]})
+    assert [e["seq"] for e in view.snapshot("bar-1")["events"]] == [20, 21, 22]
+    # A log full to event_log_size keeps its newest: older events are not pushed in again.
+    for seq in range(23, 40):
+        _feed(view, "bar-1", "events", _event(seq))
+    _feed(view, "bar-1", "recent", {"seq": 39, "game": game_b, "events": [_event(s) for s in range(20, 40)]})
+    assert [e["seq"] for e in view.snapshot("bar-1")["events"]] == list(range(30, 40))
+    # Malformed: counted, nothing taken.
+    bad = view.bad_messages
+    _feed(view, "bar-1", "recent", {"seq": 40, "events": [_event(40)]})
+    assert view.bad_messages == bad + 1 and view.snapshot("bar-1")["events"][-1]["seq"] == 39
