@@ -26,12 +26,15 @@ from controller.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
 from controller.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import start_table
+from tests.controller.mqtt_testkit import Subscriber
+from tests.cut_proxy import CutProxy
 from tests.controller.service_testkit import TOKEN
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
 from .browser_helpers import check_phone_page
 from .sse_reader import SseReader
+from .test_convention_bridge import NOTIFY, convention  # noqa: F401 - the bridged brokers' fixture
 
 BASE = "gravekeeper"
 MOVES = 8
@@ -345,3 +348,33 @@ def test_the_panel_merges_recent_by_seq_and_never_takes_an_older_games() -> None
     bad = view.bad_messages
     _feed(view, "bar-1", "recent", {"seq": 40, "events": [_event(40)]})
     assert view.bad_messages == bad + 1 and view.snapshot("bar-1")["events"][-1]["seq"] == 39
+
+
+def test_through_a_bridged_convention_broker_a_table_opened_mid_game_shows_its_moves(
+        convention: tuple[Broker, Broker, CutProxy], tmp_path: Path) -> None:
+    """The hall's table plays with nobody watching; a panel at the centre then opens it."""
+    from web_panel.mqtt_view import MqttView
+
+    central, hall, _ = convention
+    notices = Subscriber(central.host, central.port, (NOTIFY,)).start()
+    svc = start_table(hall, tmp_path, f"h{uuid.uuid4().hex[:6]}",
+                      **{"mqtt.base_topic": BASE, "table.game": "superstition", "table.players": ["Ann", "Bo"]})
+    view: MqttView | None = None
+    try:
+        notices.wait_for(lambda ms: bool(ms) and ms[-1].payload == b"1", timeout=30)  # the bridge is up
+        assert svc.wait_online(10)
+        play(svc, MOVES)
+        expected = published_events(svc)
+        wait_recent_seq(hall, svc)
+        view = MqttView(PanelSettings(broker_port=central.port, tokens={svc.table: TOKEN}, listen_port=0))
+        view.start(wait=5)
+        assert view.wait_until(lambda: view.has_table(svc.table), 10)
+        view.hold(svc.table)
+        assert view.wait_until(lambda: [e["seq"] for e in view.snapshot(svc.table)["events"]]
+                               == [e["seq"] for e in expected], 10), view.snapshot(svc.table)["events"]
+        assert not view.vouching.describe(svc.table)["refused"]
+    finally:
+        if view is not None:
+            view.close()
+        svc.stop()
+        notices.stop()
