@@ -106,9 +106,9 @@ def table(mosquitto: Broker, tmp_path: Path) -> Iterator[Service]:
 def open_panel(mosquitto: Broker) -> Iterator[Any]:
     panels: list[PanelServer] = []
 
-    def start(tables: list[str]) -> PanelServer:
-        panel = start_panel(PanelSettings(broker_port=mosquitto.port, tokens={t: TOKEN for t in tables},
-                                          listen_port=0))
+    def start(tables: list[str], with_token: bool = True) -> PanelServer:
+        tokens = {t: TOKEN for t in tables} if with_token else {}
+        panel = start_panel(PanelSettings(broker_port=mosquitto.port, tokens=tokens, listen_port=0))
         panels.append(panel)
         view = panel.app.extensions["gravekeeper"]
         assert view.connected.wait(5)
@@ -238,6 +238,16 @@ def test_a_panel_opened_after_a_new_game_shows_only_the_new_games_moves(
     assert [e["seq"] for e in api["events"]] == [e["seq"] for e in expected]
     assert api["events"][0]["type"] == "game_started"
     assert {e["context"]["game_id"] for e in api["events"]} == {api["state"]["game_id"]}
+
+
+def test_a_panel_without_the_token_shows_the_moves_too_and_says_it_cannot_vouch_for_them(
+        mosquitto: Broker, table: Service, open_panel: Any) -> None:
+    play(table, 4)
+    expected = published_events(table)
+    wait_recent_seq(mosquitto, table)
+    api = open_panel([table.table], with_token=False).app.test_client().get(f"/api/t/{table.table}").get_json()
+    assert [e["seq"] for e in api["events"]] == [e["seq"] for e in expected]
+    assert api["trust"]["vouched"] is False
 
 
 def test_a_forged_recent_is_refused_counted_and_shown_nowhere(
