@@ -142,6 +142,8 @@ class MqttLink:
         self._restored = 0
         self._restored_at: dict[str, float] = {}
         self._foreign_logged_at = -1e9
+        self._status_foreign = False  # someone else's status is retained: publish ours again
+        self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -228,7 +230,7 @@ class MqttLink:
     def set_status(self, **extra: Any) -> None:
         """Change fields of the ``online`` status (e.g. the game) and republish it if connected."""
         if self.status.update(**extra) and self.connected:
-            self.client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
+            self._publish_status()
 
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
@@ -421,6 +423,16 @@ class MqttLink:
         if later:
             with self._lock:
                 self._foreign |= later
+        with self._lock:
+            status, self._status_foreign = self._status_foreign, False
+        if status:
+            if now - self._restored_at.get(self.topics.status, -1e9) < RESTORE_EVERY_S:
+                with self._lock:
+                    self._status_foreign = True  # the worker's next round takes it
+            else:
+                self._restored_at[self.topics.status] = now
+                self._restored += 1
+                self._publish_status()
 
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
@@ -494,7 +506,7 @@ class MqttLink:
                 # Not a re-subscribe over the plain one: Mosquitto 2.0 keeps the old options then.
                 self._watch(client)
         # Status is independent of the event order, so it may go straight out.
-        client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
+        self._publish_status()
         self._ever_ready.set()
         self._wake_for_refresh()
 
@@ -502,7 +514,8 @@ class MqttLink:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
-                                                  self.topics.events, self.topics.private(0)[:-1] + "+")])
+                                                  self.topics.summary, self.topics.events,
+                                                  self.topics.private(0)[:-1] + "+")])
 
     def _wake_for_refresh(self) -> None:
         with self._lock:
@@ -605,8 +618,10 @@ class MqttLink:
         with self._lock:
             if self._conflict is not None or (msg.retain and self._connects <= 1):
                 return  # the status retained before our first connection may be a dead run's
-        reason = self.status.newer_run(bytes(msg.payload))
+        payload = bytes(msg.payload)
+        reason = self.status.newer_run(payload)
         if reason is None:
+            self._status_heard(payload)
             return
         with self._lock:
             self._conflict = self._last_error = reason
@@ -615,6 +630,30 @@ class MqttLink:
         self.client.disconnect()
         if self._on_conflict is not None:
             self._on_conflict(reason)
+
+    def _status_heard(self, payload: bytes) -> None:
+        """A status that is not a newer run's claim: put ours back unless it is our own echo.
+
+        The status subscription cannot be ``no_local`` (a second controller of the table
+        shares our client id, and Mosquitto tells local from foreign by client id), so our
+        own statuses come back here too. Anything else (a forged "offline", an older run's
+        genuinely signed status replayed, an empty message clearing it) would otherwise stay
+        retained: a panel or Home Assistant that starts later would take the table for
+        offline. Unsigned ones are already counted (``status_refused``).
+        """
+        with self._lock:
+            if self._closed or not self._ready or payload in self._own_statuses:
+                return
+            self._status_foreign = True
+            self._want_wake = True
+        self._on_wake()
+
+    def _publish_status(self) -> None:
+        """Publish our ``online`` status (retained), remembering it so its echo is told from others'."""
+        data = self.status.online()
+        with self._lock:
+            self._own_statuses.append(data)
+        self.client.publish(self.topics.status, data, qos=1, retain=True)
 
     def health(self) -> dict[str, Any]:
         with self._lock:

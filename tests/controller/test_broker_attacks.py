@@ -1,0 +1,125 @@
+"""A running ``gravekeeper run --simulate`` attacked from the broker, as any club member could.
+
+Each test starts the real controller (a subprocess) on a real Mosquitto and publishes what an
+outsider can: forgeries, replays of what it recorded, clearings. The threat model is in
+``docs/deploy.md``; these are the attacks that once worked, or that no other test covers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from controller.publication import open_publication, publication_key
+from controller.security import verify_status
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Subscriber
+from tests.controller.run_testkit import RunProcess
+
+from .test_run import TOKEN, write_config
+
+KEY = publication_key(TOKEN)
+
+
+def outsider(broker: Broker) -> mqtt.Client:
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"attacker-{time.monotonic_ns()}")
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    return client
+
+
+def retained(broker: Broker, topic: str, timeout: float = 5.0) -> bytes:
+    """What the broker holds on ``topic`` now, as a subscriber that connects now gets it."""
+    with Subscriber(broker.host, broker.port, (topic,)) as late:
+        deadline = time.monotonic() + timeout
+        while not late.messages and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return late.messages[0].payload if late.messages else b""
+
+
+def wait_retained(broker: Broker, topic: str, ok: object, timeout: float = 10.0) -> bytes:
+    deadline = time.monotonic() + timeout
+    while True:
+        now = retained(broker, topic, timeout=1.0)
+        if ok(now):  # type: ignore[operator]
+            return now
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the broker still holds {now[:200]!r} on {topic}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def attacker(mosquitto: Broker) -> Iterator[mqtt.Client]:
+    client = outsider(mosquitto)
+    yield client
+    client.disconnect()
+    client.loop_stop()
+
+
+def _table_summary(payload: bytes, table: str) -> bool:
+    try:
+        return open_publication(KEY, table, "summary", payload)[0].get("title") == "Terror in the Graveyard"
+    except ValueError:
+        return False
+
+
+def _online(payload: bytes, table: str) -> bool:
+    try:
+        status = json.loads(payload)
+    except ValueError:
+        return False
+    return isinstance(status, dict) and status.get("state") == "online" and verify_status(TOKEN, table, status)
+
+
+def test_a_forged_retained_summary_is_put_back(mosquitto: Broker, tmp_path: Path,
+                                                attacker: mqtt.Client) -> None:
+    """Home Assistant reads ``summary`` and cannot check a signature: a forgery must not stay there."""
+    table = "atk-sum"
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        topic = f"gravekeeper/{table}/summary"
+        wait_retained(mosquitto, topic, lambda p: _table_summary(p, table))
+        forged = json.dumps({"seq": 99, "game": "terror", "title": "FORGED", "players": "Mallory",
+                             "turn": "Mallory", "over": True, "winners": "Mallory"})
+        attacker.publish(topic, forged, qos=1, retain=True).wait_for_publish(5)
+        wait_retained(mosquitto, topic, lambda p: _table_summary(p, table))
+        attacker.publish(topic, b"", qos=1, retain=True).wait_for_publish(5)  # cleared: put back too
+        wait_retained(mosquitto, topic, lambda p: _table_summary(p, table))
+    finally:
+        run.close()
+
+
+def test_a_forged_cleared_or_replayed_status_is_put_back(mosquitto: Broker, tmp_path: Path,
+                                                         attacker: mqtt.Client) -> None:
+    """A retained "offline" in the table's name makes a panel (or Home Assistant) that starts later
+    take a running table for gone: unsigned, empty, or a former run's own signed "offline"."""
+    table = "atk-status"
+    topic = f"gravekeeper/{table}/status"
+    cfg = write_config(tmp_path, table)
+    first = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        first.wait_line("online")
+        wait_retained(mosquitto, topic, lambda p: _online(p, table))
+        assert first.terminate() == 0
+    finally:
+        first.close()
+    recorded = retained(mosquitto, topic)  # the first run's clean stop: signed, "offline"
+    old = json.loads(recorded)
+    assert old["state"] == "offline" and verify_status(TOKEN, table, old)
+
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, topic, lambda p: _online(p, table))
+        for payload in (recorded, json.dumps({"state": "offline", "table": table}).encode(), b""):
+            attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+            wait_retained(mosquitto, topic, lambda p: _online(p, table))
+        assert run.proc.poll() is None  # and it still runs: none of them is a newer run's claim
+    finally:
+        run.close()
