@@ -57,6 +57,11 @@ EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private 
 MARK_EVERY_S = 1.0
 RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
 FOREIGN_LOG_EVERY_S = 60.0
+# Refusals answered per second (a token bucket): anyone on the broker can send commands that the
+# checker refuses, and each answer goes to every panel (they all read reply/+). Past this, a refused
+# command gets no answer and no log line, only a count (refusals_unanswered in health).
+REFUSAL_REPLIES_PER_S = 20.0
+REFUSAL_REPLIES_BURST = 40.0
 
 
 class OutboxJournal(Protocol):
@@ -142,6 +147,10 @@ class MqttLink:
         self._restored = 0
         self._restored_at: dict[str, float] = {}
         self._foreign_logged_at = -1e9
+        self._refusal_budget = REFUSAL_REPLIES_BURST  # see _may_answer_refusal
+        self._refusal_at = time.monotonic()
+        self._refusals_unanswered = 0
+        self._refusal_logged_at = -1e9
         self._status_foreign = False  # someone else's status is retained: publish ours again
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
@@ -584,6 +593,8 @@ class MqttLink:
         try:
             command = self._checker.check(name, bytes(msg.payload))
         except CommandRefused as exc:
+            if not self._may_answer_refusal():
+                return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
             self.reply(name, exc.command_id, False, error=str(exc))
             self._on_wake()
@@ -594,6 +605,26 @@ class MqttLink:
             self._on_wake()
             return
         self._on_command(command)
+
+    def _may_answer_refusal(self) -> bool:
+        """Whether one more refused command may be answered now (a token bucket, paho's thread only)."""
+        now = time.monotonic()
+        self._refusal_budget = min(REFUSAL_REPLIES_BURST,
+                                   self._refusal_budget + (now - self._refusal_at) * REFUSAL_REPLIES_PER_S)
+        self._refusal_at = now
+        if self._refusal_budget >= 1.0:
+            self._refusal_budget -= 1.0
+            return True
+        with self._lock:
+            self._refusals_unanswered += 1
+            count = self._refusals_unanswered
+            say = now - self._refusal_logged_at >= FOREIGN_LOG_EVERY_S
+            if say:
+                self._refusal_logged_at = now
+        if say:
+            log.warning("a flood of refused commands: %d left unanswered so far (at most %.0f refusals "
+                        "a second are answered)", count, REFUSAL_REPLIES_PER_S)
+        return False
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
@@ -676,6 +707,8 @@ class MqttLink:
             # holds the token), and how often a retained one was put right by publishing ours again.
             "foreign_publications": self._foreign_count,
             "retained_restored": self._restored,
+            # Refused commands past the answering rate (a flood): neither answered nor logged.
+            "refusals_unanswered": self._refusals_unanswered,
         }
 
 

@@ -18,7 +18,7 @@ import pytest
 from controller.publication import open_publication, publication_key
 from controller.security import verify_status
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Subscriber
+from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.run_testkit import RunProcess
 
 from .test_run import TOKEN, write_config
@@ -123,3 +123,53 @@ def test_a_forged_cleared_or_replayed_status_is_put_back(mosquitto: Broker, tmp_
         assert run.proc.poll() is None  # and it still runs: none of them is a newer run's claim
     finally:
         run.close()
+
+
+def test_a_flood_of_unsigned_commands_is_answered_at_a_bounded_rate(mosquitto: Broker, tmp_path: Path,
+                                                                    attacker: mqtt.Client) -> None:
+    """Every refusal went to every panel (they read reply/+): 20,000 junk commands made 20,000 replies,
+    and the broker dropped the panel's own messages. A flood now gets a few answers a second, and a
+    signed command is still answered at once."""
+    table = "atk-flood"
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    replies = Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/reply/+",)).start()
+    cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+    try:
+        run.wait_line("online")
+        junk = 3000
+        start = time.monotonic()
+        for i in range(junk):
+            attacker.publish(f"gravekeeper/{table}/cmd/resync",
+                             json.dumps({"id": f"junk-{i}", "ts": 1, "auth": "0" * 64}), qos=0)
+        attacker.publish(f"gravekeeper/{table}/cmd/resync", json.dumps({"id": "junk-last"}),
+                         qos=1).wait_for_publish(10)
+        assert cmd.call("resync", {}, timeout=15)["ok"] is True  # the table's own panel is still heard
+        elapsed = time.monotonic() - start
+        health = wait_health(mosquitto, table, lambda h: h["counters"].get("refusals_unanswered", 0) > 0)
+        refused = [m for m in replies.messages if b'"ok":false' in m.payload]
+        # The burst, then 20 a second over the time the flood took (and some slack for the health wait).
+        assert len(refused) <= 40 + 20 * (elapsed + 12), (len(refused), elapsed)
+        assert len(refused) < junk // 2
+        assert health["counters"]["refusals_unanswered"] >= junk // 2
+        assert run.proc.poll() is None
+    finally:
+        cmd.close()
+        replies.stop()
+        run.close()
+
+
+def wait_health(broker: Broker, table: str, ok: object, timeout: float = 20.0) -> dict:
+    """The table's signed health once ``ok(health)`` holds (asks for it with resync until then)."""
+    cmd = Commander(broker.host, broker.port, "gravekeeper", table, TOKEN)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            cmd.call("resync", {})
+            payload = retained(broker, f"gravekeeper/{table}/health")
+            health = open_publication(KEY, table, "health", payload)[0] if payload else {}
+            if health and ok(health):  # type: ignore[operator]
+                return health
+            if time.monotonic() > deadline:
+                raise AssertionError(f"health never showed it: {health.get('counters')}")
+    finally:
+        cmd.close()
