@@ -173,3 +173,32 @@ def wait_health(broker: Broker, table: str, ok: object, timeout: float = 20.0) -
                 raise AssertionError(f"health never showed it: {health.get('counters')}")
     finally:
         cmd.close()
+
+
+def test_a_forged_home_assistant_discovery_config_is_put_back(mosquitto: Broker, tmp_path: Path,
+                                                             attacker: mqtt.Client) -> None:
+    """Home Assistant takes any retained discovery config: a forged one could point the table's
+    entities at an outsider's topics ("Whose turn: Mallory"). The controller puts its own back."""
+    table = "atk-ha"
+    cfg = write_config(tmp_path, table, extra="[homeassistant]\ndiscovery = true\n")
+    topic = "homeassistant/device/gravekeeper_atk_ha/config"
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+
+    def ours(payload: bytes) -> bool:
+        try:
+            config = json.loads(payload)
+        except ValueError:
+            return False
+        return config.get("cmps", {}).get("turn", {}).get("state_topic") == f"gravekeeper/{table}/summary"
+
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, topic, ours)
+        forged = {"dev": {"ids": ["gravekeeper_atk_ha"], "name": "atk-ha"}, "o": {"name": "gravekeeper"},
+                  "cmps": {"turn": {"p": "sensor", "unique_id": "gravekeeper_atk_ha_turn",
+                                    "state_topic": "mallory/turn"}}}
+        for payload in (json.dumps(forged).encode(), b""):
+            attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+            wait_retained(mosquitto, topic, ours)
+    finally:
+        run.close()
