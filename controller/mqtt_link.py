@@ -151,6 +151,7 @@ class MqttLink:
         self._refusal_at = time.monotonic()
         self._refusals_unanswered = 0
         self._refusal_logged_at = -1e9
+        self._retained_commands_cleared = 0  # retained messages on our command topics, deleted unanswered
         self._status_foreign = False  # someone else's status is retained: publish ours again
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
@@ -590,6 +591,16 @@ class MqttLink:
         if not msg.topic.startswith(prefix):
             return
         name = msg.topic[len(prefix):]
+        if not msg.payload:
+            return  # a retained command being deleted (by us, below): nothing was sent
+        if msg.retain:
+            # The broker's copy of something once published retained on a command topic: never a
+            # live command (commands are not retained), and it would come back on every connection
+            # and to every subscriber. Delete it, unanswered (counted as a refusal without answer).
+            self.client.publish(msg.topic, b"", qos=1, retain=True)
+            with self._lock:
+                self._retained_commands_cleared += 1
+            return
         try:
             command = self._checker.check(name, bytes(msg.payload))
         except CommandRefused as exc:
@@ -709,6 +720,7 @@ class MqttLink:
             "retained_restored": self._restored,
             # Refused commands past the answering rate (a flood): neither answered nor logged.
             "refusals_unanswered": self._refusals_unanswered,
+            "retained_commands_cleared": self._retained_commands_cleared,
         }
 
 

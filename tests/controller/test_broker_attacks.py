@@ -202,3 +202,25 @@ def test_a_forged_home_assistant_discovery_config_is_put_back(mosquitto: Broker,
             wait_retained(mosquitto, topic, ours)
     finally:
         run.close()
+
+
+def test_retained_junk_on_a_command_topic_is_deleted_unanswered(mosquitto: Broker, tmp_path: Path,
+                                                                attacker: mqtt.Client) -> None:
+    """A retained message on ``cmd/<name>`` came back to the controller on every connection (and to
+    anyone who subscribed), answered each time. Commands are never retained: the controller deletes
+    it without running or answering it."""
+    table = "atk-retcmd"
+    junk_topic = f"gravekeeper/{table}/cmd/new_game"
+    attacker.publish(junk_topic, json.dumps({"id": "junk", "game": "dogs", "players": ["M", "N"]}),
+                     qos=1, retain=True).wait_for_publish(5)
+    replies = Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/reply/+",)).start()
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, junk_topic, lambda p: p == b"")
+        health = wait_health(mosquitto, table, lambda h: h["counters"].get("retained_commands_cleared", 0) >= 1)
+        assert health["counters"]["retained_commands_cleared"] == 1
+        assert not [m for m in replies.messages if b'"junk"' in m.payload]
+    finally:
+        replies.stop()
+        run.close()
