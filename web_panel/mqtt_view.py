@@ -152,7 +152,8 @@ class MqttView:
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str]] = {}  # id -> done, reply, token
+        # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
         self.connected = threading.Event()
@@ -586,14 +587,19 @@ class MqttView:
         cmd_id = uuid.uuid4().hex
         done = threading.Event()
         box: list[dict[str, Any]] = []
+        unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token)
+            self._pending[cmd_id] = (done, box, token, unsigned)
             self.changed.notify_all()
         try:
             payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
+                with self._lock:
+                    refusal = unsigned[0] if unsigned else None
+                if refusal is not None:
+                    return refusal  # no signed answer came: the table's own refusal of our token, likely
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
             return box[0]
         finally:
@@ -608,12 +614,19 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token = pending
+        done, box, token, unsigned = pending
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
-        # so that one refusal is taken unsigned (a forger can at most repeat it).
-        refused_token = data.get("ok") is False and str(data.get("error", "")).startswith("not authorised")
-        if not verify(token, data) and not refused_token:
+        # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and
+        # faster than the table: taken at once, it would show a move the table made as refused (and
+        # the player would make it again). So it is kept aside and shown only if no signed answer
+        # comes before the command's timeout.
+        if not verify(token, data):
+            if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
+                with self._lock:
+                    if not unsigned:
+                        unsigned.append({k: v for k, v in data.items() if k != "auth"})
+                return
             log.warning("ignored a reply to command %s that the table did not sign", cmd_id)
             return
         if not done.is_set():
