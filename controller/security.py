@@ -84,6 +84,18 @@ def verify(token: str, payload: Mapping[str, Any]) -> bool:
     return hmac.compare_digest(auth, sign(token, payload))
 
 
+def same_secret(typed: str | bytes, secret: str | bytes) -> bool:
+    """Whether ``typed`` is ``secret``, in a time that tells nothing of ``secret``, its length included.
+
+    ``hmac.compare_digest`` is constant-time only for inputs of one length: given a guess of
+    another length it returns at once, so the time of a wrong guess tells the secret's length.
+    Comparing their SHA-256 digests (always 32 bytes) leaves nothing to tell.
+    """
+    a = typed.encode() if isinstance(typed, str) else typed
+    b = secret.encode() if isinstance(secret, str) else secret
+    return hmac.compare_digest(hashlib.sha256(a).digest(), hashlib.sha256(b).digest())
+
+
 def loads_utf8(raw: bytes) -> Any:
     """JSON from UTF-8 bytes only; ValueError says why not.
 
