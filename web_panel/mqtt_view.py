@@ -48,6 +48,7 @@ from .trust import SIGNED_KINDS, Vouching
 log = logging.getLogger(__name__)
 
 RETAINED_KINDS = ("status", "state", "sensors", "health")
+TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
 
@@ -155,6 +156,8 @@ class MqttView:
         # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
+        self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
+        self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
@@ -367,6 +370,30 @@ class MqttView:
 
     def _refuse(self, table: str, topic: str, exc: PublicationError) -> None:
         self.vouching.refuse(table, topic, exc)
+        # Anyone can publish thousands of forgeries a second: each page is told of them at most
+        # TRUST_EVERY_S apart (the last count always arrives), not once per forgery.
+        now = time.monotonic()
+        with self._lock:
+            wait = self._trust_at.get(table, -1e9) + TRUST_EVERY_S - now
+            if wait > 0:
+                if table in self._trust_due:
+                    return  # already on its way
+                self._trust_due.add(table)
+            else:
+                self._trust_at[table] = now
+        if wait > 0:
+            timer = threading.Timer(wait, self._tell_trust, (table,))
+            timer.daemon = True
+            timer.start()
+            return
+        self._broadcast(table, ("trust", self.vouching.describe(table)))
+
+    def _tell_trust(self, table: str) -> None:
+        with self._lock:
+            self._trust_due.discard(table)
+            self._trust_at[table] = time.monotonic()
+            if self._closed:
+                return
         self._broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _table(self, table: str) -> TableView:

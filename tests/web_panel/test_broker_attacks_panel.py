@@ -60,3 +60,49 @@ def test_an_unsigned_not_authorised_sent_first_does_not_pass_for_the_tables_answ
         attacker.loop_stop()
         view.close()
         run.close()
+
+
+def test_a_flood_of_forgeries_tells_the_pages_a_few_times_a_second(mosquitto: Broker, tmp_path: Path) -> None:
+    """Each refused forgery was sent to every page of the table (a ``trust`` message) and logged:
+    3,000 forged states made 3,000 messages per browser. Now the pages hear the count a few times
+    a second, ending on the true total, and the table's own state still comes through."""
+    import queue as queue_mod
+    import time
+
+    table = "atk-forgeflood"
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port, tokens={table: TOKEN}),
+                      "TESTING": True})
+    view = app.extensions["gravekeeper"]
+    forger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="atk-forger")
+    try:
+        run.wait_line("online")
+        assert view.wait_until(lambda: view.has_table(table) and view.state(table) is not None, 10)
+        page = view.subscribe(table)
+        forger.connect(mosquitto.host, mosquitto.port)
+        forger.loop_start()
+        forged = json.dumps({"seq": 99, "players": ["FORGED"]})
+        start = time.monotonic()
+        for _ in range(3000):
+            forger.publish(f"gravekeeper/{table}/state", forged, qos=0)
+        forger.publish(f"gravekeeper/{table}/state", forged, qos=1).wait_for_publish(10)
+        assert view.wait_until(lambda: view.vouching.describe(table)["refused"].get("unsigned", 0) >= 3001, 30)
+        elapsed = time.monotonic() - start
+        told: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not (told and told[-1]["refused"].get("unsigned") == 3001):
+            try:
+                item = page.get(timeout=0.5)
+            except queue_mod.Empty:
+                continue
+            if item is not None and item.kind == "trust":
+                told.append(item.data)
+        assert told and told[-1]["refused"]["unsigned"] == 3001  # the last count arrives
+        assert len(told) <= 2 + (elapsed + 5) * 4, (len(told), elapsed)  # a few a second, not one a forgery
+        assert "FORGED" not in json.dumps(view.state(table))
+        view.unsubscribe(page)
+    finally:
+        forger.disconnect()
+        forger.loop_stop()
+        view.close()
+        run.close()
