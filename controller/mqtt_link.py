@@ -539,6 +539,10 @@ class MqttLink:
         return pending
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not self._closed:
+            # Pushed off (another connection with our client id does that, and Mosquitto does not
+            # say so: the reason is "unspecified"): a run we took for ended may be alive after all.
+            self.status.forget_former()
         with self._lock:
             was = self._ready
             self._ready = False
@@ -657,10 +661,16 @@ class MqttLink:
     # ----- health ---------------------------------------------------------
     def _check_status(self, msg: mqtt.MQTTMessage) -> None:
         """A newer controller of this table on the broker: stop, and say why (``controller.mqtt_status``)."""
-        with self._lock:
-            if self._conflict is not None or (msg.retain and self._connects <= 1):
-                return  # the status retained before our first connection may be a dead run's
         payload = bytes(msg.payload)
+        with self._lock:
+            first = msg.retain and self._connects <= 1
+            if self._conflict is not None:
+                return
+        if first:
+            # The status retained before our first connection may be a dead run's: never a claim,
+            # and a dead run's statuses published again later are none either (note_former).
+            self.status.note_former(payload)
+            return
         reason = self.status.newer_run(payload)
         if reason is None:
             self._status_heard(payload)

@@ -224,3 +224,39 @@ def test_retained_junk_on_a_command_topic_is_deleted_unanswered(mosquitto: Broke
     finally:
         replies.stop()
         run.close()
+
+
+def test_a_former_runs_status_replayed_does_not_stop_a_run_whose_clock_is_behind(
+        mosquitto: Broker, tmp_path: Path, attacker: mqtt.Client) -> None:
+    """A Pi without a real-time clock may start with a clock behind the run it replaces. The former
+    run's own signed status, captured from the broker and published again live, then looked like a
+    newer run's claim: the controller stopped with status 3, and systemd does not restart that."""
+    from controller.security import signed_status
+
+    table = "atk-clock"
+    topic = f"gravekeeper/{table}/status"
+    ahead = time.time() + 3600  # the former run's clock was an hour ahead of this one's
+    former_online = json.dumps(signed_status(TOKEN, table, {
+        "state": "online", "table": table, "version": "0.1.0", "since": ahead, "instance": "0123456789abcdef",
+        "host": "pi"})).encode()
+    former_offline = json.dumps(signed_status(TOKEN, table, {
+        "state": "offline", "table": table, "instance": "0123456789abcdef", "since": ahead})).encode()
+    # The former run stopped (its last will or clean stop): its "offline" is what the broker holds.
+    attacker.publish(topic, former_offline, qos=1, retain=True).wait_for_publish(5)
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, topic, lambda p: _online(p, table))
+        for recorded in (former_online, former_offline):  # recorded while the former run ran, and at its end
+            attacker.publish(topic, recorded, qos=1, retain=False).wait_for_publish(5)
+        attacker.publish(topic, former_online, qos=1, retain=True).wait_for_publish(5)
+        wait_retained(mosquitto, topic, lambda p: _online(p, table) and b"0123456789abcdef" not in p)
+        # still running, and still serving: a command is answered
+        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+        try:
+            assert cmd.call("resync", {})["ok"] is True
+        finally:
+            cmd.close()
+        assert run.proc.poll() is None
+    finally:
+        run.close()
