@@ -418,9 +418,13 @@ class Terror(Legal, Game):
         for sensor, value in sensors.items():
             kind, _, tomb = sensor.partition(".")
             if kind != "tomb" or tomb not in TOMBS:
-                raise IllegalAction(f"only a tomb's position can be taken from the board, not {sensor!r}")
+                what = {"launcher": "the Headless Ghost's launcher"}.get(sensor, "a Crypt window" if kind == "chute"
+                                                                        else "that sensor")
+                raise IllegalAction(f"only a tomb's position can be taken from the board, not {what}")
             if value not in POSITIONS:
-                raise IllegalAction(f"the {tomb.title()} tomb is not at a position ({value!r})")
+                why = {"moving": "is between positions: slide it fully to one first",
+                       "fault": "reports two positions at once: check its sensors"}.get(value, "is not at a position")
+                raise IllegalAction(f"the {tomb.title()} tomb {why}")
             if s.phase == "tomb" and tomb == s.symbol:
                 raise IllegalAction(f"the {tomb.title()} tomb was rolled: declare its one-position move instead")
             moves[tomb] = value
