@@ -152,8 +152,12 @@ class TableEffects:
         if key == self._announced or not link.connected:
             return
         config = self.discovery.config(key[0])
+        # Known as ours before it goes out: its echo must not look like someone else's (_on_config).
+        previous, self._config = self._config, config
         if self.discovery.publish_config(config):
-            self._announced, self._config = key, config
+            self._announced = key
+        else:
+            self._config = previous
 
     def _on_birth(self, payload: bytes, retained: bool) -> None:
         # paho's thread: Home Assistant (re)started and forgot what it was told
