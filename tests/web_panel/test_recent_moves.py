@@ -140,6 +140,36 @@ def test_the_controller_keeps_the_current_games_latest_moves_retained_and_signed
     assert data["game"]["players"] == ["Cy", "Di"]
 
 
+def test_a_restarted_controller_publishes_the_same_moves_again_from_its_journal(
+        mosquitto: Broker, tmp_path: Path) -> None:
+    table_id = f"rr{uuid.uuid4().hex[:6]}"
+    options = {"mqtt.base_topic": BASE, "table.game": "superstition", "table.players": ["Ann", "Bo"]}
+    svc = start_table(mosquitto, tmp_path, table_id, **options)
+    try:
+        assert svc.wait_online(10)
+        play(svc, MOVES)
+        before = wait_recent_seq(mosquitto, svc)
+    finally:
+        svc.stop()
+    svc = start_table(mosquitto, tmp_path, table_id, **options)
+    try:
+        assert svc.wait_online(10)
+        assert svc.link is not None
+        run = svc.link.status.instance
+        deadline = time.monotonic() + 6
+        while True:  # the new run's own copy, not the one the broker kept from the last run
+            after, stamp = open_publication(publication_key(TOKEN), table_id, "recent",
+                                            retained_recent(mosquitto, table_id))
+            if stamp.run == run or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)  # polling the broker's retained copy
+        assert stamp.run == run
+        assert after["events"] == before["events"] == published_events(svc)
+        assert after["game"] == before["game"]
+    finally:
+        svc.stop()
+
+
 def test_recent_is_bounded_by_count_and_by_bytes() -> None:
     class Journal:
         def __init__(self) -> None:
