@@ -23,6 +23,7 @@ from controller.games.base import Action
 from controller.mqtt_link import EVENT_KEYS
 from controller.publication import Publisher, open_publication, publication_key
 from controller.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
+from controller.security import join_code
 from controller.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import start_table
@@ -343,6 +344,17 @@ def test_the_table_page_opened_mid_game_lists_the_moves_in_words(
         text = page.inner_text("#log")
         assert "Ann" in text and "Bo" in text
         check_phone_page(page, "a table page opened mid-game", errors)
+
+        # Bo joins on a phone mid-game: the player's page lists the same moves.
+        phone = context.new_page()
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        phone.goto(f"{panel.url}t/{table.table}/join")
+        phone.fill("#join-code", join_code(TOKEN, table.table, str(table.referee.game_id), 1))
+        phone.click("button[type=submit]")
+        phone.wait_for_function("(n) => document.querySelectorAll('#log > li').length >= n", arg=len(expected))
+        numbers = phone.eval_on_selector_all("#log > li > span.n", "els => els.map(e => e.textContent)")
+        assert numbers == [str(e["seq"]) for e in reversed(expected)]
+        check_phone_page(phone, "a player's page opened mid-game", errors, accessibility=False)
     finally:
         context.close()
     assert errors == []
