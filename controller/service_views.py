@@ -14,7 +14,7 @@ gets the same banner as a board that does not match the game.
 
 The current game's latest events (``recent``, ``controller.recent``) are
 published at most once a second, from the worker's round after a change's
-events and views have gone out, never on the decision's path.
+events and views have gone out: off the decision's path.
 """
 
 from __future__ import annotations

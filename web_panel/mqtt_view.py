@@ -302,7 +302,7 @@ class MqttView:
                     return
                 self._clear(table, kind)
             elif kind == "recent" and len(parts) == 2:
-                if vouched:  # the table never deletes it (a new game publishes it empty)
+                if vouched:  # the table never deletes it (a new game publishes it anew, with its game_started)
                     self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
                 return  # else nothing to clear: the log keeps what it has
             elif kind == "private" and len(parts) == 3 and parts[2].isdigit():
