@@ -7,11 +7,13 @@ cut the journal holds either the whole decision or none of it. WAL mode with
 
 The journal is also the MQTT outbox: events carry a gap-free ``seq`` per table
 and ``published_seq`` is the cursor of the last event the broker acknowledged.
-After an outage the link publishes ``events_after(published_seq())`` in order.
+After an outage the link publishes ``public_after(published_seq())`` in order:
+each event's public form as the bytes that go on the events topic, built once
+when the event is recorded from the data's stored text (see :func:`public_body`).
 
 Private parts of events (``private_to``/``secret``) are stored, because replay
-verification compares them too, but never returned by :meth:`events_after`,
-whose dicts go straight onto public topics.
+verification compares them too, but never returned by :meth:`public_after` or
+:meth:`events_after`, whose events go straight onto public topics.
 
 The writer is the only one for its table (an advisory lock, see
 ``_take_table``), so it keeps the table's last ``seq`` and its most recent
@@ -94,10 +96,20 @@ class JournalError(ValueError):
 
 # One encoder for every write: json.dumps would build a new one per call, on a decision's path.
 _dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+# The public form's fields in their published order (``seq``, ``table``, ``type``, ``time``), unsorted.
+_dumps_head = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
-def _public_copy(event: dict[str, Any], data_text: str) -> dict[str, Any]:
-    return {**event, "data": json.loads(data_text)}  # callers may change what they get
+def public_body(seq: int, table: str, etype: str, at: float, data_text: str) -> bytes:
+    """The public form of an event as the bytes published on the events topic.
+
+    ``data_text`` is the data exactly as the journal stores it (encoded once, when
+    recorded), so an event's data is never decoded and encoded again on its way
+    out. Byte for byte what ``json.dumps`` (compact, ``ensure_ascii=False``) gives
+    for ``{"seq", "table", "type", "time", "data"}`` with the data as stored.
+    """
+    head = _dumps_head({"seq": seq, "table": table, "type": etype, "time": at})
+    return (head[:-1] + ',"data":' + data_text + "}").encode("utf-8", "backslashreplace")
 
 
 class _Checkpointer:
@@ -154,8 +166,9 @@ class Journal:
         self._closed = False
         self._writer = create
         self._last_seq: int | None = None  # the writer's cache; None: read it from the file
-        # (public event, its data as stored): a copy is one json.loads, not an encode and a decode.
-        self._recent: collections.deque[tuple[dict[str, Any], str]] = collections.deque(maxlen=RECENT_EVENTS)
+        # (seq, the public form's bytes, see public_body): the outbox publishes these bytes as they
+        # are, and a dict copy is one json.loads of them.
+        self._recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT_EVENTS)
         self._checkpointer: _Checkpointer | None = None
         if self.path.is_dir():
             raise JournalError(f"journal {self.path} is a folder, not a journal file")
@@ -341,7 +354,8 @@ class Journal:
                     recent.extend(zip(stored, texts))
             if self._writer:
                 self._last_seq = seq
-                self._recent.extend((_public_copy(e, text), text) for e, text in recent)
+                self._recent.extend((e["seq"], public_body(e["seq"], self.table, e["type"], e["time"], text))
+                                    for e, text in recent)
             if self._checkpointer is not None:
                 self._checkpointer.committed()  # only sets an event: cheap under the lock
         return out
@@ -413,23 +427,32 @@ class Journal:
 
     def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Public events with a seq above ``seq``, in order (at most ``limit``)."""
+        # each a fresh copy: callers may change what they get
+        return [json.loads(body) for _, body in self.public_after(seq, limit)]
+
+    def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, public body)`` of the public events with a seq above ``seq``, in order (at most ``limit``).
+
+        The body is :func:`public_body`: the bytes the link publishes, with the data
+        as it was encoded when recorded (the outbox neither decodes nor encodes it).
+        """
         with self._lock, self._reading():
             self._check_open()
             recent = self._recent
-            if recent and recent[0][0]["seq"] <= seq + 1:
+            if recent and recent[0][0] <= seq + 1:
                 # the outbox after a decision: the events it just stored, without a query
-                picked: list[tuple[dict[str, Any], str]] = []
-                for event, text in reversed(recent):
-                    if event["seq"] <= seq:
+                picked: list[tuple[int, bytes]] = []
+                for item in reversed(recent):
+                    if item[0] <= seq:
                         break
-                    picked.append((event, text))
+                    picked.append(item)
                 picked.reverse()
-                return [_public_copy(e, text) for e, text in (picked if limit is None else picked[:limit])]
+                return picked if limit is None else picked[:limit]
             rows = self._db.execute(
                 "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (self.table, seq, -1 if limit is None else limit),
             ).fetchall()
-        return [{"seq": s, "table": self.table, "type": t, "time": at, "data": json.loads(d)} for s, t, at, d in rows]
+        return [(s, public_body(s, self.table, t, at, d)) for s, t, at, d in rows]
 
     def inputs(self, start_id: int = 0) -> Iterator[dict[str, Any]]:
         """Every recorded input in order: ``{"id", "kind", "time", "payload", "events"}``.
