@@ -30,6 +30,7 @@ import collections
 import fcntl
 import json
 import logging
+import math
 import re
 import sqlite3
 import threading
@@ -94,10 +95,25 @@ class JournalError(ValueError):
     """The journal file is missing, corrupt, of another version, or the call is invalid."""
 
 
-# One encoder for every write: json.dumps would build a new one per call, on a decision's path.
-_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# JSONEncoder.encode() builds its C encoder anew on every call; this one is built once (a decision
+# encodes three or four times). Without the circular check: what the journal stores came from
+# JSON or from the engines' plain data, and a shared check would keep stale ids after an error.
+_c_encode = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True,
+) if json.encoder.c_make_encoder is not None else None  # type: ignore[attr-defined]
+
+
+def _dumps(obj: Any) -> str:
+    """Compact JSON with sorted keys, as the journal has always stored it."""
+    if _c_encode is None:  # an interpreter without the C accelerator
+        return _ENCODER.encode(obj)
+    return "".join(_c_encode(obj, 0))
+
+
 # The public form's fields in their published order (``seq``, ``table``, ``type``, ``time``), unsorted.
 _dumps_head = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_json_text = json.encoder.encode_basestring  # a str as JSON (ensure_ascii=False): one C call
 
 
 def public_body(seq: int, table: str, etype: str, at: float, data_text: str) -> bytes:
@@ -108,8 +124,12 @@ def public_body(seq: int, table: str, etype: str, at: float, data_text: str) -> 
     out. Byte for byte what ``json.dumps`` (compact, ``ensure_ascii=False``) gives
     for ``{"seq", "table", "type", "time", "data"}`` with the data as stored.
     """
-    head = _dumps_head({"seq": seq, "table": table, "type": etype, "time": at})
-    return (head[:-1] + ',"data":' + data_text + "}").encode("utf-8", "backslashreplace")
+    if type(seq) is int and type(etype) is str and type(at) is float and math.isfinite(at):
+        # what the encoder writes for these types, without building an encoder's state per event
+        head = f'{{"seq":{seq},"table":{_json_text(table)},"type":{_json_text(etype)},"time":{at!r}'
+    else:
+        head = _dumps_head({"seq": seq, "table": table, "type": etype, "time": at})[:-1]
+    return (head + ',"data":' + data_text + "}").encode("utf-8", "backslashreplace")
 
 
 class _Checkpointer:

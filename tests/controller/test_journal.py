@@ -423,3 +423,21 @@ def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Pat
         assert [json.loads(b)["seq"] for b in bodies] == [1, 2, 3, 4]
         assert all(b"ring" not in b and b"private_to" not in b for b in bodies)
         assert json.loads(bodies[0])["data"] == events[0]["data"]
+
+
+def test_the_journal_stores_json_as_json_dumps_writes_it() -> None:
+    """The journal's encoder is built once; what it writes is what json.dumps (sorted, compact) writes."""
+    import json
+
+    from controller.journal import _dumps
+
+    values: list[object] = [
+        {"b": 1, "a": [1.5, -0.0, 1e300, None, True], "é": {"z": "Ann’s dog", "y": "\\u0000\\n"}},
+        {"10": "x", "2": "y", "1": "z"},
+        {"nan": float("nan"), "inf": float("inf")}, [], {}, "text", 3, {"deep": [[[{"k": []}]]]},
+    ]
+    for value in values:
+        assert _dumps(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    with pytest.raises(TypeError):
+        _dumps({"not json": object()})
+    assert _dumps({"after": "an error"}) == '{"after":"an error"}'  # the shared encoder keeps no state
