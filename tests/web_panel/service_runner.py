@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -66,8 +67,11 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
             lines.append(line.rstrip())
             if line.startswith("gravekeeper: control token: "):
                 printed.append(line.split("control token: ", 1)[1].split()[0])
-            if line.startswith("gravekeeper: panel: http"):
-                found.put(line.split("panel: ", 1)[1].strip())
+            # Only the address itself: the panel child's log lines share this pipe, and one was
+            # seen glued to the end of this line on a loaded machine.
+            address = re.match(r"gravekeeper: panel: (https?://[^/\s]+/)", line)
+            if address:
+                found.put(address.group(1))
         found.put(None)
 
     threading.Thread(target=pump, daemon=True).start()
