@@ -176,6 +176,35 @@ class _Checkpointer:
         self._db.close()
 
 
+class _Transaction:
+    """``with``: BEGIN IMMEDIATE, then COMMIT, or ROLLBACK if the block raised.
+
+    A class rather than a ``@contextmanager`` generator: it is on every decision's
+    way, and a generator-based manager costs several Python calls more per use.
+    """
+
+    __slots__ = ("_db",)
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is not None:
+            self._db.execute("ROLLBACK")
+            return  # the block's exception goes on
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:  # a COMMIT that failed (disk full) may leave it open
+                self._db.execute("ROLLBACK")
+            raise
+
+
 class Journal:
     """One SQLite connection shared by threads under a lock (decisions are rare and short)."""
 
@@ -291,20 +320,8 @@ class Journal:
             self._lock_file = None
 
     # ----- plumbing ---------------------------------------------------------------
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        try:
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:  # a COMMIT that failed (disk full) may leave it open
-                self._db.execute("ROLLBACK")
-            raise
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self._db)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -435,9 +452,12 @@ class Journal:
         return self._last_seq if self._last_seq is not None else self._query_last_seq()
 
     def last_seq(self) -> int:
-        with self._lock, self._reading():
+        with self._lock:
             self._check_open()
-            return self._last_seq_locked()
+            if self._last_seq is not None:
+                return self._last_seq  # the writer's own count (after every decision, from the link)
+            with self._reading():
+                return self._query_last_seq()
 
     def published_seq(self) -> int:
         with self._lock, self._reading():
@@ -456,7 +476,7 @@ class Journal:
         The body is :func:`public_body`: the bytes the link publishes, with the data
         as it was encoded when recorded (the outbox neither decodes nor encodes it).
         """
-        with self._lock, self._reading():
+        with self._lock:
             self._check_open()
             recent = self._recent
             if recent and recent[0][0] <= seq + 1:
@@ -468,10 +488,11 @@ class Journal:
                     picked.append(item)
                 picked.reverse()
                 return picked if limit is None else picked[:limit]
-            rows = self._db.execute(
-                "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                (self.table, seq, -1 if limit is None else limit),
-            ).fetchall()
+            with self._reading():
+                rows = self._db.execute(
+                    "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    (self.table, seq, -1 if limit is None else limit),
+                ).fetchall()
         return [(s, public_body(s, self.table, t, at, d)) for s, t, at, d in rows]
 
     def inputs(self, start_id: int = 0) -> Iterator[dict[str, Any]]:
