@@ -304,9 +304,12 @@ class MqttLink:
             return 0
         if self._need_marker_check:
             self._apply_broker_marker()
-        if self.take_refresh():
-            self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
-        self._restore_foreign()
+        if not events_only:
+            # These only mark retained topics to send, which an events-only flush does not: the
+            # full flush that follows it (the service always makes one) takes them, off the event's way.
+            if self.take_refresh():
+                self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
+            self._restore_foreign()
         backlog = False
         sent = 0
         room = WINDOW - len(self._inflight)
