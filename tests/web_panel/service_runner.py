@@ -38,20 +38,23 @@ class RunningService:
 
 
 def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game: str = "terror",
-                  timeout: float = 20.0, port: int | None = None) -> RunningService:
+                  timeout: float = 20.0, port: int | None = None, table_extra: str = "",
+                  referee_extra: str = "") -> RunningService:
     """Start the controller with its panel; returns once the panel's address is printed.
 
     ``token=None`` configures none: the table makes one (kept beside the journal) and prints it.
+    ``table_extra`` and ``referee_extra``: more TOML lines for the ``[table]`` and ``[referee]`` sections.
     """
     port = port or free_port()
     config = tmp / f"{table}.toml"
     token_line = f'token = "{token}"\n' if token is not None else ""
     config.write_text(
-        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
+        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n{table_extra}'
         f'[mqtt]\nurl = "{broker.url}"\n'
         f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
         f'[panel]\nport = {port}\n'
         "[referee]\nskull_window_ms = 1500\ntrap_window_ms = 300\nmismatch_grace_ms = 100\ntomb_grace_ms = 300\n"
+        + referee_extra
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "run", "--config", str(config), "--simulate", "--log-level", "warning"],

@@ -88,9 +88,10 @@ def test_a_panel_without_the_token_says_it_cannot_vouch_for_the_table(mosquitto:
     app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port), "TESTING": True})
     view: MqttView = app.extensions["gravekeeper"]
     try:
-        assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g1", 5)
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
         web = app.test_client()
-        api = web.get(f"/api/t/{fake.table}").get_json()
+        api = web.get(f"/api/t/{fake.table}").get_json()  # the panel subscribes to the table now, and waits
+        assert api["state"]["game_id"] == "g1"
         assert api["trust"]["vouched"] is False
         assert "cannot vouch" in api["trust"]["text"]
         assert "pub" not in api["state"] and "auth" not in api["state"]
@@ -128,6 +129,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
     seen_by_blind: list[Any] = []
     got_forgery = threading.Event()
     sub = blind.subscribe(table)
+    blind.hold(table)  # as the table's stream does: the panel subscribes to the table's traffic
 
     def watch() -> None:
         while True:
