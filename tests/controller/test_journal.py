@@ -401,8 +401,8 @@ def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Pat
     public dict (compact JSON, UTF-8, keys seq, table, type, time, data), from memory and from the file."""
     import json
 
-    from controller.mqtt_link import EVENT_KEYS
     from controller.mqtt_commands import dumps
+    from controller.mqtt_link import EVENT_KEYS
 
     path = tmp_path / "j.journal"
     events = [
