@@ -53,6 +53,7 @@ from .trust import SIGNED_KINDS, Vouching
 log = logging.getLogger(__name__)
 
 RETAINED_KINDS = ("status", "state", "sensors", "health")
+TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
 # How long the first request for a table waits for its retained topics after subscribing. The broker
@@ -171,8 +172,11 @@ class MqttView:
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str]] = {}  # id -> done, reply, token
+        # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
+        self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
+        self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
@@ -405,6 +409,30 @@ class MqttView:
 
     def _refuse(self, table: str, topic: str, exc: PublicationError) -> None:
         self.vouching.refuse(table, topic, exc)
+        # Anyone can publish thousands of forgeries a second: each page is told of them at most
+        # TRUST_EVERY_S apart (the last count always arrives), not once per forgery.
+        now = time.monotonic()
+        with self._lock:
+            wait = self._trust_at.get(table, -1e9) + TRUST_EVERY_S - now
+            if wait > 0:
+                if table in self._trust_due:
+                    return  # already on its way
+                self._trust_due.add(table)
+            else:
+                self._trust_at[table] = now
+        if wait > 0:
+            timer = threading.Timer(wait, self._tell_trust, (table,))
+            timer.daemon = True
+            timer.start()
+            return
+        self._broadcast(table, ("trust", self.vouching.describe(table)))
+
+    def _tell_trust(self, table: str) -> None:
+        with self._lock:
+            self._trust_due.discard(table)
+            self._trust_at[table] = time.monotonic()
+            if self._closed:
+                return
         self._broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _table(self, table: str) -> TableView:
@@ -688,14 +716,19 @@ class MqttView:
         cmd_id = uuid.uuid4().hex
         done = threading.Event()
         box: list[dict[str, Any]] = []
+        unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token)
+            self._pending[cmd_id] = (done, box, token, unsigned)
             self.changed.notify_all()
         try:
             payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
+                with self._lock:
+                    refusal = unsigned[0] if unsigned else None
+                if refusal is not None:
+                    return refusal  # no signed answer came: the table's own refusal of our token, likely
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
             return box[0]
         finally:
@@ -710,12 +743,19 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token = pending
+        done, box, token, unsigned = pending
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
-        # so that one refusal is taken unsigned (a forger can at most repeat it).
-        refused_token = data.get("ok") is False and str(data.get("error", "")).startswith("not authorised")
-        if not verify(token, data) and not refused_token:
+        # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and
+        # faster than the table: taken at once, it would show a move the table made as refused (and
+        # the player would make it again). So it is kept aside and shown only if no signed answer
+        # comes before the command's timeout.
+        if not verify(token, data):
+            if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
+                with self._lock:
+                    if not unsigned:
+                        unsigned.append({k: v for k, v in data.items() if k != "auth"})
+                return
             log.warning("ignored a reply to command %s that the table did not sign", cmd_id)
             return
         if not done.is_set():
