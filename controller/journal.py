@@ -7,11 +7,13 @@ cut the journal holds either the whole decision or none of it. WAL mode with
 
 The journal is also the MQTT outbox: events carry a gap-free ``seq`` per table
 and ``published_seq`` is the cursor of the last event the broker acknowledged.
-After an outage the link publishes ``events_after(published_seq())`` in order.
+After an outage the link publishes ``public_after(published_seq())`` in order:
+each event's public form as the bytes that go on the events topic, built once
+when the event is recorded from the data's stored text (see :func:`public_body`).
 
 Private parts of events (``private_to``/``secret``) are stored, because replay
-verification compares them too, but never returned by :meth:`events_after`,
-whose dicts go straight onto public topics.
+verification compares them too, but never returned by :meth:`public_after` or
+:meth:`events_after`, whose events go straight onto public topics.
 
 The writer is the only one for its table (an advisory lock, see
 ``_take_table``), so it keeps the table's last ``seq`` and its most recent
@@ -28,6 +30,7 @@ import collections
 import fcntl
 import json
 import logging
+import math
 import re
 import sqlite3
 import threading
@@ -99,12 +102,41 @@ class JournalError(ValueError):
     """The journal file is missing, corrupt, of another version, or the call is invalid."""
 
 
-# One encoder for every write: json.dumps would build a new one per call, on a decision's path.
-_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# JSONEncoder.encode() builds its C encoder anew on every call; this one is built once (a decision
+# encodes three or four times). Without the circular check: what the journal stores came from
+# JSON or from the engines' plain data, and a shared check would keep stale ids after an error.
+_c_encode = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True,
+) if json.encoder.c_make_encoder is not None else None  # type: ignore[attr-defined]
 
 
-def _public_copy(event: dict[str, Any], data_text: str) -> dict[str, Any]:
-    return {**event, "data": json.loads(data_text)}  # callers may change what they get
+def _dumps(obj: Any) -> str:
+    """Compact JSON with sorted keys, as the journal has always stored it."""
+    if _c_encode is None:  # an interpreter without the C accelerator
+        return _ENCODER.encode(obj)
+    return "".join(_c_encode(obj, 0))
+
+
+# The public form's fields in their published order (``seq``, ``table``, ``type``, ``time``), unsorted.
+_dumps_head = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_json_text = json.encoder.encode_basestring  # a str as JSON (ensure_ascii=False): one C call
+
+
+def public_body(seq: int, table: str, etype: str, at: float, data_text: str) -> bytes:
+    """The public form of an event as the bytes published on the events topic.
+
+    ``data_text`` is the data exactly as the journal stores it (encoded once, when
+    recorded), so an event's data is never decoded and encoded again on its way
+    out. Byte for byte what ``json.dumps`` (compact, ``ensure_ascii=False``) gives
+    for ``{"seq", "table", "type", "time", "data"}`` with the data as stored.
+    """
+    if type(seq) is int and type(etype) is str and type(at) is float and math.isfinite(at):
+        # what the encoder writes for these types, without building an encoder's state per event
+        head = f'{{"seq":{seq},"table":{_json_text(table)},"type":{_json_text(etype)},"time":{at!r}'
+    else:
+        head = _dumps_head({"seq": seq, "table": table, "type": etype, "time": at})[:-1]
+    return (head + ',"data":' + data_text + "}").encode("utf-8", "backslashreplace")
 
 
 class _Checkpointer:
@@ -151,6 +183,35 @@ class _Checkpointer:
         self._db.close()
 
 
+class _Transaction:
+    """``with``: BEGIN IMMEDIATE, then COMMIT, or ROLLBACK if the block raised.
+
+    A class rather than a ``@contextmanager`` generator: it is on every decision's
+    way, and a generator-based manager costs several Python calls more per use.
+    """
+
+    __slots__ = ("_db",)
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is not None:
+            self._db.execute("ROLLBACK")
+            return  # the block's exception goes on
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:  # a COMMIT that failed (disk full) may leave it open
+                self._db.execute("ROLLBACK")
+            raise
+
+
 class Journal:
     """One SQLite connection shared by threads under a lock (decisions are rare and short)."""
 
@@ -161,8 +222,9 @@ class Journal:
         self._closed = False
         self._writer = create
         self._last_seq: int | None = None  # the writer's cache; None: read it from the file
-        # (public event, its data as stored): a copy is one json.loads, not an encode and a decode.
-        self._recent: collections.deque[tuple[dict[str, Any], str]] = collections.deque(maxlen=RECENT_EVENTS)
+        # (seq, the public form's bytes, see public_body): the outbox publishes these bytes as they
+        # are, and a dict copy is one json.loads of them.
+        self._recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT_EVENTS)
         self._checkpointer: _Checkpointer | None = None
         if self.path.is_dir():
             raise JournalError(f"journal {self.path} is a folder, not a journal file")
@@ -265,20 +327,8 @@ class Journal:
             self._lock_file = None
 
     # ----- plumbing ---------------------------------------------------------------
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        try:
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:  # a COMMIT that failed (disk full) may leave it open
-                self._db.execute("ROLLBACK")
-            raise
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self._db)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -348,7 +398,8 @@ class Journal:
                     recent.extend(zip(stored, texts))
             if self._writer:
                 self._last_seq = seq
-                self._recent.extend((_public_copy(e, text), text) for e, text in recent)
+                self._recent.extend((e["seq"], public_body(e["seq"], self.table, e["type"], e["time"], text))
+                                    for e, text in recent)
             if self._checkpointer is not None:
                 self._checkpointer.committed()  # only sets an event: cheap under the lock
         return out
@@ -408,9 +459,12 @@ class Journal:
         return self._last_seq if self._last_seq is not None else self._query_last_seq()
 
     def last_seq(self) -> int:
-        with self._lock, self._reading():
+        with self._lock:
             self._check_open()
-            return self._last_seq_locked()
+            if self._last_seq is not None:
+                return self._last_seq  # the writer's own count (after every decision, from the link)
+            with self._reading():
+                return self._query_last_seq()
 
     def published_seq(self) -> int:
         with self._lock, self._reading():
@@ -420,23 +474,33 @@ class Journal:
 
     def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Public events with a seq above ``seq``, in order (at most ``limit``)."""
-        with self._lock, self._reading():
+        # each a fresh copy: callers may change what they get
+        return [json.loads(body) for _, body in self.public_after(seq, limit)]
+
+    def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, public body)`` of the public events with a seq above ``seq``, in order (at most ``limit``).
+
+        The body is :func:`public_body`: the bytes the link publishes, with the data
+        as it was encoded when recorded (the outbox neither decodes nor encodes it).
+        """
+        with self._lock:
             self._check_open()
             recent = self._recent
-            if recent and recent[0][0]["seq"] <= seq + 1:
+            if recent and recent[0][0] <= seq + 1:
                 # the outbox after a decision: the events it just stored, without a query
-                picked: list[tuple[dict[str, Any], str]] = []
-                for event, text in reversed(recent):
-                    if event["seq"] <= seq:
+                picked: list[tuple[int, bytes]] = []
+                for item in reversed(recent):
+                    if item[0] <= seq:
                         break
-                    picked.append((event, text))
+                    picked.append(item)
                 picked.reverse()
-                return [_public_copy(e, text) for e, text in (picked if limit is None else picked[:limit])]
-            rows = self._db.execute(
-                "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                (self.table, seq, -1 if limit is None else limit),
-            ).fetchall()
-        return [{"seq": s, "table": self.table, "type": t, "time": at, "data": json.loads(d)} for s, t, at, d in rows]
+                return picked if limit is None else picked[:limit]
+            with self._reading():
+                rows = self._db.execute(
+                    "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    (self.table, seq, -1 if limit is None else limit),
+                ).fetchall()
+        return [(s, public_body(s, self.table, t, at, d)) for s, t, at, d in rows]
 
     def inputs(self, start_id: int = 0) -> Iterator[dict[str, Any]]:
         """Every recorded input in order: ``{"id", "kind", "time", "payload", "events"}``.

@@ -53,7 +53,8 @@ log = logging.getLogger(__name__)
 # so that paho never holds a message back and every message is written in our order.
 WINDOW = 500
 PAHO_INFLIGHT = 2 * WINDOW
-EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private the journal may keep
+# What an event on the events topic holds (the journal's public_body): never anything private it keeps.
+EVENT_KEYS = ("seq", "table", "type", "time", "data")
 MARK_EVERY_S = 1.0
 RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
 FOREIGN_LOG_EVERY_S = 60.0
@@ -66,7 +67,7 @@ REFUSAL_REPLIES_BURST = 40.0
 
 class OutboxJournal(Protocol):
     def last_seq(self) -> int: ...
-    def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]: ...
+    def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]: ...
     def published_seq(self) -> int: ...
     def mark_published(self, seq: int) -> None: ...
     def command_used(self, command_id: str) -> bool: ...
@@ -315,20 +316,23 @@ class MqttLink:
             return 0
         if self._need_marker_check:
             self._apply_broker_marker()
-        if self.take_refresh():
-            self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
-        self._restore_foreign()
+        if not events_only:
+            # These only mark retained topics to send, which an events-only flush does not: the
+            # full flush that follows it (the service always makes one) takes them, off the event's way.
+            if self.take_refresh():
+                self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
+            self._restore_foreign()
         backlog = False
         sent = 0
         room = WINDOW - len(self._inflight)
         last = self._journal.last_seq()
         if room > 0 and self._sent_seq < last:
-            for event in self._journal.events_after(self._sent_seq, limit=room):
+            # The journal hands over each event's public bytes (only EVENT_KEYS, never a private
+            # part), encoded once when it was recorded: signed as they are, not decoded and re-encoded.
+            for seq, body in self._journal.public_after(self._sent_seq, limit=room):
                 sent += 1
-                body = dumps({k: event.get(k) for k in EVENT_KEYS})
-                self._publish(self.topics.events, self._publisher.sign("events", body), False,
-                              int(event["seq"]))
-                self._sent_seq = int(event["seq"])
+                self._publish(self.topics.events, self._publisher.sign("events", body), False, seq)
+                self._sent_seq = seq
                 self._published_events += 1
             room = WINDOW - len(self._inflight)
         if self._sent_seq < last:

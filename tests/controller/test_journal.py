@@ -394,3 +394,50 @@ def test_the_events_a_record_returns_are_the_callers_own(tmp_path: Path) -> None
         assert [(e["type"], e["data"]) for e in got] == [("e", {"n": 1, "nested": {"k": [1, 2]}})]
         got[0]["data"]["nested"]["k"].append(4)  # nor what events_after() returned
         assert j.events_after(0)[0]["data"] == {"n": 1, "nested": {"k": [1, 2]}}
+
+
+def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Path) -> None:
+    """public_after() hands the link bytes made once from the stored data: the same bytes as encoding the
+    public dict (compact JSON, UTF-8, keys seq, table, type, time, data), from memory and from the file."""
+    import json
+
+    from controller.mqtt_commands import dumps
+    from controller.mqtt_link import EVENT_KEYS
+
+    path = tmp_path / "j.journal"
+    events = [
+        {"type": "mismatch", "data": {"zeta": 1, "alpha": "Ann’s dog — «Bø»", "n": [1.5, 2, None, True]}},
+        {"type": "tile", "data": {"at": 1e-7, "big": 2**70, "nested": {"b": [], "a": {}}}, "time": 1700000000.1},
+        {"type": "secret_draw", "data": {}, "private_to": 1, "secret": {"card": "ring"}},
+        {"type": "quote \"and\" \\ backslash", "data": {"text": "line\nbreak\ttab \u2028"}},
+    ]
+    with Journal(path, table="Tåble \"1\"") as writer, Journal(path, table="Tåble \"1\"", create=False) as reader:
+        stored = writer.record("command", {"command_id": "c1"}, events)  # the public dicts, made apart
+        assert len(stored) == 4
+        for seq in range(0, 4):
+            want = [(e["seq"], dumps({k: e.get(k) for k in EVENT_KEYS})) for e in stored if e["seq"] > seq]
+            assert writer.public_after(seq) == want  # from the writer's memory
+            assert reader.public_after(seq) == want  # from the file
+            assert writer.public_after(seq, limit=1) == reader.public_after(seq, limit=1) == want[:1]
+        bodies = [body for _, body in writer.public_after(0)]
+        assert [json.loads(b)["seq"] for b in bodies] == [1, 2, 3, 4]
+        assert all(b"ring" not in b and b"private_to" not in b for b in bodies)
+        assert json.loads(bodies[0])["data"] == events[0]["data"]
+
+
+def test_the_journal_stores_json_as_json_dumps_writes_it() -> None:
+    """The journal's encoder is built once; what it writes is what json.dumps (sorted, compact) writes."""
+    import json
+
+    from controller.journal import _dumps
+
+    values: list[object] = [
+        {"b": 1, "a": [1.5, -0.0, 1e300, None, True], "é": {"z": "Ann’s dog", "y": "\\u0000\\n"}},
+        {"10": "x", "2": "y", "1": "z"},
+        {"nan": float("nan"), "inf": float("inf")}, [], {}, "text", 3, {"deep": [[[{"k": []}]]]},
+    ]
+    for value in values:
+        assert _dumps(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    with pytest.raises(TypeError):
+        _dumps({"not json": object()})
+    assert _dumps({"after": "an error"}) == '{"after":"an error"}'  # the shared encoder keeps no state

@@ -109,3 +109,31 @@ def test_a_later_run_is_newer_even_with_a_clock_behind_the_last_run() -> None:
     assert fresh.take("state", stamp) is True
     with pytest.raises(PublicationError):
         fresh.take("state", last)  # the old run's state, replayed
+
+
+def _reference_sign(token: str, stamp: dict[str, object], body: bytes) -> bytes:
+    """The signature as the format above defines it, built the plain way (json.dumps of the whole stamp)."""
+    import hashlib
+    import hmac
+
+    head = b'{"pub":' + json.dumps(stamp, separators=(",", ":")).encode()
+    rest = body[1:-1]
+    signed_part = head + (b"," + rest if rest.strip() else b"")
+    mac = hmac.new(publication_key(token), signed_part, hashlib.sha256).hexdigest().encode()
+    return signed_part + b',"auth":"' + mac + b'"}'
+
+
+def test_signing_gives_the_bytes_of_the_whole_stamp_encoded_for_every_message() -> None:
+    """The stamp's fixed part is encoded once per topic: every message still has exactly the stamp's JSON."""
+    p = Publisher("tok", "Tåble \"1\"", "run-ø", 1700000000.25)
+    first = open_publication(KEY, "t0", "state", publisher(table="t0").sign("state", b"{}"))[1]
+    p.follow(Stamp(1700000001.5, first.run, first.n))  # a later since, before the first message
+    bodies = [("state", b'{"seq":1}'), ("events", b'{"seq":2,"data":{"k":"\xc3\xa9"}}'), ("state", b"{}"),
+              ("private/0", b'{ "x": [1, 2] }'), ("events", b'{"seq":3}')]
+    assert p.since > 1700000001.5
+    for n, (topic, body) in enumerate(bodies, start=1):
+        stamp = {"table": "Tåble \"1\"", "topic": topic, "run": "run-ø", "since": p.since, "n": n}
+        payload = p.sign(topic, body)
+        assert payload == _reference_sign("tok", stamp, body)
+        data, got = open_publication(KEY, "Tåble \"1\"", topic, payload)
+        assert got == Stamp(p.since, "run-ø", n) and data == json.loads(body)
