@@ -124,7 +124,7 @@ def describe_action(game: "Terror", action: Action) -> str:
     if kind == "move_tomb":
         return f"{name} slides the {str(p.get('tomb')).title()} tomb to {POSITION_WORDS.get(str(p.get('to')), p.get('to'))}"
     if kind == "move_pawn":
-        return f"{name} moves the {_label(p.get('pawn'))} pawn to {p.get('to')}"
+        return f"{name} moves the {_label(p.get('pawn'))} pawn to {_cell(game, p.get('to'))}"
     if kind == "attempt_skull":
         return f"{name}'s {_label(p.get('pawn'))} pawn shows a Magic Ring and drops the skull"
     if kind == "skull_outcome":
@@ -142,9 +142,17 @@ def describe_action(game: "Terror", action: Action) -> str:
         if "pawn" in p and p["pawn"] in (0, 1) and not isinstance(p["pawn"], bool):
             text += f" for their {PAWN_LABELS[p['pawn']]} pawn"
         if "to" in p:
-            text += f", to {p['to']}"
+            text += f", to {_cell(game, p['to'])}"
         return text
     return action.to_text()
+
+
+def _cell(game: "Terror", rc: Any) -> str:
+    """A ``[row, col]`` of an action in words ("the Crypt"); the coordinates stay in the action."""
+    try:
+        return game.board.words(game.cfg, game.board.cell(rc))
+    except ValueError:
+        return "a space off the board"
 
 
 def _label(pawn: Any) -> str:
