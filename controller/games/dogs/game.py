@@ -341,7 +341,7 @@ class DogsGame(Game):
         """A spook as players tell them apart: its kind, and which of its kind when there are more."""
         spooks = self.st.spooks
         if not isinstance(ident, int) or isinstance(ident, bool) or not 0 <= ident < len(spooks):
-            return "a spook that is not in the game"
+            return "that spook"
         kind = spooks[ident].kind
         same = [s.id for s in spooks if s.kind == kind]
         return f"the {kind}" if len(same) == 1 else f"the {ordinal(same.index(ident) + 1)} {kind}"

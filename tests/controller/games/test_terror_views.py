@@ -87,6 +87,6 @@ def test_describe_puts_each_action_in_words() -> None:
     g = new_game()
     assert g.describe(Action("roll", 0)) == "Ann rolls both dice"
     assert g.describe(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"})) == "Ann slides the Wolf tomb to end A"
-    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [3, 4]})) == "Bo moves the boy pawn to [3, 4]"
+    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [3, 4]})) == "Bo moves the boy pawn to the bush in row 4, column 5"
     assert g.describe(Action("play_card", 0, {"card": "switch-1", "target": [1, 0]})) == "Ann plays Body Swap on Bo's girl pawn"
     assert g.describe(Action("skull_outcome", 0, {"hit": False})) == "The skull rolls out of the other window"
