@@ -175,7 +175,7 @@ def test_a_sensor_marked_broken_is_entered_by_hand_for_the_rest_of_the_game(
     ref, _ = terror
     ref.act(Action("roll", 0))
     refused = ref.act(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"}))
-    assert not refused.ok and "sensors mode" in str(refused.error)
+    assert not refused.ok and "the table's sensors report this move" in str(refused.error)
     out = gm(ref, "broken", sensor="tomb.wolf", reason="its switch is loose")
     assert out.ok and out.events[0]["data"]["sensor"] == "tomb.wolf"
     assert ref.state()["gm"]["out_of_service"][0]["label"] == "the Wolf tomb"

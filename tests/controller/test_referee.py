@@ -278,7 +278,7 @@ def test_board_moves_are_refused_as_commands_in_sensors_mode(ref: Referee) -> No
     tomb = roll(ref)
     seq = ref.journal.last_seq()
     out = ref.act(Action("move_tomb", 0, {"tomb": tomb, "to": "end_a"}))
-    assert not out.ok and "sensors mode" in str(out.error) and "manual" in str(out.error)
+    assert not out.ok and "the table's sensors report this move" in str(out.error) and "manual" in str(out.error)
     assert ref.journal.last_seq() == seq
 
 
