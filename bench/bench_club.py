@@ -11,12 +11,16 @@ same broker and the same panel, so the figures compare side by side:
 * an outside subscriber on ``gravekeeper/#`` (a process of its own) times
   every event from the table's decision to its arrival and counts messages;
 * the club panel (``gravekeeper panel``, its own process) serves ``--phones``
-  phones per table on the table's stream, plus one club list; a probe process
-  times every event from decision to the phone;
+  phones per open table on the table's stream, plus one club list; a probe
+  process times every event from decision to the phone. The panel subscribes
+  to a table's traffic only while a page of it is open (``web_panel/interest.py``):
+  ``--open K`` opens the first K tables' pages only (default: every table), so
+  the SSE figures are those of tables whose page is open;
 * the broker's CPU, this process's CPU (the controllers) and its memory
   growth per table are read over the same window.
 
-Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]``.
+Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
+[--open K]``.
 """
 
 from __future__ import annotations
@@ -129,7 +133,8 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     players = Players(services, args.pace)
     seconds = args.one_seconds if n == 1 else args.seconds
     sub = start_probe(["mqtt", str(bport), str(seconds)])
-    phones = start_probe(["sse", str(hport), str(seconds), str(args.phones), *tables])
+    opened = tables if args.open is None else tables[:max(1, min(args.open, n))]
+    phones = start_probe(["sse", str(hport), str(seconds), str(args.phones), *opened])
     players.thread.start()
     time.sleep(5.0)  # warm up: every table has moved before the window opens
     cpu0, b0, p0, t0 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
@@ -155,7 +160,7 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
 
     msgs = sum(mqtt_out["counts"].values())
     return {
-        "tables": n, "window_s": round(wall, 1), "start_s": round(started_s, 1), "flips": flips,
+        "tables": n, "open": len(opened), "window_s": round(wall, 1), "start_s": round(started_s, 1), "flips": flips,
         "events": len(mqtt_out["latency_ms"]),
         "mqtt_p50": pct(mqtt_out["latency_ms"], 50), "mqtt_p99": pct(mqtt_out["latency_ms"], 99),
         "sse_events": len(sse_out["latency_ms"]), "sse_streams": sse_out["streams"],
@@ -176,9 +181,12 @@ def main() -> int:
     ap.add_argument("--one-seconds", type=float, default=180.0,
                     help="measuring window of the one-table case (longer: one table makes few events)")
     ap.add_argument("--pace", type=float, default=6.0, help="mean seconds between a table's moves")
-    ap.add_argument("--phones", type=int, default=2, help="phones on each table's stream")
+    ap.add_argument("--phones", type=int, default=2, help="phones on each open table's stream")
+    ap.add_argument("--open", type=int, default=None,
+                    help="tables whose page is open (phones on them); default every table")
     args = ap.parse_args()
 
+    began, load0 = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="gk-bench-club-"))
     bport, hport = free_port(), free_port()
     (tmp / "m.conf").write_text(f"listener {bport} 127.0.0.1\nallow_anonymous true\npersistence false\n"
@@ -208,7 +216,11 @@ def main() -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, pace {args.pace:g} s, {args.phones} phones a table, "
           f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables)")
-    keys = ["tables", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
+    load1 = os.getloadavg()
+    print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
+          f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
+          "at the end")
+    keys = ["tables", "open", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
             "broker_cpu_pct", "controller_cpu_pct_per_table", "panel_cpu_pct", "rss_per_table_mib", "start_s",
             "threads"]
     for r in results:

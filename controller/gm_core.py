@@ -298,6 +298,10 @@ def _end_window(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict
 
 def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
+    if not game.expected_board() and not any(e.sensors() for e in game.expects()):
+        # The dogs' game: no sensor reads any of its pieces, so the board has no position to take.
+        _refuse(f"no piece of {game.title} is read by a sensor: there is no sensed position to take; "
+                "every move of it is entered by hand")
     mismatch = core.mismatch
     if mismatch is None:
         _refuse("the board matches the game: there is nothing to take from it")

@@ -248,12 +248,22 @@ class History:
 
     # ----- sensors --------------------------------------------------------------------------
     def sensors(self, journal: Journal) -> dict[str, Any]:
-        """Per sensor, across every game: readings, mismatches, corrections, and times marked broken."""
+        """Per sensor, across every game: readings, mismatches, corrections, times marked broken, and bounces.
+
+        Bounces are journalled per game by the running controller (``controller/bounce_ledger.py``):
+        ``bounces`` is their sum over every game, ``bounce_games`` how many games saw any.
+        """
         stats: dict[str, dict[str, Any]] = {}
 
         def row(sensor: str) -> dict[str, Any]:
             return stats.setdefault(sensor, {"sensor": sensor, "label": label(sensor), "readings": 0,
-                                             "mismatches": 0, "corrections": 0, "broken": 0})
+                                             "mismatches": 0, "corrections": 0, "broken": 0,
+                                             "bounces": 0, "bounce_games": 0})
+
+        for _game_id, sensor, bounces in journal.sensor_counts():
+            counted = row(sensor)
+            counted["bounces"] += bounces
+            counted["bounce_games"] += 1
 
         for entry in journal.inputs():
             if entry["kind"] == "observation":

@@ -32,7 +32,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -74,6 +74,13 @@ CREATE TABLE IF NOT EXISTS commands (
     PRIMARY KEY (table_id, command_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (table_id TEXT PRIMARY KEY, published_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sensor_counts (
+    table_id TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    sensor TEXT NOT NULL,
+    bounces INTEGER NOT NULL,
+    PRIMARY KEY (table_id, game_id, sensor)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS used_commands (
     table_id TEXT NOT NULL,
     command_id TEXT NOT NULL,
@@ -523,6 +530,37 @@ class Journal:
                 (self.table, str(command_id), self.table, str(command_id)),
             ).fetchone()
         return row is not None
+
+    # ----- sensor statistics (not game input: never replayed) --------------------------------
+    def add_sensor_counts(self, game_id: str, bounces: Mapping[str, int]) -> None:
+        """Add ``bounces`` (sensor -> bounces counted since the last call) to game ``game_id``'s totals.
+
+        Statistics for the history's sensor table (``controller/bounce_ledger.py``), written
+        now and then, never on a decision's path. A new table in schema 1, like ``used_commands``.
+        """
+        rows = [(self.table, str(game_id), str(sensor), int(n)) for sensor, n in sorted(bounces.items()) if n > 0]
+        if not rows:
+            return
+        with self._lock:
+            self._check_open()
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT INTO sensor_counts VALUES (?, ?, ?, ?) ON CONFLICT (table_id, game_id, sensor) "
+                    "DO UPDATE SET bounces = bounces + excluded.bounces", rows)
+
+    def sensor_counts(self) -> list[tuple[str, str, int]]:
+        """``(game_id, sensor, bounces)`` for every game and sensor of this table with bounces journalled."""
+        with self._lock, self._reading():
+            self._check_open()
+            try:
+                rows = self._db.execute(
+                    "SELECT game_id, sensor, bounces FROM sensor_counts WHERE table_id = ? ORDER BY game_id, sensor",
+                    (self.table,)).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return []  # a journal no controller of this version has opened yet: none counted
+                raise
+        return [(str(g), str(s), int(n)) for g, s, n in rows]
 
     def integrity_check(self) -> str:
         """``"ok"``, or SQLite's description of what is damaged, plus any seq gap."""

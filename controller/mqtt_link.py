@@ -57,6 +57,11 @@ EVENT_KEYS = ("seq", "table", "type", "time", "data")  # never anything private 
 MARK_EVERY_S = 1.0
 RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
 FOREIGN_LOG_EVERY_S = 60.0
+# Refusals answered per second (a token bucket): anyone on the broker can send commands that the
+# checker refuses, and each answer goes to every panel (they all read reply/+). Past this, a refused
+# command gets no answer and no log line, only a count (refusals_unanswered in health).
+REFUSAL_REPLIES_PER_S = 20.0
+REFUSAL_REPLIES_BURST = 40.0
 
 
 class OutboxJournal(Protocol):
@@ -142,6 +147,13 @@ class MqttLink:
         self._restored = 0
         self._restored_at: dict[str, float] = {}
         self._foreign_logged_at = -1e9
+        self._refusal_budget = REFUSAL_REPLIES_BURST  # see _may_answer_refusal
+        self._refusal_at = time.monotonic()
+        self._refusals_unanswered = 0
+        self._refusal_logged_at = -1e9
+        self._retained_commands_cleared = 0  # retained messages on our command topics, deleted unanswered
+        self._status_foreign = False  # someone else's status is retained: publish ours again
+        self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
         self._sent_seq = journal.published_seq()
@@ -228,7 +240,7 @@ class MqttLink:
     def set_status(self, **extra: Any) -> None:
         """Change fields of the ``online`` status (e.g. the game) and republish it if connected."""
         if self.status.update(**extra) and self.connected:
-            self.client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
+            self._publish_status()
 
     def retained(self, topic: str) -> bytes | None:
         return self._retained.get(topic)
@@ -421,6 +433,16 @@ class MqttLink:
         if later:
             with self._lock:
                 self._foreign |= later
+        with self._lock:
+            status, self._status_foreign = self._status_foreign, False
+        if status:
+            if now - self._restored_at.get(self.topics.status, -1e9) < RESTORE_EVERY_S:
+                with self._lock:
+                    self._status_foreign = True  # the worker's next round takes it
+            else:
+                self._restored_at[self.topics.status] = now
+                self._restored += 1
+                self._publish_status()
 
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
@@ -494,7 +516,7 @@ class MqttLink:
                 # Not a re-subscribe over the plain one: Mosquitto 2.0 keeps the old options then.
                 self._watch(client)
         # Status is independent of the event order, so it may go straight out.
-        client.publish(self.topics.status, self.status.online(), qos=1, retain=True)
+        self._publish_status()
         self._ever_ready.set()
         self._wake_for_refresh()
 
@@ -502,7 +524,8 @@ class MqttLink:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
-                                                  self.topics.events, self.topics.private(0)[:-1] + "+")])
+                                                  self.topics.summary, self.topics.events,
+                                                  self.topics.private(0)[:-1] + "+")])
 
     def _wake_for_refresh(self) -> None:
         with self._lock:
@@ -516,6 +539,10 @@ class MqttLink:
         return pending
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not self._closed:
+            # Pushed off (another connection with our client id does that, and Mosquitto does not
+            # say so: the reason is "unspecified"): a run we took for ended may be alive after all.
+            self.status.forget_former()
         with self._lock:
             was = self._ready
             self._ready = False
@@ -568,9 +595,21 @@ class MqttLink:
         if not msg.topic.startswith(prefix):
             return
         name = msg.topic[len(prefix):]
+        if not msg.payload:
+            return  # a retained command being deleted (by us, below): nothing was sent
+        if msg.retain:
+            # The broker's copy of something once published retained on a command topic: never a
+            # live command (commands are not retained), and it would come back on every connection
+            # and to every subscriber. Delete it, unanswered (counted as a refusal without answer).
+            self.client.publish(msg.topic, b"", qos=1, retain=True)
+            with self._lock:
+                self._retained_commands_cleared += 1
+            return
         try:
             command = self._checker.check(name, bytes(msg.payload))
         except CommandRefused as exc:
+            if not self._may_answer_refusal():
+                return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
             self.reply(name, exc.command_id, False, error=str(exc))
             self._on_wake()
@@ -581,6 +620,26 @@ class MqttLink:
             self._on_wake()
             return
         self._on_command(command)
+
+    def _may_answer_refusal(self) -> bool:
+        """Whether one more refused command may be answered now (a token bucket, paho's thread only)."""
+        now = time.monotonic()
+        self._refusal_budget = min(REFUSAL_REPLIES_BURST,
+                                   self._refusal_budget + (now - self._refusal_at) * REFUSAL_REPLIES_PER_S)
+        self._refusal_at = now
+        if self._refusal_budget >= 1.0:
+            self._refusal_budget -= 1.0
+            return True
+        with self._lock:
+            self._refusals_unanswered += 1
+            count = self._refusals_unanswered
+            say = now - self._refusal_logged_at >= FOREIGN_LOG_EVERY_S
+            if say:
+                self._refusal_logged_at = now
+        if say:
+            log.warning("a flood of refused commands: %d left unanswered so far (at most %.0f refusals "
+                        "a second are answered)", count, REFUSAL_REPLIES_PER_S)
+        return False
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
@@ -602,11 +661,19 @@ class MqttLink:
     # ----- health ---------------------------------------------------------
     def _check_status(self, msg: mqtt.MQTTMessage) -> None:
         """A newer controller of this table on the broker: stop, and say why (``controller.mqtt_status``)."""
+        payload = bytes(msg.payload)
         with self._lock:
-            if self._conflict is not None or (msg.retain and self._connects <= 1):
-                return  # the status retained before our first connection may be a dead run's
-        reason = self.status.newer_run(bytes(msg.payload))
+            first = msg.retain and self._connects <= 1
+            if self._conflict is not None:
+                return
+        if first:
+            # The status retained before our first connection may be a dead run's: never a claim,
+            # and a dead run's statuses published again later are none either (note_former).
+            self.status.note_former(payload)
+            return
+        reason = self.status.newer_run(payload)
         if reason is None:
+            self._status_heard(payload)
             return
         with self._lock:
             self._conflict = self._last_error = reason
@@ -615,6 +682,30 @@ class MqttLink:
         self.client.disconnect()
         if self._on_conflict is not None:
             self._on_conflict(reason)
+
+    def _status_heard(self, payload: bytes) -> None:
+        """A status that is not a newer run's claim: put ours back unless it is our own echo.
+
+        The status subscription cannot be ``no_local`` (a second controller of the table
+        shares our client id, and Mosquitto tells local from foreign by client id), so our
+        own statuses come back here too. Anything else (a forged "offline", an older run's
+        genuinely signed status replayed, an empty message clearing it) would otherwise stay
+        retained: a panel or Home Assistant that starts later would take the table for
+        offline. Unsigned ones are already counted (``status_refused``).
+        """
+        with self._lock:
+            if self._closed or not self._ready or payload in self._own_statuses:
+                return
+            self._status_foreign = True
+            self._want_wake = True
+        self._on_wake()
+
+    def _publish_status(self) -> None:
+        """Publish our ``online`` status (retained), remembering it so its echo is told from others'."""
+        data = self.status.online()
+        with self._lock:
+            self._own_statuses.append(data)
+        self.client.publish(self.topics.status, data, qos=1, retain=True)
 
     def health(self) -> dict[str, Any]:
         with self._lock:
@@ -637,6 +728,9 @@ class MqttLink:
             # holds the token), and how often a retained one was put right by publishing ours again.
             "foreign_publications": self._foreign_count,
             "retained_restored": self._restored,
+            # Refused commands past the answering rate (a flood): neither answered nor logged.
+            "refusals_unanswered": self._refusals_unanswered,
+            "retained_commands_cleared": self._retained_commands_cleared,
         }
 
 

@@ -44,6 +44,7 @@ class RunStatus:
         self._host = socket.gethostname()
         self._extra = dict(extra or {})
         self._lock = threading.Lock()
+        self._former: set[str] = set()  # runs this one replaced: never a newer run, whatever their clock said
 
     def update(self, **extra: Any) -> bool:
         """Change fields of the ``online`` payload (e.g. the game); False if nothing changed."""
@@ -65,6 +66,34 @@ class RunStatus:
         return dumps(signed_status(self._token, self.table, {
             "state": "offline", "table": self.table, "instance": self.instance, "since": self.since}))
 
+    def note_former(self, payload: bytes) -> None:
+        """The status retained at our first connection: if it is a run's signed "offline", that run
+        ended before this one began, so no status of it may ever stop this run.
+
+        Its ``since`` may still be later than ours (a Pi without a real-time clock starts behind),
+        and its statuses stay on record: anyone could otherwise publish one again, live, and this
+        run would stop for good (status 3 is not restarted). A former run still alive has "online"
+        there, not "offline": it is not noted, and the older of the two stops as before.
+        """
+        try:
+            status = loads_utf8(payload) if payload else None
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(status, dict) or status.get("state") != "offline" \
+                or not verify_status(self._token, self.table, status):
+            return
+        other = status.get("instance")
+        if isinstance(other, str) and other != self.instance:
+            with self._lock:
+                self._former.add(other)
+
+    def forget_former(self) -> None:
+        """The link dropped: perhaps another connection took our session (our client id), so a run we
+        took for ended may be alive after all (two controllers given one table id). From here the
+        older of the two stops as before, whatever the replays."""
+        with self._lock:
+            self._former.clear()
+
     def newer_run(self, payload: bytes) -> str | None:
         """Why this run must stop, if ``payload`` is a status of a newer run of the table; else None."""
         if not payload:
@@ -80,6 +109,9 @@ class RunStatus:
         other, since = status.get("instance"), status.get("since")
         if not isinstance(other, str) or other == self.instance:
             return None
+        with self._lock:
+            if other in self._former:
+                return None  # a run that had ended before this one began (note_former)
         if isinstance(since, bool) or not isinstance(since, (int, float)):
             return None
         if (since, other) < (self.since, self.instance):

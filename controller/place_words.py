@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.games.dogs import square_words
 from controller.games.superstition import space_words
-from controller.games.words import ordinal
+from controller.games.words import ordinal_word as ordinal
 
 __all__ = ["dogs_square", "in_words", "ordinal", "superstition_space"]
 

@@ -84,6 +84,18 @@ def verify(token: str, payload: Mapping[str, Any]) -> bool:
     return hmac.compare_digest(auth, sign(token, payload))
 
 
+def same_secret(typed: str | bytes, secret: str | bytes) -> bool:
+    """Whether ``typed`` is ``secret``, in a time that tells nothing of ``secret``, its length included.
+
+    ``hmac.compare_digest`` is constant-time only for inputs of one length: given a guess of
+    another length it returns at once, so the time of a wrong guess tells the secret's length.
+    Comparing their SHA-256 digests (always 32 bytes) leaves nothing to tell.
+    """
+    a = typed.encode() if isinstance(typed, str) else typed
+    b = secret.encode() if isinstance(secret, str) else secret
+    return hmac.compare_digest(hashlib.sha256(a).digest(), hashlib.sha256(b).digest())
+
+
 def loads_utf8(raw: bytes) -> Any:
     """JSON from UTF-8 bytes only; ValueError says why not.
 
@@ -170,14 +182,16 @@ PAD_REPLY = 4096
 """A sealed reply (the verdict, an error or an accepted move's public events) is padded to this."""
 
 
-def padded(data: bytes, unit: int) -> bytes:
-    """``data`` (JSON text) with spaces after it up to the next multiple of ``unit`` (at least one).
+def padded(data: bytes, unit: int, at_least: int = 0) -> bytes:
+    """``data`` (JSON text) with spaces after it up to the next multiple of ``unit`` (at least one)
+    that is also at least ``at_least``.
 
     JSON allows white space after a value, so the padded text still parses as it is and
     the reader needs no length field. The length tells only how many ``unit`` it spans;
-    the units are chosen so that every real payload of a kind spans one.
+    the units are chosen so that every real payload of a kind spans one, and ``at_least``
+    (from public facts only) makes it span as many as the public facts say when it is bigger.
     """
-    size = max(1, -(-len(data) // unit)) * unit
+    size = max(1, -(-max(len(data), at_least) // unit)) * unit
     return data + b" " * (size - len(data))
 
 
@@ -187,11 +201,11 @@ def _key(token: str, table: str, seat: int) -> bytes:
     ).derive(token.encode())
 
 
-def _encrypt(key: bytes, aad: bytes, obj: Any, pad_unit: int) -> str:
+def _encrypt(key: bytes, aad: bytes, obj: Any, pad_unit: int, at_least: int = 0) -> str:
     """``obj`` (plain JSON), padded (:func:`padded`), under AES-GCM: base64 of a random 12-byte nonce
     and the ciphertext."""
     nonce = os.urandom(12)
-    data = padded(json.dumps(obj, separators=(",", ":")).encode(), pad_unit)
+    data = padded(json.dumps(obj, separators=(",", ":")).encode(), pad_unit, at_least)
     return base64.b64encode(nonce + AESGCM(key).encrypt(nonce, data, aad)).decode()
 
 
@@ -201,9 +215,17 @@ def _decrypt(key: bytes, aad: bytes, sealed: str) -> Any:
     return json.loads(AESGCM(key).decrypt(raw[:12], raw[12:], aad))
 
 
-def seal(token: str, table: str, seat: int, obj: Any) -> str:
-    """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string."""
-    return _encrypt(_key(token, table, seat), f"{table}/{seat}".encode(), obj, PAD_VIEW)
+def seal(token: str, table: str, seat: int, obj: Any, *, public_size: int = 0) -> str:
+    """Encrypt ``obj`` (plain JSON) for one seat; returns a base64 string.
+
+    ``public_size`` is the length of the public state published with it. On a big board a view
+    passes :data:`PAD_VIEW`, and a seat's own parts (its hand) could tip it into one more unit than
+    another seat's. Padded to at least ``public_size``, every seat's view of one state spans the
+    units the public state says, whatever it holds: a view is the public view plus the seat's own
+    parts, the state the public view plus every seat's public moves and more, and in play (boards of
+    9 to 159 rows, 2 to 4 players) a view was always at least 900 bytes shorter than its state.
+    """
+    return _encrypt(_key(token, table, seat), f"{table}/{seat}".encode(), obj, PAD_VIEW, public_size)
 
 
 def unseal(token: str, table: str, seat: int, sealed: str) -> Any:

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controller.bounce_ledger import BounceLedger
 from controller.broker import BrokerChoice
 from controller.config import Config
 from controller.mqtt_link import Command, MqttLink
@@ -133,6 +134,7 @@ class Service:
         self._commands = CommandHandler(self)
         self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
         self.effects = TableEffects(self)  # cues and Home Assistant, in a thread of their own
+        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/bounce_ledger.py)
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
@@ -203,6 +205,7 @@ class Service:
             if self._lock.acquire(timeout=timeout):
                 try:
                     self._inline = False
+                    self.flush_bounces(force=True)  # the last counts, before the sensors close
                     if self.link is not None and not self._worker.is_alive():
                         self.views.refresh()
                 except Exception:  # noqa: BLE001 - stopping goes on
@@ -443,6 +446,7 @@ class Service:
             if changed:
                 self.views.refresh()
             self.views.maybe_health(time.monotonic())
+            self.flush_bounces()
             self.effects.tick()
             self.link.flush(persist=self._queue.empty())
         except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
@@ -482,7 +486,20 @@ class Service:
             return False
         if any(e.get("type") == "mismatch" for e in (outcome.events or [])):
             self._counters["mismatches"] += 1
+            self.bounces.due = True  # a maker looks at the sensors now: their bounces go in the journal
         return True
+
+    def flush_bounces(self, force: bool = False) -> None:
+        """Journal the hub's new bounce counts against the running game (under the decision lock)."""
+        if self.hub is None or self.journal is None or self.referee is None:
+            return
+        try:
+            if force:
+                self.bounces.flush(self.hub, self.journal, self.referee.game_id)
+            else:
+                self.bounces.maybe_flush(self.hub, self.journal, self.referee.game_id)
+        except Exception:  # noqa: BLE001 - statistics never stop the referee; the next flush tries again
+            log.exception("could not journal the sensors' bounce counts")
 
     def _reconcile(self) -> bool:
         self._reconcile_pending = False

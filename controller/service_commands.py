@@ -67,6 +67,8 @@ class CommandHandler:
             service.link.reply(cmd.name, cmd.id, False,
                                error=f"the journal cannot be written, so the command was not taken: {exc}")
             return False
+        if cmd.name == "new_game" or (cmd.name == "history" and cmd.payload.get("op") == "sensors"):
+            service.flush_bounces(force=True)  # the bounces so far: the game that ends, or the table asked for
         if cmd.name == "history":
             gm_commands.start_history(service, cmd)  # answered from its own thread (controller/gm_commands.py)
             return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from controller.service import Service
 
 log = logging.getLogger(__name__)
+
+CONFIG_RESTORE_EVERY_S = 0.25  # as the link's retained topics: a flood gets a few answers a second
 
 
 class TableEffects:
@@ -37,6 +40,9 @@ class TableEffects:
         self._lock = threading.Lock()
         self._announced: tuple[str | None, int] | None = None  # (game, connection) last announced on
         self._config: bytes | None = None  # the discovery config last announced
+        self._config_restored_at = -1e9  # when a forged config was last put right
+        self._config_forged = False  # one was left for the worker (see _on_config)
+        self.config_restored = 0
         self.discovery: Discovery | None = None
         self.player: EffectsPlayer | None = None
         self._pending: list[dict[str, Any]] = []  # decided, not yet offered: see hand_over()
@@ -51,6 +57,9 @@ class TableEffects:
                                    lambda topic, data, retain: link.publish_now(topic, data, qos=1, retain=retain))
         if ha.discovery:
             link.listen(self.discovery.birth_topic, self._on_birth)
+            # Home Assistant cannot check a signature: a forged config could point the table's
+            # entities at anyone's topics. Ours is put back when someone else's lands there.
+            link.listen(self.discovery.config_topic, self._on_config)
         else:
             # Discovery turned off: a config retained by an earlier run is removed, so the
             # entities go from Home Assistant too. Nothing is written where there is none.
@@ -136,11 +145,19 @@ class TableEffects:
         if self.discovery is None or link is None or not self._service.config.homeassistant.discovery:
             return
         key = (self._game(), int(link.health()["connects"]))
+        with self._lock:
+            forged, self._config_forged = self._config_forged, False
+        if forged and self._config is not None:
+            self._on_config(b"", False)  # a flood's last forgery, put right (at most 4 times a second)
         if key == self._announced or not link.connected:
             return
         config = self.discovery.config(key[0])
+        # Known as ours before it goes out: its echo must not look like someone else's (_on_config).
+        previous, self._config = self._config, config
         if self.discovery.publish_config(config):
-            self._announced, self._config = key, config
+            self._announced = key
+        else:
+            self._config = previous
 
     def _on_birth(self, payload: bytes, retained: bool) -> None:
         # paho's thread: Home Assistant (re)started and forgot what it was told
@@ -148,10 +165,25 @@ class TableEffects:
         if payload.strip() == b"online" and self.discovery is not None and config is not None:
             self.discovery.publish_config(config)
 
+    def _on_config(self, payload: bytes, retained: bool) -> None:
+        # paho's thread: our own config comes back as it is; anything else is someone else's
+        config = self._config
+        if config is None or payload == config or self.discovery is None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            if now - self._config_restored_at < CONFIG_RESTORE_EVERY_S:
+                self._config_forged = True  # a flood: the worker's next round puts it back
+                return
+            self._config_restored_at = now
+            self.config_restored += 1
+        self.discovery.publish_config(config)
+
     def _on_old_config(self, payload: bytes, retained: bool) -> None:
         if payload and self.discovery is not None:
             self.discovery.remove()
 
     def health(self) -> dict[str, Any]:
         counters = dict(self.player.counters) if self.player is not None else {}
-        return {"enabled": self._enabled, "error": self._errors.get(self._game() or ""), **counters}
+        return {"enabled": self._enabled, "error": self._errors.get(self._game() or ""), **counters,
+                "discovery_restored": self.config_restored}  # someone else's discovery config, put right

@@ -62,6 +62,8 @@ class ServiceViews:
             # A hardware failure holds play like a mismatch, so it shows where a mismatch shows.
             state["mismatch"] = self._halt_shown
         link.set_retained(topics.state, state)
+        # Public, so the sealed views' lengths may follow it (security.seal): never a secret's.
+        public_size = len(json.dumps(state, sort_keys=True).encode())
         views = service.referee.private_views()
         seq = service.journal.last_seq()
         for seat, view in views.items():
@@ -69,7 +71,7 @@ class ServiceViews:
             if self._private_plain.get(seat) == plain:
                 continue  # sealing is randomised: only reseal what really changed
             self._private_plain[seat] = plain
-            sealed = seal(service._token, service.table, seat, view)
+            sealed = seal(service._token, service.table, seat, view, public_size=public_size)
             link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
         for seat in range(MAX_SEATS):
             if seat not in views and (seat in self._private_seats or not service._started):

@@ -39,6 +39,8 @@ def build_summary(state: Mapping[str, Any], sensors: Mapping[str, str]) -> dict[
         "winners": " and ".join(winners) if winners else "nobody yet",
         "mismatch": mismatch is not None,
         "mismatch_text": (mismatch or {}).get("message") or "The board matches the game.",
+        # The club list shows a paused table from its summary alone (it reads no state it does not show).
+        "paused": bool(gm.get("paused")) if isinstance(gm := state.get("gm"), Mapping) else False,
     }
     if game == "terror":
         view = state.get("view") or {}

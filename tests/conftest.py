@@ -6,6 +6,7 @@ Mosquitto is required, not optional: if it cannot be started the fixture fails
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
 import subprocess
@@ -19,10 +20,31 @@ import pytest
 MOSQUITTO_CANDIDATES = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto")
 
 
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port below the kernel's ephemeral range.
+
+    Port 0 hands out a port from the ephemeral range, the same range every outgoing
+    connection takes its local port from: a broker stopped and started again on its port
+    (the outage tests) was seen to find it taken by some client's connection meanwhile.
+    """
+    rng = random.SystemRandom()
+    high = min(_ephemeral_low(), 65536) - 1
+    for _ in range(200):
+        port = rng.randint(20000, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and the ephemeral range")
 
 
 def mosquitto_binary() -> str:

@@ -66,6 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gravekeeper_login_guard"] = JoinGuard(allowed=TABLE_LOGIN_FAILURES_ALLOWED)
 
     from .views import boards, control, effects, history, player, selftest, tables
+    from .views.common import release_held
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(control.bp)
@@ -74,6 +75,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(history.bp)
     app.register_blueprint(effects.bp)
     app.register_blueprint(boards.bp)
+
+    @app.teardown_request
+    def _release_tables(exc: BaseException | None) -> None:
+        release_held(view)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

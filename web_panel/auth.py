@@ -9,13 +9,14 @@ seat are also kept on disk, so a restarted panel still knows them.
 
 from __future__ import annotations
 
-import hmac
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 
 from flask import abort, current_app, g, request, session
+
+from controller.security import same_secret
 
 SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000
@@ -187,7 +188,7 @@ def check_csrf() -> None:
     """Abort with 403 unless the request carries this session's CSRF token."""
     sess = current_session(create=False)
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
-    if sess is None or not hmac.compare_digest(sent.encode(), sess.csrf.encode()):
+    if sess is None or not same_secret(sent, sess.csrf):
         abort(403, description="missing or wrong CSRF token: reload the page and try again")
 
 
@@ -198,7 +199,7 @@ def control_token(table: str) -> str | None:
         return None
     typed = sess.tokens.get(table)
     configured = current_app.extensions["gravekeeper_settings"].token_for(table)
-    if typed is not None and configured is not None and not hmac.compare_digest(typed.encode(), configured.encode()):
+    if typed is not None and configured is not None and not same_secret(typed, configured):
         return None  # a login kept from before the token was replaced (``--new-token``) no longer counts
     return typed
 

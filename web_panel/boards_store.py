@@ -57,11 +57,22 @@ KINDS: dict[str, Kind] = {k.key: k for k in (
 
 
 class BoardError(ValueError):
-    """A document or a request about one is refused; ``at`` points at the entry (see BadGameData)."""
+    """A document or a request about one is refused; ``at`` points at the entry (see BadGameData).
 
-    def __init__(self, message: str, at: dict[str, Any] | None = None) -> None:
+    The message names the file's entry (for whoever edits the file by hand); ``reason`` says the same
+    in a person's words, for the editor's status line and the note at the cell.
+    """
+
+    def __init__(self, message: str, at: dict[str, Any] | None = None, reason: str | None = None) -> None:
         super().__init__(message)
         self.at = at
+        self.reason = reason or _sentence(message)
+
+
+def _sentence(message: str) -> str:
+    """The panel's own refusals are already plain words: only make a sentence of them."""
+    text = message.strip()
+    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")) if text else text
 
 
 def kind_of(key: str) -> Kind:
@@ -101,20 +112,21 @@ def validate(kind: Kind, doc: Any) -> None:
     try:
         if kind.key == "terror-board":
             if not isinstance(doc, dict):
-                raise BadGameData("board: the board must be a JSON object")
+                raise BadGameData("board: the board must be a JSON object", reason="This file is not a Terror board.")
             load_board(doc)
         elif kind.key == "terror-cards":
             if not isinstance(doc, dict):
-                raise BadGameData("cards: the deck must be an object with a 'cards' list")
+                raise BadGameData("cards: the deck must be an object with a 'cards' list",
+                                  reason="This file is not a card mix.")
             load_deck(doc)
         elif kind.key == "superstition-board":
             parse_board(doc, where="board")
         else:
             parse_tiles(doc, "tiles")
     except BadGameData as exc:
-        raise BoardError(str(exc), getattr(exc, "at", None)) from None
+        raise BoardError(str(exc), exc.at, exc.reason) from None
     except (TypeError, RecursionError) as exc:  # a loader meeting a shape it never expected
-        raise BoardError(f"{kind.option}: not a {kind.title} ({exc})") from None
+        raise BoardError(f"{kind.option}: not a {kind.title} ({exc})", reason=f"This file is not a {kind.title}.") from None
 
 
 class BoardStore:

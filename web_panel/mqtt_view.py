@@ -1,10 +1,13 @@
-"""The panel's picture of the broker: the latest retained topics of every table.
+"""The panel's picture of the broker: every table's line of the list, and the tables someone watches.
 
-One paho-mqtt 2 client subscribes to every table under the base topic, keeps
-the last retained ``status``, ``state``, ``sensors``, ``health`` and sealed
-``private/<seat>`` of each, plus a short log of recent events, and fans every
-change out to the SSE clients watching that table. It also sends signed
-commands and waits for their replies.
+One paho-mqtt 2 client subscribes to what the club list shows of every table
+under the base topic (its retained ``status`` and ``summary``), and to a
+table's full traffic only while a page, stream or request of that table needs
+it (``web_panel.interest``: held, then released after a linger). For a watched
+table it keeps the last retained ``state``, ``sensors``, ``health`` and sealed
+``private/<seat>``, plus a short log of the events since it was first watched,
+and fans every change out to the SSE clients watching that table. It also
+sends signed commands and waits for their replies.
 
 An ``act`` for a seat is sent sealed for that seat (``controller.security.
 seal_command``) and its reply opened here, so a spectator on the broker never
@@ -30,7 +33,8 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +46,7 @@ from controller.publication import PublicationError, Stamp
 from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
 
 from .fanout import Item, Subscriber
+from .interest import LIST_KINDS, Subscriptions, list_filters
 from .settings import TABLE_ID_RE, PanelSettings
 from .trust import SIGNED_KINDS, Vouching
 
@@ -51,8 +56,12 @@ RETAINED_KINDS = ("status", "state", "sensors", "health")
 # A retained state older than this by the table's stamp is not aged by it: the outcome windows are at
 # most two minutes (referee.skull_window_ms), so the clocks of the panel and the table disagree.
 MAX_RETAINED_AGE_S = 300.0
+TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
+# How long the first request for a table waits for its retained topics after subscribing. The broker
+# sends them right away; under load they can queue behind other messages, so a little margin.
+RETAINED_WAIT_S = 3.0
 
 
 class CommandTimeout(TimeoutError):
@@ -110,14 +119,16 @@ class TableView:
             "game": state.get("game") or glance.get("game") or status.get("game"),
             # What people read: the game's title (the id stays in "game" for machines).
             "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
-            "players": state.get("players") or [],
+            "players": state.get("players") or _names(glance.get("players")),
             "turn": _text(glance.get("turn")) or _turn(state),
             "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
             "over": bool(state.get("over") if self.state is not None else glance.get("over")),
             "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
             "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
-            "paused": bool((state.get("gm") or {}).get("paused")),  # the game master paused it
+            # the game master paused it
+            "paused": bool((state.get("gm") or {}).get("paused")) if self.state is not None
+            else glance.get("paused") is True,
         }
 
 
@@ -161,8 +172,17 @@ def _turn(state: dict[str, Any]) -> str | None:
     return _text(players[seat]) if 0 <= seat < len(players) else None
 
 
+def _names(value: Any) -> list[str]:
+    """The players from a summary, which words them as one line ("Ann, Bo")."""
+    return [name for name in value.split(", ") if name] if isinstance(value, str) else []
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _seat(text: str) -> int:
+    return int(text) if text.isdigit() else -1
 
 
 def room_of(table: str) -> str | None:
@@ -184,16 +204,19 @@ class MqttView:
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str]] = {}  # id -> done, reply, token
+        # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
         self._last_resync: dict[str, float] = {}
+        self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
+        self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
         self.connected = threading.Event()
         self.changed = threading.Condition(self._lock)  # notified after every message and link change
         self.bad_messages = 0
         self.vouching = Vouching(settings.token_for)
         self._closed = False
-        self._client = mqtt5.new_client(client_id or f"gk-panel-{uuid.uuid4().hex[:12]}",
-                                        mqtt5=settings.broker_mqtt5)
+        self.client_id = client_id or f"gk-panel-{uuid.uuid4().hex[:12]}"
+        self._client = mqtt5.new_client(self.client_id, mqtt5=settings.broker_mqtt5)
         if settings.broker_username is not None:
             self._client.username_pw_set(settings.broker_username, settings.broker_password)
         if settings.broker_tls:
@@ -202,6 +225,11 @@ class MqttView:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        # Which tables' full traffic is subscribed (web_panel.interest).
+        self.subscriptions = Subscriptions(self._client, self.base, self.client_id, self.connected,
+                                           settings.table_linger, self._forget_traffic, self._notify)
+        self._client.on_subscribe = self.subscriptions.on_subscribe
+        self._client.on_unsubscribe = self.subscriptions.on_unsubscribe
 
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
@@ -218,6 +246,7 @@ class MqttView:
                 return
             self._closed = True
             subscribers = [s for subs in self._subscribers.values() for s in subs]
+        self.subscriptions.close()
         for sub in subscribers:
             sub.close()
         self._client.disconnect()
@@ -233,15 +262,18 @@ class MqttView:
         if isinstance(sock, socket.socket):
             # paho leaves Nagle on; with delayed ACKs that costs 40 ms per small message.
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        b = self.base
-        client.subscribe([(f"{b}/+/{kind}", 1) for kind in (*RETAINED_KINDS, "events", "summary")]
-                         + [(f"{b}/+/private/+", 1), (f"{b}/+/reply/+", 1), (f"{b}/+/effects", 0)])
+        # Every table's list topics; the full traffic only of the tables someone watches (a clean
+        # session has no subscriptions left from before a reconnect).
+        client.subscribe(list_filters(self.base))
+        # Connected first: a table held from now on subscribes by itself (at worst twice, harmless).
         self.connected.set()
+        self.subscriptions.connected()
         self._notify()
         self._broadcast_all(("link", {"broker": "connected"}))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
+        self.subscriptions.disconnected()
         self._notify()
         if not self._closed:
             self._broadcast_all(("link", {"broker": "disconnected"}))
@@ -282,6 +314,8 @@ class MqttView:
             return
         table, kind = parts[0], parts[1]
         rel = "/".join(parts[1:])
+        if kind not in LIST_KINDS and self.subscriptions.released(table):
+            return  # sent before the broker took this panel's unsubscribe: nobody watches it now
         # With the table's token, only what the table signed counts (web_panel.trust).
         vouched = kind in SIGNED_KINDS and self.vouching.holds(table)
         status_vouched = kind == "status" and len(parts) == 2 and self.vouching.holds(table)
@@ -342,7 +376,7 @@ class MqttView:
         if kind == "reply" and len(parts) == 3:
             self._on_reply(data)
         elif kind == "private" and len(parts) == 3:
-            if self._fresh(table, rel, stamp):
+            if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)
         elif kind == "events" and len(parts) == 2:
             self._on_event(table, data, stamp)
@@ -353,7 +387,7 @@ class MqttView:
             if isinstance(data.get("cues"), list) and self._fresh(table, rel, stamp):
                 self._broadcast(table, ("effects", data))  # passing cues: played now or never, not kept
         elif kind in RETAINED_KINDS and len(parts) == 2:
-            if not self._fresh(table, rel, stamp):
+            if not self._fresh(table, rel, stamp, missing=self._missing(table, kind)):
                 return
             with self._lock:
                 view = self._table(table)
@@ -394,18 +428,51 @@ class MqttView:
                                                                                             "gone": True}
         self._broadcast(LIST, ("table", line))
 
-    def _fresh(self, table: str, topic: str, stamp: Stamp | None) -> bool:
-        """Whether a verified message is newer than the last one taken; an older one is refused."""
+    def _fresh(self, table: str, topic: str, stamp: Stamp | None, missing: bool = False) -> bool:
+        """Whether a verified message is newer than the last one taken; an older one is refused.
+
+        ``missing``: the picture lacks this topic (dropped when nobody watched the table), so the
+        same message as the last one taken, sent again on a new subscription, is taken again.
+        """
         if stamp is None:
             return True  # not checked: the panel holds no token for this table
         try:
-            return self.vouching.take(table, topic, stamp)
+            return self.vouching.take(table, topic, stamp) or missing
         except PublicationError as exc:
             self._refuse(table, topic, exc)
             return False
 
+    def _missing(self, table: str, kind: str) -> bool:
+        with self._lock:
+            view = self._tables.get(table)
+            return view is None or getattr(view, kind) is None
+
     def _refuse(self, table: str, topic: str, exc: PublicationError) -> None:
         self.vouching.refuse(table, topic, exc)
+        # Anyone can publish thousands of forgeries a second: each page is told of them at most
+        # TRUST_EVERY_S apart (the last count always arrives), not once per forgery.
+        now = time.monotonic()
+        with self._lock:
+            wait = self._trust_at.get(table, -1e9) + TRUST_EVERY_S - now
+            if wait > 0:
+                if table in self._trust_due:
+                    return  # already on its way
+                self._trust_due.add(table)
+            else:
+                self._trust_at[table] = now
+        if wait > 0:
+            timer = threading.Timer(wait, self._tell_trust, (table,))
+            timer.daemon = True
+            timer.start()
+            return
+        self._broadcast(table, ("trust", self.vouching.describe(table)))
+
+    def _tell_trust(self, table: str) -> None:
+        with self._lock:
+            self._trust_due.discard(table)
+            self._trust_at[table] = time.monotonic()
+            if self._closed:
+                return
         self._broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _table(self, table: str) -> TableView:
@@ -510,6 +577,64 @@ class MqttView:
             self._client.publish(f"{self.base}/{table}/{kind}", b"", qos=1, retain=True)
         self._list_changed(table)  # the club list's streams drop its line now
         return True
+
+    # ----- which tables are watched (web_panel.interest) ----------------------------------
+    def hold(self, table: str, timeout: float = RETAINED_WAIT_S) -> None:
+        """Subscribe to ``table``'s full traffic (once, however many hold it) and wait for its picture.
+
+        The first hold subscribes, then waits until the table's retained topics are in (or
+        ``timeout``), so the first page or API answer is complete, not empty. Every hold needs its
+        :meth:`release`. Without a broker there is nothing to wait for: the picture fills in once
+        the panel connects.
+        """
+        ready = self.subscriptions.hold(table)  # counted even when closing: every hold meets its release
+        if self._closed or not self.connected.is_set():
+            return
+        deadline = time.monotonic() + timeout
+        ready.wait(timeout)
+        # The broker sends the retained messages before it answers the barrier; under load a few may
+        # queue behind other messages: an online table without its state yet is waited for a bit more.
+        self.wait_until(lambda: not self._awaits_state(table), max(0.0, deadline - time.monotonic()))
+
+    def release(self, table: str) -> None:
+        """One holder of ``table`` fewer; after the last, and the linger, its traffic is unsubscribed."""
+        self.subscriptions.release(table)
+
+    @contextmanager
+    def holding(self, table: str) -> Iterator[None]:
+        self.hold(table)
+        try:
+            yield
+        finally:
+            self.release(table)
+
+    def watched(self) -> list[str]:
+        """The tables whose full traffic this panel subscribes to now: watched, lingering, or
+        unsubscribed but not yet confirmed by the broker."""
+        return self.subscriptions.watched()
+
+    def _awaits_state(self, table: str) -> bool:
+        with self._lock:
+            view = self._tables.get(table)
+            return view is not None and view.state is None and (view.status or {}).get("state") == "online"
+
+    def _forget_traffic(self, table: str) -> None:
+        """Nobody watched ``table`` for the linger, and its traffic is being unsubscribed.
+
+        Its line of the list stays, from its ``status`` and ``summary``; its state, sensors, health,
+        sealed views and event log go, since nothing would keep them current.
+        """
+        with self._lock:
+            view = self._tables.get(table)
+            if view is not None:
+                view.state = view.sensors = view.health = None
+                view.sealed.clear()
+                view.events.clear()
+                view.last_seq = None
+                view.game = None
+                if view.status is None and view.glance is None:
+                    del self._tables[table]
+        self._list_changed(table)
 
     # ----- reading ------------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
@@ -623,17 +748,27 @@ class MqttView:
     def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                  timeout: float | None) -> dict[str, Any]:
         """Publish the signed fields ``build(id)`` under a new id and wait for that id's reply."""
+        with self.holding(table):  # its replies come on its own topics
+            return self._command_held(table, name, build, token, timeout)
+
+    def _command_held(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
+                      timeout: float | None) -> dict[str, Any]:
         cmd_id = uuid.uuid4().hex
         done = threading.Event()
         box: list[dict[str, Any]] = []
+        unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token)
+            self._pending[cmd_id] = (done, box, token, unsigned)
             self.changed.notify_all()
         try:
             payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
+                with self._lock:
+                    refusal = unsigned[0] if unsigned else None
+                if refusal is not None:
+                    return refusal  # no signed answer came: the table's own refusal of our token, likely
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
             return box[0]
         finally:
@@ -648,12 +783,19 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token = pending
+        done, box, token, unsigned = pending
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
-        # so that one refusal is taken unsigned (a forger can at most repeat it).
-        refused_token = data.get("ok") is False and str(data.get("error", "")).startswith("not authorised")
-        if not verify(token, data) and not refused_token:
+        # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and
+        # faster than the table: taken at once, it would show a move the table made as refused (and
+        # the player would make it again). So it is kept aside and shown only if no signed answer
+        # comes before the command's timeout.
+        if not verify(token, data):
+            if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
+                with self._lock:
+                    if not unsigned:
+                        unsigned.append({k: v for k, v in data.items() if k != "auth"})
+                return
             log.warning("ignored a reply to command %s that the table did not sign", cmd_id)
             return
         if not done.is_set():

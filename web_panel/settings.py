@@ -46,6 +46,9 @@ class PanelSettings:
     secret_key: str | None = None
     command_timeout: float = 5.0
     event_log_size: int = 200
+    # How long a table's full traffic stays subscribed after its last page, stream or request is
+    # gone (web_panel/interest.py): long enough that a reload or a phone's reconnect costs nothing.
+    table_linger: float = 30.0
     state_dir: str | None = None  # where the secret key and the sessions are kept; None: in memory only
     home_table: str | None = None  # the table `gravekeeper run` serves: its join page is the one to print
     boards_dir: str | None = None  # where the board editor keeps owners' files; None: no saving
@@ -90,6 +93,9 @@ class PanelSettings:
         if isinstance(self.event_log_size, bool) or not isinstance(self.event_log_size, int) \
                 or not 1 <= self.event_log_size <= 10000:
             raise SettingsError("event_log_size must be an integer from 1 to 10000")
+        if isinstance(self.table_linger, bool) or not isinstance(self.table_linger, (int, float)) \
+                or not 0 <= self.table_linger <= 3600:
+            raise SettingsError("table_linger must be a number of seconds from 0 to 3600")
 
     def token_for(self, table: str) -> str | None:
         """The control token of ``table``: its own if mapped, else the common one."""

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response
 
 from .fanout import Item, encode_sse
-from .mqtt_view import MqttView
+from .mqtt_view import LIST, MqttView
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
 
@@ -28,13 +28,19 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     ``seq``). ``first`` adds items after the snapshot; ``filter_item`` may
     rewrite or drop each item (the player stream opens its own private view).
     ``snapshot=False`` sends changes only (the effects stream: cues are now or never).
+
+    A table's stream holds the table (``MqttView.hold``) while it runs: the panel subscribes to
+    the table's traffic for as long as someone watches it. The club list's stream holds nothing.
     """
 
     def generate() -> Iterator[str]:
         # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
         # gone before the first byte) never reaches the ``finally`` that unsubscribes.
         sub = view.subscribe(table)
+        held = table != LIST
         try:
+            if held:
+                view.hold(table)  # subscribed to first: nothing that arrives while it waits is lost
             # EventSource reconnects by itself; one second is quick without hammering.
             yield "retry: 1000\n\n"
             if snapshot:
@@ -62,6 +68,8 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                     yield it.text if isinstance(it, Item) else format_event(*it)
         finally:
             view.unsubscribe(sub)
+            if held:
+                view.release(table)
 
     return Response(
         generate(),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from controller.security import verify_status
 
 log = logging.getLogger(__name__)
 
+LOG_EVERY_S = 60.0
 SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects", "summary")
 REASONS = {
     "unsigned": "not signed",
@@ -43,6 +45,7 @@ class Vouching:
         self._keys: dict[str, bytes] = {}
         self._fresh: dict[str, Freshness] = {}
         self._refused: dict[str, Counter[str]] = {}
+        self._logged_at: dict[str, float] = {}  # table -> when a refusal was last logged
         self._status_since: dict[str, float] = {}  # table -> when the run of the newest status began
         self._lock = threading.Lock()
 
@@ -96,9 +99,18 @@ class Vouching:
             return self._fresh.setdefault(table, Freshness()).take(topic, stamp)
 
     def refuse(self, table: str, topic: str, exc: PublicationError) -> None:
+        now = time.monotonic()
         with self._lock:
-            self._refused.setdefault(table, Counter())[exc.kind] += 1
-        log.warning("panel: refused a message on table %r's %s: %s", table, topic, exc)
+            counts = self._refused.setdefault(table, Counter())
+            counts[exc.kind] += 1
+            # A flood of forgeries must not flood the log: the first, then one line a minute per table.
+            say = now - self._logged_at.get(table, -1e9) >= LOG_EVERY_S
+            if say:
+                self._logged_at[table] = now
+            total = sum(counts.values())
+        if say:
+            log.warning("panel: refused a message on table %r's %s: %s (%d refused so far)", table, topic, exc,
+                        total)
 
     def describe(self, table: str) -> dict[str, Any]:
         """What a page says about where the table's data comes from (plain words, and the counts)."""

@@ -45,14 +45,25 @@ class BadGameData(ValueError):
     [row, col]}`` for a dogs tile (``n`` from 0), ``{"entry": "..."}`` for a
     named entry such as a Superstition platform. ``None`` when the whole file
     is wrong.
+
+    ``reason`` is the same problem in a person's words, for the board editor's
+    status line and the note at the cell: no entry names, ids or
+    coordinates (the outline in the editor shows where). The message keeps
+    the entry's name, for logs, the terminal and whoever edits the file by
+    hand. Without a reason, :attr:`plain` falls back to the message.
     """
 
-    def __init__(self, message: str, at: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, at: dict[str, Any] | None = None, reason: str | None = None) -> None:
         super().__init__(message)
         self.at = at
+        self.reason = reason
+
+    @property
+    def plain(self) -> str:
+        return self.reason or str(self)
 
     def __reduce__(self) -> Any:
-        return (type(self), (str(self), self.at))
+        return (type(self), (str(self), self.at, self.reason))
 
 
 def _freeze(value: JSON) -> JSON:

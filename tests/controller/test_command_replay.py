@@ -216,3 +216,45 @@ def test_a_forged_newer_run_status_is_ignored_and_counted_and_a_real_one_still_w
         assert "another controller" in (svc.failure or "") and newer.failure is None
     finally:
         publisher.close()
+
+
+def test_game_master_commands_replayed_in_the_run_after_a_restart_or_at_another_table_are_refused(
+        mosquitto: Broker, make_service: MakeService, shm: Path) -> None:
+    """Pause, resume, a player's undo request, the referee's answer, undo and a correction: each is
+    spent once signed, and names its table, so a recording of it does nothing anywhere."""
+    t, other = "rp-gm", "rp-gm-other"
+    overrides = {"journal.path": str(shm / "gm.sqlite"), "table.game": "terror", "referee.board": "manual"}
+    svc = make_service(t, **overrides)
+    svc_other = make_service(other, **{"table.game": "terror", "referee.board": "manual"})
+    inputs_other = _inputs(svc_other)
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    at_other = Commander(mosquitto.host, mosquitto.port, BASE, other, TOKEN)
+    try:
+        captured: dict[str, tuple[str, bytes]] = {}
+        for name, body in (("pause", {"reason": "a break"}), ("resume", {}),
+                           ("act", {"action": ROLL_ANN}),
+                           ("undo_request", {"seat": 0}),
+                           ("undo_answer", {"seat": 0, "approve": False, "reason": "no"}),
+                           ("undo", {"reason": "a slip"}),
+                           ("correct", {"op": "trust_board", "reason": "the board is right"})):
+            cmd.call(name, body)  # accepted or refused by the game, its id is spent either way
+            captured[name] = (name, cmd.last_raw)
+
+        def all_refused(when: str) -> None:
+            inputs = _inputs(svc)
+            for label, (name, raw) in captured.items():
+                reply = _replay(cmd, name, raw)
+                assert reply["ok"] is False and "replayed command id" in reply.get("error", ""), (when, label, reply)
+            assert _inputs(svc) == inputs, when
+
+        all_refused("in the same run")
+        for name, raw in captured.values():
+            reply = _replay(at_other, name, raw)
+            assert reply["ok"] is False and "bad signature" in reply["error"], (name, reply)
+        assert _inputs(svc_other) == inputs_other
+        svc.stop()
+        svc = make_service(t, **overrides)
+        all_refused("after a restart")
+    finally:
+        cmd.close()
+        at_other.close()

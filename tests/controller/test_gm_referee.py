@@ -290,3 +290,81 @@ def test_home_assistant_knows_every_event_the_game_master_emits() -> None:
     emitted = set(re.findall(r'_event\("([a-z_]+)"', source)) | {"corrected"}
     assert emitted >= {"undone", "undo_requested", "undo_declined", "paused", "resumed", "mismatch"}
     assert emitted <= set(COMMON_EVENTS), sorted(emitted - set(COMMON_EVENTS))
+
+
+def test_pause_holds_a_tomb_between_positions_and_resume_gives_it_the_grace_it_had_left(tmp_path: Path) -> None:
+    """The tomb window: a slider on its way has a grace period; a pause stops it where it stood."""
+    clock = Clock()
+    ref = make_referee(tmp_path, clock, settings={"referee.tomb_grace_ms": 1000})
+    assert ref.reconcile(TERROR_REST).ok
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=seed_rolling("wolf")).ok
+    assert ref.act(Action("roll", 0)).ok
+    assert ref.observe(obs("tomb.wolf", "moving")).events == []  # on its way: no mismatch yet
+    left = ref.next_deadline()
+    assert left is not None and abs(left - 1.0) < 1e-6
+    clock.advance(400)
+    assert gm(ref, "pause", reason="the cat is on the board").ok
+    assert ref.next_deadline() is None
+    clock.advance(120_000)
+    assert ref.tick() is None and ref.mismatch is None  # stood still: not a mismatch
+    assert ref.state()["grace"] is None  # no countdown runs on the pages while paused
+    assert gm(ref, "resume").ok
+    left = ref.next_deadline()
+    assert left is not None and abs(left - 0.6) < 1e-6  # the 600 ms it had left, not the whole grace
+    assert ref.state()["grace"]["window_ms"] == 600  # and the pages count down from there
+    clock.advance(599)
+    assert ref.tick() is None
+    clock.advance(2)
+    late = ref.tick()
+    assert late is not None and ref.mismatch is not None and ref.mismatch["code"] == "tomb_moving"
+
+
+def drive_to_skull_window(ref: Referee) -> None:
+    """Play Terror (tomb slides on the board, the rest as commands) until the skull's window is open."""
+    import random
+
+    from tests.web_panel.test_e2e_games import terror_policy
+
+    for seed in range(40):
+        assert ref.new_game("terror", ["Ann", "Bo"], seed=seed).ok
+        rnd = random.Random(seed)
+        for _ in range(600):
+            state = ref.state()
+            if state["over"] or state["mismatch"]:
+                break
+            if state["expects"] and state["expects"][0]["kind"] == "skull_outcome":
+                return
+            assert ref.game is not None
+            action = terror_policy(ref.game, rnd)
+            if action.kind == "move_tomb":
+                out = ref.observe(obs(f"tomb.{action.params['tomb']}", action.params["to"]))
+            else:
+                out = ref.act(action)
+            assert out.ok, (action, out.error)
+    raise AssertionError("no skull attempt in 40 games")
+
+
+def test_pause_holds_the_skull_window_and_resume_lets_it_run_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clock = Clock()
+    ref = make_referee(tmp_path, clock, settings={"referee.skull_window_ms": 1500})
+    assert ref.reconcile(TERROR_REST).ok
+    drive_to_skull_window(ref)
+    window = 1.5 + ref.window_late_s
+    left = ref.next_deadline()
+    assert left is not None and abs(left - window) < 1e-6
+    clock.advance(500)
+    assert gm(ref, "pause", reason="the skull rolled under the sofa").ok
+    assert ref.next_deadline() is None
+    clock.advance(90_000)
+    assert ref.tick() is None
+    assert ref.state()["expects"][0]["kind"] == "skull_outcome"  # still waiting: no miss while paused
+    assert gm(ref, "resume").ok
+    left = ref.next_deadline()
+    assert left is not None and abs(left - (window - 0.5)) < 1e-6
+    clock.advance((window - 0.5) * 1000 - 1)
+    assert ref.tick() is None
+    clock.advance(2)
+    missed = ref.tick()
+    assert missed is not None and "skull_missed" in [e["type"] for e in missed.events]
+    verify_replay(ref, tmp_path, capsys)

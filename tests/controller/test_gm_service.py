@@ -61,6 +61,20 @@ def test_undo_over_mqtt_asks_for_the_tomb_back_and_the_record_keeps_it(
     with Journal(svc.config.journal.path, table=t, create=False) as journal:
         kinds = [entry["kind"] for entry in journal.inputs()]
     assert "gm" in kinds and "command" in kinds  # the undo is a new input: nothing was deleted
+    verify(svc)
+
+
+def verify(svc: Service) -> None:
+    """``gravekeeper replay --verify`` decides the stopped service's journal again, to the same events."""
+    import contextlib
+    import io
+
+    from controller.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["replay", svc.config.journal.path, "--verify"]) == 0
+    assert out.getvalue().startswith("verified:"), out.getvalue()
 
 
 def test_corrections_over_mqtt_and_their_refusals(mosquitto: Broker, make_service: MakeService) -> None:
@@ -95,6 +109,8 @@ def test_corrections_over_mqtt_and_their_refusals(mosquitto: Broker, make_servic
             assert corrected[1]["data"]["reason"] == "slid by hand"
         finally:
             cmd.close()
+    svc.stop()
+    verify(svc)  # the journal with a sensor marked broken and a declared move replays
 
 
 def test_pause_and_resume_over_mqtt(mosquitto: Broker, make_service: MakeService) -> None:
@@ -105,10 +121,13 @@ def test_pause_and_resume_over_mqtt(mosquitto: Broker, make_service: MakeService
         try:
             assert cmd.call("pause", {"reason": "tea"})["ok"] is True
             sub.wait_latest(topic(t, "state"), lambda s: (s["gm"]["paused"] or {}).get("reason") == "tea")
+            # The summary says so too: the club list shows it from there (it reads no table's state).
+            sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is True)
             refused = cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
             assert refused["ok"] is False and "paused" in refused["error"]
             assert cmd.call("resume", {})["ok"] is True
             sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is None)
+            sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is False)
             assert cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})["ok"] is True
         finally:
             cmd.close()
@@ -268,3 +287,114 @@ def test_a_history_answer_too_big_for_the_broker_is_refused_with_the_way_to_read
         assert reply["ok"] is False and "too big to send" in reply["error"] and "gravekeeper replay" in reply["error"]
     finally:
         cmd.close()
+
+
+def test_trust_the_board_for_superstitions_traps_over_mqtt_and_its_refusals(
+        mosquitto: Broker, make_service: MakeService, capsys: Any) -> None:
+    from controller.cli import main
+
+    t = "gm-trust-traps"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "superstition", "referee.trap_window_ms": 60000})
+        cmd = commander(mosquitto, t)
+        try:
+            state = drive_to_challenge(svc, cmd)
+            trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
+            name = trap.split(".")[1]
+            other = next(x for x in ("ladder", "mirror", "grave1", "grave2") if x != name)
+            # Refused: a peg pulled on a trap nobody challenges.
+            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: f"trap.{other}.peg_a" in ((s["mismatch"] or {}).get("sensors") or {}))
+            refused = cmd.call("correct", {"op": "trust_board", "reason": "trust it"})
+            assert refused["ok"] is False and "nobody is challenging the" in refused["error"], refused
+            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
+            # Peg A was read; the board shows peg B out: trusted, with who, why and when.
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: s["expects"] and s["expects"][0]["kind"] == "trap_outcome")
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "in"})["ok"]
+            assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+            sub.wait_latest(topic(t, "state"), lambda s: set((s["mismatch"] or {}).get("sensors") or {})
+                            == {f"{trap}.peg_a", f"{trap}.peg_b"})
+            no_reason = cmd.call("correct", {"op": "trust_board"})
+            assert no_reason["ok"] is False and "reason" in no_reason["error"]
+            unsigned = cmd.call("correct", {"op": "trust_board", "reason": "x"}, sign=False)
+            assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised")
+            reply = cmd.call("correct", {"op": "trust_board", "reason": "peg A's switch misread"})
+            assert reply["ok"] is True, reply
+            assert [e["type"] for e in reply["data"]["events"]][:2] == ["corrected", "peg_pulled"]
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
+            assert state["expects"][0]["kind"] == "trap_outcome"
+            corrected = next(e for e in sub.events(topic(t, "events")) if e["type"] == "corrected")
+            assert corrected["data"]["op"] == "trust_board" and corrected["data"]["by"] == "referee"
+            assert corrected["data"]["reason"] == "peg A's switch misread" and isinstance(corrected["time"], float)
+            assert cmd.call("sim", {"sensor": f"{trap}.sprung", "value": "sprung"})["ok"]
+            sub.wait_for(lambda m: any(x.topic == topic(t, "events") and x.json()["type"] == "challenge_resolved"
+                                       for x in m))
+            resolved = next(e for e in sub.events(topic(t, "events")) if e["type"] == "challenge_resolved")
+            assert resolved["data"]["peg"] == "b"
+        finally:
+            cmd.close()
+    svc.stop()
+    assert main(["replay", svc.config.journal.path, "--verify"]) == 0
+    assert capsys.readouterr().out.startswith("verified:")
+
+
+def test_trust_the_board_is_refused_for_the_dogs_game_over_mqtt(mosquitto: Broker, make_service: MakeService) -> None:
+    t = "gm-trust-dogs"
+    svc = make_service(t, **{"table.game": "dogs"})
+    cmd = commander(mosquitto, t)
+    try:
+        seq = state_of(svc)["seq"]
+        refused = cmd.call("correct", {"op": "trust_board", "reason": "trust it"})
+        assert refused["ok"] is False and "no piece of Graveyard Dogs is read by a sensor" in refused["error"]
+        assert state_of(svc)["seq"] == seq
+    finally:
+        cmd.close()
+
+
+def test_every_game_master_command_is_refused_without_a_token_a_reason_or_the_rules_leave(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    """No token, no reason, or what the rules forbid: each refused with why, and nothing journalled."""
+    t = "gm-refusals"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "#"),)) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        cmd = commander(mosquitto, t)
+        try:
+            tomb = roll(cmd, sub, t)
+            other = next(x for x in ("mummy", "monster", "wolf") if x != tomb)
+            move = {"kind": "move_tomb", "player": 0, "params": {"tomb": tomb, "to": "end_a"}}
+            window = {"kind": "skull_outcome", "player": 0, "params": {"hit": True}}
+            seq = state_of(svc)["seq"]
+            corrections = {"declare": {"action": move}, "end_window": {"action": window}, "trust_board": {},
+                           "broken": {"sensor": f"tomb.{tomb}"}}
+            for op, fields in corrections.items():
+                unsigned = cmd.call("correct", {"op": op, "reason": "x", **fields}, sign=False)
+                assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised"), (op, unsigned)
+                for reason in ({}, {"reason": "  "}):
+                    no_reason = cmd.call("correct", {"op": op, **reason, **fields})
+                    assert no_reason["ok"] is False and "say why" in no_reason["error"], (op, no_reason)
+            for name, body in (("undo", {}), ("pause", {"reason": "x"}), ("resume", {}),
+                               ("undo_answer", {"seat": 0, "approve": True})):
+                unsigned = cmd.call(name, body, sign=False)
+                assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised"), (name, unsigned)
+            forbidden = {
+                ("correct", "declare"): ({"action": {**move, "params": {"tomb": other, "to": "end_a"}}},
+                                         "the board cannot do that now"),
+                ("correct", "end_window"): ({"action": window}, "no waiting window is open"),
+                ("correct", "trust_board"): ({}, "nothing to take from it"),
+                ("correct", "broken"): ({"sensor": "tomb.nowhere"}, "unknown sensor"),
+                ("undo", None): ({}, "undo stops at"),
+                ("resume", None): ({}, "not paused"),
+                ("undo_answer", None): ({"seat": 0, "approve": False}, "no player has asked"),
+            }
+            for (name, op), (fields, why) in forbidden.items():
+                body = {**({"op": op, "reason": "the referee says so"} if op else {}), **fields}
+                reply = cmd.call(name, body)
+                assert reply["ok"] is False and why in reply["error"], (name, op, reply)
+            assert state_of(svc)["seq"] == seq and state_of(svc)["gm"]["out_of_service"] == []
+        finally:
+            cmd.close()
+    svc.stop()
+    with Journal(svc.config.journal.path, table=t, create=False) as journal:
+        assert [e for e in journal.inputs() if e["kind"] == "gm"] == []  # nothing refused was journalled

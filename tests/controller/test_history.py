@@ -124,13 +124,17 @@ def test_sensor_statistics_across_games(tmp_path: Path) -> None:
     ref.tick()
     assert ref.mismatch is not None
     assert game_master(ref, "broken", {"sensor": "tomb.mummy", "reason": "stuck"}).ok
+    first = ref.game_id
+    ref.journal.add_sensor_counts(str(first), {"tomb.mummy": 4})  # as the service's bounce ledger writes them
     assert ref.new_game("terror", ["Ann", "Bo"], seed=2).ok
+    ref.journal.add_sensor_counts(str(ref.game_id), {"tomb.mummy": 2, "launcher": 1})
     ref.journal.close()
     with reader(tmp_path / "t1.journal") as journal:
         stats = {s["sensor"]: s for s in History().sensors(journal)["sensors"]}
     mummy = stats["tomb.mummy"]
     assert mummy == {"sensor": "tomb.mummy", "label": "the Mummy tomb", "readings": 1, "mismatches": 1,
-                     "corrections": 0, "broken": 1}
+                     "corrections": 0, "broken": 1, "bounces": 6, "bounce_games": 2}
+    assert stats["launcher"]["label"] == "the Headless Ghost's launcher" and stats["launcher"]["bounces"] == 1
 
 
 def test_a_secret_move_is_told_by_its_public_events_never_by_the_action_sent(tmp_path: Path) -> None:

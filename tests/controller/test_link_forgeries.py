@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from controller.journal import Journal
 from controller.publication import open_publication, publication_key
@@ -108,3 +109,34 @@ def test_a_forged_retained_state_does_not_make_a_restart_skip_events(mosquitto: 
             link.start()
             assert seqs(sub.wait_events("gk/lf3/events", 5)) == [1, 2, 3, 4, 5]  # none skipped
             link.close()
+
+
+def test_a_live_older_controller_with_a_clock_ahead_still_stops_the_newer_one(mosquitto: Broker, tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run ignores the statuses of a run whose "offline" it found retained (an ended run, which an
+    outsider might replay). Two controllers given one table id are still told apart when the one
+    started later has a clock behind: being pushed off its session shows the other is alive, and the
+    later one stops, as it did before."""
+    import threading
+    import time
+
+    table = "lf-clock"
+    now = time.time()
+    stopped: dict[str, threading.Event] = {"ahead": threading.Event(), "behind": threading.Event()}
+    pumps = [Pump(), Pump()]
+    with Journal(tmp_path / "a.sqlite", table=table) as ja, Journal(tmp_path / "b.sqlite", table=table) as jb:
+        with monkeypatch.context() as m:
+            m.setattr(time, "time", lambda: now + 3600)  # the first controller's clock is an hour ahead
+            ahead = make_link(mosquitto, ja, table, pumps[0], on_conflict=lambda r: stopped["ahead"].set())
+        behind = make_link(mosquitto, jb, table, pumps[1], on_conflict=lambda r: stopped["behind"].set())
+        try:
+            ahead.start()
+            assert ahead.wait_online(5)
+            behind.start()
+            assert stopped["behind"].wait(30), "the later controller, clock behind, should have stopped"
+            assert not stopped["ahead"].is_set()
+        finally:
+            behind.close()
+            ahead.close()
+            for p in pumps:
+                p.stop()

@@ -56,3 +56,34 @@ def test_edits_never_reach_a_game_in_progress(tmp_path: Path, key: str, game: st
         return {k: v for k, v in view.items() if k != "options"}
 
     assert board_of(again.state()["view"]) == board_of(on_default.state()["view"])
+
+
+def test_a_game_on_an_edited_card_mix_draws_from_it(tmp_path: Path) -> None:
+    """A mix of cards the default deck lacks (from the editor's catalogue), saved and chosen for a new game:
+    the table's game deals from that mix and nothing else."""
+    from controller.games.terror import catalogue, load_deck
+
+    default_ids = set(load_deck().ids)
+    extras = [e["card"] for e in catalogue() if e["card"]["id"] not in default_ids]
+    assert extras, "the catalogue offers no card beyond the default deck's"
+    ring = next(e["card"] for e in catalogue() if e["card"]["effect"] == "ring")
+    cards = [dict(card, id=f"{card['id']}-{n + 1}") for card in extras for n in range(5)] + [ring]
+    store = BoardStore(tmp_path / "boards")
+    store.save(KINDS["terror-cards"], "odd mix", {"name": "odd mix", "cards": cards})
+    ref = make_referee(tmp_path, settings={"referee.board": "manual"})
+    out = ref.new_game("terror", ["Ann", "Bo"], seed=3,
+                       options=store.new_game_options("terror", {"terror-cards": "odd mix"}))
+    assert out.ok, out.error
+    game: Any = ref.game
+    mix = {c["id"] for c in cards}
+    assert set(game.s.draw) == mix and ref.state()["view"]["draw_count"] == len(cards)
+    drawn: list[str] = []
+    for _ in range(600):  # first legal action each time: rolls, slides and moves until a G space deals a card
+        before = set(game.s.draw)
+        assert ref.act(game.legal_actions()[0]).ok
+        game = ref.game
+        drawn += sorted(before - set(game.s.draw))
+        if len(drawn) >= 2:
+            break
+    assert drawn, "no card was drawn in 600 actions"
+    assert set(drawn) <= mix and not set(drawn) & default_ids

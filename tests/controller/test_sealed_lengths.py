@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +133,46 @@ def test_sealed_acts_and_their_replies_have_one_length_whatever_they_name(mosqui
     acts = {len(m.json()["sealed"]) for m in spy.on(topic(t, "cmd", "act"))}
     replies = {len(m.json()["sealed"]) for m in spy.on(topic(t, "reply", "act"))}
     assert len(acts) == 1 and len(replies) == 1, (acts, replies)
+
+
+def test_on_a_big_board_every_seats_view_of_one_state_has_one_length(mosquitto: Broker,
+                                                                     make_service: MakeService) -> None:
+    """A Terror board of 109 rows makes views of 10 to 18 KB: one unit of padding or two, as the
+    seat's own hand and moves tipped it, so the length told a spectator something of a hand.
+    Every seat's view published with one state must have the length the public state sets."""
+    t = "pad-big-board"
+    board = json.loads((Path(__file__).resolve().parents[2] / "controller/games/terror/data/board.json").read_text())
+    board["layout"] = board["layout"] + ["." * len(board["layout"][0])] * 100
+    svc = make_service(t, simulate=False, **{"referee.board": "manual", "table.game": "terror"})
+    rnd = random.Random(3)
+    with Subscriber(mosquitto.host, mosquitto.port, (f"{BASE}/{t}/private/+", f"{BASE}/{t}/state")) as spy:
+        for _ in range(4):
+            out = svc.call(lambda s: s.referee.new_game("terror", ["Ann", "Bo", "Cy", "Dee"],
+                                                        rnd.randrange(1 << 30), options={"board": board}))
+            assert out.ok, out
+
+            def step(s: Service) -> bool:
+                game = s.referee.game
+                if game is None or game.is_over:
+                    return False
+                actions = s.referee.core.commandable(game.legal_actions(), s.referee.board)
+                return bool(actions) and bool(s.referee.act(rnd.choice(actions)).ok)
+
+            for _ in range(40):
+                if not svc.call(step):
+                    break
+        last = svc.journal.last_seq()
+        spy.wait_for(lambda msgs: any("/private/" in m.topic and m.payload and m.json()["seq"] == last
+                                      for m in msgs))
+    by_seq: dict[int, set[int]] = defaultdict(set)
+    plain: set[int] = set()
+    for m in spy.messages:
+        if "/private/" not in m.topic or not m.payload:
+            continue
+        envelope = m.json()
+        by_seq[envelope["seq"]].add(len(envelope["sealed"]))
+        plain.add(len(json.dumps(unseal(TOKEN, t, envelope["seat"], envelope["sealed"]),
+                                 separators=(",", ":"))))
+    assert max(plain) > PAD_VIEW and min(plain) < PAD_VIEW, "the views should cross a unit to prove anything"
+    mixed = {seq: sorted(lengths) for seq, lengths in by_seq.items() if len(lengths) > 1}
+    assert not mixed, mixed

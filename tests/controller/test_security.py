@@ -91,3 +91,11 @@ def test_padding_gives_whole_units_that_still_parse_as_the_same_json() -> None:
     assert len(padded(b"x" * 1024, 1024)) == 1024 and len(padded(b"x" * 1025, 1024)) == 2048
     a, b = seal("tok", "t1", 0, {"hand": []}), seal("tok", "t1", 0, {"hand": ["magic_ring"] * 20})
     assert len(a) == len(b)
+
+
+def test_a_secret_is_compared_whatever_the_length_of_the_guess() -> None:
+    from controller.security import same_secret
+
+    assert same_secret("tok-123", "tok-123") and same_secret(b"ABCDEF", "ABCDEF")
+    for guess in ("", "t", "tok-12", "tok-1234", "tok-124", "TOK-123", "tok-123\x00", "tök-123"):
+        assert not same_secret(guess, "tok-123"), guess

@@ -243,3 +243,35 @@ def test_undo_says_where_to_put_back_the_pieces_no_sensor_sees() -> None:
     [event] = undo(core)
     assert event["data"]["put_back"] == [f"Move Ann's girl pawn back to row {start[0]}, column {start[1]}."]
     assert core.gm.last_undo is not None and core.gm.last_undo["put_back"] == event["data"]["put_back"]
+
+
+# ----- an undo and its redo change nothing that comes after ----------------------------------------------
+@pytest.mark.parametrize("name", ["terror", "superstition", "dogs"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_undo_then_redo_leaves_every_later_roll_and_draw_as_it_was(name: str, seed: int) -> None:
+    """Two referees play the same moves; one takes back every move it may and plays it again.
+
+    Their games stay equal move for move, and so do the events of every later roll, draw and
+    shuffle: an undo never changes what the random numbers give next, and redo gives the same state.
+    """
+    rnd = random.Random(seed)
+    straight, undoing = new_core(name, seed), new_core(name, seed)
+    taken_back = doors_after = 0
+    for _ in range(150):
+        game = straight.game
+        assert game is not None and undoing.game is not None
+        if game.is_over:
+            break
+        action = rnd.choice(game.legal_actions())
+        door = is_door(game, action)
+        expected = play(straight, action)
+        assert play(undoing, action) == expected
+        if undoing.gm.undo.depth:  # the move may be taken back: take it back, then make it again
+            assert types(undo(undoing)) == ["undone"]
+            assert play(undoing, action) == expected
+            taken_back += 1
+        elif door and taken_back:
+            doors_after += 1  # a roll, draw or shuffle after moves that were taken back and made again
+        assert undoing.game.to_json() == straight.game.to_json()
+        assert undoing.game.rng_state() == straight.game.rng_state()
+    assert taken_back >= 3 and doors_after >= 1, (taken_back, doors_after)

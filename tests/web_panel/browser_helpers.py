@@ -29,14 +29,18 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def login(page: Any, base_url: str, table: str, token: str) -> None:
-    # A panel that has just printed its address may not have had the table's retained topics yet
-    # (its page is then a 404): wait until the panel knows the table, as a person would reload.
-    # Two browser workers, their controllers and panels on two cores were seen to need over 15 s.
+def wait_until_panel_knows(page: Any, base_url: str, table: str) -> None:
+    """A panel that has just printed its address may not have had the table's retained topics yet
+    (its page is then a 404): wait until the panel knows the table, as a person would reload.
+    Two browser workers, their controllers and panels on two cores were seen to need over 15 s."""
     deadline = time.monotonic() + 45
     while page.request.get(f"{base_url}api/t/{table}").status == 404:
         assert time.monotonic() < deadline, f"the panel at {base_url} did not learn of table {table} in 45 s"
         page.wait_for_timeout(100)
+
+
+def login(page: Any, base_url: str, table: str, token: str) -> None:
+    wait_until_panel_knows(page, base_url, table)
     page.goto(f"{base_url}t/{table}")
     page.fill("#login-token", token)
     page.click("#login-submit")

@@ -55,9 +55,14 @@ def settings(mosquitto: Broker, token: str) -> PanelSettings:
 def app(settings: PanelSettings, fake: FakeTable) -> Iterator[Flask]:
     app = create_app({"PANEL_SETTINGS": settings, "TESTING": True})
     view: MqttView = app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: view.has_table(fake.table), 5), "the panel did not learn of the fake table"
+    # The table is watched for the whole test, as if its page were open: the panel subscribes to a
+    # table's full traffic only then (web_panel/interest.py; test_watching.py tests that part).
+    view.hold(fake.table)
     assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g1", 5), \
         "the panel did not learn the fake table's retained state"
     yield app
+    view.release(fake.table)
     view.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -37,11 +38,12 @@ class RunningService:
 
 
 def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game: str = "terror",
-                  timeout: float = 20.0, port: int | None = None,
-                  referee: dict[str, int] | None = None) -> RunningService:
+                  timeout: float = 20.0, port: int | None = None, table_extra: str = "",
+                  referee_extra: str = "", referee: dict[str, int] | None = None) -> RunningService:
     """Start the controller with its panel; returns once the panel's address is printed.
 
     ``token=None`` configures none: the table makes one (kept beside the journal) and prints it.
+    ``table_extra`` and ``referee_extra``: more TOML lines for the ``[table]`` and ``[referee]`` sections.
     ``referee`` overrides the ``[referee]`` timings below (e.g. a long window to open a page in).
     """
     timings = {"skull_window_ms": 1500, "trap_window_ms": 300, "mismatch_grace_ms": 100, "tomb_grace_ms": 300,
@@ -50,11 +52,12 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
     config = tmp / f"{table}.toml"
     token_line = f'token = "{token}"\n' if token is not None else ""
     config.write_text(
-        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
+        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n{table_extra}'
         f'[mqtt]\nurl = "{broker.url}"\n'
         f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
         f'[panel]\nport = {port}\n'
         "[referee]\n" + "".join(f"{key} = {value}\n" for key, value in timings.items())
+        + referee_extra
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "run", "--config", str(config), "--simulate", "--log-level", "warning"],
@@ -70,8 +73,11 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
             lines.append(line.rstrip())
             if line.startswith("gravekeeper: control token: "):
                 printed.append(line.split("control token: ", 1)[1].split()[0])
-            if line.startswith("gravekeeper: panel: http"):
-                found.put(line.split("panel: ", 1)[1].strip())
+            # Only the address itself: the panel child's log lines share this pipe, and one was
+            # seen glued to the end of this line on a loaded machine.
+            address = re.match(r"gravekeeper: panel: (https?://[^/\s]+/)", line)
+            if address:
+                found.put(address.group(1))
         found.put(None)
 
     threading.Thread(target=pump, daemon=True).start()

@@ -183,3 +183,72 @@ def test_delete_removes_only_that_file(client: FlaskClient, table_id: str, token
     assert r.status_code == 404 and "no saved" in r.get_json()["error"]
     r = _post(client, f"/api/t/{table_id}/boards/terror-board/default/delete", csrf, {})
     assert r.status_code == 404 and "kept for the board that comes with the game" in r.get_json()["error"]
+
+
+def _every_case() -> list[Any]:
+    from tests.controller.games.board_cases import ALL_CASES
+
+    return [pytest.param(kind, case, id=f"{kind}: {case[0]}") for kind, cases in ALL_CASES.items() for case in cases]
+
+
+def test_every_loader_check_reaches_the_editor_in_plain_words(client: FlaskClient, table_id: str, token: str,
+                                                              boards: Path) -> None:
+    """What the editor shows (``reason``) is plain words; ``error`` keeps the file's entry; nothing is saved."""
+    from collections.abc import Mapping
+
+    from tests.controller.games.board_cases import ALL_CASES, RAW
+
+    csrf = login(client, table_id, token)
+    seen = 0
+    for kind, cases in ALL_CASES.items():
+        for name, doc, entry_words, at in cases:
+            r = _post(client, f"/api/t/{table_id}/boards/{kind}/check", csrf, doc)
+            body = r.get_json()
+            assert r.status_code == 422 and body["ok"] is False, (kind, name, body)
+            assert body["reason"] and not RAW.search(body["reason"]), (kind, name, body["reason"])
+            if isinstance(doc, Mapping):
+                assert entry_words in body["error"], (kind, name, body["error"])
+                if at is not None:
+                    assert body["at"] == at, (kind, name, body["at"])
+            saved = _post(client, f"/api/t/{table_id}/boards/{kind}/imported", csrf, doc)
+            assert saved.status_code == 422 and saved.get_json()["reason"] == body["reason"], (kind, name)
+            seen += 1
+    assert not list(boards.rglob("*.json"))  # a refused import saves nothing
+    assert seen == sum(len(c) for c in ALL_CASES.values()) > 90
+
+
+def test_the_card_mix_editor_offers_every_card_the_engine_knows(client: FlaskClient, table_id: str,
+                                                                token: str) -> None:
+    import re
+
+    from controller.games.terror.cards import EFFECT_KINDS
+
+    login(client, table_id, token)
+    page = client.get(f"/t/{table_id}/boards/terror-cards/edit?name=default").get_data(as_text=True)
+    found = re.search(r'<script type="application/json" id="card-catalogue">(.*?)</script>', page, re.S)
+    assert found, "the card mix page carries no catalogue"
+    catalogue = json.loads(found.group(1))
+    offered = {(e["card"]["effect"], e["card"]["kind"]) for e in catalogue}
+    assert offered == {(effect, kind) for effect, kinds in EFFECT_KINDS.items() for kind in kinds}
+    assert all(e["kind_name"] for e in catalogue)
+    # Only the card mix page carries it.
+    assert "card-catalogue" not in client.get(f"/t/{table_id}/boards/terror-board/edit").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("key", list(KINDS))
+def test_every_kind_exports_and_imports_the_same_data(client: FlaskClient, table_id: str, token: str,
+                                                      key: str) -> None:
+    """Each kind of file: saved from an edit, exported, imported under another name, and the same again."""
+    from tests.controller.games.board_cases import CARDS, SUPERSTITION, TERROR, TILES
+
+    edited = copy.deepcopy({"terror-board": TERROR, "terror-cards": CARDS, "superstition-board": SUPERSTITION,
+                            "dogs-tiles": TILES}[key])
+    edited["name"] = "Ours, as printed"
+    if key == "terror-cards":
+        edited["cards"] = edited["cards"][:-3]  # three cards fewer
+    csrf = login(client, table_id, token)
+    assert _post(client, f"/api/t/{table_id}/boards/{key}/ours", csrf, edited).status_code == 200
+    exported = client.get(f"/api/t/{table_id}/boards/{key}/ours?download=1")
+    assert exported.status_code == 200 and json.loads(exported.data) == edited
+    assert _post(client, f"/api/t/{table_id}/boards/{key}/theirs", csrf, exported.data).status_code == 200
+    assert client.get(f"/api/t/{table_id}/boards/{key}/theirs").data == exported.data

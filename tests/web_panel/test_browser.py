@@ -190,8 +190,9 @@ def test_a_table_and_panel_restarted_afresh_are_followed(page: Any, settings: Pa
     panel = start_panel(PanelSettings(**{**settings.__dict__, "listen_port": port}))
     try:
         view = panel.app.extensions["gravekeeper"]
-        assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g2", 5)
+        # The page's stream comes back and holds the table: the new panel subscribes to its traffic.
         page.wait_for_function("Number(document.body.dataset.opened) >= 2", timeout=15000)
+        assert view.wait_until(lambda: (view.state(fake.table) or {}).get("game_id") == "g2", 5)
         page.wait_for_function("window.gkLive.state && window.gkLive.state.game_id === 'g2'")
         fake.event("fresh_news", {"n": 1}, seq=1)
         page.wait_for_function("document.getElementById('log').textContent.includes('Fresh news')")
@@ -295,6 +296,8 @@ def test_a_player_whose_seat_is_gone_is_told_to_join_again(chromium: Any, settin
     errors: list[str] = []
     try:
         view = panel.app.extensions["gravekeeper"]
+        assert view.wait_until(lambda: view.has_table(fake.table), 5)
+        view.hold(fake.table)  # the table is watched (the player's page will hold it too)
         assert view.wait_until(lambda: view.sealed_view(fake.table, 0) is not None, 5)
         player = ctx.new_page()
         player.set_default_timeout(5000)

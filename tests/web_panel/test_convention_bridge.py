@@ -62,6 +62,8 @@ def test_the_central_panel_catches_up_after_the_bridge_is_cut_for_20_s(
     notices.wait_for(lambda ms: bool(ms) and ms[-1].payload == b"1", timeout=30)  # the bridge is up
     view = MqttView(PanelSettings(broker_port=central.port, tokens={t: TOKEN for t in tables}, listen_port=0))
     view.start(wait=5)
+    for t in tables:
+        view.hold(t)  # each table's page is open at the centre: the panel follows its events
     services: list[Service] = []
     local = Subscriber(hall.host, hall.port, tuple(f"{BASE}/{t}/events" for t in tables)).start()
     try:

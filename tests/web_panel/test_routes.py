@@ -39,9 +39,13 @@ def test_a_stray_health_report_is_not_a_table(client: FlaskClient, fake: FakeTab
     stray = fake.topic("health").replace(f"/{fake.table}/", f"/{fake.table}-stray/")
     fake._client.publish(stray, b'{"time": 1, "selftest": null}', qos=1, retain=True).wait_for_publish(5)
     try:
-        # Not signed by a controller: a panel that holds the token refuses it (web_panel.trust).
-        assert view.wait_until(lambda: view.vouching.describe(f"{fake.table}-stray")["refused"], 5)
+        # The panel subscribes to the health of the tables it shows only (web_panel/interest.py): it
+        # does not even receive it. The table's next status, sent after it, comes after it if it did.
+        fake.publish("status", {"state": "online", "table": fake.table, "mark": "after the stray"})
+        assert view.wait_until(lambda: (view.snapshot(fake.table) or {}).get("status", {}).get("mark"), 5)
         assert f"{fake.table}-stray" not in [t["table"] for t in view.tables()]
+        assert not view.has_table(f"{fake.table}-stray")
+        assert client.get(f"/t/{fake.table}-stray").status_code == 404
         assert any(t["table"] == fake.table for t in view.tables())
     finally:
         fake._client.publish(stray, b"", qos=1, retain=True).wait_for_publish(5)

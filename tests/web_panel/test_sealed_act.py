@@ -57,6 +57,7 @@ def test_a_refused_secret_move_from_the_panel_leaves_no_trace_on_hash(
         seat, action, named, held = _secret_situation(svc, game)
         last = svc.journal.last_seq()
         view: MqttView = panel.extensions["gravekeeper"]
+        view.hold(t)  # the table's page is open: the panel follows its state
         assert view.wait_until(lambda: (view.state(t) or {}).get("seq") == last, 5)
         client: FlaskClient = panel.test_client()
         if who == "player":

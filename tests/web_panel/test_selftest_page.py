@@ -13,7 +13,7 @@ from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import start_panel
 
-from .browser_helpers import login, shot
+from .browser_helpers import login, shot, wait_until_panel_knows
 from .conftest import csrf_of
 from .fake_table import FakeTable
 from .service_runner import RunningService, start_service
@@ -53,6 +53,7 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
     ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page = ctx.new_page()
     try:
+        wait_until_panel_knows(page, service.panel_url, service.table)
         page.goto(f"{service.panel_url}t/{service.table}/selftest")
         page.fill("#login-token", service.token)
         page.click("#login-submit")

@@ -175,6 +175,7 @@ def test_the_panel_reconnects_after_a_broker_outage(fresh_mosquitto: Broker, tok
         assert view.connected.wait(5)
         table.online()
         assert view.wait_until(lambda: view.has_table(table_id), 5)
+        view.hold(table_id)  # its page is open: the panel subscribes to its traffic again after the outage
         fresh_mosquitto.stop()
         assert view.wait_until(lambda: not view.connected.is_set(), 10)
         assert app.test_client().get("/api/tables").get_json()["broker"] == "disconnected"
@@ -215,6 +216,8 @@ def test_the_panel_works_with_the_embedded_broker_of_a_fresh_machine(token: str,
             table.online()
             table.state()
             table.private(0, {"hand": ["x"]})
+            assert view.wait_until(lambda: view.has_table(table_id), 5)
+            view.hold(table_id)  # a page of the table is open: its retained topics come on subscribing
             assert view.wait_until(lambda: view.sealed_view(table_id, 0) is not None
                                    and (view.state(table_id) or {}).get("game_id") == "g1", 5)
             assert view.command(table_id, "resync", {}, token, timeout=5)["ok"] is True

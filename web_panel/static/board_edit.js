@@ -13,6 +13,8 @@
                                  headers: { "Content-Type": "application/json", "X-CSRF-Token": body.dataset.csrf } });
     let data = {};
     try { data = await r.json(); } catch (e) { data = { ok: false, error: "the panel answered " + r.status }; }
+    // ``reason`` is the refusal in plain words; ``error`` names the file's entry (for hand edits).
+    if (!data.ok && !data.reason) data.reason = data.error || "the panel answered " + r.status;
     return data;
   }
 
@@ -32,7 +34,9 @@
       const text = await file.text();
       const r = await post(apiUrl(form.dataset.kind, name), text);
       out.className = "reply " + (r.ok ? "ok" : "err");
-      out.textContent = r.ok ? "Imported and saved as " + name + "." : "Not imported, nothing was saved: " + r.error;
+      // An imported file is fixed by hand: besides the plain reason, name the entry as the file spells it.
+      out.textContent = r.ok ? "Imported and saved as " + name + "." :
+        "Not imported, nothing was saved. " + r.reason + (r.error && r.error !== r.reason ? " (In the file: " + r.error + ")" : "");
       if (r.ok) setTimeout(() => location.reload(), 600);
     });
   }
@@ -41,7 +45,7 @@
     b.addEventListener("click", async () => {
       if (!window.confirm("Delete " + b.dataset.name + "? A game already started on it keeps its board.")) return;
       const r = await post(apiUrl(b.dataset.kind, b.dataset.name) + "/delete", "{}");
-      if (r.ok) location.reload(); else window.alert("Not deleted: " + r.error);
+      if (r.ok) location.reload(); else window.alert("Not deleted: " + r.reason);
     });
   }
 
@@ -57,8 +61,8 @@
     if (mine !== checking) return;  // a newer change is being checked
     lastOk = !!r.ok;
     verdict.className = "reply " + (r.ok ? "ok" : "err");
-    verdict.textContent = r.ok ? "The rules can play this board." : "The rules cannot play this: " + r.error;
-    editor.mark(r.ok ? null : (r.at || {}), r.ok ? "" : r.error);
+    verdict.textContent = r.ok ? "The rules can play this board." : "The rules cannot play this. " + r.reason;
+    editor.mark(r.ok ? null : (r.at || {}), r.ok ? "" : r.reason);
   }
 
   async function start() {
@@ -76,8 +80,8 @@
     const name = $("save-name").value.trim();
     const r = await post(body.dataset.save.replace("NAME", encodeURIComponent(name)), JSON.stringify(doc));
     out.className = "reply " + (r.ok ? "ok" : "err");
-    out.textContent = r.ok ? "Saved as " + name + ". Choose it in the new-game form." : "Not saved: " + r.error;
-    if (!r.ok && r.at) editor.mark(r.at, r.error);
+    out.textContent = r.ok ? "Saved as " + name + ". Choose it in the new-game form." : "Not saved. " + r.reason;
+    if (!r.ok && r.at) editor.mark(r.at, r.reason);
   });
 
   // Shared by the editors: a row of buttons, one chosen at a time (44 px targets).

@@ -66,8 +66,7 @@
           const sq = card.querySelector('[data-square="' + at.square.join(",") + '"]');
           if (sq) sq.classList.add("err");
         }
-        const words = String(message || "").replace(/^tiles: tile \d+ \([^)]*\): /, "");
-        E.note(card ? card.lastChild : null, words.charAt(0).toUpperCase() + words.slice(1));
+        E.note(card ? card.lastChild : null, message);
       },
     };
   };

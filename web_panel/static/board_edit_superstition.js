@@ -112,15 +112,8 @@
         for (const [key, , e] of FIELDS) if (entry === e || entry.startsWith(e + ".")) label = inputs[key];
         if (!label && entry.startsWith("start_circles")) label = inputs.colours;
         if (!label && entry.startsWith("spaces.start")) label = inputs.colours;
-        // The loader names spaces by their ids (b39); beside a field, say it in the field's own numbers.
-        let words = message;
-        const path = entry.includes("brick") || entry === "gate" ? ["brick", model.brick] : ["stone", model.stone];
-        if (label && /which is not a space id|which is not on the path/.test(message || "")) {
-          words = "There is no such " + path[0] + " space: the " + path[0] + " path has " + path[1] + " spaces. (" + message + ")";
-        } else if (label && /already used by/.test(message || "")) {
-          words = "Two traps cannot use the same space. (" + message + ")";
-        }
-        E.note(label, words);
+        // The loader's plain reason names spaces by their numbers on the path, as these fields do.
+        E.note(label, message);
       },
     };
   };

@@ -135,10 +135,8 @@
           if (sel) sel.value = pos;
         }
         draw();
-        // At the cell, the reason without the file's entry name (the outline shows where); the line
-        // under the editor keeps the whole message.
-        const words = String(message || "").replace(/^[^:]*:\s*/, "");
-        E.note(mark ? svg : null, words.charAt(0).toUpperCase() + words.slice(1));
+        // At the cell, the loader's plain reason (the outline shows where).
+        E.note(mark ? svg : null, message);
       },
     };
   };

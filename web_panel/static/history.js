@@ -58,13 +58,15 @@
       const stats = await get(d.sensors);
       const body = document.querySelector("#sensor-stats tbody");
       body.innerHTML = "";
-      const bounces = await liveBounces();
       for (const s of stats.sensors || []) {
         const tr = document.createElement("tr");
         tr.dataset.sensor = s.sensor;
         cell(tr, s.label || s.sensor);
         for (const k of ["readings", "mismatches", "corrections", "broken"]) cell(tr, String(s[k]));
-        cell(tr, bounces[s.sensor] === undefined ? "—" : String(bounces[s.sensor]));
+        // Bounces are journalled per game by the controller: every game, across restarts.
+        const games = s.bounce_games || 0;
+        cell(tr, typeof s.bounces === "number"
+          ? String(s.bounces) + (s.bounces ? " in " + games + (games === 1 ? " game" : " games") : "") : "—");
         body.appendChild(tr);
       }
       if (!(stats.sensors || []).length) {
@@ -75,25 +77,11 @@
     } catch (e) { fail(e); }
   }
 
-  // Bounces are counted by the sensor hub of the running controller (its health), not kept in the journal.
-  async function liveBounces() {
-    try {
-      const snap = await get("/api/t/" + encodeURIComponent(d.table));
-      const sensors = ((snap.health || {}).sensors) || {};
-      const out = {};
-      for (const id of Object.keys(sensors)) {
-        const s = sensors[id] || {};
-        const inputs = s.inputs || {};
-        let n = typeof s.bounces === "number" ? s.bounces : 0;
-        for (const k of Object.keys(inputs)) if (inputs[k] && typeof inputs[k].bounces === "number") n += inputs[k].bounces;
-        out[id] = n;
-      }
-      return out;
-    } catch (e) { return {}; }
-  }
-
   // ----- one game, step by step ---------------------------------------------------------------
-  let steps = [], current = 0, info = null, loading = 0;
+  let steps = [], current = 0, info = null, loading = 0, shown = null;
+  const replayCtx = () => ({ canControl: false, simulate: false, sensors: {}, legal: [], act: () => {} });
+  // A phone turned sideways (or a resized window): the step on show is drawn again for the new width.
+  B.redraw = () => { if (shown) B.draw($("board"), shown, replayCtx()); };
 
   async function loadGame(at) {
     try {
@@ -131,7 +119,8 @@
       const st = await get(url);
       if (ticket !== loading) return;  // a later click won
       document.body.dataset.shownStep = String(n);
-      B.draw($("board"), st, { canControl: false, simulate: false, sensors: {}, legal: [], act: () => {} });
+      shown = st;
+      B.draw($("board"), st, replayCtx());
       $("step-text").textContent = steps[n].text;
       const ul = $("step-events");
       ul.innerHTML = "";

@@ -48,7 +48,7 @@
     const r = await fetch(box.dataset.options.replace("GAME", encodeURIComponent(game)) + "?" + params,
                           { credentials: "same-origin" });
     const data = await r.json().catch(() => ({ ok: false, error: "the panel answered " + r.status }));
-    return data.ok ? { options: data.options } : { error: "The chosen board cannot be used: " + data.error };
+    return data.ok ? { options: data.options } : { error: "The chosen board cannot be used. " + (data.reason || data.error) };
   }
 
   gameSelect.addEventListener("change", show);

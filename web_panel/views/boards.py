@@ -14,6 +14,8 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, render_template, request
 
+from controller.games.terror import catalogue as card_catalogue
+
 from ..auth import check_csrf, control_token
 from ..boards_store import DEFAULT_NAME, KINDS, BoardError, BoardStore, Kind, kind_of, parse_document, validate
 from .common import known_table, settings
@@ -40,7 +42,8 @@ def _kind(key: str) -> Kind:
 
 
 def _refusal(exc: BoardError, status: int = 422) -> Any:
-    return jsonify({"ok": False, "error": str(exc), "at": exc.at}), status
+    # ``error`` names the file's entry (machines, hand edits); ``reason`` is what a person reads.
+    return jsonify({"ok": False, "error": str(exc), "reason": exc.reason, "at": exc.at}), status
 
 
 @bp.get("/t/<table>/boards")
@@ -57,8 +60,10 @@ def edit_page(table: str, key: str) -> str:
     _allowed(table)
     kind = _kind(key)
     name = request.args.get("name", DEFAULT_NAME)
+    # The card mix offers every card the engine knows, not only those the file holds.
+    extra = {"catalogue": card_catalogue()} if kind.key == "terror-cards" else {}
     return render_template("board_edit.html", table=table, kind=kind, name=name,
-                           can_save=_store().root is not None)
+                           can_save=_store().root is not None, **extra)
 
 
 @bp.get("/api/t/<table>/boards")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import abort, current_app
+from flask import abort, current_app, g
 from werkzeug.exceptions import HTTPException
 
 from ..mqtt_view import MqttView
@@ -21,12 +21,28 @@ def settings() -> PanelSettings:
 
 
 def known_table(table: str) -> str:
-    """``table`` if the broker has told us of it; 404 naming it otherwise."""
+    """``table`` if the broker has told us of it; 404 naming it otherwise.
+
+    A known table is held for the rest of the request (``MqttView.hold``): the panel subscribes to
+    its full traffic if nothing did yet, and waits for its retained topics, so what the request
+    reads of it is complete. The hold is released when the request ends (``release_held``); a
+    stream holds it for as long as it runs (``web_panel.sse``).
+    """
     if not TABLE_ID_RE.match(table):
         abort(404, description=f"{table!r} is not a valid table id")
-    if not mqtt_view().has_table(table):
+    view = mqtt_view()
+    # Known from the list's topics (every table's status and summary): an unknown id costs no subscription.
+    if not view.has_table(table):
         abort(404, description=f"no table {table!r} on the broker (is its controller running?)")
+    view.hold(table)
+    g.setdefault("gk_held", []).append(table)
     return table
+
+
+def release_held(view: MqttView) -> None:
+    """Release the tables this request held (called when the request ends)."""
+    for table in g.pop("gk_held", []):
+        view.release(table)
 
 
 def form_again(action: Callable[[], Any], show_form: Callable[[str], str]) -> Any:

@@ -11,14 +11,13 @@ also send ``act`` for that seat alone (to play the cards only they can see).
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
 
-from controller.security import join_code
+from controller.security import join_code, same_secret
 
 from ..auth import check_csrf, control_token, current_session, guessing, joined_seat, remember
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
@@ -44,7 +43,7 @@ def _log_in(table: str, back_to: str) -> Any:
     if not token:
         abort(400, description="type the table's control token to log in")
     configured = settings().token_for(table)
-    if configured is not None and not hmac.compare_digest(token.encode(), configured.encode()):
+    if configured is not None and not same_secret(token, configured):
         guess.wrong()
         abort(403, description=f"that is not the control token of table {table!r}")
     guess.session.tokens[table] = token

@@ -6,12 +6,11 @@ inside this player's request or stream, and sends it to no one else.
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
-from controller.security import SealError, join_code, unseal
+from controller.security import SealError, join_code, same_secret, unseal
 
 from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember
 from ..fanout import Item
@@ -23,8 +22,8 @@ bp = Blueprint("player", __name__)
 
 
 def _normalise(code: str) -> bytes:
-    # People read codes aloud and type them in lower case, with spaces or dashes. Bytes, because
-    # hmac.compare_digest refuses str with non-ASCII letters, which phones' keyboards readily type.
+    # People read codes aloud and type them in lower case, with spaces or dashes. Bytes: what a
+    # phone's keyboard types may hold any letter, and the compare takes the bytes as typed.
     return "".join(c for c in code.upper() if c.isalnum()).encode()
 
 
@@ -57,7 +56,7 @@ def _join(table: str) -> Any:
     if not code:
         abort(400, description="type the join code the referee gave you")
     for seat in range(len(players)):
-        if hmac.compare_digest(code, join_code(token, table, game_id, seat).encode()):
+        if same_secret(code, join_code(token, table, game_id, seat)):
             guess.session.seats[table] = Seat(game_id=game_id, seat=seat)
             remember(guess.session)
             return redirect(url_for("player.me", table=table), code=303)

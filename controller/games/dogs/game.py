@@ -23,7 +23,7 @@ from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .views import public_view
 from .words import in_words
 from ..rng import Rng
-from ..words import ordinal
+from ..words import ordinal_word as ordinal
 
 _new = object.__new__
 

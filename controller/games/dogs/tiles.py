@@ -82,60 +82,79 @@ def dog_start_squares(grid: tuple[str, ...]) -> list[Square]:
 
 
 def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
-    """Validate a tiles document; :class:`BadGameData` names the bad entry."""
+    """Validate a tiles document; :class:`BadGameData` names the bad entry (and says it in plain words)."""
+
+    def bad(message: str, reason: str, at: dict[str, Any] | None = None) -> BadGameData:
+        return BadGameData(message, at=at, reason=reason)
+
     if not isinstance(data, Mapping):
-        raise BadGameData(f"{source}: the document must be a JSON object with 'size' and 'tiles'")
+        raise bad(f"{source}: the document must be a JSON object with 'size' and 'tiles'", "This file is not a set of tiles.")
     size = data.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
-        raise BadGameData(f"{source}: 'size' must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+        raise bad(f"{source}: 'size' must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}",
+                  f"The tiles must say how many squares a side they have, from {MIN_SIZE} to {MAX_SIZE}.")
     raw_tiles = data.get("tiles")
     if not isinstance(raw_tiles, list):
-        raise BadGameData(f"{source}: 'tiles' must be a list")
+        raise bad(f"{source}: 'tiles' must be a list", "The file lists no tiles.")
     if len(raw_tiles) != TILE_COUNT:
-        raise BadGameData(f"{source}: the game has {TILE_COUNT} tiles, the file lists {len(raw_tiles)}")
+        raise bad(f"{source}: the game has {TILE_COUNT} tiles, the file lists {len(raw_tiles)}",
+                  f"The game has {TILE_COUNT} tiles; the file lists {len(raw_tiles)}.")
     tiles: list[TileDef] = []
     seen: set[str] = set()
     graves = 0
     for index, raw in enumerate(raw_tiles):
         where = f"{source}: tile {index + 1}"
+        tile = {"tile": index}
+        words = f"Tile {index + 1}"
         if not isinstance(raw, Mapping):
-            raise BadGameData(f"{where}: must be an object with 'id' and 'grid'", at={"tile": index})
+            raise bad(f"{where}: must be an object with 'id' and 'grid'", f"{words} is not written as a tile.", tile)
         tile_id = raw.get("id")
         if not isinstance(tile_id, str) or not tile_id.strip():
-            raise BadGameData(f"{where}: 'id' must be a non-empty string", at={"tile": index})
+            raise bad(f"{where}: 'id' must be a non-empty string", f"{words} has no name for the machine to know it by.", tile)
         where = f"{where} ({tile_id!r})"
-        if tile_id in seen:
-            raise BadGameData(f"{where}: duplicate id", at={"tile": index})
-        seen.add(tile_id)
         name = raw.get("name", tile_id)
+        if isinstance(name, str) and name.strip():
+            words = f"{words}, \u201c{name.strip()}\u201d,"
+        if tile_id in seen:
+            raise bad(f"{where}: duplicate id", f"{words} has the same machine name as an earlier tile.", tile)
+        seen.add(tile_id)
         if not isinstance(name, str):
-            raise BadGameData(f"{where}: 'name' must be a string", at={"tile": index})
+            raise bad(f"{where}: 'name' must be a string", f"{words} has a name that is not text.", tile)
         unknown = set(raw) - {"id", "name", "grid"}
         if unknown:
-            raise BadGameData(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}", at={"tile": index})
+            raise bad(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}",
+                      f"{words} has parts a tile does not have.", tile)
         grid = raw.get("grid")
         if not isinstance(grid, list) or len(grid) != size:
-            raise BadGameData(f"{where}: 'grid' must be a list of {size} rows", at={"tile": index})
+            raise bad(f"{where}: 'grid' must be a list of {size} rows", f"{words} must have {size} rows of squares.", tile)
         for r, row in enumerate(grid):
             if not isinstance(row, str) or len(row) != size:
-                raise BadGameData(f"{where}: row {r + 1} must be a string of {size} squares, got {row!r}", at={"tile": index})
-            bad = set(row) - FEATURES
-            if bad:
-                raise BadGameData(
-                    f"{where}: row {r + 1} has unknown square(s) {''.join(sorted(bad))!r} (use J, G or .)",
-                    at={"tile": index, "square": [r, min(row.index(ch) for ch in bad)]},
+                raise bad(f"{where}: row {r + 1} must be a string of {size} squares, got {row!r}",
+                          f"Row {r + 1} of {words[:1].lower() + words[1:]} must have {size} squares.", tile)
+            unknown_squares = set(row) - FEATURES
+            if unknown_squares:
+                raise bad(
+                    f"{where}: row {r + 1} has unknown square(s) {''.join(sorted(unknown_squares))!r} (use J, G or .)",
+                    f"{words} has a square that is not plain, a Jack-O-Lantern or a Gravestone.",
+                    {"tile": index, "square": [r, min(row.index(ch) for ch in unknown_squares)]},
                 )
         cells = "".join(grid)
         if cells.count(JACK) != 1:
-            raise BadGameData(f"{where}: needs exactly one Jack-O-Lantern (J), found {cells.count(JACK)}", at={"tile": index})
+            raise bad(f"{where}: needs exactly one Jack-O-Lantern (J), found {cells.count(JACK)}",
+                      f"{words} needs exactly one Jack-O-Lantern; it has {cells.count(JACK)}.", tile)
         if cells.count(GRAVE) > 1:
-            raise BadGameData(f"{where}: has {cells.count(GRAVE)} Gravestones (G); at most one", at={"tile": index})
+            raise bad(f"{where}: has {cells.count(GRAVE)} Gravestones (G); at most one",
+                      f"{words} has {cells.count(GRAVE)} Gravestones; a tile has at most one.", tile)
         graves += cells.count(GRAVE)
         if not dog_start_squares(tuple(grid)):
-            raise BadGameData(f"{where}: no square where a dog may start (away from J and G)", at={"tile": index})
+            raise bad(f"{where}: no square where a dog may start (away from J and G)",
+                      f"{words} has no square where a dog may start: every square is the Jack-O-Lantern, "
+                      "a Gravestone or next to the Jack-O-Lantern.", tile)
         tiles.append(TileDef(tile_id, name, tuple(grid)))
     if graves > SPOOK_COUNT:
-        raise BadGameData(f"{source}: {graves} Gravestones but only {SPOOK_COUNT} spook tokens")
+        raise bad(f"{source}: {graves} Gravestones but only {SPOOK_COUNT} spook tokens",
+                  f"The tiles have {graves} Gravestones, but the game has only {SPOOK_COUNT} spook tokens to put "
+                  "on them: take one away first.")
     return tiles
 
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Self
 from .. import register
 from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
 from ..rng import Rng
+from .adopt import adopt_board
 from .board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
 from .moves import (
     CHARM_FOR_WHAMMY,
@@ -412,6 +413,10 @@ class Superstition(RulesMixin, Game):
 
     def rng_state(self) -> str | None:
         return self.rng.to_json()
+
+    def adopt_board(self, sensors: Mapping[str, str]) -> list[Event]:
+        """Trust the board: the challenged trap's pegs and spring, as a challenge can stand (``adopt.py``)."""
+        return adopt_board(self, sensors)
 
     def closes_door(self, action: Action, events: Sequence[Event]) -> str | None:
         if action.kind == "pull_peg" and self.options["challenge"] == "digital":

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .board import GRAVES, LADDER_MIRROR, Platform
+from .board import GRAVES, LADDER_MIRROR, Board, Platform
 from .words import DIRECTION_WORDS
 
 if TYPE_CHECKING:
@@ -78,9 +78,8 @@ def targets(pawn: dict[str, Any], kind: tuple[str, ...]) -> list[str]:
     return left or list(kind)
 
 
-def lane(game: "Superstition", pawn: dict[str, Any]) -> tuple[str, dict[str, Platform]]:
+def lane(board: Board, pawn: dict[str, Any]) -> tuple[str, dict[str, Platform]]:
     """The ring a pawn moves on, and the entrance spaces that force it onto a platform."""
-    board = game.board
     leg = pawn["leg"]
     if leg == "in1":
         return "brick", {board.platforms[t].brick or "": board.platforms[t] for t in LADDER_MIRROR}
@@ -114,7 +113,7 @@ def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk 
     options = _options(game, seat, steps, None)
     pawn = game.pawns[seat]
     if game.options["dice"] == 2 and pawn["leg"] in LEAVING_LEGS:
-        ring_name, forced = lane(game, pawn)
+        ring_name, forced = lane(game.board, pawn)
         for direction, found in options.items():
             if isinstance(found, Walk) or direction == "in":
                 continue
@@ -134,7 +133,7 @@ def charm_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk
 
 def _options(game: "Superstition", seat: int, steps: int, held: str | None) -> dict[str, Walk | str]:
     pawn = game.pawns[seat]
-    ring_name, forced = lane(game, pawn)
+    ring_name, forced = lane(game.board, pawn)
     here = pawn["space"]
     options: dict[str, Walk | str] = {}
     if here in forced:

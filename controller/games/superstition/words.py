@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..words import ordinal
+from ..words import ordinal_word as ordinal
 
 # A space id inside an engine's sentence: a path space (b7, s12), a start circle, a side of the tomb,
 # or a trap's platform. Only ids the board has are named (see ``in_words``).

@@ -1,13 +1,27 @@
 """Terror in the Graveyard: three sliding tombs, a shifting board and the Headless Ghost.
 
 Callers outside this package use only what is exported here: the game class,
-the loaders of its two data files (board and deck) and where the defaults are, and the words for a tomb's
-positions.
+the loaders of its two data files (board and deck) and where the defaults are,
+every card a deck may hold, and the game's words for people (an action as done
+or as offered, an event, a kind of space, a card's title, a tomb's positions),
+so that every place that tells a player about the game says it the same way.
 """
 
-from .board import DEFAULT_BOARD, load_board
-from .cards import DEFAULT_CARDS, load_deck
+from .board import DEFAULT_BOARD, POSITION_WORDS, load_board
+from .cards import DEFAULT_CARDS, catalogue, load_deck
 from .game import Terror
-from .views import POSITION_WORDS
+from .words import card_title, describe_action, describe_event, space_words
 
-__all__ = ["DEFAULT_BOARD", "DEFAULT_CARDS", "POSITION_WORDS", "Terror", "load_board", "load_deck"]
+__all__ = [
+    "DEFAULT_BOARD",
+    "DEFAULT_CARDS",
+    "POSITION_WORDS",
+    "Terror",
+    "card_title",
+    "catalogue",
+    "describe_action",
+    "describe_event",
+    "load_board",
+    "load_deck",
+    "space_words",
+]

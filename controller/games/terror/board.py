@@ -35,9 +35,12 @@ from typing import Any
 
 from ..base import BadGameData
 from ..datafile import read_bytes
+from ..words import cap, ordinal
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
+# A tomb's positions as players say them (the words module and the board's own errors use them).
+POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 COLOURS: tuple[str, ...] = ("red", "purple", "gold")
 PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
 ALL_CONFIGS = 27  # 3 tombs x 3 positions
@@ -314,7 +317,7 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         try:
             raw = json.dumps(source, sort_keys=True).encode()
         except (TypeError, ValueError) as exc:
-            raise BadGameData(f"board: not plain JSON ({exc})") from None
+            raise BadGameData(f"board: not plain JSON ({exc})", reason="This board is not plain JSON.") from None
     elif isinstance(source, (str, Path)):
         path = Path(source)
         where = str(path)
@@ -326,7 +329,8 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
         except ValueError as exc:
             raise BadGameData(f"board file {where}: not valid JSON ({exc})") from None
     else:
-        raise BadGameData(f"board must be a file path or an object, got {type(source).__name__}")
+        raise BadGameData(f"board must be a file path or an object, got {type(source).__name__}",
+                          reason="This file is not a Terror board.")
     digest = hashlib.sha256(raw).hexdigest()[:16]
     cached = _BOARD_CACHE.get(digest)
     if cached is None:
@@ -334,34 +338,61 @@ def load_board(source: str | Path | Mapping[str, Any] | None = None) -> Board:
     return cached
 
 
-def _fail(where: str, msg: str, cell: list[int] | None = None, tombs: Mapping[str, str] | None = None) -> BadGameData:
+def _fail(where: str, msg: str, cell: list[int] | None = None, tombs: Mapping[str, str] | None = None,
+          *, reason: str) -> BadGameData:
     """The error, with the ``[row, col]`` it is about when there is one (the editor shows it there).
 
     ``tombs`` (tomb -> position) says where the tombs must stand to see the problem: a platform
-    space is wrong at one position of its tomb only.
+    space is wrong at one position of its tomb only. ``reason`` is the problem in plain words
+    (no entry names or coordinates: the editor outlines the cell).
     """
     at: dict[str, Any] | None = {"cell": cell} if cell is not None else None
     if at is not None and tombs:
         at["tombs"] = dict(tombs)
-    return BadGameData(f"{where}: {msg}", at=at)
+    return BadGameData(f"{where}: {msg}", at=at, reason=reason)
+
+
+# Plain words for the editor: the names the editor's buttons and lists use.
+_SPECIAL_WORDS = {"gate": "Gate platform", "crypt": "Crypt platform", "entrance": "Entrance", "exit": "Exit"}
+_PLACE_WORDS = {"end_a": "one end", "middle": "the middle", "end_b": "the other end"}
+
+
+def _tomb_words(tomb: Any) -> str:
+    return f"the {tomb.title()} tomb" if tomb in TOMBS else "its tomb"
+
+
+
+def type_words(value: Any) -> str:
+    """A space type as the editor's buttons name it ("a red arrow", "a Skeleton Hand")."""
+    plain = {"grass": "grass", "g": "a G space", "potion": "a Magic Potion", "hand": "a Skeleton Hand",
+             "pit": "a pit", "bush": "bushes"}
+    if isinstance(value, str) and value in plain:
+        return plain[value]
+    for prefix, noun in (("arrow-", "arrow"), ("danger-", "Danger space")):
+        if isinstance(value, str) and value.startswith(prefix) and value[len(prefix):] in COLOURS:
+            return f"a {value[len(prefix):]} {noun}"
+    return "something the game does not know"
 
 
 def _validate(data: Any, where: str, digest: str) -> Board:
     if not isinstance(data, Mapping):
-        raise _fail(where, "the board must be a JSON object")
+        raise _fail(where, "the board must be a JSON object", reason="This file is not a Terror board.")
     unknown = set(data) - {"name", "layout", "platforms", "notes"}
     if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}",
+                    reason="The file has parts a Terror board does not have.")
     layout = data.get("layout")
     if not isinstance(layout, list) or not layout or not all(isinstance(r, str) for r in layout):
-        raise _fail(where, "layout must be a non-empty list of strings")
+        raise _fail(where, "layout must be a non-empty list of strings",
+                    reason="The board's rows of spaces are missing.")
     cols = len(layout[0])
     rows = len(layout)
     static: list[str | None] = []
     marks: dict[str, list[int]] = {"1": [], "2": [], "3": []}
     for r, line in enumerate(layout):
         if len(line) != cols:
-            raise _fail(where, f"layout[{r}] has {len(line)} characters; layout[0] has {cols}")
+            raise _fail(where, f"layout[{r}] has {len(line)} characters; layout[0] has {cols}",
+                        reason=f"The board's rows are not all as long as the first: the {ordinal(r + 1)} row differs.")
         for c, ch in enumerate(line):
             if ch == " ":
                 static.append(None)
@@ -371,13 +402,15 @@ def _validate(data: Any, where: str, digest: str) -> Board:
             elif ch in _LAYOUT_TYPES:
                 static.append(_LAYOUT_TYPES[ch])
             else:
-                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}", [r, c])
+                raise _fail(where, f"layout[{r}][{c}]: unknown character {ch!r}", [r, c],
+                            reason="This space is marked with a sign the board does not know.")
     specials: dict[str, int] = {}
     for kind in ("gate", "crypt", "entrance", "exit"):
         cells = [i for i, t in enumerate(static) if t == kind]
         if len(cells) != 1:
             raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}",
-                        [cells[1] // cols, cells[1] % cols] if len(cells) > 1 else None)
+                        [cells[1] // cols, cells[1] % cols] if len(cells) > 1 else None,
+                        reason=f"The board needs exactly one {_SPECIAL_WORDS[kind]}; it has {len(cells)}.")
         specials[kind] = cells[0]
 
     def rc(i: int) -> list[int]:
@@ -393,29 +426,32 @@ def _validate(data: Any, where: str, digest: str) -> Board:
 
     if specials["entrance"] not in neighbours(specials["gate"]):
         raise _fail(where, f"the Gate platform {rc(specials['gate'])} must be next to the Entrance",
-                    rc(specials["gate"]))
+                    rc(specials["gate"]), reason="The Gate platform must be next to the Entrance.")
     crypt_next = [n for n in neighbours(specials["crypt"]) if static[n] not in (None, "bush")]
     if crypt_next != [specials["exit"]]:
         raise _fail(where, f"the Crypt platform {rc(specials['crypt'])} must touch the Exit and no other space",
-                    rc(specials["crypt"]))
+                    rc(specials["crypt"]), reason="The Crypt platform must touch the Exit and no other space.")
 
     platforms_raw = data.get("platforms")
     if not isinstance(platforms_raw, list) or len(platforms_raw) != 3:
-        raise _fail(where, "platforms must be a list of three platforms")
+        raise _fail(where, "platforms must be a list of three platforms",
+                    reason="The board needs its three sliding platforms.")
     platforms: dict[str, Platform] = {}
     colours_seen: set[str] = set()
     for n, p in enumerate(platforms_raw):
         platforms_where = f"{where} platforms[{n}]"
         platform = _validate_platform(p, platforms_where, n + 1, static, marks, rows, cols, neighbours)
         if platform.tomb in platforms:
-            raise _fail(platforms_where, f"tomb {platform.tomb!r} has two platforms")
+            raise _fail(platforms_where, f"tomb {platform.tomb!r} has two platforms",
+                        reason=f"{cap(_tomb_words(platform.tomb))} has two platforms.")
         if platform.colour in colours_seen:
-            raise _fail(platforms_where, f"colour {platform.colour!r} is used by two platforms")
+            raise _fail(platforms_where, f"colour {platform.colour!r} is used by two platforms",
+                        reason=f"Two platforms are {platform.colour}; each platform has its own colour.")
         colours_seen.add(platform.colour)
         platforms[platform.tomb] = platform
     name = data.get("name", "board")
     if not isinstance(name, str):
-        raise _fail(where, "name must be a string")
+        raise _fail(where, "name must be a string", reason="The board's name must be text.")
     board = Board(
         name=name,
         rows=rows,
@@ -443,17 +479,22 @@ def _validate_platform(
     neighbours: Any,
 ) -> Platform:
     if not isinstance(p, Mapping):
-        raise _fail(where, "a platform must be an object")
+        raise _fail(where, "a platform must be an object", reason=f"Platform {number} is not written as a platform.")
     unknown = set(p) - {"number", "colour", "tomb", "track", "spaces"}
     if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}",
+                    reason=f"Platform {number} has parts a platform does not have.")
     if p.get("number") != number:
-        raise _fail(where, f"number must be {number} (platforms are listed in order)")
+        raise _fail(where, f"number must be {number} (platforms are listed in order)",
+                    reason="The platforms must be numbered 1, 2 and 3, in that order.")
     colour, tomb = p.get("colour"), p.get("tomb")
     if colour not in COLOURS:
-        raise _fail(where, f"colour {colour!r} is not one of {', '.join(COLOURS)}")
+        raise _fail(where, f"colour {colour!r} is not one of {', '.join(COLOURS)}",
+                    reason=f"Platform {number} must be red, purple or gold.")
     if tomb not in TOMBS:
-        raise _fail(where, f"tomb {tomb!r} is not one of {', '.join(TOMBS)}")
+        raise _fail(where, f"tomb {tomb!r} is not one of {', '.join(TOMBS)}",
+                    reason=f"Platform {number} must carry the Mummy, the Monster or the Wolf tomb.")
+    owner = f"the {colour} platform ({_tomb_words(tomb)})"
 
     def cell(value: Any, at: str) -> int:
         if (
@@ -462,55 +503,74 @@ def _validate_platform(
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
             or not (0 <= value[0] < rows and 0 <= value[1] < cols)
         ):
-            raise _fail(at, f"{value!r} is not a [row, col] inside the grid")
+            raise _fail(at, f"{value!r} is not a [row, col] inside the grid",
+                        reason=f"A space listed for {owner} is not on the board.")
         index = value[0] * cols + value[1]
         if index not in marks[str(number)]:
-            raise _fail(at, f"cell {value} is not marked {number} in the layout", list(value))
+            raise _fail(at, f"cell {value} is not marked {number} in the layout", list(value),
+                        reason=f"This space is listed for {owner} but is not part of that platform on the board.")
         return index
 
     track_raw = p.get("track")
     if not isinstance(track_raw, Mapping) or set(track_raw) != set(POSITIONS):
-        raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells")
+        raise _fail(where, f"track must map exactly {', '.join(POSITIONS)} to cells",
+                    reason=f"{cap(owner)} must say where its tomb stands at one end, the middle "
+                    "and the other end.")
     track = {pos: cell(track_raw[pos], f"{where} track.{pos}") for pos in POSITIONS}
     if track["middle"] not in neighbours(track["end_a"]) or track["middle"] not in neighbours(track["end_b"]):
-        raise _fail(where + " track", "the middle position must be next to both ends", track_raw["middle"])
+        raise _fail(where + " track", "the middle position must be next to both ends", track_raw["middle"],
+                    reason=f"The middle place of {_tomb_words(tomb)} must be next to both of its ends.")
     spaces_raw = p.get("spaces")
     if not isinstance(spaces_raw, list) or not spaces_raw:
-        raise _fail(where, "spaces must be a non-empty list")
+        raise _fail(where, "spaces must be a non-empty list", reason=f"{cap(owner)} lists no spaces.")
     spaces: dict[int, dict[str, str]] = {}
     allowed = {*PLAIN_TYPES, "pit", *(f"arrow-{c}" for c in COLOURS), f"danger-{colour}"}
     for k, s in enumerate(spaces_raw):
         at = f"{where} spaces[{k}]"
         if not isinstance(s, Mapping) or set(s) != {"cell", *POSITIONS}:
-            raise _fail(at, f"a space is an object with exactly: cell, {', '.join(POSITIONS)}")
+            raise _fail(at, f"a space is an object with exactly: cell, {', '.join(POSITIONS)}",
+                        reason=f"A space of {owner} does not say what it shows at each place of the tomb.")
         index = cell(s["cell"], at + ".cell")
         if index in spaces:
-            raise _fail(at, f"cell {s['cell']} is listed twice", s["cell"])
+            raise _fail(at, f"cell {s['cell']} is listed twice", s["cell"],
+                        reason=f"This space of {owner} is listed twice.")
         by_pos: dict[str, str] = {}
         for pos in POSITIONS:
             value = s[pos]
             # The type check comes first: a list would make the set lookup raise TypeError.
             if not isinstance(value, str) or value not in allowed:
                 raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})",
-                            s["cell"], {tomb: pos})
+                            s["cell"], {tomb: pos},
+                            reason=f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space shows "
+                            f"{type_words(value)}, which a space of {owner} cannot be"
+                            + (f" (its Danger spaces are {colour})." if isinstance(value, str)
+                               and value.startswith("danger-") else "."))
             is_pit_here = index == track[pos]
             if (value == "pit") != is_pit_here:
                 raise _fail(
                     f"{at}.{pos}",
                     "the tomb's own cell must show 'pit'" if is_pit_here else "only the cell under the tomb is a pit",
                     s["cell"], {tomb: pos},
+                    reason=(f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space is under it, so it "
+                            "must be the pit." if is_pit_here else
+                            f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space is not under it: "
+                            "only the space under the tomb is a pit."),
                 )
             by_pos[pos] = value
         if all(by_pos[pos] == "hand" for pos in POSITIONS):
-            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever", s["cell"])
+            raise _fail(at, "a Skeleton Hand that never changes would paralyse a pawn for ever", s["cell"],
+                        reason=f"This space is a Skeleton Hand wherever {_tomb_words(tomb)} stands: "
+                        "it would hold a pawn for ever.")
         spaces[index] = by_pos
     missing = sorted(set(marks[str(number)]) - set(spaces))
     if missing:
         first = [missing[0] // cols, missing[0] % cols]
-        raise _fail(where, f"layout cell {first} is marked {number} but has no space entry", first)
+        raise _fail(where, f"layout cell {first} is marked {number} but has no space entry", first,
+                    reason=f"This space of {owner} does not say what it shows.")
     for pos, index in track.items():
         if index not in spaces:
-            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry", [index // cols, index % cols])
+            raise _fail(f"{where} track.{pos}", "the track cell needs a space entry", [index // cols, index % cols],
+                        reason=f"The place of {_tomb_words(tomb)} at {_PLACE_WORDS[pos]} does not say what it shows.")
     # Rulebook, "Danger Space": only a pawn on a Danger space "may fall into the nearby tomb
     # pit". So every cell that becomes the pit with one slide of the tomb must show Danger
     # before the slide, and a Danger space must sit next to the pit.
@@ -524,6 +584,9 @@ def _validate_platform(
                     f"but becomes the pit when the tomb slides to {nxt}: it must be a {colour} Danger space "
                     f"('danger-{colour}'), the only space a pawn can fall from",
                     [index // cols, index % cols], {tomb: pos},
+                    reason=f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space shows "
+                    f"{type_words(spaces[index][pos])}, but it becomes the pit when the tomb slides to "
+                    f"{_PLACE_WORDS[nxt]}: it must be a {colour} Danger space, the only space a pawn can fall from.",
                 )
         dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]
         for index in dangers:
@@ -533,6 +596,8 @@ def _validate_platform(
                     f"with the tomb at {pos}, the {colour} Danger space {[index // cols, index % cols]} "
                     "must sit next to the pit",
                     [index // cols, index % cols], {tomb: pos},
+                    reason=f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this {colour} Danger space is not "
+                    "next to the pit: a pawn can fall only into a pit beside it.",
                 )
     return Platform(number=number, colour=colour, tomb=tomb, track=track, spaces=spaces)
 
@@ -555,12 +620,11 @@ def _validate_configs(board: Board, where: str) -> None:
                     todo.append(n)
         if board.crypt not in seen:
             tombs = board.config_tombs(cfg)
-            words = ", ".join(f"the {t.title()} tomb at {_POSITION_WORDS[tombs[t]]}" for t in TOMBS)
+            words = ", ".join(f"the {t.title()} tomb at {POSITION_WORDS[tombs[t]]}" for t in TOMBS)
+            plain = ", ".join(f"{_tomb_words(t)} at {_PLACE_WORDS[tombs[t]]}" for t in TOMBS)
             raise _fail(where, f"with {words}, no path leads from the Gate to the Crypt",
-                        board.rc(_cut(board, cfg, seen)), tombs)
-
-
-_POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
+                        board.rc(_cut(board, cfg, seen)), tombs,
+                        reason=f"With {plain}, no path leads from the Gate to the Crypt.")
 
 
 def _cut(board: Board, cfg: int, from_gate: set[int]) -> int:

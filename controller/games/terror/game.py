@@ -41,12 +41,13 @@ from typing import Any, ClassVar, Self
 from .. import register
 from ..base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
 from ..rng import Rng
-from .board import POSITIONS, TOMBS, load_board
+from .board import POSITION_WORDS, POSITIONS, TOMBS, load_board
 from .cards import load_deck
 from .legal import STEP, Legal, is_int
 from .play import play_card
 from .state import PAWN_LABELS, Pawn, State
-from .views import POSITION_WORDS, describe_action, player_view, public_view
+from .views import player_view, public_view
+from .words import describe_action
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)
@@ -420,9 +421,13 @@ class Terror(Legal, Game):
         for sensor, value in sensors.items():
             kind, _, tomb = sensor.partition(".")
             if kind != "tomb" or tomb not in TOMBS:
-                raise IllegalAction(f"only a tomb's position can be taken from the board, not {sensor!r}")
+                what = {"launcher": "the Headless Ghost's launcher"}.get(sensor, "a Crypt window" if kind == "chute"
+                                                                        else "that sensor")
+                raise IllegalAction(f"only a tomb's position can be taken from the board, not {what}")
             if value not in POSITIONS:
-                raise IllegalAction(f"the {tomb.title()} tomb is not at a position ({value!r})")
+                why = {"moving": "is between positions: slide it fully to one first",
+                       "fault": "reports two positions at once: check its sensors"}.get(value, "is not at a position")
+                raise IllegalAction(f"the {tomb.title()} tomb {why}")
             if s.phase == "tomb" and tomb == s.symbol:
                 raise IllegalAction(f"the {tomb.title()} tomb was rolled: declare its one-position move instead")
             moves[tomb] = value

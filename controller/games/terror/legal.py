@@ -3,7 +3,7 @@
 ``legal_actions()`` lists every action the rules allow at this moment, for
 every seat (other seats' Play Anytime! plays included). The refusal checks
 return the reason an action is illegal, or ``None``; both the enumeration and
-``apply()`` (in ``terror.py``) use them, so what is listed and what is
+``apply()`` (in ``game.py``) use them, so what is listed and what is
 accepted cannot drift apart.
 """
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import Event, IllegalAction, MalformedAction
-from .state import PAWN_LABELS, TURN_PHASES
+from .state import PAWN_LABELS, TURN_PHASES, State
 
 if TYPE_CHECKING:
     from .game import Terror
@@ -57,7 +57,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
         return owner == s.turn and s.phase in TURN_PHASES
 
     if card.effect == "extra_turn":
-        _discard(game, seat, holder, card_id)
+        _discard(s, seat, holder, card_id)
         s.extra_turns += 1
         return [played, Event("extra_turn", {"seat": seat, "pending": s.extra_turns})]
 
@@ -66,7 +66,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     if card.effect == "steal_ring":
         if ts == seat:
             raise IllegalAction("steal from an opponent's pawn")
-        _discard(game, seat, holder, card_id)
+        _discard(s, seat, holder, card_id)
         ring = next((c for c in target.cards if game.card(c).effect == "ring"), None)
         who = {"from": game.who(ts, tk), "to": game.who(seat, acting)}
         if ring is None:
@@ -79,7 +79,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
         why = game._switch_refusal(seat, acting, ts, tk)
         if why is not None:
             raise IllegalAction(why)
-        _discard(game, seat, holder, card_id)
+        _discard(s, seat, holder, card_id)
         assert me.pos is not None and target.pos is not None
         events = [
             played,
@@ -100,7 +100,7 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
         raise IllegalAction(f"{s.players[ts]}'s {PAWN_LABELS[tk]} pawn is paralysed on a Skeleton Hand")
     assert target.pos is not None
     path = game._walk(target.pos, card.steps, params.get("to"), params.get("path"))
-    _discard(game, seat, holder, card_id)
+    _discard(s, seat, holder, card_id)
     events = [
         played,
         Event("pawn_moved", {**game.who(ts, tk), "from": game.board.rc(target.pos), "to": game.board.rc(path[-1]),
@@ -110,6 +110,6 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     return events + game.land(ts, tk, may_draw=may_draw(ts))
 
 
-def _discard(game: "Terror", seat: int, pawn: int, card_id: str) -> None:
-    game.s.pawns[seat][pawn].cards.remove(card_id)
-    game.s.discard.append(card_id)
+def _discard(s: State, seat: int, pawn: int, card_id: str) -> None:
+    s.pawns[seat][pawn].cards.remove(card_id)
+    s.discard.append(card_id)

@@ -1,7 +1,7 @@
 """What happens to the board and the pawns once an action has been judged legal.
 
 These helpers only mutate: every check that can refuse an action runs before
-any of them is called (in ``terror.py``), so an illegal action never leaves a
+any of them is called (in ``game.py``), so an illegal action never leaves a
 half-applied state. Each helper returns the events it caused.
 """
 

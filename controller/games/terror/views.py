@@ -10,21 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..base import Action
-from .state import PAWN_LABELS, SEAT_COLOURS
-
-POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
+from .board import Board
+from .state import PAWN_LABELS, SEAT_COLOURS, State
 
 if TYPE_CHECKING:
     from .game import Terror
 
 
-def _where(game: "Terror", pos: int | None) -> str:
+def _where(board: Board, pos: int | None) -> str:
     if pos is None:
         return "out"
-    if pos == game.board.gate:
+    if pos == board.gate:
         return "gate"
-    if pos == game.board.crypt:
+    if pos == board.crypt:
         return "crypt"
     return "board"
 
@@ -41,7 +39,7 @@ def public_view(game: "Terror") -> dict[str, Any]:
                     "pawn": k,
                     "label": PAWN_LABELS[k],
                     "pos": None if p.pos is None else game.board.rc(p.pos),
-                    "where": _where(game, p.pos),
+                    "where": _where(game.board, p.pos),
                     "space": None if p.pos is None else game.board.types(cfg)[p.pos],
                     "out": p.out,
                     "monster": p.monster is not None,
@@ -78,23 +76,22 @@ def public_view(game: "Terror") -> dict[str, Any]:
         "winners": list(s.winners),
         "turns_taken": s.turns_taken,
         "last_events": [dict(e) for e in s.log],
-        "walks": _walks(game),
+        "walks": _walks(s, game.board, cfg),
     }
 
 
-def _walks(game: "Terror") -> list[dict[str, Any]]:
+def _walks(s: State, board: Board, cfg: int) -> list[dict[str, Any]]:
     """One legal walk to each destination of the pawns to move, so a page can draw the path before
     the move is sent (the engine takes any legal walk to the same space; this is the one it would take)."""
-    s = game.s
     if s.phase != "move" or s.number is None:
         return []
-    rc = game.board.rc
-    types = game.board.types(game.cfg)
+    rc = board.rc
+    types = board.types(cfg)
     out: list[dict[str, Any]] = []
     for k, pawn in enumerate(s.pawns[s.turn]):
         if pawn.pos is None or types[pawn.pos] == "hand":
             continue
-        for dest, path in game.board.destinations(game.cfg, pawn.pos, s.number).items():
+        for dest, path in board.destinations(cfg, pawn.pos, s.number).items():
             out.append({"seat": s.turn, "pawn": k, "to": rc(dest), "path": [rc(c) for c in path]})
     return out
 
@@ -112,54 +109,3 @@ def player_view(game: "Terror", seat: int) -> dict[str, Any]:
         ],
     }
     return view
-
-
-def describe_action(game: "Terror", action: Action) -> str:
-    s = game.s
-    name = s.players[action.player] if isinstance(action.player, int) and 0 <= action.player < len(s.players) else "?"
-    p = action.params
-    kind = action.kind
-    if kind == "roll":
-        return f"{name} rolls both dice"
-    if kind == "move_tomb":
-        return f"{name} slides the {str(p.get('tomb')).title()} tomb to {POSITION_WORDS.get(str(p.get('to')), p.get('to'))}"
-    if kind == "move_pawn":
-        return f"{name} moves the {_label(p.get('pawn'))} pawn to {_cell(game, p.get('to'))}"
-    if kind == "attempt_skull":
-        return f"{name}'s {_label(p.get('pawn'))} pawn shows a Magic Ring and drops the skull"
-    if kind == "skull_outcome":
-        return "The skull knocks the Headless Ghost off its launcher!" if p.get("hit") else "The skull rolls out of the other window"
-    if kind == "end_turn":
-        return f"{name} ends the turn"
-    if kind == "place_monster":
-        return f"{name} puts the Monster card on {_pawn_name(game, p.get('target'))}"
-    if kind == "play_card":
-        card = game.deck.cards.get(str(p.get("card")))
-        title = card.title if card else str(p.get("card"))
-        text = f"{name} plays {title}"
-        if "target" in p:
-            text += f" on {_pawn_name(game, p['target'])}"
-        if "pawn" in p and p["pawn"] in (0, 1) and not isinstance(p["pawn"], bool):
-            text += f" for their {PAWN_LABELS[p['pawn']]} pawn"
-        if "to" in p:
-            text += f", to {_cell(game, p['to'])}"
-        return text
-    return action.to_text()
-
-
-def _cell(game: "Terror", rc: Any) -> str:
-    """A ``[row, col]`` of an action in words ("the Crypt"); the coordinates stay in the action."""
-    try:
-        return game.board.words(game.cfg, game.board.cell(rc))
-    except ValueError:
-        return "a space off the board"
-
-
-def _label(pawn: Any) -> str:
-    return PAWN_LABELS[pawn] if pawn in (0, 1) else str(pawn)
-
-
-def _pawn_name(game: "Terror", target: Any) -> str:
-    if isinstance(target, list) and len(target) == 2 and isinstance(target[0], int) and 0 <= target[0] < len(game.s.players):
-        return f"{game.s.players[target[0]]}'s {_label(target[1])} pawn"
-    return str(target)

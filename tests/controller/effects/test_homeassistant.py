@@ -64,7 +64,7 @@ def test_discovery_is_valid_and_points_at_live_topics(mosquitto: Broker, make_se
         # Nothing secret: the summary holds only these public fields (never a live peg, a hand or a charm).
         public = {"seq", "game", "title", "players", "turn", "waiting_for", "over", "winners", "mismatch",
                   "mismatch_text", "tomb_mummy", "tomb_monster", "tomb_wolf", "ghost", "trap_ladder",
-                  "trap_mirror", "trap_grave1", "trap_grave2"}
+                  "trap_mirror", "trap_grave1", "trap_grave2", "paused"}
         signature = {"pub", "auth"}  # the table's signature (controller.publication)
         assert set(retained[topic(t, "summary")]) <= public | signature
         words = {k: v for k, v in retained[topic(t, "summary")].items() if k not in signature}

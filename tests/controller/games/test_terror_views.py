@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 
 from controller.games import Action
+from controller.games.terror import describe_action, describe_event
 
 from .terror_fixtures import CRYPT, act, give, make_monster, new_game, on_top, phase, put
+
+# What a person must never read: a coordinate, a card id, a seat number, a snake_case id.
+RAW = re.compile(r"\[-?\d+, ?-?\d+\]|\(-?\d+, ?-?\d+\)|\b[a-z]+(?:-[a-z]+)*-\d+\b|\bseat \d|\b[a-z]+_[a-z_]+\b|\b(?:arrow|danger)-[a-z]+\b")
 
 
 def test_public_view_draws_the_board_for_the_current_tomb_positions() -> None:
@@ -87,6 +93,52 @@ def test_describe_puts_each_action_in_words() -> None:
     g = new_game()
     assert g.describe(Action("roll", 0)) == "Ann rolls both dice"
     assert g.describe(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"})) == "Ann slides the Wolf tomb to end A"
-    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [3, 4]})) == "Bo moves the boy pawn to the bush in row 4, column 5"
+    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [1, 4]})) == "Bo moves the boy pawn to a Magic Potion space"
+    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [2, 2]})) == "Bo moves the boy pawn to the gold Danger space"
     assert g.describe(Action("play_card", 0, {"card": "switch-1", "target": [1, 0]})) == "Ann plays Body Swap on Bo's girl pawn"
     assert g.describe(Action("skull_outcome", 0, {"hit": False})) == "The skull rolls out of the other window"
+    card = {"card": "move-pawn-1", "target": [0, 1], "to": [0, 0]}
+    assert g.describe(Action("play_card", 0, card)) == "Ann plays Ghostly Push on Ann's boy pawn, to a grass space"
+
+
+def test_an_action_offered_to_its_player_is_said_to_them() -> None:
+    g = new_game(players=3)
+    said = {
+        Action("roll", 1): "Roll both dice",
+        Action("move_tomb", 1, {"tomb": "mummy", "to": "end_b"}): "Slide the Mummy tomb to end B",
+        Action("move_pawn", 1, {"pawn": 0, "to": [8, 2]}): "your girl pawn to a card space",
+        Action("place_monster", 1, {"target": [1, 0]}): "Put the Monster card on your own girl pawn",
+        Action("place_monster", 1, {"target": [2, 1]}): "Put the Monster card on Cy's boy pawn",
+        Action("play_card", 1, {"card": "steal-ring-1", "target": [0, 0], "pawn": 1}):
+            "Play Sticky Fingers on Ann's girl pawn for your boy pawn",
+    }
+    for action, words in said.items():
+        assert describe_action(g, action, offered=True) == words
+    # A caller that draws pawns its own way adds its mark after each pawn's name.
+    marked = describe_action(g, Action("place_monster", 1, {"target": [2, 1]}), offered=True,
+                             mark=lambda seat, pawn: f"#{seat}{pawn}")
+    assert marked == "Put the Monster card on Cy's boy pawn (#21)"
+
+
+def test_odd_parameters_are_still_said_in_words() -> None:
+    """An action from outside may be illegal; its words never fail and never show an id or a coordinate."""
+    g = new_game()
+    odd = Action("play_card", 5, {"card": "no-such-card", "target": [9, 9], "pawn": True, "to": [99, 0]})
+    assert g.describe(odd) == "? plays a card on a pawn, to a space not on the board"
+    assert describe_action(g, odd, offered=True) == "Play a card on a pawn, to a space not on the board"
+
+
+def test_no_words_of_a_whole_game_show_an_id_or_a_coordinate() -> None:
+    rng = random.Random(5)
+    for seed in range(4):
+        g = new_game(players=3, seed=seed)
+        for _ in range(150):
+            actions = g.legal_actions()
+            if g.is_over or not actions:
+                break
+            for a in actions:
+                for words in (g.describe(a), describe_action(g, a, offered=True)):
+                    assert not RAW.search(words), words
+            for event in g.apply(rng.choice(actions)):
+                words = describe_event(g, event, event.private_to)
+                assert words and not RAW.search(words), (event, words)
