@@ -70,6 +70,10 @@ class Topics:
     def summary(self) -> str:
         return self._t("summary")
 
+    @property
+    def recent(self) -> str:
+        return self._t("recent")
+
     def private(self, seat: int) -> str:
         return self._t("private", str(seat))
 

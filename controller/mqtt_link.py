@@ -524,7 +524,7 @@ class MqttLink:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
-                                                  self.topics.summary, self.topics.events,
+                                                  self.topics.summary, self.topics.events, self.topics.recent,
                                                   self.topics.private(0)[:-1] + "+")])
 
     def _wake_for_refresh(self) -> None:

@@ -17,7 +17,8 @@ overtakes an input still in the queue (``_inputs_in``/``_inputs_out`` count
 them), and the worker is then woken to build the views, off that path.
 
 After every change the worker hands the link the new retained payloads (state,
-sealed private views, sensors, health: ``controller.service_views``) and calls :meth:`MqttLink.flush`, which
+sealed private views, sensors, health, and at most once a second the current game's latest
+events: ``controller.service_views``) and calls :meth:`MqttLink.flush`, which
 publishes events first and retained topics after them. Events, retained
 topics and replies are published only under the decision lock, which is what
 keeps them in order (the link's own status message is independent of them).
@@ -176,6 +177,7 @@ class Service:
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
             self.views.refresh()
+            self.views.maybe_recent(0.0, force=True)  # the current game's moves, for a panel opened mid-game
             self.link.start()
             self.effects.start()
             self._set_up_simulated_board()
@@ -208,6 +210,7 @@ class Service:
                     self.flush_bounces(force=True)  # the last counts, before the sensors close
                     if self.link is not None and not self._worker.is_alive():
                         self.views.refresh()
+                        self.views.maybe_recent(0.0, force=True)
                 except Exception:  # noqa: BLE001 - stopping goes on
                     log.exception("could not build the last views")
                 finally:
@@ -445,7 +448,9 @@ class Service:
             self.effects.hand_over()
             if changed:
                 self.views.refresh()
-            self.views.maybe_health(time.monotonic())
+            now = time.monotonic()
+            self.views.maybe_health(now)
+            self.views.maybe_recent(now)  # at most once a second, after the events it holds went out
             self.flush_bounces()
             self.effects.tick()
             self.link.flush(persist=self._queue.empty())

@@ -1,4 +1,4 @@
-"""The retained topics a running service keeps current: state, sealed private views, sensors, health.
+"""The retained topics a running service keeps current: state, sealed private views, sensors, health, recent.
 
 :class:`ServiceViews` is used only under the service's decision lock (the
 worker after each change, ``stop()`` for the last views, and the command
@@ -11,6 +11,10 @@ every message, so an idle table stays idle), but at once when the broker link
 changes, the live monitor finds or clears something, or a self-test reports.
 A hardware failure that holds play is shown as the state's ``mismatch``, so it
 gets the same banner as a board that does not match the game.
+
+The current game's latest events (``recent``, ``controller.recent``) are
+published at most once a second, from the worker's round after a change's
+events and views have gone out: off the decision's path.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller.recent import RecentEvents
 from controller.security import seal
 from controller.service_commands import selftest_hooks
 from controller.summary import build_summary
@@ -42,6 +47,7 @@ class ServiceViews:
         self._health_due = False
         self._selftest_report: dict[str, Any] | None = None
         self._halt_shown: dict[str, Any] | None = None  # a hardware failure, shown as the mismatch
+        self.recent = RecentEvents()
 
     # ----- the self-test report -------------------------------------------
     def set_selftest_report(self, report: Mapping[str, Any]) -> None:
@@ -91,6 +97,28 @@ class ServiceViews:
         # "monotonic" is the clock of the sensors' "changed"/"seen", so a panel can age them exactly.
         link.set_retained(link.topics.sensors, {"time": time.time(), "monotonic": time.monotonic(),
                                                 "sensors": sensors})
+
+    # ----- the current game's latest events ----------------------------------
+    def maybe_recent(self, now: float, force: bool = False) -> None:
+        """Publish ``recent`` if the journal has new events and a second has passed (``force``: now)."""
+        service = self._service
+        link, journal = service.link, service.journal
+        if link is None or journal is None:
+            return
+        if force:
+            self.recent.take(journal)
+        elif not self.recent.due(journal, now):
+            return
+        link.set_retained(link.topics.recent, self.recent.payload(self._game()))
+
+    def _game(self) -> dict[str, Any] | None:
+        """Which game the events belong to, as a ``game_started`` event names it."""
+        referee = self._service.referee
+        game = referee.game if referee is not None else None
+        if game is None or referee.game_id is None:
+            return None
+        return {"game_id": referee.game_id, "game": getattr(game, "name", None),
+                "title": getattr(game, "title", None), "players": [str(p) for p in getattr(game, "players", [])]}
 
     # ----- health ------------------------------------------------------------
     def health(self) -> dict[str, Any]:

@@ -26,7 +26,8 @@ import paho.mqtt.client as mqtt
 # What the club list shows: subscribed for every table, all the time (``+`` for the table).
 LIST_KINDS = ("status", "summary")
 # A table's own traffic, subscribed only while someone looks at that table.
-TABLE_KINDS = ("state", "events", "sensors", "health", "private/+", "reply/+", "effects")
+# ``recent`` (retained) holds the current game's latest moves, so a table opened mid-game shows them at once.
+TABLE_KINDS = ("state", "events", "recent", "sensors", "health", "private/+", "reply/+", "effects")
 TABLE_QOS = {"effects": 0}  # passing cues: a late one is worth nothing, so no resend
 
 

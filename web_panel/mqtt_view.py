@@ -5,16 +5,18 @@ under the base topic (its retained ``status`` and ``summary``), and to a
 table's full traffic only while a page, stream or request of that table needs
 it (``web_panel.interest``: held, then released after a linger). For a watched
 table it keeps the last retained ``state``, ``sensors``, ``health`` and sealed
-``private/<seat>``, plus a short log of the events since it was first watched,
-and fans every change out to the SSE clients watching that table. It also
+``private/<seat>``, plus a short log of events: the current game's latest ones
+from the retained ``recent`` (so a table opened mid-game shows its moves at
+once), then every event since it was first watched, merged by seq. It fans
+every change out to the SSE clients watching that table. It also
 sends signed commands and waits for their replies.
 
 An ``act`` for a seat is sent sealed for that seat (``controller.security.
 seal_command``) and its reply opened here, so a spectator on the broker never
 reads a player's move, nor the reason the table refused it.
 
-Messages a table signs (``state``, ``events``, ``sensors``, ``health``,
-``private/<seat>``) are taken only when they verify, if the panel holds the
+Messages a table signs (``state``, ``events``, ``recent``, ``sensors``,
+``health``, ``private/<seat>``, ...) are taken only when they verify, if the panel holds the
 table's token (``web_panel.trust``); the client announces the largest packet
 it takes (MQTT 5, ``controller.mqtt5``), so no broker sends it a bigger one.
 
@@ -335,6 +337,10 @@ class MqttView:
                     self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
                     return
                 self._clear(table, kind)
+            elif kind == "recent" and len(parts) == 2:
+                if vouched:  # the table never deletes it (a new game publishes it anew, with its game_started)
+                    self._refuse(table, rel, PublicationError("unsigned", "a deletion the table did not sign"))
+                return  # else nothing to clear: the log keeps what it has
             elif kind == "private" and len(parts) == 3 and parts[2].isdigit():
                 # A seat the game no longer has. Its freshness is kept: an old envelope replayed after
                 # the clear is still older than the last one the table published.
@@ -380,6 +386,10 @@ class MqttView:
                 self._on_private(table, parts[2], data)
         elif kind == "events" and len(parts) == 2:
             self._on_event(table, data, stamp)
+        elif kind == "recent" and len(parts) == 2:
+            # The same message again (on a new subscription) is taken again: merging it twice adds nothing.
+            if self._fresh(table, rel, stamp, missing=True):
+                self._on_recent(table, data)
         elif kind == "summary" and len(parts) == 2:
             if self._fresh(table, rel, stamp):
                 self._set_glance(table, data)
@@ -530,6 +540,51 @@ class MqttView:
         self._broadcast(table, ("event", data))
         if gap:
             self.request_resync(table)
+
+    def _on_recent(self, table: str, data: dict[str, Any]) -> None:
+        """Merge the table's retained latest events of its current game into the log, by seq.
+
+        A page opened mid-game shows the moves made before the panel watched the table. Each event
+        the log lacks is put in its place by seq (none twice; live events after it stay in order).
+        A ``recent`` of a game older than the one the panel already knows (it is published at most
+        once a second, so it can lag a new game) is not merged: never an older game's moves in the
+        current game's log.
+        """
+        raw = data.get("events")
+        context = game_context(data.get("game"))
+        if not isinstance(raw, list) or context is None:
+            self.bad_messages += 1
+            log.warning("panel: ignored a recent-moves message of table %r without its game or events", table)
+            return
+        top = data.get("seq") if isinstance(data.get("seq"), int) and not isinstance(data.get("seq"), bool) else 0
+        incoming = [e for e in raw if isinstance(e, dict) and isinstance(e.get("seq"), int)
+                    and not isinstance(e.get("seq"), bool) and isinstance(e.get("type"), str)]
+        with self._lock:
+            view = self._table(table)
+            known = game_context(view.state) if view.state is not None else None
+            current = known or view.game
+            newest = max([view.last_seq or 0, *(s for s in [(view.state or {}).get("seq")] if isinstance(s, int))])
+            if current is not None and current["game_id"] != context["game_id"] and newest >= top:
+                return  # the table has moved on to another game since this was published
+            have = {e.get("seq") for e in view.events}
+            full = view.events.maxlen is not None and len(view.events) >= view.events.maxlen
+            oldest = min((s for s in have if isinstance(s, int)), default=None) if full else None
+            # A full log keeps its newest: events older than all it holds would only be pushed out again.
+            added = [{**e, "context": context} for e in incoming
+                     if e["seq"] not in have and (oldest is None or e["seq"] > oldest)]
+            if not added:
+                return
+            merged = sorted([*view.events, *added], key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else -1)
+            view.events.clear()
+            view.events.extend(merged)  # the deque's maxlen keeps the newest
+            top = max(e["seq"] for e in added)
+            if view.last_seq is None or top > view.last_seq:
+                view.last_seq = top
+            view.game = context  # the same game as the panel knew, or a newer one: the next event's
+        # Pages draw the log again from the whole picture: events put in before ones they already hold.
+        snap = self.snapshot(table)
+        if snap is not None:
+            self._broadcast(table, ("snapshot", snap))
 
     def _on_private(self, table: str, seat_text: str, data: dict[str, Any]) -> None:
         try:

@@ -1,7 +1,8 @@
 """Whether the panel can vouch for what it shows of a table, and what it refused.
 
 The controller signs every message it publishes on ``state``, ``events``,
-``sensors``, ``health`` and ``private/<seat>`` (``controller.publication``).
+``sensors``, ``health``, ``private/<seat>``, ``effects``, ``summary`` and
+``recent`` (``controller.publication``).
 A panel that holds a table's control token takes only messages that verify
 under it, for that table and topic, and newer than the last one it took
 (so an old signed state published again cannot take the place of the
@@ -28,7 +29,7 @@ from controller.security import verify_status
 log = logging.getLogger(__name__)
 
 LOG_EVERY_S = 60.0
-SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects", "summary")
+SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects", "summary", "recent")
 REASONS = {
     "unsigned": "not signed",
     "forged": "signed with another token (is the panel's token this table's?)",

@@ -1,0 +1,104 @@
+"""The current game's latest moves, retained: the ``gravekeeper/<t>/recent`` topic.
+
+Events are not retained, so a page opened on a table that nobody was watching
+would show an empty list of moves until the next one. The controller keeps
+the current game's most recent public events (at most ``MAX_EVENTS``, and at
+most ``MAX_BYTES`` of them as JSON) and publishes them, retained and signed
+like ``state`` (``controller.publication``), so a panel that starts watching
+the table mid-game shows them at once. Each event is exactly what was
+published on ``<t>/events`` (``controller.mqtt_link.EVENT_KEYS``), with its
+``seq``, oldest first. A new game (its ``game_started`` event) empties it.
+
+It is built off the decision's hot path: the worker asks :meth:`RecentEvents.due`
+after it has published a change's events and views, at most once every
+``EVERY_S``, and only when the journal has new events. The events come from the
+journal's in-memory tail, so a check costs no query in steady play.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from controller.mqtt_link import EVENT_KEYS
+
+MAX_EVENTS = 100  # a game's last hundred moves is far more than a page opened mid-game needs to catch up
+MAX_BYTES = 48 << 10  # the events' JSON; small beside the 1 MiB a panel takes (controller.mqtt5)
+EVERY_S = 1.0
+
+
+class EventSource(Protocol):
+    def last_seq(self) -> int: ...
+    def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]: ...
+
+
+def _size(event: Mapping[str, Any]) -> int:
+    return len(json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "backslashreplace"))
+
+
+class RecentEvents:
+    """The current game's last events, as the ``recent`` topic carries them. One caller at a time."""
+
+    def __init__(self, max_events: int = MAX_EVENTS, max_bytes: int = MAX_BYTES, every_s: float = EVERY_S) -> None:
+        self.max_events = max_events
+        self.max_bytes = max_bytes
+        self.every_s = every_s
+        self._events: deque[tuple[dict[str, Any], int]] = deque()  # (event, its JSON size), oldest first
+        self._bytes = 0
+        self._seen = -1  # the last seq read from the journal; -1: nothing read yet
+        self._next = 0.0  # not before this (the worker's monotonic clock)
+
+    def due(self, journal: EventSource, now: float) -> bool:
+        """Whether it is time to publish, and there is something new since the last time (then taken in)."""
+        if now < self._next:
+            return False
+        last = journal.last_seq()
+        if last == self._seen:
+            return False
+        self._next = now + self.every_s
+        self.take(journal)
+        return True
+
+    def take(self, journal: EventSource) -> None:
+        """Read the events the journal has beyond the last one taken."""
+        last = journal.last_seq()
+        if last < self._seen:
+            self._clear()  # a journal started afresh numbers its events from 1 again
+            self._seen = -1
+        if self._seen < 0:
+            # First look: only the last MAX_EVENTS can matter, and a game_started among them cuts the rest.
+            start = max(0, last - self.max_events)
+        else:
+            start = self._seen
+        for event in journal.events_after(start):
+            self._add({k: event.get(k) for k in EVENT_KEYS})
+        self._seen = last
+
+    def _add(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "game_started":
+            self._clear()  # a new game, a new log: never an older game's moves in this one's
+        size = _size(event)
+        self._events.append((event, size))
+        self._bytes += size
+        while len(self._events) > self.max_events or (self._bytes > self.max_bytes and len(self._events) > 1):
+            _, dropped = self._events.popleft()
+            self._bytes -= dropped
+
+    def _clear(self) -> None:
+        self._events.clear()
+        self._bytes = 0
+
+    def payload(self, game: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The topic's JSON: ``game`` (id, name, title, players: which game the events belong to),
+        ``seq`` (the journal's last seq when it was read), and ``events``, oldest first."""
+        return {"seq": max(self._seen, 0), "game": dict(game) if game is not None else None,
+                "events": [event for event, _ in self._events]}
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
