@@ -457,7 +457,8 @@ class Referee:
         expectations = game.expects() if game is not None and not game.is_over else []
         mismatch = dict(self.core.mismatch) if self.core.mismatch is not None else None
         public = game.public_actions() if game is not None else []  # enumerated once per state
-        return {
+        grace = self._grace_view()
+        state: dict[str, Any] = {
             "seq": self.journal.last_seq(),
             "table": self.config.table.id,
             "game": self.core.game_name,
@@ -468,13 +469,38 @@ class Referee:
             "winners": list(game.winners) if game else [],
             "view": game.public_view() if game else {},
             "legal": [a.to_json() for a in self.core.commandable(public, self.board)] if game else [],
-            "expects": [e.to_json() for e in expectations],
+            "expects": self._expects_view(expectations),
             "waiting_for": self._waiting_for(game, expectations, public),
             "mismatch": mismatch,
             "board": self.board,
             "gm": self.core.gm.public(game),  # undo, pause, out-of-service sensors (docs/referee.md)
-            "grace": self._grace_view(),
+            "grace": grace,
         }
+        if grace is not None or any("left_ms" in e for e in state["expects"]):
+            # A timer runs: the table's clock when this state was made, so a reader that gets it
+            # later (a panel started mid-window, from the retained copy) knows how old ``left_ms`` is.
+            state["time"] = self.wall_clock()
+        return state
+
+    def _expects_view(self, expectations: list[Expectation]) -> list[dict[str, Any]]:
+        """The expectations as JSON; a window the referee is timing also says what is left of it.
+
+        ``left_ms`` is what is left when the state is made, so a page opened in the middle of a
+        window counts down from there, not from the whole window. While the game is paused it is
+        what was left at the pause (it stands still, as the timer does; the resume's state has
+        the same time left, since ``gm._shift_timers`` moves the window's start by the pause).
+        """
+        out = [e.to_json() for e in expectations]
+        if not self._windows or self.core.mismatch is not None:
+            return out  # no window running (play holds while a mismatch stands)
+        now = self.paused_at if self.core.gm.paused is not None and self.paused_at is not None else self.clock()
+        for exp, view in zip(expectations, out):
+            opened = self._windows.get(repr(view)) if exp.window_ms is not None else None
+            if opened is None:
+                continue
+            left = opened + exp.window_ms / 1000.0 - now
+            view["left_ms"] = max(0, min(exp.window_ms, round(left * 1000)))
+        return out
 
     def _grace_view(self) -> dict[str, Any] | None:
         """A tomb on its way between positions: how long it may take before that is a mismatch.
@@ -487,8 +513,9 @@ class Referee:
         moving = sorted(s for s, v in self.core.sensors.items() if s.startswith("tomb.") and v == "moving")
         if not moving:
             return None
-        left = max(0.0, self._pending_since + self._grace_s() - self.clock())
-        return {"kind": "tomb_moving", "sensors": moving, "window_ms": round(left * 1000)}
+        left = round(max(0.0, self._pending_since + self._grace_s() - self.clock()) * 1000)
+        # window_ms: what is left of the grace (as before); left_ms: the same, named as an outcome window's.
+        return {"kind": "tomb_moving", "sensors": moving, "window_ms": left, "left_ms": left}
 
     def private_views(self) -> dict[int, dict[str, Any]]:
         """Seat -> its player view and legal actions; the service seals each before publishing."""

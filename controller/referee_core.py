@@ -211,9 +211,10 @@ class RefereeCore:
             raise Refused(f"play holds: {self.mismatch['message']} {self.mismatch['guidance']}")
         if is_board_move and not gm_core.hand_entered(self, action):
             todo = " ".join(e.prompt for e in expectations if e.prompt)
+            # People read it (a player's page): what to do on the board, not the action's id.
             raise Refused(
-                f"the board reports {action.kind!r} in sensors mode: {todo or 'do it on the board'} "
-                '(set referee.board = "manual" to play without sensors)'
+                f"the table's sensors report this move: {todo or 'make it on the board'} "
+                '(a table without sensors sets referee.board = "manual")'
             )
 
     def commandable(self, actions: list[Action], board: str) -> list[Action]:

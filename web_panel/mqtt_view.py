@@ -55,6 +55,9 @@ from .trust import SIGNED_KINDS, Vouching
 log = logging.getLogger(__name__)
 
 RETAINED_KINDS = ("status", "state", "sensors", "health")
+# A retained state older than this by the table's stamp is not aged by it: the outcome windows are at
+# most two minutes (referee.skull_window_ms), so the clocks of the panel and the table disagree.
+MAX_RETAINED_AGE_S = 300.0
 TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
@@ -82,17 +85,29 @@ class TableView:
     gaps: int = 0
     game: dict[str, Any] | None = None  # the game the next event belongs to (see ``game_context``)
     glance: dict[str, Any] | None = None  # the retained ``summary`` topic: the table in plain words
+    state_at: float | None = None  # this panel's monotonic clock when the table made ``state``, as best known
 
     def snapshot(self) -> dict[str, Any]:
         """Everything public, as one JSON object (what a page draws on connect)."""
         return {
             "table": self.table,
             "status": self.status,
-            "state": self.state,
+            "state": self.aged_state(),
             "sensors": self.sensors,
             "health": self.health,
             "events": list(self.events),
         }
+
+    def aged_state(self) -> dict[str, Any] | None:
+        """The state, with ``age_ms`` (how long ago the table made it) when it shows a running timer.
+
+        A state carries what is left of an outcome window when it was made (``expects[].left_ms``);
+        a page that opens in the middle of the window gets this copy, maybe seconds later, and
+        counts down from what is left now (``countdown.js``). A state without a timer is as published.
+        """
+        if self.state is None or "time" not in self.state or self.state_at is None:
+            return self.state
+        return {**self.state, "age_ms": max(0, round((time.monotonic() - self.state_at) * 1000))}
 
     def summary(self) -> dict[str, Any]:
         status = self.status or {}
@@ -117,6 +132,23 @@ class TableView:
             "paused": bool((state.get("gm") or {}).get("paused")) if self.state is not None
             else glance.get("paused") is True,
         }
+
+
+def made_at(state: dict[str, Any], retained: bool) -> float:
+    """When the table made ``state``, on this panel's monotonic clock.
+
+    A message published while the panel listens was made a few milliseconds before it arrived.
+    The broker's retained copy (a panel that started or reconnected mid-window) may be older:
+    then the table's own stamp (``time``, its wall clock, present while a timer runs) says by
+    how much, if the two clocks roughly agree (a panel on the table's own machine, or both on
+    NTP); a stamp from the future or from long ago is a clock that does not, and is not trusted.
+    """
+    now = time.monotonic()
+    stamp = state.get("time")
+    if not retained or isinstance(stamp, bool) or not isinstance(stamp, (int, float)):
+        return now
+    age = time.time() - float(stamp)
+    return now - age if 0.0 <= age <= MAX_RETAINED_AGE_S else now
 
 
 def game_context(data: Any) -> dict[str, Any] | None:
@@ -250,15 +282,19 @@ class MqttView:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            self.handle(msg.topic, msg.payload)
+            self.handle(msg.topic, msg.payload, retained=bool(msg.retain))
         except Exception:  # noqa: BLE001 - one bad message must not kill paho's thread
             log.exception("panel: failed to handle a message on %s", msg.topic)
 
     # ----- the picture -------------------------------------------------------------
-    def handle(self, topic: str, payload: bytes) -> None:
-        """Take one message into the picture (public so tests can feed it directly)."""
+    def handle(self, topic: str, payload: bytes, *, retained: bool = False) -> None:
+        """Take one message into the picture (public so tests can feed it directly).
+
+        ``retained``: the broker's stored copy, sent when this panel subscribed (so it may be old),
+        not a message published while the panel listened.
+        """
         try:
-            self._handle(topic, payload)
+            self._handle(topic, payload, retained)
         finally:
             self._notify()
 
@@ -271,7 +307,7 @@ class MqttView:
         with self.changed:
             return self.changed.wait_for(predicate, timeout)
 
-    def _handle(self, topic: str, payload: bytes) -> None:
+    def _handle(self, topic: str, payload: bytes, retained: bool = False) -> None:
         prefix = self.base + "/"
         if not topic.startswith(prefix):
             return
@@ -366,6 +402,8 @@ class MqttView:
             with self._lock:
                 view = self._table(table)
                 setattr(view, kind, data)
+                if kind == "state":
+                    view.state_at = made_at(data, retained)
                 if kind == "state" and isinstance(data.get("seq"), int):
                     if view.last_seq is not None and data["seq"] < view.last_seq:
                         # A table restarted from an empty journal numbers its events from the start again.
@@ -376,7 +414,9 @@ class MqttView:
                     known = game_context(data)
                     if known is not None and (view.game is None or view.game.get("game_id") != known["game_id"]):
                         view.game = known  # its game_started event was missed (before the panel started)
-            self._broadcast(table, (kind, data))
+                # A state with a running timer goes out with its age (a retained copy may be old).
+                sent = view.aged_state() if kind == "state" else data
+            self._broadcast(table, (kind, sent))
             if kind in ("status", "state"):
                 self._list_changed(table)
 

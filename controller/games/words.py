@@ -1,12 +1,20 @@
-"""Plain words shared by the data loaders' refusals, which the board editor shows to people."""
+"""Plain words shared by the engines: the data loaders' refusals (which the board editor shows to
+people), and places counted as players count them ("the third brick after the gate")."""
 
 from __future__ import annotations
+
+_ORD = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 
 
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
     suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10 if n % 100 not in (11, 12, 13) else 0, "th")
     return f"{n}{suffix}"
+
+
+def ordinal_word(n: int) -> str:
+    """first, second, ... tenth, then 11th, 12th, 21st: how a player counts spaces along a path."""
+    return _ORD[n] if 0 <= n < len(_ORD) else ordinal(n)
 
 
 def cap(text: str) -> str:

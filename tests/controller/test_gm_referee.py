@@ -38,6 +38,11 @@ def gm(ref: Referee, op: str, **fields: Any) -> Any:
     return game_master(ref, op, fields)
 
 
+def left_ms(ref: Referee) -> int | None:
+    """What the state says is left of the open window (None: no window is being timed)."""
+    return ref.state()["expects"][0].get("left_ms")
+
+
 def challenged(ref: Referee) -> str:
     return next(iter(ref.state()["expects"][0]["accepts"])).rsplit(".", 1)[0]
 
@@ -170,7 +175,7 @@ def test_a_sensor_marked_broken_is_entered_by_hand_for_the_rest_of_the_game(
     ref, _ = terror
     ref.act(Action("roll", 0))
     refused = ref.act(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"}))
-    assert not refused.ok and "sensors mode" in str(refused.error)
+    assert not refused.ok and "the table's sensors report this move" in str(refused.error)
     out = gm(ref, "broken", sensor="tomb.wolf", reason="its switch is loose")
     assert out.ok and out.events[0]["data"]["sensor"] == "tomb.wolf"
     assert ref.state()["gm"]["out_of_service"][0]["label"] == "the Wolf tomb"
@@ -213,9 +218,13 @@ def test_pause_stops_a_running_window_and_resume_goes_on_from_there(
     trap = challenged(ref)
     ref.observe(obs(f"{trap}.peg_b", "pulled"))
     window = 1.5 + ref.window_late_s
+    assert left_ms(ref) == 1500 and isinstance(ref.state()["time"], float)
     clock.advance(1000)  # a second of the window gone
+    assert left_ms(ref) == 500  # what a page opened now counts down from, not the whole window
     out = gm(ref, "pause", reason="phone call")
     assert out.ok and types(out.events) == ["paused"]
+    clock.advance(5000)
+    assert left_ms(ref) == 500  # it stands still while paused
     assert ref.state()["gm"]["paused"]["reason"] == "phone call"
     assert ref.state()["waiting_for"].startswith("The game is paused")
     assert ref.next_deadline() is None
@@ -229,7 +238,10 @@ def test_pause_stops_a_running_window_and_resume_goes_on_from_there(
     assert out.ok and types(out.events) == ["resumed"] and "paused_s" in out.events[0]["data"]
     left = ref.next_deadline()
     assert left is not None and abs(left - (window - 1.0)) < 1e-6  # what it had left, not the whole window
-    clock.advance((window - 1.0) * 1000 - 1)
+    assert left_ms(ref) == 500  # the resume's state: the same time left, running again
+    clock.advance(200)
+    assert left_ms(ref) == 300
+    clock.advance((window - 1.0) * 1000 - 201)
     assert ref.tick() is None
     clock.advance(2)
     late = ref.tick()
@@ -259,6 +271,7 @@ def test_a_restart_while_paused_stays_paused_and_the_window_starts_afresh_at_res
     again = make_referee(tmp_path, clock, settings={"referee.trap_window_ms": 1500})
     assert again.state()["gm"]["paused"]["reason"] == "power cut coming"
     assert again.next_deadline() is None
+    assert left_ms(again) == 1500  # the window starts afresh at the resume, and the state says so
     clock.advance(30_000)
     assert again.tick() is None
     assert gm(again, "resume").ok

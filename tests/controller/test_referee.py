@@ -159,9 +159,11 @@ def test_the_state_shows_what_is_left_of_a_moving_tombs_grace(ref: Referee, cloc
     assert ref.state()["grace"] is None
     tomb = roll(ref)
     ref.observe(obs(f"tomb.{tomb}", "moving"))
-    assert ref.state()["grace"] == {"kind": "tomb_moving", "sensors": [f"tomb.{tomb}"], "window_ms": 2000}
+    assert ref.state()["grace"] == {"kind": "tomb_moving", "sensors": [f"tomb.{tomb}"], "window_ms": 2000,
+                                    "left_ms": 2000}
     clock.advance(1500)
-    assert ref.state()["grace"]["window_ms"] == 500
+    assert ref.state()["grace"]["window_ms"] == ref.state()["grace"]["left_ms"] == 500
+    assert isinstance(ref.state()["time"], float)  # how old it is, for a reader that gets it later
     ref.observe(obs(f"tomb.{tomb}", "end_a"))
     assert ref.state()["grace"] is None
 
@@ -276,7 +278,7 @@ def test_board_moves_are_refused_as_commands_in_sensors_mode(ref: Referee) -> No
     tomb = roll(ref)
     seq = ref.journal.last_seq()
     out = ref.act(Action("move_tomb", 0, {"tomb": tomb, "to": "end_a"}))
-    assert not out.ok and "sensors mode" in str(out.error) and "manual" in str(out.error)
+    assert not out.ok and "the table's sensors report this move" in str(out.error) and "manual" in str(out.error)
     assert ref.journal.last_seq() == seq
 
 

@@ -81,7 +81,7 @@ def test_terror_move_tomb_is_the_boards_in_sensors_mode(terror: tuple[Referee, C
     ref, _ = terror
     ref.act(Action("roll", 0))
     out = ref.act(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"}))
-    assert not out.ok and "sensors mode" in str(out.error)
+    assert not out.ok and "the table's sensors report this move" in str(out.error)
 
 
 def test_terror_ghost_launched_without_attempt_is_a_foul(terror: tuple[Referee, Clock]) -> None:
@@ -243,7 +243,7 @@ def test_terror_skull_attempt_hit_by_the_launcher(at_crypt: tuple[Referee, Clock
     assert out.ok, out.error
     assert ref.state()["waiting_for"] == "Drop the skull down the Crypt's chute."
     refused = ref.act(Action("skull_outcome", 0, {"hit": True}))
-    assert not refused.ok and "sensors mode" in str(refused.error)  # the launcher says it
+    assert not refused.ok and "the table's sensors report this move" in str(refused.error)  # the launcher says it
     out = ref.observe(obs("launcher", "launched"))
     assert types(out.events) == ["skull_hit", "game_won"]
     assert ref.state()["over"] and ref.state()["winners"] == [0]

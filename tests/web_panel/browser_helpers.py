@@ -82,6 +82,34 @@ SIDEWAYS = """() => {
   return {scroll: Math.max(d.scrollWidth, document.body.scrollWidth), view: d.clientWidth};
 }"""
 
+# Every shown element that reaches past the viewport's sides, folds opened: a wide table inside a
+# scrolling box, or one the page clips, scrolls sideways (or is cut off) all the same on a phone, and
+# the document's own scrollWidth does not see it. Folds are opened for the measure, then put back.
+TOO_WIDE = """() => {
+  const view = document.documentElement.clientWidth;
+  const closed = [...document.querySelectorAll("details:not([open])")].filter(d => !d.hidden);
+  for (const d of closed) d.open = true;
+  const out = [];
+  try {
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility === "hidden" || style.position === "fixed") continue;
+      if (r.right > view + 1 || r.left < -1) {
+        // Report the outermost offender only, not each of its children.
+        const parent = el.parentElement && el.parentElement.getBoundingClientRect();
+        if (parent && (parent.right > view + 1 || parent.left < -1) && el.parentElement !== document.body) continue;
+        out.push((el.id ? "#" + el.id : el.tagName.toLowerCase() + (el.className && typeof el.className === "string"
+                  ? "." + el.className.split(" ")[0] : "")) + " spans " + Math.round(r.left) + ".." + Math.round(r.right));
+      }
+    }
+  } finally {
+    for (const d of closed) d.open = false;
+  }
+  return out.slice(0, 8);
+}"""
+
 DRAWN_FOR_WIDTH = """() => {
   const svg = document.getElementById("board");
   if (!svg || !svg.dataset.drawnWidth) return true;
@@ -110,7 +138,8 @@ def axe_violations(page: Any) -> list[str]:
 def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, accessibility: bool = True,
                      shot_name: str | None = None) -> None:
     """The checks every page passes at 360 and 390 CSS px wide: every enabled button, link and board target
-    is at least 44x44, nothing scrolls sideways, no id or coordinate shows in the text, no console error;
+    is at least 44x44, nothing scrolls sideways (the document, and no element reaches past the screen's
+    sides, with every fold opened), no id or coordinate shows in the text, no console error;
     and (once, at 390) no serious or critical axe-core violation. The viewport is left at 390x844."""
     problems: list[str] = []
     for width in PHONE_WIDTHS:
@@ -121,6 +150,7 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
         side = page.evaluate(SIDEWAYS)
         if side["scroll"] > side["view"]:
             problems.append(f"{width}px: the page scrolls sideways ({side['scroll']} > {side['view']} px)")
+        problems += [f"{width}px: wider than the screen (folds opened): {w}" for w in page.evaluate(TOO_WIDE)]
         text = page.evaluate("document.body.innerText")
         for m in RAW_ID.finditer(text):
             problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")

@@ -39,12 +39,15 @@ class RunningService:
 
 def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game: str = "terror",
                   timeout: float = 20.0, port: int | None = None, table_extra: str = "",
-                  referee_extra: str = "") -> RunningService:
+                  referee_extra: str = "", referee: dict[str, int] | None = None) -> RunningService:
     """Start the controller with its panel; returns once the panel's address is printed.
 
     ``token=None`` configures none: the table makes one (kept beside the journal) and prints it.
     ``table_extra`` and ``referee_extra``: more TOML lines for the ``[table]`` and ``[referee]`` sections.
+    ``referee`` overrides the ``[referee]`` timings below (e.g. a long window to open a page in).
     """
+    timings = {"skull_window_ms": 1500, "trap_window_ms": 300, "mismatch_grace_ms": 100, "tomb_grace_ms": 300,
+               **(referee or {})}
     port = port or free_port()
     config = tmp / f"{table}.toml"
     token_line = f'token = "{token}"\n' if token is not None else ""
@@ -53,7 +56,7 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
         f'[mqtt]\nurl = "{broker.url}"\n'
         f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
         f'[panel]\nport = {port}\n'
-        "[referee]\nskull_window_ms = 1500\ntrap_window_ms = 300\nmismatch_grace_ms = 100\ntomb_grace_ms = 300\n"
+        "[referee]\n" + "".join(f"{key} = {value}\n" for key, value in timings.items())
         + referee_extra
     )
     proc = subprocess.Popen(

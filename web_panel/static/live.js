@@ -11,6 +11,20 @@
 
   function $(id) { return document.getElementById(id); }
 
+  // When the table made each state, on this page's clock: a state with a running timer says what was
+  // left of it then (expects[].left_ms), and the panel says how old its copy is (age_ms), so a page
+  // opened in the middle of an outcome window counts down what is really left (countdown.js).
+  const madeAt = new WeakMap();
+  function stampState(st, held) {
+    if (!st || typeof st !== "object" || madeAt.has(st)) return;
+    if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
+      madeAt.set(st, madeAt.get(held));  // the same state again (a reconnect's copy): made when first seen
+      return;
+    }
+    const age = typeof st.age_ms === "number" && st.age_ms > 0 ? st.age_ms : 0;
+    madeAt.set(st, performance.now() - age);
+  }
+
   function GKLive(opts) {
     const live = {
       status: null, state: null, sensors: null, health: null, broker: null,
@@ -61,6 +75,7 @@
       if (!snap) return;
       live.snapshots += 1;
       document.body.dataset.snapshots = String(live.snapshots);
+      stampState(snap.state, live.state);
       if (fetched) {
         // The stream's own snapshots are in order with its messages; only a fetched one can be stale.
         live.state = newest(live.state, snap.state, stateFresher);
@@ -128,6 +143,7 @@
       for (const kind of ["status", "state", "sensors", "health"]) {
         es.addEventListener(kind, e => {
           const data = JSON.parse(e.data);
+          if (kind === "state") stampState(data, live.state);
           live[kind] = data;
           if (kind === "state" && data && typeof data.seq === "number" && live.lastSeq !== null && data.seq < live.lastSeq) {
             // The table started again from an empty journal: its numbering starts over, and so does the log.
@@ -340,6 +356,8 @@
 
   window.GKLive = GKLive;
   window.GKLive.sensorFacts = sensorFacts;
+  /** performance.now() when the table made this state (undefined for a state this page did not receive). */
+  window.GKLive.stateMadeAt = st => (st && typeof st === "object" ? madeAt.get(st) : undefined);
   window.GKLive.sendCommand = sendCommand;
   window.GKLive.renderCommon = renderCommon;
 })();

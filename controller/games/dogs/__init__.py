@@ -1,10 +1,11 @@
 """The graveyard dogs tile game: a digital referee for tiles, spooks, snacks and dice.
 
 Callers outside this package use only what is exported here: the game class and
-the loader of its tile file (and of a tiles document), and where the default is.
+the loader of its tile file (and of a tiles document), where the default is, and its squares in words.
 """
 
 from .game import DogsGame
 from .tiles import DEFAULT_TILES_PATH, load_tiles, parse_tiles
+from .words import square_words
 
-__all__ = ["DEFAULT_TILES_PATH", "DogsGame", "load_tiles", "parse_tiles"]
+__all__ = ["DEFAULT_TILES_PATH", "DogsGame", "load_tiles", "parse_tiles", "square_words"]

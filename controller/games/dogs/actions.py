@@ -46,9 +46,9 @@ def place_tile(game: DogsGame, action: Action) -> list[Event]:
         raise IllegalAction(f"rotation must be 0-3 quarter turns, got {rotation}")
     if not game.placement_ok(x, y):
         if not game.st.placed:
-            raise IllegalAction("the first tile goes in the middle, at x=0, y=0")
+            raise IllegalAction("the first tile goes in the middle of the table")
         raise IllegalAction(
-            f"a tile at ({x}, {y}) must not overlap the graveyard and must line up with it along "
+            f"a tile must not overlap the graveyard and must line up with it along "
             f"at least {game.st.options.min_contact} squares"
         )
     st = game.st
@@ -118,7 +118,7 @@ def choose(game: DogsGame, action: Action) -> list[Event]:
         raise MalformedAction(f"choose: 'die' must be 0 or 1, got {die!r}")
     st = game.st
     if st.dice_use[die] is not None:
-        raise IllegalAction(f"die {die} is already used for the {st.dice_use[die]} action")
+        raise IllegalAction(f"that die is already used for the {st.dice_use[die]} action")
     if kind not in st.slots:
         raise IllegalAction(f"no {kind} action is left this turn")
     st.slots.remove(kind)
@@ -180,7 +180,7 @@ def pick_spook(game: DogsGame, action: Action) -> list[Event]:
     (ident,) = _ints(action, "spook")
     st = game.st
     if not 0 <= ident < len(st.spooks) or st.spooks[ident].pos is None:
-        raise IllegalAction(f"spook {ident} is not in the graveyard")
+        raise IllegalAction(f"{game.spook_text(ident)} is not in the graveyard")
     st.tasks[0] = {"t": "move_spook", "die": task["die"], "spook": ident}
     return [Event("spook_picked", {"seat": st.seat, "spook": ident, "kind": st.spooks[ident].kind})]
 
@@ -214,7 +214,9 @@ def wrestle(game: DogsGame, action: Action) -> list[Event]:
     opts = special_check(game, action)
     (other,) = _ints(action, "dog")
     if other not in opts["wrestle"]:
-        raise IllegalAction(f"you can wrestle only a dog on your square that has snack cubes; seat {other} is not one")
+        raise IllegalAction("you can wrestle only a dog on your square that has snack cubes; "
+                            f"{game._name(other)}'s dog is not one" if other in range(len(game.st.players)) else
+                            "you can wrestle only a dog on your square that has snack cubes")
     st = game.st
     first = st.tasks.pop(0)["t"] == "special"
     events: list[Event] = []
@@ -234,7 +236,7 @@ def attack(game: DogsGame, action: Action) -> list[Event]:
     else:
         allowed = rules.special_options(st, game.geo, task.get("may"))["attack"]
     if ident not in allowed:
-        raise IllegalAction(f"spook {ident} is not on your dog's square")
+        raise IllegalAction(f"{game.spook_text(ident)} is not on your dog's square")
     st.tasks.pop(0)
     events: list[Event] = []
     rules.attack(st, action.player if action.player is not None else st.seat, st.spooks[ident], events)
@@ -253,8 +255,10 @@ def bork(game: DogsGame, action: Action) -> list[Event]:
     if (token, ident, (x, y)) not in opts["bork"]:
         if not opts["bork"]:
             raise IllegalAction("you may bork only from an empty square, with a token in range")
+        what = (f"{game._name(ident)}'s dog" if token == "dog" and ident in range(len(game.st.players))
+                else game.spook_text(ident) if token == "spook" else "that")
         raise IllegalAction(
-            f"cannot bork {token} {ident} to ({x}, {y}): it must be within {game.st.options.bork_range} "
+            f"cannot bork {what} to ({x}, {y}): it must be within {game.st.options.bork_range} "
             f"squares and move to an adjacent square"
         )
     game.st.tasks.pop(0)
@@ -292,7 +296,9 @@ def bat_target(game: DogsGame, action: Action) -> list[Event]:
     task = game.expect(action, "bat_target")
     (dog,) = _ints(action, "dog")
     if dog not in task["options"]:
-        raise IllegalAction(f"the bat can rob only a dog on its square with snack cubes; seat {dog} is not one")
+        raise IllegalAction("the bat can rob only a dog on its square with snack cubes; "
+                            f"{game._name(dog)}'s dog is not one" if dog in range(len(game.st.players)) else
+                            "the bat can rob only a dog on its square with snack cubes")
     st = game.st
     st.tasks.pop(0)
     spook = st.spooks[task["spook"]]

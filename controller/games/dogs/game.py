@@ -21,9 +21,33 @@ from .rules import draw_tile, settle, special_options, winners
 from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
 from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .views import public_view
+from .words import in_words
 from ..rng import Rng
+from ..words import ordinal_word as ordinal
 
 _new = object.__new__
+
+# What each action does, as a refusal says it ("you cannot move your dog now: ...").
+KIND_WORDS: dict[str, str] = {
+    "place_tile": "place a tile", "place_dog": "place your dog", "roll": "roll the dice", "choose": "choose a die",
+    "back": "take the choice back", "move_dog": "move your dog", "pick_spook": "pick a spook",
+    "move_spook": "move a spook", "wrestle": "wrestle", "attack": "attack a spook", "bork": "bork",
+    "done": "stop here", "decline": "let the attack go", "escape": "flee", "bat_target": "send the bat",
+}
+# What the game waits for, in words (the steps of ``step_name``).
+STEP_WORDS: dict[str, str] = {
+    "setup_tile": "a starting tile to be placed", "setup_dog": "a dog to be put on its starting tile",
+    "place_tile": "the drawn tile to be placed", "roll": "the dice to be rolled",
+    "act": "a die to be chosen for the dog or the spooks", "move_dog": "the dog to be moved",
+    "pick_spook": "a spook to be picked", "move_spook": "the picked spook to be moved",
+    "special": "a Wrestle, an Attack, a Bork or nothing more", "special_more": "one more Wrestle or Attack, or nothing more",
+    "bork_attack": "the borked dog's owner to attack or let it go", "escape": "a dog to flee",
+    "bat_target": "the bat's target to be chosen", "over": "nothing: the game is over",
+}
+
+
+def is_seat(seat: Any, players: Sequence[str]) -> bool:
+    return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)
 
 
 def _act(kind: str, player: int, params: dict[str, Any] | None = None) -> Action:
@@ -249,18 +273,29 @@ class DogsGame(Game):
             raise IllegalAction(f"unknown action {action.kind!r} for Graveyard Dogs")
         decider = self.decider()
         if action.player != decider:
-            raise IllegalAction(
-                f"it is {self.st.players[decider]} (seat {decider}) who acts now, not seat {action.player}"
-                if decider is not None else "nobody acts now"
-            )
-        events = handler(self, action)
+            players = self.st.players
+            them = players[action.player] if is_seat(action.player, players) else "that player"
+            raise IllegalAction(f"it is {players[decider]} who acts now, not {them}"
+                                if decider is not None else "nobody acts now")
+        try:
+            events = handler(self, action)
+        except MalformedAction:
+            raise  # a script's mistake in the action's shape: it names the parameter
+        except IllegalAction as exc:
+            # People read it (the player's own page): squares by their tiles, not their coordinates.
+            raise IllegalAction(self.in_words(str(exc))) from None
         settle(self.st, lambda: self.geo, events)
         return events
+
+    def in_words(self, text: str) -> str:
+        """``text`` with every ``(x, y)`` square named as players do (the panel's words too)."""
+        return in_words(self.public_view(), text) if "(" in text else text
 
     def expect(self, action: Action, *steps: str) -> dict[str, Any]:
         step = self.step_name()
         if step not in steps:
-            raise IllegalAction(f"cannot {action.kind} now: the game waits for {step.replace('_', ' ')}")
+            doing = KIND_WORDS.get(action.kind, "do that")
+            raise IllegalAction(f"you cannot {doing} now: the game waits for {STEP_WORDS.get(step, 'another step')}")
         return self.st.tasks[0] if self.st.tasks else {}
 
     # ----- who and when -------------------------------------------------------------
@@ -300,13 +335,18 @@ class DogsGame(Game):
 
     def _name(self, seat: Any) -> str:
         players = self.st.players
-        return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else f"seat {seat!r}"
+        return players[seat] if is_seat(seat, players) else "nobody at this table"
 
-    def _spook_text(self, ident: Any) -> str:
+    def spook_text(self, ident: Any) -> str:
+        """A spook as players tell them apart: its kind, and which of its kind when there are more."""
         spooks = self.st.spooks
-        if isinstance(ident, int) and 0 <= ident < len(spooks):
-            return f"the {spooks[ident].kind} (spook {ident})"
-        return f"spook {ident!r}"
+        if not isinstance(ident, int) or isinstance(ident, bool) or not 0 <= ident < len(spooks):
+            return "that spook"
+        kind = spooks[ident].kind
+        same = [s.id for s in spooks if s.kind == kind]
+        return f"the {kind}" if len(same) == 1 else f"the {ordinal(same.index(ident) + 1)} {kind}"
+
+    _spook_text = spook_text
 
     def describe(self, action: Action) -> str:
         who = self._name(action.player)
@@ -331,4 +371,4 @@ class DogsGame(Game):
             "bat_target": lambda: f"{who} sends the bat after {self._name(p.get('dog'))}'s dog",
         }
         text = texts.get(action.kind)
-        return text() if text else action.to_text()
+        return self.in_words(text()) if text else action.to_text()

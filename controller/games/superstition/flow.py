@@ -33,7 +33,7 @@ def jump_block(game: "Superstition", seat: int) -> str | None:
         if trade_partner(game, seat) == other:
             return (
                 f"{game.seat_name(other)} is on the other side and wants to cross too: "
-                "trade places with them (trade_places) or end your turn"
+                "trade places with them or end your turn"
             )
         return f"{game.seat_name(other)} waits beside the {game.trap_name(platform.trap)}"
     return None

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .board import GRAVES, LADDER_MIRROR, Board, Platform
+from .words import DIRECTION_WORDS
 
 if TYPE_CHECKING:
     from .game import Superstition
@@ -170,7 +171,7 @@ def walk(
     step = 1 if direction == "cw" else -1
 
     def blocked(space: str) -> str:
-        return f"{game.seat_name(occupied[space])} on {space} blocks the way {direction}"
+        return f"{game.seat_name(occupied[space])} on {space} blocks the way {DIRECTION_WORDS[direction]}"
 
     path: list[str] = []
     pos = pawn["space"]
@@ -230,6 +231,6 @@ def walk(
             if whammy is None:
                 continue
             if held != CHARM_FOR_WHAMMY[whammy]:
-                return f"the Whammy {WHAMMY_NAMES[whammy]} on {space} blocks the way {direction}"
+                return f"the Whammy {WHAMMY_NAMES[whammy]} on {space} blocks the way {DIRECTION_WORDS[direction]}"
             charm = True
     return Walk(direction, tuple(path), charm)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ..base import Action, Event, IllegalAction, MalformedAction
 from .board import TRAP_NAMES
 from .flow import HANDLERS, jump_block, trade_partner
-from .moves import Walk
+from .moves import CHARM_NAMES, WHAMMY_NAMES, Walk
+from .words import DIRECTION_WORDS, in_words
 
 if TYPE_CHECKING:
     from .game import Superstition
@@ -70,6 +71,22 @@ PHASE_HINTS: dict[str, str] = {
     "over": "the game is over",
 }
 DIRECTIONS = ("cw", "ccw", "in")
+# What each action does, as a refusal says it: "you cannot place a Whammy now: ..."
+KIND_WORDS: dict[str, str] = {
+    "roll": "throw the dice",
+    "move": "move",
+    "charm_move": "move past a Whammy with your Charm",
+    "end_turn": "end your turn",
+    "jump": "jump the Wizard's Tomb",
+    "trade_places": "trade places across the Wizard's Tomb",
+    "pull_peg": "pull that peg",
+    "challenge_result": "call the trap's outcome",
+    "reset_trap": "reset that trap",
+    "place_whammy": "place a Whammy there",
+    "relocate_whammy": "move the Whammy there",
+    "leave_whammy": "leave the Whammy",
+    "draw_tokens": "enter those tokens",
+}
 # Building an Action canonicalises its params through JSON (tens of
 # microseconds), and the same few hundred actions recur in every game. Actions
 # are immutable and the set is bounded by kinds x seats x board spaces.
@@ -157,18 +174,23 @@ class RulesMixin:
             raise IllegalAction("the game is over")
         p = action.player
         if p is None or not 0 <= p < len(self._players):
-            raise IllegalAction(f"{action.kind}: seat {p!r} is not in this game")
+            raise IllegalAction("there is no such player in this game")
         actor = self.current_player
         assert actor is not None
         if p != actor:
-            raise IllegalAction(f"it is {self.seat_name(actor)}'s turn, not seat {p}'s")
+            raise IllegalAction(f"it is {self.seat_name(actor)}'s turn, not {self.seat_name(p)}'s")
+        doing = KIND_WORDS.get(action.kind, action.kind)
         if action.kind not in PHASE_KINDS[self.phase]:
-            raise IllegalAction(
-                f"{action.kind} is not allowed now (phase {self.phase!r}: {PHASE_HINTS[self.phase]})"
-            )
+            raise IllegalAction(f"you cannot {doing} now: {PHASE_HINTS[self.phase]}")
         reason = _reason(self, action)
         if reason is not None:
-            raise IllegalAction(f"{action.kind}: {reason}")
+            # People read it (the player's own page): spaces by their landmarks, not their ids.
+            raise IllegalAction(f"you cannot {doing}: {self.in_words(reason)}")
+
+    def in_words(self: "Superstition", text: str) -> str:  # type: ignore[misc]
+        """``text`` with the board's space ids named as players do (the panel's words too)."""
+        view = {"board": self.board.geometry(), "traps": {t: {"name": n} for t, n in TRAP_NAMES.items()}}
+        return in_words(view, text)
 
     # ----- apply -------------------------------------------------------------
     def apply(self: "Superstition", action: Action) -> list[Event]:  # type: ignore[misc]
@@ -213,22 +235,24 @@ def _reason(game: "Superstition", action: Action) -> str | None:
     if kind in ("move", "charm_move"):
         direction = params["direction"]
         if direction not in DIRECTIONS:
-            return f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}"
+            return "there is no such way to move"
         walk = game.options_for(p).get(direction)
         charmed = game.charm_options_for(p).get(direction)
         if walk is None:
-            return f"direction {direction!r} is not open from {game.pawns[p]['space']}"
+            return f"the way {DIRECTION_WORDS[direction]} is not open from {game.pawns[p]['space']}"
         if kind == "move" and isinstance(walk, str):
             if charmed is not None:
-                return "that way passes a Whammy; use charm_move to pass it with your Charm"
+                return "that way passes a Whammy; pass it with your Charm"
             return walk
         if kind == "charm_move" and charmed is None:
-            return "that way passes no Whammy; use move" if isinstance(walk, Walk) else walk
+            return "that way passes no Whammy; move without the Charm" if isinstance(walk, Walk) else walk
     if kind == "end_turn":
         if game.phase == "move":
             open_ways = [d for d, w in game.options_for(p).items() if isinstance(w, Walk)]
             if open_ways:
-                return f"you can still move ({', '.join(open_ways)}); the full count must be moved"
+                words = [DIRECTION_WORDS[d] for d in open_ways]
+                ways = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+                return f"you can still move {ways}; the full count must be moved"
         elif jump_block(game, p) is None:
             return "you can jump the Wizard's Tomb"
     if kind == "jump":
@@ -238,9 +262,11 @@ def _reason(game: "Superstition", action: Action) -> str | None:
     if kind in ("pull_peg", "challenge_result", "reset_trap"):
         assert game.challenge is not None
         if params["trap"] != game.challenge["trap"]:
-            return f"the trap being challenged is the {game.trap_name(game.challenge['trap'])}, not {params['trap']!r}"
+            other = TRAP_NAMES.get(params["trap"]) if isinstance(params["trap"], str) else None
+            return (f"the trap being challenged is the {game.trap_name(game.challenge['trap'])}, "
+                    f"not {'the ' + other if other else 'that one'}")
         if kind == "pull_peg" and params["peg"] not in ("a", "b"):
-            return f"peg must be 'a' or 'b', not {params['peg']!r}"
+            return "a trap has peg A and peg B only"
     if kind == "place_whammy":
         if game.hands[p]["whammy"] is None:
             return "you hold no Whammy"
@@ -249,15 +275,17 @@ def _reason(game: "Superstition", action: Action) -> str | None:
         return _space_block(game, params["to"])
     if kind == "draw_tokens":
         if params["whammy"] not in game.pools["whammies"]:
-            return f"whammy {params['whammy']!r} is not in the tomb (left: {', '.join(game.pools['whammies'])})"
+            left = ", ".join(WHAMMY_NAMES.get(w, w) for w in game.pools["whammies"])
+            return f"that Whammy is not in the tomb (left: {left})"
         if params["charm"] not in game.pools["charms"]:
-            return f"charm {params['charm']!r} is not in the tomb (left: {', '.join(game.pools['charms'])})"
+            left = ", ".join(CHARM_NAMES.get(c, c) for c in game.pools["charms"])
+            return f"that Charm is not in the tomb (left: {left})"
     return None
 
 
 def _space_block(game: "Superstition", space: str) -> str | None:
     if space not in game.ring_index["brick"] and space not in game.ring_index["stone"]:
-        return f"{space!r} is not a brick or stone path space"
+        return "a Whammy goes on a space of the brick or stone path"
     if space in game.whammies:
         return f"{space} already has a Whammy"
     if any(p["space"] == space for p in game.pawns):
@@ -281,7 +309,7 @@ def _direction_words(direction: Any) -> str:
     # describe() also words refused actions, whose params may be any JSON.
     if not isinstance(direction, str):
         return str(direction)
-    return {"cw": "clockwise", "ccw": "counter-clockwise", "in": "onto the platform"}.get(direction, direction)
+    return DIRECTION_WORDS.get(direction, direction)
 
 
 def _trap(trap: Any) -> str:

@@ -63,6 +63,24 @@ _BLOCKING = frozenset({"bush", "pit", "gate"})
 _MAX_CACHE = 200_000
 
 
+# What is printed on a cell, in words (``terrorKind`` in the panel's words_places.js).
+_KIND_WORDS = {
+    "grass": "grass space", "bush": "bush", "g": "“G” card space", "potion": "Magic Potion space",
+    "hand": "Skeleton Hand space", "pit": "pit", "exit": "exit", "entrance": "entrance", "gate": "gate",
+    "crypt": "Crypt",
+}
+
+
+def cell_kind(space: str | None) -> str:
+    if not space:
+        return "space"
+    if space.startswith("arrow-"):
+        return f"{space[6:]} arrow"
+    if space.startswith("danger-"):
+        return f"{space[7:]} danger space"
+    return _KIND_WORDS.get(space, space.replace("_", " ") + " space")
+
+
 def is_walkable(space: str | None) -> bool:
     return space is not None and (space in _WALKABLE or space.startswith(("arrow-", "danger-")))
 
@@ -111,6 +129,20 @@ class Board:
     def rc(self, index: int) -> list[int]:
         r, c = divmod(index, self.cols)
         return [r, c]
+
+    def words(self, cfg: int, index: int) -> str:
+        """A cell as a player names it: by what is printed on it and where it is on the grid.
+
+        The same words as the panel's (``web_panel/static/words_places.js``, ``terrorCell``):
+        "the Crypt", "the bush in row 3, column 5". For what the engine says to people
+        (a refusal's reason); the coordinates stay in the JSON.
+        """
+        landmark = {self.crypt: "the Crypt", self.gate: "the gate", self.entrance: "the entrance",
+                    self.exit: "the exit"}.get(index)
+        if landmark is not None:
+            return landmark
+        r, c = divmod(index, self.cols)
+        return f"the {cell_kind(self.types(cfg)[index])} in row {r + 1}, column {c + 1}"
 
     # ----- tomb configurations ------------------------------------------------
     @staticmethod
@@ -225,19 +257,20 @@ class Board:
             # The Crypt jump lets a move stop short of the count, never run past it.
             return f"the path has {len(path)} step(s); the count is {steps}"
         adj = self.adjacency(cfg)
+        where = lambda i: self.words(cfg, i)  # noqa: E731 - people read these reasons: places in words
         seen = {start}
         here = start
         for i, nxt in enumerate(path):
             if nxt in seen:
-                return f"step {i + 1} doubles back onto {self.rc(nxt)}"
+                return f"step {i + 1} doubles back onto {where(nxt)}"
             if nxt not in adj[here]:
                 what = self.types(cfg)[nxt]
                 if what in _BLOCKING:
                     reason = "a pit" if what == "pit" else "bushes" if what == "bush" else "the Gate platform"
-                    return f"step {i + 1} to {self.rc(nxt)} is blocked by {reason}"
+                    return f"step {i + 1} to {where(nxt)} is blocked by {reason}"
                 if nxt == self.crypt:
                     return "the Crypt platform can only be entered from the Exit"
-                return f"step {i + 1} from {self.rc(here)} to {self.rc(nxt)} is not one orthogonal step"
+                return f"step {i + 1} from {where(here)} to {where(nxt)} is not one orthogonal step"
             seen.add(nxt)
             here = nxt
             if nxt == self.crypt and i + 1 != len(path):

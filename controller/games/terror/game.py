@@ -192,7 +192,8 @@ class Terror(Legal, Game):
         if seat is None:
             raise IllegalAction(f"{action.kind} needs the seat that does it (e.g. '{action.kind} 0')")
         if not 0 <= seat < len(self.s.players):
-            raise IllegalAction(f"there is no seat {seat} in this game")
+            raise IllegalAction(f"there is no player {seat + 1} in this game" if seat >= 0 else
+                                "there is no such player in this game")
         if self.s.phase == "over":
             raise IllegalAction("the game is over")
         handler = getattr(self, f"_do_{action.kind}")
@@ -204,7 +205,7 @@ class Terror(Legal, Game):
             if seat != s.pending["seat"]:
                 raise IllegalAction(f"waiting for {s.players[s.pending['seat']]} to place a Monster card")
         elif seat != s.turn:
-            raise IllegalAction(f"it is {s.players[s.turn]}'s turn (seat {s.turn}), not seat {seat}'s")
+            raise IllegalAction(f"it is {s.players[s.turn]}'s turn, not {s.players[seat]}'s")
         if s.phase not in phases:
             hint = {
                 "roll": "roll the dice first",
@@ -227,7 +228,7 @@ class Terror(Legal, Game):
             raise MalformedAction(f"target must be [seat, pawn], got {value!r}")
         ts, tk = value
         if not 0 <= ts < len(self.s.players) or tk not in (0, 1):
-            raise IllegalAction(f"there is no pawn {value!r}")
+            raise IllegalAction("there is no such pawn in this game")
         if self.s.pawns[ts][tk].out:
             raise IllegalAction(f"{self.s.players[ts]}'s {PAWN_LABELS[tk]} pawn is out of the game")
         return ts, tk
@@ -237,8 +238,9 @@ class Terror(Legal, Game):
         try:
             dest = self.board.cell(to)
             cells = None if path is None else [self.board.cell(c) for c in path] if isinstance(path, list) else None
-        except ValueError as exc:
-            raise IllegalAction(str(exc)) from None
+        except ValueError:
+            # (the cell's coordinates are in the action; people read this)
+            raise IllegalAction("that space is not on the board") from None
         if path is not None and cells is None:
             raise MalformedAction("path must be a list of [row, col] cells")
         if cells is not None:
@@ -246,12 +248,12 @@ class Terror(Legal, Game):
             if why is not None:
                 raise IllegalAction(f"illegal path: {why}")
             if not cells or cells[-1] != dest:
-                raise IllegalAction("the path does not end at 'to'")
+                raise IllegalAction(f"the path does not end at {self.board.words(self.cfg, dest)}")
             return cells
         found = self.board.destinations(self.cfg, start, steps).get(dest)
         if found is None:
             raise IllegalAction(
-                f"no legal move of exactly {steps} reaches {self.board.rc(dest)} "
+                f"no legal move of exactly {steps} reaches {self.board.words(self.cfg, dest)} "
                 "(orthogonal steps, no doubling back, bushes and pits block)"
             )
         return list(found)
@@ -275,7 +277,8 @@ class Terror(Legal, Game):
         if tomb != s.symbol:
             raise IllegalAction(f"the symbol die shows the {str(s.symbol).title()}, so the {str(s.symbol).title()} tomb moves")
         if to not in STEP[s.tombs[tomb]]:
-            raise IllegalAction(f"the {tomb.title()} tomb is at {s.tombs[tomb]}; one position from there is {' or '.join(STEP[s.tombs[tomb]])}")
+            raise IllegalAction(f"the {tomb.title()} tomb is at {POSITION_WORDS[s.tombs[tomb]]}; one position from "
+                                f"there is {' or '.join(POSITION_WORDS[o] for o in STEP[s.tombs[tomb]])}")
         old_cfg = self.cfg
         events = [Event("tomb_moved", {"seat": seat, "tomb": tomb, "from": s.tombs[tomb], "to": to})]
         s.tombs[tomb] = to
@@ -316,7 +319,7 @@ class Terror(Legal, Game):
         if ring is None:
             ring = next(c for c in held if self.card(c).effect == "ring")
         elif ring not in held or self.card(ring).effect != "ring":
-            raise IllegalAction(f"this pawn holds no Magic Ring {ring!r}")
+            raise IllegalAction("this pawn holds no such Magic Ring")
         self.s.phase = "skull"
         self.s.attempt = {"seat": seat, "pawn": k}
         return [Event("skull_attempt", {**self.who(seat, k), "ring": ring})]

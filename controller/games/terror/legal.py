@@ -149,7 +149,7 @@ class Legal(Rules):
         s = self.s
         p = s.pawns[seat][pawn]
         if s.phase not in ("move", "after_move"):
-            return "roll and move a tomb before trying the skull" if s.phase in ("roll", "tomb") else f"not now ({s.phase})"
+            return "roll and move a tomb before trying the skull" if s.phase in ("roll", "tomb") else "not now: the drawn card or the skull attempt comes first"
         if s.attempted:
             return "you have already dropped the skull this turn; try again on your next turn"
         if s.phase == "after_move" and s.moved_pawn != pawn:

@@ -26,10 +26,10 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     if not isinstance(card_id, str):
         raise MalformedAction(f"card must be a card id, got {card_id!r}")
     if card_id not in game.deck.cards:
-        raise IllegalAction(f"unknown card {card_id!r}")
+        raise IllegalAction("there is no such card in this game")
     holder = next((k for k, p in enumerate(s.pawns[seat]) if card_id in p.cards), None)
     if holder is None:
-        raise IllegalAction(f"none of seat {seat}'s pawns holds card {card_id!r}")
+        raise IllegalAction(f"none of {s.players[seat]}'s pawns holds {game.card(card_id).title}")
     card = game.card(card_id)
     why = game._timing_refusal(seat, card_id)
     if why is not None:

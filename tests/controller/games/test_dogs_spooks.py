@@ -270,7 +270,7 @@ def test_bat_with_two_victims_the_mover_chooses() -> None:
     act(game, "move_spook", x=6, y=5)
     assert {(a.kind, a.player, a.params["dog"]) for a in game.legal_actions()} == {
         ("bat_target", 0, 0), ("bat_target", 0, 1)}
-    with pytest.raises(IllegalAction, match="seat 3 is not one"):
+    with pytest.raises(IllegalAction, match="the bat can rob only a dog on its square with snack cubes$"):
         act(game, "bat_target", dog=3)
     act(game, "bat_target", dog=1)
     assert bat.snacks == ["blue"] and game.st.card_snacks == [["red"], []]

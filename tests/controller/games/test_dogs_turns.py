@@ -296,7 +296,7 @@ def test_borked_dog_landing_on_a_spook_decides_to_attack() -> None:
     act(game, "bork", token="dog", id=1, x=4, y=3)
     assert {(a.kind, a.player) for a in game.legal_actions()} == {("attack", 1), ("decline", 1)}
     before = game.to_json()
-    with pytest.raises(IllegalAction, match=r"seat 1\) who acts now, not seat 0"):
+    with pytest.raises(IllegalAction, match="it is P1 who acts now, not P0"):
         game.apply(Action("attack", 0, {"spook": ghoul}))
     assert game.to_json() == before
     game.apply(Action("attack", 1, {"spook": ghoul}))

@@ -35,7 +35,7 @@ def test_rule1_tied_highest_throwers_throw_again_alone() -> None:
     assert events_of(events, "opening_tie")[0].data["players"] == [0, 1]
     assert game.phase == "opening" and game.current_player == 0
     act(game, "roll", value=3)
-    rejected(game, Action("roll", 2, {"value": 6}), "seat 2")  # seat 2 is out of the tie
+    rejected(game, Action("roll", 2, {"value": 6}), "not Cy")  # the third player is out of the tie
     act(game, "roll", value=4)
     assert game.phase == "roll" and game.current_player == 1
 
@@ -86,7 +86,7 @@ def test_rule3_blocked_one_way_means_the_other_way() -> None:
     put(game, 1, "b4")
     throw(game, 3)
     assert directions(game) == {"ccw"}
-    rejected(game, Action("move", 0, {"direction": "cw"}), r"Bob \(blue\) on b4 blocks the way cw")
+    rejected(game, Action("move", 0, {"direction": "cw"}), r"Bob \(blue\) on the fourth brick after the gate blocks the way clockwise")
     assert "end_turn" not in kinds(game)
     rejected(game, Action("end_turn", 0), "you can still move")
 
@@ -241,7 +241,7 @@ def test_rule6_a_pawn_that_cannot_step_off_waits_on_the_platform() -> None:
 def test_rule5_the_named_peg_must_belong_to_the_trap_being_challenged() -> None:
     game = _on_ladder()
     rejected(game, Action("pull_peg", 0, {"trap": "mirror", "peg": "a"}), "challenged is the Ladder")
-    rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": "c"}), "peg must be 'a' or 'b'")
+    rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": "c"}), "peg A and peg B only")
 
 
 def test_resetting_redraws_the_live_peg_from_the_state_rng() -> None:
@@ -368,7 +368,7 @@ def test_rule11_with_real_tokens_the_player_enters_what_they_drew() -> None:
     events = act(game, "reset_trap", trap="grave1")
     assert events_of(events, "draw_due") and game.phase == "draw" and game.current_player == 0
     assert len(game.legal_actions()) == 16 and game.public_actions() == []
-    rejected(game, Action("draw_tokens", 0, {"whammy": "black_cat", "charm": "wishbone"}), "'black_cat' is not in the tomb")
+    rejected(game, Action("draw_tokens", 0, {"whammy": "black_cat", "charm": "wishbone"}), "that Whammy is not in the tomb")
     events = act(game, "draw_tokens", whammy="mummys_curse", charm="wishbone")
     drew = events_of(events, "drew_tokens")[0]
     assert drew.private_to == 0 and drew.secret["whammy"] == "mummys_curse" and "mummys_curse" not in str(drew.public())

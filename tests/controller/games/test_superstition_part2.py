@@ -44,7 +44,7 @@ def test_part2_rule1_the_turn_at_the_tomb_starts_with_the_jump() -> None:
     throw(game, 2)
     act(game, "move", direction="cw")
     assert game.current_player == 1 and game.phase == "tomb"
-    rejected(game, Action("roll", 1, {"value": 3}), "not allowed now")
+    rejected(game, Action("roll", 1, {"value": 3}), "you cannot throw the dice now: jump the Wizard's Tomb")
 
 
 # ----- Part II rule 2: "If you are zapped, you lose your turn ... Keep jumping back and forth" -
@@ -174,7 +174,7 @@ def test_whammy_rule1_only_on_an_empty_path_space() -> None:
     rejected(game, Action("place_whammy", 0, {"space": "b3"}), "has a pawn")
     rejected(game, Action("place_whammy", 0, {"space": "s1"}), "already has a Whammy")
     for space in ("ladder", "tomb.north", "start.blue", "nowhere"):
-        rejected(game, Action("place_whammy", 0, {"space": space}), "not a brick or stone path space")
+        rejected(game, Action("place_whammy", 0, {"space": space}), "a Whammy goes on a space of the brick or stone path")
 
 
 def test_whammy_rule1_placement_is_a_secret_action_kind() -> None:
@@ -202,7 +202,7 @@ def test_whammy_rule1_a_whammy_blocks_players_leaving() -> None:
     on_board(game, "b3", "the_raven")
     throw(game, 3)
     assert directions(game) == {"ccw"}
-    assert "The Raven on b3 blocks the way cw" in str(game.options_for(0)["cw"])
+    assert "The Raven on b3 blocks the way clockwise" in str(game.options_for(0)["cw"])
 
 
 # ----- The Whammy, rule 2: the matching Charm passes it, "Count one space as you go" ---------
@@ -214,7 +214,7 @@ def test_whammy_rule2_the_matching_charm_passes_counting_one_space() -> None:
     on_board(game, "b3", "the_raven")
     throw(game, 3)
     assert directions(game, "charm_move") == {"cw"} and directions(game) == {"ccw"}
-    rejected(game, Action("move", 0, {"direction": "cw"}), "use charm_move")
+    rejected(game, Action("move", 0, {"direction": "cw"}), "pass it with your Charm")
     events = act(game, "charm_move", direction="cw")
     moved = events_of(events, "moved")[0].data
     assert moved["path"] == ["b3", "b4", "b5"] and moved["charm"] == "wishbone"
@@ -228,7 +228,7 @@ def test_whammy_rule2_a_charm_has_no_power_over_another_whammy() -> None:
     on_board(game, "b3", "the_raven")
     throw(game, 3)
     assert directions(game, "charm_move") == set()
-    rejected(game, Action("charm_move", 0, {"direction": "cw"}), "The Raven on b3 blocks")
+    rejected(game, Action("charm_move", 0, {"direction": "cw"}), "The Raven on the third brick after the gate blocks")
 
 
 def test_whammy_rule2_using_the_charm_is_optional_so_end_turn_stays_open() -> None:
@@ -254,7 +254,7 @@ def test_whammy_rule3_landing_exactly_lets_you_move_it() -> None:
     events = act(game, "move", direction="cw")
     assert events_of(events, "landed_on_whammy") and game.phase == "relocate"
     assert game.current_player == 0
-    rejected(game, Action("relocate_whammy", 0, {"to": "start.red"}), "not a brick or stone path space")
+    rejected(game, Action("relocate_whammy", 0, {"to": "start.red"}), "a Whammy goes on a space of the brick or stone path")
     events = act(game, "relocate_whammy", to="s9")
     assert game.whammies == {"s9": "mummys_curse"}
     assert events_of(events, "whammy_moved")[0].data["from"] == "b4"
@@ -342,7 +342,7 @@ def test_whammy_in_front_of_a_platform_keeps_a_leaving_pawn_off_it() -> None:
     put(game, 0, "s14", leg="out1")
     on_board(game, "s0", "the_raven")
     throw(game, 4)
-    assert "The Raven on s0 blocks the way cw" in str(game.options_for(0)["cw"])
+    assert "The Raven on s0 blocks the way clockwise" in str(game.options_for(0)["cw"])
 
 
 def test_no_whammy_while_a_trap_is_watched_or_reset() -> None:
@@ -353,6 +353,6 @@ def test_no_whammy_while_a_trap_is_watched_or_reset() -> None:
     throw(game, 3)
     act(game, "move", direction="cw")
     act(game, "pull_peg", trap="ladder", peg="a")
-    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "not allowed now .phase 'outcome'")
+    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "you cannot place a Whammy there now: waiting for the trap's outcome")
     act(game, "challenge_result", trap="ladder", zapped=True)
-    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "not allowed now .phase 'reset'")
+    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "you cannot place a Whammy there now: waiting for the trap to be reset")

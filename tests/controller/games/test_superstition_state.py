@@ -68,27 +68,27 @@ def test_wrong_player_is_refused() -> None:
     game = new_game(3)
     begin(game)
     throw(game, 2)
-    rejected(game, Action("move", 1, {"direction": "cw"}), r"Ann \(red\)'s turn, not seat 1's")
-    rejected(game, Action("move", 7, {"direction": "cw"}), "seat 7 is not in this game")
-    rejected(game, Action("move", None, {"direction": "cw"}), "seat None")
+    rejected(game, Action("move", 1, {"direction": "cw"}), r"Ann \(red\)'s turn, not Bob \(blue\)'s")
+    rejected(game, Action("move", 7, {"direction": "cw"}), "there is no such player in this game")
+    rejected(game, Action("move", None, {"direction": "cw"}), "there is no such player in this game")
 
 
 def test_wrong_phase_is_refused() -> None:
     game = new_game()
     begin(game)
-    rejected(game, Action("move", 0, {"direction": "cw"}), "not allowed now .phase 'roll': throw the dice")
+    rejected(game, Action("move", 0, {"direction": "cw"}), "you cannot move now: throw the dice")
     throw(game, 2)
-    rejected(game, Action("roll", 0, {"value": 2}), "not allowed now")
-    rejected(game, Action("jump", 0), "not allowed now")
-    rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": "a"}), "not allowed now")
+    rejected(game, Action("roll", 0, {"value": 2}), "you cannot throw the dice now")
+    rejected(game, Action("jump", 0), "you cannot jump the Wizard's Tomb now")
+    rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": "a"}), "you cannot pull that peg now")
 
 
 def test_bad_direction_is_refused() -> None:
     game = new_game()
     begin(game)
     throw(game, 2)
-    rejected(game, Action("move", 0, {"direction": "up"}), "direction must be one of cw, ccw, in")
-    rejected(game, Action("move", 0, {"direction": "in"}), "'in' is not open from start.red")
+    rejected(game, Action("move", 0, {"direction": "up"}), "there is no such way to move")
+    rejected(game, Action("move", 0, {"direction": "in"}), "the way onto the platform is not open from the red start circle")
     rejected(game, Action("move", 0, {"direction": 3}), "wrong type")
 
 

@@ -72,7 +72,7 @@ def test_a_tomb_moves_one_position_only() -> None:
     g = new_game()
     phase(g, 0, "tomb", 3, "wolf")
     g.s.tombs["wolf"] = "end_a"
-    with pytest.raises(IllegalAction, match="one position from there is middle"):
+    with pytest.raises(IllegalAction, match="the Wolf tomb is at end A; one position from there is the middle"):
         act(g, "move_tomb", 0, tomb="wolf", to="end_b")
     assert [a.params["to"] for a in g.legal_actions() if a.kind == "move_tomb"] == ["middle"]
 
@@ -202,7 +202,7 @@ def test_a_bad_path_is_refused_with_the_reason() -> None:
         act(g, "move_pawn", 0, pawn=0, to=[7, 0], path=[[7, 0], [6, 0], [7, 0]])
     with pytest.raises(IllegalAction, match="blocked by bushes"):
         act(g, "move_pawn", 0, pawn=0, to=[6, 1], path=[[7, 0], [7, 1], [6, 1]])
-    with pytest.raises(IllegalAction, match="does not end at 'to'"):
+    with pytest.raises(IllegalAction, match="the path does not end at the grass space in row 6, column 1"):
         act(g, "move_pawn", 0, pawn=0, to=[5, 0], path=[[7, 0], [6, 0], [6, 1]])
 
 
