@@ -26,6 +26,7 @@ Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S]
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -96,6 +97,25 @@ class Players:
                 due[i] = time.monotonic() + self.rnd.expovariate(1 / self.pace)
 
 
+class GcPauses:
+    """The garbage collector's pauses in this process (it holds every table), in ms."""
+
+    def __init__(self) -> None:
+        self.ms: list[float] = []
+        self._t0 = 0.0
+        gc.callbacks.append(self._cb)
+
+    def _cb(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.ms.append((time.perf_counter() - self._t0) * 1000)
+
+    def close(self) -> None:
+        if self._cb in gc.callbacks:
+            gc.callbacks.remove(self._cb)
+
+
 def start_probe(args: list[str]) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, str(PROBES), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, cwd=ROOT)
@@ -136,6 +156,10 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     opened = tables if args.open is None else tables[:max(1, min(args.open, n))]
     phones = start_probe(["sse", str(hport), str(seconds), str(args.phones), *opened])
     players.thread.start()
+    pauses = GcPauses()
+    if args.freeze_gc:
+        gc.collect()
+        gc.freeze()  # the tables' start-up objects: every later full collection skips them
     time.sleep(5.0)  # warm up: every table has moved before the window opens
     cpu0, b0, p0, t0 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
     flips0 = players.flips
@@ -147,6 +171,7 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     sse_out = finish_probe(phones, seconds)
     cpu1, b1, p1, t1 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
     flips = players.flips - flips0
+    pauses.close()
     rss_peak = me.memory_info().rss
     threads = me.num_threads()
     players.stop.set()
@@ -166,6 +191,7 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
         "sse_events": len(sse_out["latency_ms"]), "sse_streams": sse_out["streams"],
         "sse_p50": pct(sse_out["latency_ms"], 50), "sse_p99": pct(sse_out["latency_ms"], 99),
         "list_lines": sse_out["list_lines"],
+        "gc_collections": len(pauses.ms), "gc_longest_ms": max(pauses.ms, default=0.0),
         "msgs_per_s_per_table": msgs / wall / n, "counts": mqtt_out["counts"],
         "broker_cpu_pct": share(b0, b1), "controllers_cpu_pct": share(cpu0, cpu1),
         "controller_cpu_pct_per_table": share(cpu0, cpu1) / n, "panel_cpu_pct": share(p0, p1),
@@ -184,7 +210,13 @@ def main() -> int:
     ap.add_argument("--phones", type=int, default=2, help="phones on each open table's stream")
     ap.add_argument("--open", type=int, default=None,
                     help="tables whose page is open (phones on them); default every table")
+    ap.add_argument("--switch-ms", type=float, default=None,
+                    help="the tables' process's GIL switch interval in ms (Python's default is 5)")
+    ap.add_argument("--freeze-gc", action="store_true",
+                    help="gc.freeze() once the tables have started, so full collections skip start-up objects")
     args = ap.parse_args()
+    if args.switch_ms is not None:
+        sys.setswitchinterval(args.switch_ms / 1000)
 
     began, load0 = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="gk-bench-club-"))
@@ -215,14 +247,15 @@ def main() -> int:
         broker.wait(10)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, pace {args.pace:g} s, {args.phones} phones a table, "
-          f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables)")
+          f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables); "
+          f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}")
     load1 = os.getloadavg()
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
           "at the end")
     keys = ["tables", "open", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
             "broker_cpu_pct", "controller_cpu_pct_per_table", "panel_cpu_pct", "rss_per_table_mib", "start_s",
-            "threads"]
+            "threads", "gc_collections", "gc_longest_ms"]
     for r in results:
         print("  ".join(f"{k} {r[k]:.2f}" if isinstance(r[k], float) else f"{k} {r[k]}" for k in keys))
         print("   messages by topic:", r["counts"])

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_bench_club_small_run_times_events_at_both_observers() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_club.py"), "--tables", "3", "--seconds", "4",
-         "--one-seconds", "4", "--pace", "0.5", "--phones", "1", "--open", "2"],
+         "--one-seconds", "4", "--pace", "0.5", "--phones", "1", "--open", "2",
+         "--switch-ms", "0.5", "--freeze-gc"],
         capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -26,4 +27,6 @@ def test_bench_club_small_run_times_events_at_both_observers() -> None:
         assert case["sse_streams"] == case["open"] + 1  # one phone a table whose page is open, and the club list
         assert case["list_lines"] > 0  # the club list got one line per change
         assert case["counts"]["events"] == case["events"]
+        assert case["gc_collections"] >= 0 and case["gc_longest_ms"] >= 0
     assert "event p99 at an outside subscriber" in proc.stdout and "load average" in proc.stdout
+    assert "GIL switch interval 0.5 ms, gc.freeze on" in proc.stdout
