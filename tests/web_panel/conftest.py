@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView
+from web_panel.server import PanelServer, start_panel
 
 from .fake_table import FakeTable
 
@@ -64,6 +65,16 @@ def app(settings: PanelSettings, fake: FakeTable) -> Iterator[Flask]:
     yield app
     view.release(fake.table)
     view.close()
+
+
+@pytest.fixture
+def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
+    """The panel served over HTTP, for the browser tests, once it knows the fake table."""
+    panel = start_panel(settings)
+    view = panel.app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: view.has_table(fake.table), 5)
+    yield panel
+    panel.close()
 
 
 @pytest.fixture

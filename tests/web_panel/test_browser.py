@@ -23,15 +23,6 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
-    panel = start_panel(settings)
-    view = panel.app.extensions["gravekeeper"]
-    assert view.wait_until(lambda: view.has_table(fake.table), 5)
-    yield panel
-    panel.close()
-
-
-@pytest.fixture
 def page(chromium: Any) -> Iterator[Any]:
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     pg = context.new_page()

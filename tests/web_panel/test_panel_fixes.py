@@ -15,7 +15,7 @@ from controller.games import GAME_NAMES, get_game
 from controller.security import join_code
 from tests.conftest import Broker
 from web_panel import PanelSettings
-from web_panel.server import PanelServer, start_panel
+from web_panel.server import PanelServer
 
 from .browser_helpers import login, shot
 from .fake_table import FakeTable
@@ -23,15 +23,6 @@ from .fake_table import FakeTable
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
-    panel = start_panel(settings)
-    view = panel.app.extensions["gravekeeper"]
-    assert view.wait_until(lambda: view.has_table(fake.table), 5)
-    yield panel
-    panel.close()
 
 
 @pytest.fixture

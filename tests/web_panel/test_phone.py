@@ -17,23 +17,13 @@ import pytest
 
 from controller.games import Game, get_game
 from controller.security import join_code
-from web_panel import PanelSettings
-from web_panel.server import PanelServer, start_panel
+from web_panel.server import PanelServer
 
 from .browser_helpers import DRAWN_FOR_WIDTH, RAW_ID, check_phone_page, login, shot, watch_console
 from .engine_state import public_state
 from .fake_table import FakeTable
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
-    panel = start_panel(settings)
-    view = panel.app.extensions["gravekeeper"]
-    assert view.wait_until(lambda: view.has_table(fake.table), 5)
-    yield panel
-    panel.close()
 
 
 @pytest.fixture
