@@ -135,6 +135,13 @@ def axe_violations(page: Any) -> list[str]:
             for v in result.response["violations"] if v.get("impact") in ("serious", "critical")]
 
 
+# A page hides a control with the `hidden` attribute; an author style such as `button { display: flex }`
+# beats the browser's own `[hidden] { display: none }`, and the control stays on screen.
+SHOWN_THOUGH_HIDDEN = """() => [...document.querySelectorAll("[hidden]")]
+  .filter(e => getComputedStyle(e).display !== "none")
+  .map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + JSON.stringify((e.textContent || "").trim().slice(0, 60)))"""
+
+
 def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, accessibility: bool = True,
                      shot_name: str | None = None) -> None:
     """The checks every page passes at 360 and 390 CSS px wide: every enabled button, link and board target
@@ -151,6 +158,8 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
         if side["scroll"] > side["view"]:
             problems.append(f"{width}px: the page scrolls sideways ({side['scroll']} > {side['view']} px)")
         problems += [f"{width}px: wider than the screen (folds opened): {w}" for w in page.evaluate(TOO_WIDE)]
+        problems += [f"{width}px: hidden but shown (a style overrides the hidden attribute): {h}"
+                     for h in page.evaluate(SHOWN_THOUGH_HIDDEN)]
         text = page.evaluate("document.body.innerText")
         for m in RAW_ID.finditer(text):
             problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")
