@@ -1,4 +1,4 @@
-"""A club night on one Mosquitto: N tables, each a real Service with a simulated board, in one process.
+"""A club night on one Mosquitto: N tables, each a real Service with a simulated board.
 
 Runs the one-table case and the N-table case (default 50) in one run, on the
 same broker and the same panel, so the figures compare side by side:
@@ -19,22 +19,23 @@ same broker and the same panel, so the figures compare side by side:
 * the broker's CPU, this process's CPU (the controllers) and its memory
   growth per table are read over the same window.
 
+``--procs K`` spreads the tables over K worker processes (``club_tables.py``),
+closer to a club where every table is its own Raspberry Pi; by default every
+table is in this one process.
+
 Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
-[--open K]``.
+[--open K] [--procs K] [--switch-ms MS] [--freeze-gc]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,14 +45,9 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.broker import BrokerChoice  # noqa: E402
-from controller.config import load_config  # noqa: E402
-from controller.service import Service  # noqa: E402
-
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_sse import free_port, wait_port  # noqa: E402 - the same helpers as the one-table SSE bench
-
-TOKEN = "bench-club-token"
+from club_tables import TOKEN, LocalTables  # noqa: E402
 PROBES = ROOT / "bench" / "club_probes.py"
 
 
@@ -62,58 +58,48 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-class Players:
-    """One thread moves every table's launcher at a human pace, with bursts."""
+class WorkerTables:
+    """``tables`` split over ``procs`` worker processes (``club_tables.py``), driven like ``LocalTables``."""
 
-    def __init__(self, services: list[Service], pace: float, seed: int = 1) -> None:
-        self.services, self.pace = services, pace
-        self.rnd = random.Random(seed)
-        self.flips = 0
-        self.stop = threading.Event()
-        self.launched = [False] * len(services)
-        self.thread = threading.Thread(target=self._run, name="bench-players", daemon=True)
+    def __init__(self, tables: list[str], procs: int, bport: int, tmp: Path, pace: float,
+                 switch_ms: float | None, freeze_gc: bool) -> None:
+        shares = [tables[i::procs] for i in range(procs) if tables[i::procs]]
+        self.procs = [subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "club_tables.py"),
+             json.dumps({"tables": share, "bport": bport, "tmp": str(tmp), "pace": pace, "seed": 1 + k,
+                         "switch_ms": switch_ms, "freeze_gc": freeze_gc})],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT) for k, share in enumerate(shares)]
 
-    def _run(self) -> None:
-        now = time.monotonic()
-        due = [now + self.rnd.expovariate(1 / self.pace) for _ in self.services]
-        burst = [0] * len(self.services)
-        while not self.stop.is_set():
-            i = min(range(len(due)), key=due.__getitem__)
-            if self.stop.wait(max(0.0, due[i] - time.monotonic())):
-                return
-            svc = self.services[i]
-            self.launched[i] = not self.launched[i]
-            try:
-                svc.hub.simulate("launcher", "launched" if self.launched[i] else "armed", bounce_ms=15)
-                self.flips += 1
-            except (ValueError, AttributeError):
-                pass  # a table stopping under us
-            if burst[i] == 0 and self.rnd.random() < 0.2:
-                burst[i] = 2
-            if burst[i] > 0:
-                burst[i] -= 1
-                due[i] = time.monotonic() + 0.3
-            else:
-                due[i] = time.monotonic() + self.rnd.expovariate(1 / self.pace)
+    def start(self) -> None:
+        for proc in self.procs:
+            assert proc.stdout is not None
+            if proc.stdout.readline().strip() != "ready":
+                raise SystemExit("a worker of tables did not start")
 
+    def _say(self, word: str) -> None:
+        for proc in self.procs:
+            assert proc.stdin is not None
+            proc.stdin.write(word + "\n")
+            proc.stdin.flush()
 
-class GcPauses:
-    """The garbage collector's pauses in this process (it holds every table), in ms."""
+    def go(self) -> None:
+        self._say("go")
 
-    def __init__(self) -> None:
-        self.ms: list[float] = []
-        self._t0 = 0.0
-        gc.callbacks.append(self._cb)
+    def mark(self) -> None:
+        self._say("mark")
 
-    def _cb(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self._t0 = time.perf_counter()
-        else:
-            self.ms.append((time.perf_counter() - self._t0) * 1000)
-
-    def close(self) -> None:
-        if self._cb in gc.callbacks:
-            gc.callbacks.remove(self._cb)
+    def end(self) -> dict[str, Any]:
+        self._say("end")
+        parts = []
+        for proc in self.procs:
+            assert proc.stdout is not None
+            parts.append(json.loads(proc.stdout.readline()))
+        for proc in self.procs:
+            proc.wait(30)
+        return {"cpu_s": sum(p["cpu_s"] for p in parts), "flips": sum(p["flips"] for p in parts),
+                "gc_ms": [ms for p in parts for ms in p["gc_ms"]],
+                "rss_tables": sum(p["rss_tables"] for p in parts), "rss_peak": sum(p["rss_peak"] for p in parts),
+                "threads": sum(p["threads"] for p in parts)}
 
 
 def start_probe(args: list[str]) -> subprocess.Popen[str]:
@@ -132,52 +118,31 @@ def finish_probe(proc: subprocess.Popen[str], seconds: float) -> dict[str, Any]:
 
 def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: psutil.Process,
               panel: psutil.Process, tmp: Path) -> dict[str, Any]:
-    me = psutil.Process()
-    rss0 = me.memory_info().rss
     tables = [f"club-{n}-{i}" for i in range(1, n + 1)]
-    services: list[Service] = []
+    group: LocalTables | WorkerTables
+    if args.procs:
+        group = WorkerTables(tables, args.procs, bport, tmp, args.pace, args.switch_ms, args.freeze_gc)
+    else:
+        group = LocalTables(tables, bport, tmp, args.pace, freeze_gc=args.freeze_gc)
     t_start = time.monotonic()
-    for t in tables:
-        cfg = load_config(None, overrides={
-            "simulate": True, "table.id": t, "table.token": TOKEN, "table.game": "terror", "table.seed": 7,
-            "journal.path": str(tmp / f"{t}.journal"), "mqtt.url": f"mqtt://127.0.0.1:{bport}",
-            "referee.mismatch_grace_ms": 0, "panel.enabled": False})
-        svc = Service(cfg, BrokerChoice("127.0.0.1", bport, False))
-        svc.start()
-        services.append(svc)
-    for svc in services:
-        if not svc.wait_online(30):
-            raise SystemExit("a table did not come online")
+    group.start()
     started_s = time.monotonic() - t_start
-    rss_tables = me.memory_info().rss
-    players = Players(services, args.pace)
     seconds = args.one_seconds if n == 1 else args.seconds
     sub = start_probe(["mqtt", str(bport), str(seconds)])
     opened = tables if args.open is None else tables[:max(1, min(args.open, n))]
     phones = start_probe(["sse", str(hport), str(seconds), str(args.phones), *opened])
-    players.thread.start()
-    pauses = GcPauses()
-    if args.freeze_gc:
-        gc.collect()
-        gc.freeze()  # the tables' start-up objects: every later full collection skips them
+    group.go()
     time.sleep(5.0)  # warm up: every table has moved before the window opens
-    cpu0, b0, p0, t0 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
-    flips0 = players.flips
+    group.mark()
+    b0, p0, t0 = broker.cpu_times(), panel.cpu_times(), time.monotonic()
     for probe in (sub, phones):
         assert probe.stdin is not None
         probe.stdin.write("start\n")
         probe.stdin.flush()
     mqtt_out = finish_probe(sub, seconds)
     sse_out = finish_probe(phones, seconds)
-    cpu1, b1, p1, t1 = me.cpu_times(), broker.cpu_times(), panel.cpu_times(), time.monotonic()
-    flips = players.flips - flips0
-    pauses.close()
-    rss_peak = me.memory_info().rss
-    threads = me.num_threads()
-    players.stop.set()
-    players.thread.join(5)
-    for svc in services:
-        svc.stop()
+    b1, p1, t1 = broker.cpu_times(), panel.cpu_times(), time.monotonic()
+    tables_out = group.end()
     wall = t1 - t0
 
     def share(a: Any, b: Any) -> float:
@@ -185,18 +150,19 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
 
     msgs = sum(mqtt_out["counts"].values())
     return {
-        "tables": n, "open": len(opened), "window_s": round(wall, 1), "start_s": round(started_s, 1), "flips": flips,
+        "tables": n, "procs": len(group.procs) if isinstance(group, WorkerTables) else 1, "open": len(opened), "window_s": round(wall, 1),
+        "start_s": round(started_s, 1), "flips": tables_out["flips"],
         "events": len(mqtt_out["latency_ms"]),
         "mqtt_p50": pct(mqtt_out["latency_ms"], 50), "mqtt_p99": pct(mqtt_out["latency_ms"], 99),
         "sse_events": len(sse_out["latency_ms"]), "sse_streams": sse_out["streams"],
         "sse_p50": pct(sse_out["latency_ms"], 50), "sse_p99": pct(sse_out["latency_ms"], 99),
         "list_lines": sse_out["list_lines"],
-        "gc_collections": len(pauses.ms), "gc_longest_ms": max(pauses.ms, default=0.0),
+        "gc_collections": len(tables_out["gc_ms"]), "gc_longest_ms": max(tables_out["gc_ms"], default=0.0),
         "msgs_per_s_per_table": msgs / wall / n, "counts": mqtt_out["counts"],
-        "broker_cpu_pct": share(b0, b1), "controllers_cpu_pct": share(cpu0, cpu1),
-        "controller_cpu_pct_per_table": share(cpu0, cpu1) / n, "panel_cpu_pct": share(p0, p1),
-        "rss_per_table_mib": (rss_tables - rss0) / n / 2**20, "rss_peak_mib": rss_peak / 2**20,
-        "threads": threads,
+        "broker_cpu_pct": share(b0, b1), "controllers_cpu_pct": 100 * tables_out["cpu_s"] / wall,
+        "controller_cpu_pct_per_table": 100 * tables_out["cpu_s"] / wall / n, "panel_cpu_pct": share(p0, p1),
+        "rss_per_table_mib": tables_out["rss_tables"] / n / 2**20, "rss_peak_mib": tables_out["rss_peak"] / 2**20,
+        "threads": tables_out["threads"],
     }
 
 
@@ -210,11 +176,15 @@ def main() -> int:
     ap.add_argument("--phones", type=int, default=2, help="phones on each open table's stream")
     ap.add_argument("--open", type=int, default=None,
                     help="tables whose page is open (phones on them); default every table")
+    ap.add_argument("--procs", type=int, default=0,
+                    help="spread the tables over this many worker processes (0: every table in this process)")
     ap.add_argument("--switch-ms", type=float, default=None,
-                    help="the tables' process's GIL switch interval in ms (Python's default is 5)")
+                    help="the tables' processes' GIL switch interval in ms (Python's default is 5)")
     ap.add_argument("--freeze-gc", action="store_true",
                     help="gc.freeze() once the tables have started, so full collections skip start-up objects")
     args = ap.parse_args()
+    if args.procs < 0:
+        ap.error("--procs must be 0 or more")
     if args.switch_ms is not None:
         sys.setswitchinterval(args.switch_ms / 1000)
 
@@ -248,12 +218,13 @@ def main() -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, pace {args.pace:g} s, {args.phones} phones a table, "
           f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables); "
-          f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}")
+          f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}, "
+          f"tables in {'this process' if not args.procs else f'{args.procs} worker processes'}")
     load1 = os.getloadavg()
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
           "at the end")
-    keys = ["tables", "open", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
+    keys = ["tables", "procs", "open", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
             "broker_cpu_pct", "controller_cpu_pct_per_table", "panel_cpu_pct", "rss_per_table_mib", "start_s",
             "threads", "gc_collections", "gc_longest_ms"]
     for r in results:
