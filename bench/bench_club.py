@@ -178,6 +178,9 @@ def main() -> int:
                     help="tables whose page is open (phones on them); default every table")
     ap.add_argument("--procs", type=int, default=0,
                     help="spread the tables over this many worker processes (0: every table in this process)")
+    ap.add_argument("--journal-dir", default=None,
+                    help="where the tables' journals go (e.g. /dev/shm: at a club each table has its own disk, "
+                         "here 50 share one); default a temporary folder on the disk")
     ap.add_argument("--switch-ms", type=float, default=None,
                     help="the tables' processes' GIL switch interval in ms (Python's default is 5)")
     ap.add_argument("--freeze-gc", action="store_true",
@@ -207,7 +210,8 @@ def main() -> int:
         # The panel runs as a child of the command: count the child that serves, not the launcher.
         pp = psutil.Process(panel.pid)
         server = max([pp, *pp.children(recursive=True)], key=lambda p: p.memory_info().rss)
-        results = [run_phase(n, args, bport, hport, psutil.Process(broker.pid), server, tmp)
+        journals = Path(tempfile.mkdtemp(prefix="gk-bench-club-", dir=args.journal_dir)) if args.journal_dir else tmp
+        results = [run_phase(n, args, bport, hport, psutil.Process(broker.pid), server, journals)
                    for n in sorted({1, args.tables})]
     finally:
         if panel is not None:
@@ -219,7 +223,8 @@ def main() -> int:
           f"{platform.python_version()}, pace {args.pace:g} s, {args.phones} phones a table, "
           f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables); "
           f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}, "
-          f"tables in {'this process' if not args.procs else f'{args.procs} worker processes'}")
+          f"tables in {'this process' if not args.procs else f'{args.procs} worker processes'}, "
+          f"journals in {args.journal_dir or 'a temporary folder on the disk'}")
     load1 = os.getloadavg()
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
