@@ -36,21 +36,26 @@ def outsider(broker: Broker) -> mqtt.Client:
 def retained(broker: Broker, topic: str, timeout: float = 5.0) -> bytes:
     """What the broker holds on ``topic`` now, as a subscriber that connects now gets it."""
     with Subscriber(broker.host, broker.port, (topic,)) as late:
-        deadline = time.monotonic() + timeout
-        while not late.messages and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return late.messages[0].payload if late.messages else b""
+        try:
+            return late.wait_for(bool, timeout)[0].payload
+        except AssertionError:  # the broker holds nothing on the topic
+            return b""
 
 
 def wait_retained(broker: Broker, topic: str, ok: object, timeout: float = 10.0) -> bytes:
     deadline = time.monotonic() + timeout
-    while True:
-        now = retained(broker, topic, timeout=1.0)
-        if ok(now):  # type: ignore[operator]
-            return now
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the broker still holds {now[:200]!r} on {topic}")
-        time.sleep(0.1)
+    # Anything published on the topic from now on reaches ``watch``: the broker's copy is read again
+    # only once something new has arrived, instead of on a timer.
+    with Subscriber(broker.host, broker.port, (topic,)) as watch:
+        while True:
+            seen = len(watch.messages)
+            now = retained(broker, topic, timeout=1.0)
+            if ok(now):  # type: ignore[operator]
+                return now
+            try:
+                watch.wait_for(lambda msgs: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
+            except AssertionError:
+                raise AssertionError(f"the broker still holds {now[:200]!r} on {topic}") from None
 
 
 @pytest.fixture
