@@ -83,15 +83,36 @@ def retained_recent(broker: Broker, table: str, timeout: float = 5.0) -> bytes:
         client.loop_stop()
 
 
+def wait_retained_recent(broker: Broker, table: str, ok: Any, timeout: float) -> Any:
+    """``ok`` of the retained ``recent`` once it is truthy, or its last value when ``timeout`` runs out.
+
+    The broker's copy is read again only when something new is published on the topic (``watch``
+    hears it), instead of on a timer.
+    """
+    deadline = time.monotonic() + timeout
+    with Subscriber(broker.host, broker.port, (f"{BASE}/{table}/recent",)) as watch:
+        while True:
+            seen = len(watch.messages)
+            result = ok(retained_recent(broker, table))
+            if result:
+                return result
+            try:
+                watch.wait_for(lambda msgs: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
+            except AssertionError:
+                return result
+
+
 def wait_recent_seq(broker: Broker, svc: Service, timeout: float = 6.0) -> dict[str, Any]:
     """The retained ``recent`` once it holds everything the journal has (published at most once a second)."""
-    deadline = time.monotonic() + timeout
     last = svc.journal.last_seq()
-    while True:
-        data, _ = open_publication(publication_key(TOKEN), svc.table, "recent", retained_recent(broker, svc.table))
-        if data["seq"] == last or time.monotonic() > deadline:
-            return data
-        time.sleep(0.2)  # polling the broker's retained copy: nothing to wait on in this process
+    got: list[dict[str, Any]] = []
+
+    def ok(payload: bytes) -> bool:
+        got.append(open_publication(publication_key(TOKEN), svc.table, "recent", payload)[0])
+        return bool(got[-1]["seq"] == last)
+
+    wait_retained_recent(broker, svc.table, ok, timeout)
+    return got[-1]
 
 
 @pytest.fixture
@@ -157,13 +178,14 @@ def test_a_restarted_controller_publishes_the_same_moves_again_from_its_journal(
         assert svc.wait_online(10)
         assert svc.link is not None
         run = svc.link.status.instance
-        deadline = time.monotonic() + 6
-        while True:  # the new run's own copy, not the one the broker kept from the last run
-            after, stamp = open_publication(publication_key(TOKEN), table_id, "recent",
-                                            retained_recent(mosquitto, table_id))
-            if stamp.run == run or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)  # polling the broker's retained copy
+        opened: list[Any] = []
+
+        def own(payload: bytes) -> bool:  # the new run's own copy, not the one the broker kept from the last run
+            opened.append(open_publication(publication_key(TOKEN), table_id, "recent", payload))
+            return bool(opened[-1][1].run == run)
+
+        wait_retained_recent(mosquitto, table_id, own, 6)
+        after, stamp = opened[-1]
         assert stamp.run == run
         assert after["events"] == before["events"] == published_events(svc)
         assert after["game"] == before["game"]
@@ -312,15 +334,14 @@ def test_a_forged_recent_is_refused_counted_and_shown_nowhere(
         forger.loop_stop()
     # The table puts its own back (it hears others publish in its name), so a panel opened later is shown
     # the genuine moves, not the forged ones.
-    deadline = time.monotonic() + 8
-    while time.monotonic() < deadline:
+    def genuine(payload: bytes) -> Any:
         try:
-            data, _ = open_publication(publication_key(TOKEN), table.table, "recent",
-                                       retained_recent(mosquitto, table.table))
-            break
-        except ValueError:
-            time.sleep(0.2)  # polling the broker's retained copy until the table has restored it
-    else:
+            return open_publication(publication_key(TOKEN), table.table, "recent", payload)[0]
+        except ValueError:  # still the forged copy
+            return None
+
+    data = wait_retained_recent(mosquitto, table.table, genuine, 8)
+    if data is None:
         pytest.fail("the table did not put its recent topic back")
     assert [e["seq"] for e in data["events"]] == before
 
