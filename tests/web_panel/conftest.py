@@ -109,3 +109,24 @@ def chromium() -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def pages(chromium: Any) -> Iterator[Any]:
+    """Opens pages, each in its own browser context (its own cookies); any script error on one fails the test."""
+    made: list[Any] = []
+    errors: list[str] = []
+
+    def new_page(width: int = 1280, height: int = 900, mobile: bool = False, timeout: float = 8000) -> Any:
+        ctx = chromium.new_context(viewport={"width": width, "height": height}, is_mobile=mobile,
+                                   has_touch=mobile, bypass_csp=True)  # Playwright waits are eval()ed strings
+        made.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(timeout)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    yield new_page
+    for ctx in made:
+        ctx.close()
+    assert errors == [], f"the pages' scripts failed: {errors}"

@@ -31,26 +31,6 @@ BASE = "gravekeeper"
 
 
 @pytest.fixture
-def pages(chromium: Any) -> Iterator[Any]:
-    made: list[Any] = []
-    errors: list[str] = []
-
-    def new_page(width: int = 1280, height: int = 900, mobile: bool = False) -> Any:
-        ctx = chromium.new_context(viewport={"width": width, "height": height}, is_mobile=mobile,
-                                   has_touch=mobile, bypass_csp=True)
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(8000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    yield new_page
-    for ctx in made:
-        ctx.close()
-    assert errors == [], f"the pages' scripts failed: {errors}"
-
-
-@pytest.fixture
 def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path, table_id: str) -> Iterator[RunningService]:
     svc = start_service(mosquitto, tmp_path, table_id, "tok-gm-browser", game=getattr(request, "param", "terror"))
     yield svc

@@ -26,7 +26,6 @@ from .browser_helpers import check_phone_page, shot
 from .e2e_driver import find_game
 from .service_runner import RunningService, start_service
 from .test_e2e_games import holds_terror_card, terror_policy
-from .test_gm_browser import pages
 
 __all__ = ["pages"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

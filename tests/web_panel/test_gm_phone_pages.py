@@ -17,7 +17,7 @@ from controller.security import join_code
 
 from .browser_helpers import check_phone_page, login, watch_console
 from .service_runner import RunningService
-from .test_gm_browser import pages, roll_and_slide, service, wait_state
+from .test_gm_browser import roll_and_slide, service, wait_state
 
 __all__ = ["pages", "service"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -19,7 +19,6 @@ from tests.controller.test_referee_fakegame import make_referee
 
 from .browser_helpers import check_phone_page, watch_console
 from .service_runner import start_service
-from .test_gm_browser import pages
 
 __all__ = ["pages"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -15,7 +15,6 @@ child goes with it) and started again on the same port. Then:
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +30,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def contexts(chromium: Any) -> Iterator[Any]:
-    made: list[Any] = []
-    errors: list[str] = []
-
-    def new_page() -> Any:
-        ctx = chromium.new_context(viewport=PHONE, bypass_csp=True)  # Playwright waits are eval()ed strings
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(15000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    yield new_page
-    for ctx in made:
-        ctx.close()
-    assert errors == [], f"the pages' scripts failed: {errors}"
+def contexts(pages: Any) -> Any:
+    """Phone-sized pages, each in its own context, with time for a restarted service to answer."""
+    return lambda: pages(PHONE["width"], PHONE["height"], timeout=15000)
 
 
 def kill_9(service: RunningService) -> None:
