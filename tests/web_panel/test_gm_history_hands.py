@@ -27,7 +27,6 @@ from .e2e_driver import find_game
 from .service_runner import RunningService, start_service
 from .test_e2e_games import holds_terror_card, terror_policy
 
-__all__ = ["pages"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BASE = "gravekeeper"

@@ -19,7 +19,7 @@ from .browser_helpers import check_phone_page, login, watch_console
 from .service_runner import RunningService
 from .test_gm_browser import roll_and_slide, service, wait_state
 
-__all__ = ["pages", "service"]
+__all__ = ["service"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 

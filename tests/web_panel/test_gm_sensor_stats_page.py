@@ -20,7 +20,6 @@ from tests.controller.test_referee_fakegame import make_referee
 from .browser_helpers import check_phone_page, watch_console
 from .service_runner import start_service
 
-__all__ = ["pages"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
