@@ -32,6 +32,15 @@ def _layout(d: dict[str, Any], r: int, c: int, ch: str) -> None:
     d["layout"][r] = d["layout"][r][:c] + ch + d["layout"][r][c + 1:]
 
 
+
+def where_refused(load: Any, original: Any, change: Any, message: str | None = None) -> Any:
+    """Where ``load`` says a changed copy of ``original`` is wrong (it must refuse it, saying ``message``)."""
+    data = copy.deepcopy(original)
+    change(data)
+    with pytest.raises(BadGameData, match=message) as caught:
+        load(data)
+    return caught.value.at
+
 @pytest.mark.parametrize(
     "change, message, at",
     [
@@ -61,11 +70,7 @@ def _layout(d: dict[str, Any], r: int, c: int, ch: str) -> None:
     ],
 )
 def test_terror_board_errors_point_at_the_cell(change: Any, message: str, at: dict[str, Any]) -> None:
-    data = copy.deepcopy(TERROR)
-    change(data)
-    with pytest.raises(BadGameData, match=message) as caught:
-        load_board(data)
-    assert caught.value.at == at
+    assert where_refused(load_board, TERROR, change, message) == at
 
 
 def test_a_whole_file_error_points_nowhere() -> None:
@@ -91,11 +96,7 @@ def test_the_place_survives_pickling() -> None:
     ],
 )
 def test_superstition_errors_name_the_entry(change: Any, entry: str) -> None:
-    data = copy.deepcopy(SUP)
-    change(data)
-    with pytest.raises(BadGameData) as caught:
-        parse_board(data)
-    assert caught.value.at == {"entry": entry}
+    assert where_refused(parse_board, SUP, change) == {"entry": entry}
 
 
 @pytest.mark.parametrize(
@@ -108,11 +109,7 @@ def test_superstition_errors_name_the_entry(change: Any, entry: str) -> None:
     ],
 )
 def test_dogs_tile_errors_name_the_tile_and_square(change: Any, message: str, at: dict[str, Any]) -> None:
-    data = copy.deepcopy(TILES)
-    change(data)
-    with pytest.raises(BadGameData, match=message) as caught:
-        parse_tiles(data)
-    assert caught.value.at == at
+    assert where_refused(parse_tiles, TILES, change, message) == at
 
 
 def test_a_card_mix_bigger_than_the_box_is_refused() -> None:
