@@ -130,32 +130,31 @@ def test_both_pegs_out_is_refused(superstition: tuple[Referee, Clock]) -> None:
     refused_unchanged(ref, "a challenge pulls one peg only")
 
 
-def test_both_pegs_pulled_at_once_is_two_outcomes(superstition: tuple[Referee, Clock]) -> None:
+def refused_after_challenge(superstition: tuple[Referee, Clock], read: Any, message: str) -> None:
+    """A challenged trap reads as ``read`` says; once that stands as a mismatch, trusting the board is refused."""
     ref, clock = superstition
-    trap = challenged(ref)
-    ref.reconcile({**TRAPS_REST, f"{trap}.peg_a": "pulled", f"{trap}.peg_b": "pulled"})
+    read(ref, challenged(ref))
     expire(ref, clock)
     assert ref.mismatch is not None
-    refused_unchanged(ref, "two outcomes at once")
+    refused_unchanged(ref, message)
+
+
+def test_both_pegs_pulled_at_once_is_two_outcomes(superstition: tuple[Referee, Clock]) -> None:
+    refused_after_challenge(superstition, lambda ref, trap: ref.reconcile(
+        {**TRAPS_REST, f"{trap}.peg_a": "pulled", f"{trap}.peg_b": "pulled"}), "two outcomes at once")
 
 
 def test_a_trap_gone_off_with_no_peg_out_is_refused(superstition: tuple[Referee, Clock]) -> None:
-    ref, clock = superstition
-    trap = challenged(ref)
-    ref.observe(obs(f"{trap}.sprung", "sprung"))
-    expire(ref, clock)
-    assert ref.mismatch is not None
-    refused_unchanged(ref, "declare which peg was pulled")
+    refused_after_challenge(superstition, lambda ref, trap: ref.observe(obs(f"{trap}.sprung", "sprung")),
+                            "declare which peg was pulled")
 
 
 def test_a_peg_pushed_back_while_the_trap_is_watched_is_refused(superstition: tuple[Referee, Clock]) -> None:
-    ref, clock = superstition
-    trap = challenged(ref)
-    ref.observe(obs(f"{trap}.peg_b", "pulled"))
-    ref.observe(obs(f"{trap}.peg_b", "in"))
-    expire(ref, clock)
-    assert ref.mismatch is not None
-    refused_unchanged(ref, "ending the waiting window")
+    def pulled_and_pushed_back(ref: Referee, trap: str) -> None:
+        ref.observe(obs(f"{trap}.peg_b", "pulled"))
+        ref.observe(obs(f"{trap}.peg_b", "in"))
+
+    refused_after_challenge(superstition, pulled_and_pushed_back, "ending the waiting window")
 
 
 def test_a_digital_game_takes_nothing_from_the_traps(tmp_path: Path) -> None:
