@@ -108,15 +108,16 @@ class History:
     # ----- the list ---------------------------------------------------------------------
     def games(self, journal: Journal) -> list[dict[str, Any]]:
         """Every game of the table, newest first."""
-        out = []
-        for game in _games(journal):
-            cached = self._summaries.get(game.start)
-            if cached is None:
-                cached = self._summary(journal, game)
-                if cached["over"] or game.end is not None:
-                    self._summaries[game.start] = cached
-            out.append(cached)
-        return list(reversed(out))
+        return list(reversed([self._cached_summary(journal, game) for game in _games(journal)]))
+
+    def _cached_summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
+        """The game's summary, kept once the game can no longer change (over, or a later game began)."""
+        cached = self._summaries.get(game.start)
+        if cached is None:
+            cached = self._summary(journal, game)
+            if cached["over"] or game.end is not None:
+                self._summaries[game.start] = cached
+        return cached
 
     def _summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
         core: RefereeCore | None = None
@@ -200,10 +201,7 @@ class History:
         return out
 
     def _final_over(self, journal: Journal, game: _Game) -> bool:
-        cached = self._summaries.get(game.start)
-        if cached is not None:
-            return bool(cached["over"])
-        return bool(self._summary(journal, game)["over"])
+        return bool(self._cached_summary(journal, game)["over"])
 
     def _replay(self, journal: Journal, game: _Game, upto: int | None) -> tuple[list[Step], RefereeCore]:
         core: RefereeCore | None = None
