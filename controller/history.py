@@ -185,7 +185,6 @@ class History:
             raise HistoryError(f"this game has steps 0 to {len(steps) - 1}, not {n}")
         g = core.game
         assert g is not None
-        final_over = self._final_over(journal, game)
         out: dict[str, Any] = {
             "game_id": game_id, "game": core.game_name, "step": n,
             "text": steps[n].text, "time": steps[n].time,
@@ -193,7 +192,7 @@ class History:
             "winners": list(g.winners), "view": g.public_view(), "mismatch": core.mismatch,
             "legal": [], "expects": [], "hands": None,
         }
-        if self.reveal_hands and final_over:
+        if self.reveal_hands and self._final_over(journal, game):  # the whole game's replay: only when it can matter
             public = g.public_view()
             out["hands"] = [{"seat": s, "player": name,
                              "hand": {k: v for k, v in g.player_view(s).items() if public.get(k) != v}}
