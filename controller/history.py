@@ -108,15 +108,16 @@ class History:
     # ----- the list ---------------------------------------------------------------------
     def games(self, journal: Journal) -> list[dict[str, Any]]:
         """Every game of the table, newest first."""
-        out = []
-        for game in _games(journal):
-            cached = self._summaries.get(game.start)
-            if cached is None:
-                cached = self._summary(journal, game)
-                if cached["over"] or game.end is not None:
-                    self._summaries[game.start] = cached
-            out.append(cached)
-        return list(reversed(out))
+        return list(reversed([self._cached_summary(journal, game) for game in _games(journal)]))
+
+    def _cached_summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
+        """The game's summary, kept once the game can no longer change (over, or a later game began)."""
+        cached = self._summaries.get(game.start)
+        if cached is None:
+            cached = self._summary(journal, game)
+            if cached["over"] or game.end is not None:
+                self._summaries[game.start] = cached
+        return cached
 
     def _summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
         core: RefereeCore | None = None
@@ -184,7 +185,6 @@ class History:
             raise HistoryError(f"this game has steps 0 to {len(steps) - 1}, not {n}")
         g = core.game
         assert g is not None
-        final_over = self._final_over(journal, game)
         out: dict[str, Any] = {
             "game_id": game_id, "game": core.game_name, "step": n,
             "text": steps[n].text, "time": steps[n].time,
@@ -192,7 +192,7 @@ class History:
             "winners": list(g.winners), "view": g.public_view(), "mismatch": core.mismatch,
             "legal": [], "expects": [], "hands": None,
         }
-        if self.reveal_hands and final_over:
+        if self.reveal_hands and self._final_over(journal, game):  # the whole game's replay: only when it can matter
             public = g.public_view()
             out["hands"] = [{"seat": s, "player": name,
                              "hand": {k: v for k, v in g.player_view(s).items() if public.get(k) != v}}
@@ -200,10 +200,7 @@ class History:
         return out
 
     def _final_over(self, journal: Journal, game: _Game) -> bool:
-        cached = self._summaries.get(game.start)
-        if cached is not None:
-            return bool(cached["over"])
-        return bool(self._summary(journal, game)["over"])
+        return bool(self._cached_summary(journal, game)["over"])
 
     def _replay(self, journal: Journal, game: _Game, upto: int | None) -> tuple[list[Step], RefereeCore]:
         core: RefereeCore | None = None

@@ -8,12 +8,13 @@ this module gives it to the rest of the controller.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from controller.games.dogs import square_words
+from controller.games.dogs.words import in_words as dogs_in_words
 from controller.games.superstition import space_words
+from controller.games.superstition.words import in_words as superstition_in_words
 from controller.games.words import ordinal_word as ordinal
 
 __all__ = ["dogs_square", "in_words", "ordinal", "superstition_space"]
@@ -29,14 +30,14 @@ def dogs_square(view: Mapping[str, Any], x: Any, y: Any) -> str:
     return square_words(view, x, y)
 
 
-_DOGS_SQUARE = re.compile(r"\((-?\d+), (-?\d+)\)")
-_SUPER_SPACE = re.compile(r"\b(?:[bs]\d+|start\.[a-z]+|tomb\.[a-z]+)\b")
-
-
 def in_words(game: str | None, view: Mapping[str, Any], text: str) -> str:
-    """``text`` (an engine's description) with its squares or space ids named as players do."""
+    """``text`` (an engine's description) with its squares or space ids named as players do.
+
+    The engines' own ``in_words``, so the patterns live once (Superstition's also names the
+    traps' platforms, and only ids its board has).
+    """
     if game == "dogs":
-        return _DOGS_SQUARE.sub(lambda m: dogs_square(view, int(m.group(1)), int(m.group(2))), text)
+        return dogs_in_words(view, text)
     if game == "superstition":
-        return _SUPER_SPACE.sub(lambda m: superstition_space(view, m.group(0)), text)
+        return superstition_in_words(view, text)
     return text

@@ -17,11 +17,11 @@ journal's in-memory tail, so a check costs no query in steady play.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from controller.mqtt_commands import dumps
 from controller.mqtt_link import EVENT_KEYS
 
 MAX_EVENTS = 100  # a game's last hundred moves is far more than a page opened mid-game needs to catch up
@@ -35,7 +35,7 @@ class EventSource(Protocol):
 
 
 def _size(event: Mapping[str, Any]) -> int:
-    return len(json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "backslashreplace"))
+    return len(dumps(event))  # the bytes the link publishes for it
 
 
 class RecentEvents:

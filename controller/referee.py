@@ -253,6 +253,7 @@ class Referee:
         try:
             text = self.core.game.describe(action) if self.core.game is not None else action.to_text()
         except Exception:  # noqa: BLE001 - a description must never refuse a legal action
+            log.exception("could not word %s; its raw text is shown instead", action.to_text())
             text = action.to_text()
         payload = {"action": action.to_json(), "command_id": command_id}
         outcome = self._outcome("command", payload, {"action": action.to_json(), "text": text})

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from controller.effects.engine import Effects, EffectsPlayer, load_effects
 from controller.homeassistant import Discovery
+from controller.mqtt_link import RESTORE_EVERY_S
 
 if TYPE_CHECKING:
     from controller.service import Service
 
 log = logging.getLogger(__name__)
 
-CONFIG_RESTORE_EVERY_S = 0.25  # as the link's retained topics: a flood gets a few answers a second
+CONFIG_RESTORE_EVERY_S = RESTORE_EVERY_S  # as the link's retained topics: a flood gets a few answers a second
 
 
 class TableEffects:

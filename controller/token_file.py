@@ -5,8 +5,8 @@ random one and writes it to ``<journal>.token`` (``t1.journal`` ->
 ``t1.token``), mode 0600 in a folder that only its owner can list when the
 folder is new. Every later start reads it back: the join codes, which are
 derived from the token, the table, the game and the seat, stay the same
-across restarts. ``gravekeeper run --new-token`` (or ``gravekeeper token
---new``) replaces it on purpose, which ends every join code and referee login.
+across restarts. ``gravekeeper run --new-token`` replaces it on purpose,
+which ends every join code and referee login.
 
 The panel's own state (its cookie key and sessions) goes in the folder
 :func:`panel_state_dir` names, beside the journal as well.

@@ -19,6 +19,7 @@ Pure: no clock, no I/O.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ from typing import Any
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
 from controller.place_words import dogs_square, in_words, superstition_space
+
+log = logging.getLogger(__name__)
 
 _POSITION = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 
@@ -62,6 +65,8 @@ def describe_step(game: Game, action: Action) -> str:
     try:
         text = in_words(game.name, game.public_view(), game.describe(action))
     except Exception:  # noqa: BLE001 - words must never stop a move
+        # The fallback is the action's raw text (ids, not plain words): say why in the log.
+        log.exception("could not word a %s step in plain words", action.kind)
         text = action.to_text()
     who = ""
     players = game.players

@@ -104,6 +104,15 @@
     return row;
   };
 
+  // The editor's one-line instructions, above its fields.
+  editors.hint = function (parent, text) {
+    const p = document.createElement("p");
+    p.className = "hint";
+    p.textContent = text;
+    parent.appendChild(p);
+    return p;
+  };
+
   // The reason, written beside the entry it is about.
   editors.note = function (anchor, message) {
     for (const old of document.querySelectorAll(".at-error")) old.remove();

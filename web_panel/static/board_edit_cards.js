@@ -34,11 +34,8 @@
         groups.push({ key, card: fileCard(card), kindName: "", count: 1, fromFile: true });
       }
     }
-    const help = document.createElement("p");
-    help.className = "hint";
-    help.textContent = "How many of each card your deck holds. The box holds " + DECK_SIZE + " cards; " +
-      "every card the referee knows is listed, so set 0 for those your printing does not have.";
-    root.appendChild(help);
+    E.hint(root, "How many of each card your deck holds. The box holds " + DECK_SIZE + " cards; " +
+      "every card the referee knows is listed, so set 0 for those your printing does not have.");
     const total = document.createElement("p");
     total.id = "deck-total";
     root.appendChild(total);

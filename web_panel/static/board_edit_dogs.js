@@ -9,11 +9,8 @@
   const LABEL = { ".": "", J: "J", G: "G" };
 
   E["dogs-tiles"] = function (root, doc, changed) {
-    const help = document.createElement("p");
-    help.className = "hint";
-    help.textContent = "Tap a square to change it: plain, then Jack-O-Lantern, then Gravestone. Each tile has " +
-      "one Jack-O-Lantern and at most one Gravestone, as printed on yours.";
-    root.appendChild(help);
+    E.hint(root, "Tap a square to change it: plain, then Jack-O-Lantern, then Gravestone. Each tile has " +
+      "one Jack-O-Lantern and at most one Gravestone, as printed on yours.");
     const box = document.createElement("div");
     box.className = "tiles";
     root.appendChild(box);

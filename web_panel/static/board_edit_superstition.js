@@ -41,11 +41,8 @@
       grave1: at(doc.stone_path, P.grave1.front), grave2: at(doc.stone_path, P.grave2.front),
       colours: Object.keys(doc.start_circles).join(", "),
     };
-    const help = document.createElement("p");
-    help.className = "hint";
-    help.textContent = "Count the spaces on your board: the brick path round the outside from the gate, " +
-      "the stone path inside it from the space the Ladder leads onto. Numbers start at 1.";
-    root.appendChild(help);
+    E.hint(root, "Count the spaces on your board: the brick path round the outside from the gate, " +
+      "the stone path inside it from the space the Ladder leads onto. Numbers start at 1.");
     const box = document.createElement("div");
     box.className = "fields";
     root.appendChild(box);

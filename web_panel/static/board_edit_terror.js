@@ -18,11 +18,8 @@
     const tombs = {};
     for (const p of doc.platforms) tombs[p.tomb] = "end_a";
 
-    const help = document.createElement("p");
-    help.className = "hint";
-    help.textContent = "Choose a type, then tap the spaces that show it on your board. A space on a sliding " +
-      "platform changes as its tomb slides: set where each tomb stands, then paint what shows there.";
-    root.appendChild(help);
+    E.hint(root, "Choose a type, then tap the spaces that show it on your board. A space on a sliding " +
+      "platform changes as its tomb slides: set where each tomb stands, then paint what shows there.");
     E.palette(root, TYPES, paint, v => { paint = v; });
     const stops = document.createElement("div");
     for (const p of doc.platforms) {

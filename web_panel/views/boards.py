@@ -34,6 +34,14 @@ def _store() -> BoardStore:
     return BoardStore(Path(folder) if folder else None)
 
 
+def _writable_store() -> BoardStore:
+    """The store for a save or a delete; without a boards directory there is nowhere to write."""
+    store = _store()
+    if store.root is None:
+        abort(409, description="this panel has no boards directory to save in (see boards_dir in docs/boards.md)")
+    return store
+
+
 def _kind(key: str) -> Kind:
     try:
         return kind_of(key)
@@ -109,9 +117,7 @@ def save(table: str, key: str, name: str) -> Any:
     _allowed(table)
     check_csrf()
     kind = _kind(key)
-    store = _store()
-    if store.root is None:
-        abort(409, description="this panel has no boards directory to save in (see boards_dir in docs/boards.md)")
+    store = _writable_store()
     try:
         store.save(kind, name, parse_document(request.get_data(cache=False)))
     except BoardError as exc:
@@ -126,9 +132,7 @@ def delete(table: str, key: str, name: str) -> Any:
     _allowed(table)
     check_csrf()
     kind = _kind(key)
-    store = _store()
-    if store.root is None:
-        abort(409, description="this panel has no boards directory (see boards_dir in docs/boards.md)")
+    store = _writable_store()
     try:
         store.delete(kind, name)
     except BoardError as exc:

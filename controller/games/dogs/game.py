@@ -346,8 +346,6 @@ class DogsGame(Game):
         same = [s.id for s in spooks if s.kind == kind]
         return f"the {kind}" if len(same) == 1 else f"the {ordinal(same.index(ident) + 1)} {kind}"
 
-    _spook_text = spook_text
-
     def describe(self, action: Action) -> str:
         who = self._name(action.player)
         p = action.params
@@ -358,12 +356,12 @@ class DogsGame(Game):
             "choose": lambda: f"{who} uses the {self._die_text(p.get('die'))} for the {p.get('action')} action",
             "back": lambda: f"{who} takes the choice back",
             "move_dog": lambda: f"{who} moves their dog to ({p.get('x')}, {p.get('y')})",
-            "pick_spook": lambda: f"{who} picks {self._spook_text(p.get('spook'))}",
+            "pick_spook": lambda: f"{who} picks {self.spook_text(p.get('spook'))}",
             "move_spook": lambda: f"{who} moves the spook to ({p.get('x')}, {p.get('y')})",
             "wrestle": lambda: f"{who} wrestles {self._name(p.get('dog'))}'s dog",
-            "attack": lambda: f"{who} attacks {self._spook_text(p.get('spook'))}",
+            "attack": lambda: f"{who} attacks {self.spook_text(p.get('spook'))}",
             "bork": lambda: f"{who} borks "
-            + (f"{self._name(p.get('id'))}'s dog" if p.get("token") == "dog" else self._spook_text(p.get("id")))
+            + (f"{self._name(p.get('id'))}'s dog" if p.get("token") == "dog" else self.spook_text(p.get("id")))
             + f" to ({p.get('x')}, {p.get('y')})",
             "done": lambda: f"{who} does nothing more",
             "decline": lambda: f"{who} does not attack",

@@ -214,8 +214,8 @@ class RulesMixin:
             "challenge_result": f"the {_trap(params.get('trap'))} "
             + ("springs: zapped!" if params.get("zapped") else "stays still: sneaked by"),
             "reset_trap": f"the {_trap(params.get('trap'))} is reset",
-            "place_whammy": f"{who} places a Whammy on {params.get('space')}",
-            "relocate_whammy": f"{who} moves the Whammy to {params.get('to')}",
+            "place_whammy": f"{who} places a Whammy on {self.in_words(str(params.get('space')))}",
+            "relocate_whammy": f"{who} moves the Whammy to {self.in_words(str(params.get('to')))}",
             "leave_whammy": f"{who} leaves the Whammy where it is",
             "draw_tokens": f"{who} enters the Whammy and Charm drawn from the tomb",
         }
