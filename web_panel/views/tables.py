@@ -7,7 +7,6 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from controller.effects.words import GAME_TITLES  # the games' names, as the spoken lines say them
 from controller.games import GAME_NAMES, get_game
 
 from ..auth import check_csrf, control_token, current_session
@@ -19,6 +18,9 @@ from ..sse import stream
 from .common import known_table, mqtt_view, settings
 
 bp = Blueprint("tables", __name__)
+
+# The games' names in the club list's filter (the tables' own lines carry the title they publish).
+GAME_TITLES = {"terror": "Terror in the Graveyard", "superstition": "Superstition", "dogs": "Graveyard Dogs"}
 
 
 @bp.get("/")
