@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from controller.games.dogs import in_words as dogs_in_words
 from controller.games.dogs import square_words
-from controller.games.dogs.words import in_words as dogs_in_words
+from controller.games.superstition import in_words as superstition_in_words
 from controller.games.superstition import space_words
-from controller.games.superstition.words import in_words as superstition_in_words
 from controller.games.words import ordinal_word as ordinal
 
 __all__ = ["dogs_square", "in_words", "ordinal", "superstition_space"]
