@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller import __version__
-from controller.effects.words import GAME_TITLES
+from controller.games import game_title
 
 # The main moments, as device triggers: (trigger subtype, event type, fields that must match)
 MOMENTS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
@@ -141,7 +141,7 @@ class Discovery:
                                           "subtype": subtype, "payload": subtype}
         return {
             "dev": {"ids": [uid], "name": f"Game table {self.table}", "mf": "gravekeeper",
-                    "mdl": GAME_TITLES.get(game or "", "Game table"), "sw": __version__},
+                    "mdl": game_title(game or "", "Game table"), "sw": __version__},
             "o": {"name": "gravekeeper", "sw": __version__},
             "availability": [{"topic": f"{self.base}/status", "value_template": "{{ value_json.state }}"}],
             "payload_available": "online",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.effects.words import GAME_TITLES, TRAP_WORDS
+from controller.effects.words import TRAP_WORDS
+from controller.games import game_title
 
 TOMB_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B", "moving": "moving",
               "fault": "two positions at once (check the wiring)"}
@@ -31,7 +32,7 @@ def build_summary(state: Mapping[str, Any], sensors: Mapping[str, str]) -> dict[
     out: dict[str, Any] = {
         "seq": state.get("seq"),
         "game": game,
-        "title": GAME_TITLES.get(str(game), "No game") if game else "No game",
+        "title": game_title(str(game), "No game") if game else "No game",
         "players": ", ".join(players),
         "turn": turn or "nobody",
         "waiting_for": state.get("waiting_for") or ("The game is over." if state.get("over") else "Nothing."),

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from controller.games import game_title
 from controller.games.terror import POSITION_WORDS
 
-GAME_TITLES = {"terror": "Terror in the Graveyard", "superstition": "Superstition", "dogs": "Graveyard Dogs"}
 TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave",
               "grave2": "the second Grave"}
 PAWN_WORDS = {"girl": "girl", "boy": "boy"}
@@ -68,7 +68,7 @@ def fields(game: str, event_type: str, data: Mapping[str, Any], players: Sequenc
     out: dict[str, str | None] = {key: None for key in (
         "player", "pawn", "tomb", "position", "trap", "peg", "whammy", "charm", "card", "spook", "other",
         "winners", "scores", "sensor", "what", "number")}
-    out["game"] = GAME_TITLES.get(game, game)
+    out["game"] = game_title(game)
     out["player"] = name_of(players, seat)
     if "label" in data:
         out["pawn"] = _pawn(players, {"seat": seat, "label": data.get("label")})

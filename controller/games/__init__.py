@@ -19,6 +19,7 @@ __all__ = [
     "IllegalAction",
     "MalformedAction",
     "GAME_NAMES",
+    "game_title",
     "get_game",
     "register",
 ]
@@ -53,3 +54,16 @@ def get_game(name: str) -> type[Game]:
     except KeyError:
         choices = ", ".join(sorted(set(_BUILTIN) | set(_REGISTRY)))
         raise ValueError(f"unknown game {name!r} (choose one of: {choices})") from None
+
+
+def game_title(name: str, default: str | None = None) -> str:
+    """A game's name as players say it ("Terror in the Graveyard"), from its class's ``title``.
+
+    The classes are the one place the names are written, so the spoken lines, the table's summary and
+    the panel's club list cannot disagree. A name this registry does not know (a newer table's game)
+    gives ``default``, or the name itself.
+    """
+    try:
+        return get_game(name).title
+    except ValueError:
+        return name if default is None else default

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from controller.games import GAME_NAMES, get_game
+from controller.games import GAME_NAMES, game_title, get_game
 
 from ..auth import check_csrf, control_token, current_session
 from ..fanout import Item
@@ -19,16 +19,15 @@ from .common import known_table, mqtt_view, settings
 
 bp = Blueprint("tables", __name__)
 
-# The games' names in the club list's filter (the tables' own lines carry the title they publish).
-GAME_TITLES = {"terror": "Terror in the Graveyard", "superstition": "Superstition", "dogs": "Graveyard Dogs"}
-
 
 @bp.get("/")
 def index() -> str:
     current_session()
     tables = sorted(mqtt_view().tables(), key=lambda t: (not t["mismatch"], t["room"] or "", t["table"]))
+    # The filter offers every game, played at some table or not: the names come from the games themselves.
+    titles = {g: game_title(g) for g in GAME_NAMES}
     return render_template("index.html", tables=tables, broker=mqtt_view().connected.is_set(),
-                           games=[(g, GAME_TITLES.get(g, g)) for g in GAME_NAMES], titles=GAME_TITLES)
+                           games=list(titles.items()), titles=titles)
 
 
 @bp.post("/t/<table>/forget")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.games import Action, IllegalAction, MalformedAction, get_game
+from controller.games import Action, IllegalAction, MalformedAction, game_title, get_game
 from controller.games.rng import Rng
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
@@ -74,3 +74,9 @@ def test_rng_rejects_bad_state(bad: object) -> None:
 def test_registry_names_the_choices_for_an_unknown_game() -> None:
     with pytest.raises(ValueError, match="unknown game 'chess'.*terror"):
         get_game("chess")
+
+
+def test_a_games_title_is_its_classs_and_an_unknown_game_keeps_its_name_or_the_default() -> None:
+    assert [game_title(n) for n in ("terror", "superstition", "dogs")] == [
+        "Terror in the Graveyard", "Superstition", "Graveyard Dogs"]
+    assert game_title("chess") == "chess" and game_title("chess", "No game") == "No game"
