@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,32 +21,13 @@ from .fake_table import FakeTable
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def pages(chromium: Any) -> Iterator[Any]:
-    made: list[Any] = []
-    errors: list[str] = []
-
-    def new_page(viewport: dict[str, int] | None = None) -> Any:
-        ctx = chromium.new_context(viewport=viewport or PHONE, bypass_csp=True)
-        made.append(ctx)
-        pg = ctx.new_page()
-        pg.set_default_timeout(6000)
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        return pg
-
-    yield new_page
-    for ctx in made:
-        ctx.close()
-    assert errors == [], f"the pages' scripts failed: {errors}"
+PHONE = {"width": 390, "height": 844}  # most pages here are a phone's; pages() alone opens a desktop-sized one
 
 
 # ----- recoverable errors -------------------------------------------------------------------
 def test_a_wrong_join_code_shows_the_form_again_with_the_reason(pages: Any, served: PanelServer,
                                                                  fake: FakeTable, token: str) -> None:
-    page = pages()
+    page = pages(**PHONE)
     page.goto(served.url + f"t/{fake.table}/join")
     page.fill("#join-code", "WRONG1")
     page.click("#join-form button[type=submit]")
@@ -62,7 +42,7 @@ def test_a_wrong_join_code_shows_the_form_again_with_the_reason(pages: Any, serv
 def test_a_wrong_token_shows_the_login_form_again_with_the_reason(pages: Any, served: PanelServer,
                                                                    fake: FakeTable, token: str) -> None:
     for path, done in ((f"t/{fake.table}", "#controls"), (f"t/{fake.table}/selftest", "#st-controls")):
-        page = pages()
+        page = pages(**PHONE)
         page.goto(served.url + path)
         page.fill("#login-token", "not-it")
         page.click("#login-submit")
@@ -84,7 +64,7 @@ def test_a_double_tap_sends_once_and_the_button_waits_for_the_reply(pages: Any, 
 
     roll = {"kind": "roll", "player": 0, "params": {}}
     fake.state(legal=[roll])
-    page = pages()
+    page = pages(**PHONE)
     login(page, served.url, fake.table, token)
     button = page.locator("#actions button.act").first
     button.wait_for()
@@ -111,7 +91,7 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     roll = {"kind": "roll", "player": 1, "params": {}}
     fake.private(1, {"game_id": "g1", "view": {"you": {"pawns": [{"label": "girl", "cards": [
         {"id": "c1", "title": "Magic Ring"}]}]}}, "legal": [roll]})
-    page = pages()
+    page = pages(**PHONE)
     page.goto(served.url + f"t/{fake.table}/join")
     page.fill("#join-code", join_code(token, fake.table, "g1", 1))
     page.click("#join-form button[type=submit]")
@@ -146,7 +126,7 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
 def test_a_new_game_starts_a_fresh_log_and_earlier_games_stay_readable(
         pages: Any, served: PanelServer, fake: FakeTable) -> None:
     fake.state(seq=997)  # a table far into its journal: events follow on without a gap
-    page = pages({"width": 1280, "height": 900})
+    page = pages()
     page.goto(served.url + f"t/{fake.table}")
     page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 997")
     fake.event("dice_rolled", {"player": 1}, seq=998)
@@ -173,7 +153,7 @@ def test_a_new_game_starts_a_fresh_log_and_earlier_games_stay_readable(
 def test_the_new_game_form_starts_from_the_last_game(pages: Any, served: PanelServer, fake: FakeTable,
                                                      token: str) -> None:
     fake.state(game="superstition", players=["Ann", "Bo", "Cy"])
-    page = pages({"width": 1280, "height": 900})
+    page = pages()
     login(page, served.url, fake.table, token)
     page.click("#new-game-box summary")
     titles = page.locator("#ng-game option").all_text_contents()
@@ -207,9 +187,9 @@ def test_the_table_and_self_test_pages_show_the_same_sensors(pages: Any, served:
                             "monitor": {"findings": [], "sensors": {
                                 "tomb.wolf": {"last_change": None, "last_seen": now, "edges": 4, "bounces": 1},
                                 "launcher": {"last_change": None, "last_seen": None, "edges": 0, "bounces": 0}}}})
-    table = pages({"width": 1280, "height": 900})
+    table = pages()
     login(table, served.url, fake.table, token)
-    selftest = pages({"width": 1280, "height": 900})
+    selftest = pages()
     selftest.goto(served.url + f"t/{fake.table}/selftest")  # a spectator: the read-only view
     for page, rows in ((table, "#sensors"), (selftest, "#st-sensors")):
         page.wait_for_selector(f'{rows} tr[data-sensor="launcher"]')
@@ -231,7 +211,7 @@ def test_an_offline_table_can_be_forgotten(pages: Any, served: PanelServer, fake
     try:
         other.state()
         other.publish("status", {"state": "offline", "table": other.table})
-        page = pages()
+        page = pages(**PHONE)
         page.goto(served.url)
         row = page.locator(f'[data-table="{other.table}"]')
         row.wait_for()
@@ -250,7 +230,7 @@ def test_an_offline_table_can_be_forgotten(pages: Any, served: PanelServer, fake
 # ----- the join page's QR code on the referee's page ---------------------------------------------------
 def test_the_referee_sees_the_join_pages_qr_code(pages: Any, served: PanelServer, fake: FakeTable,
                                                  token: str) -> None:
-    page = pages()
+    page = pages(**PHONE)
     page.goto(served.url + f"t/{fake.table}")
     assert page.locator("#join-qr").count() == 0  # spectators: no
     login(page, served.url, fake.table, token)
