@@ -19,9 +19,11 @@ import pytest
 from controller.games import Action, Game, get_game
 from controller.security import game_seed, join_code
 from tests.conftest import Broker
+from web_panel.server import PanelServer
 
 from .browser_helpers import login, watch_console
 from .e2e_driver import Driver
+from .fake_table import FakeTable
 from .service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -130,3 +132,43 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         for ctx in contexts:
             ctx.close()
     assert [e for errs in console for e in errs] == []
+
+
+# Every change made to the countdown's box, as it was made: "@name" for an attribute, else the text shown.
+WATCH = """() => { const box = document.getElementById('countdown'); window.__drawn = [];
+  new MutationObserver(ms => { for (const m of ms) window.__drawn.push(m.type === 'attributes'
+      ? '@' + m.attributeName : box.textContent); })
+    .observe(box, {attributes: true, childList: true, characterData: true, subtree: true}); }"""
+
+
+def skull_window(window_ms: int, left_ms: int) -> list[dict[str, Any]]:
+    return [{"kind": "skull_outcome", "prompt": "", "player": 0, "accepts": {}, "requires": {}, "action": None,
+             "window_ms": window_ms, "left_ms": left_ms, "on_timeout": None}]
+
+
+def test_the_countdown_draws_only_when_what_it_shows_changes(pages: Any, served: PanelServer,
+                                                             fake: FakeTable) -> None:
+    """One clock for the page: idle with no window or a paused one, and once per tenth while one runs."""
+    page = pages(390, 844)
+    page.goto(served.url + f"t/{fake.table}")
+    page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id === 'g1'")
+    page.evaluate(WATCH)
+    page.wait_for_timeout(1000)  # nothing must happen: watched for a while
+    assert page.evaluate("window.__drawn") == [], "the countdown was redrawn with no window open"
+
+    fake.state(expects=skull_window(2500, 2500))
+    page.wait_for_function("!document.getElementById('countdown').hidden")
+    page.wait_for_function("document.getElementById('countdown').dataset.left === '0.0'")
+    texts = [x for x in page.evaluate("window.__drawn") if not x.startswith("@")]
+    assert all(a != b for a, b in zip(texts, texts[1:])), f"a draw showed the same number again: {texts}"
+    assert 10 <= len(texts) <= 26, texts  # about one draw a tenth, from at most 2.5 s down to nothing
+    page.evaluate("window.__drawn = []")
+    page.wait_for_timeout(1000)
+    assert page.evaluate("window.__drawn") == [], "the countdown went on drawing after it ran out"
+
+    fake.state(expects=skull_window(5000, 3000), gm={"paused": {"by": "referee", "reason": "tea"}})
+    page.wait_for_function("document.getElementById('countdown').textContent.includes('paused')")
+    assert page.evaluate("document.getElementById('countdown').dataset.left") == "3.0"
+    page.evaluate("window.__drawn = []")
+    page.wait_for_timeout(1000)
+    assert page.evaluate("window.__drawn") == [], "the countdown was redrawn while the game was paused"

@@ -212,13 +212,11 @@
   }
 
   // The last seconds of an outcome window (the skull's fall, a trap's spring) tick on the table
-  // speaker: countdown.js shows the window, this only listens to it.
+  // speaker: countdown.js shows the window and tells each change of its number; this only listens.
   let lastTick = null;
-  function countdownTick() {
-    const box = document.getElementById("countdown");
-    if (!box || box.hidden) { lastTick = null; return; }
-    const left = parseFloat(box.dataset.left || "");
-    if (!isFinite(left)) return;
+  function countdownTick(e) {
+    const left = e.detail;
+    if (typeof left !== "number") { lastTick = null; return; }  // no window shown
     const second = Math.ceil(left);
     if (second >= 1 && second <= 3 && second !== lastTick) {
       lastTick = second;
@@ -230,5 +228,5 @@
   css();
   controls();
   connect();
-  setInterval(countdownTick, 100);
+  document.addEventListener("gk-countdown", countdownTick);
 })();

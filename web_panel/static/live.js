@@ -27,10 +27,18 @@
 
   function GKLive(opts) {
     const live = {
-      status: null, state: null, sensors: null, health: null, broker: null,
+      status: null, sensors: null, health: null, broker: null,
       events: [], seen: new Set(), lastSeq: null, resyncs: 0, gaps: 0, opened: 0, renders: 0, snapshots: 0,
       onextra: opts.onextra || {},
     };
+    // Whoever replaces the state (the stream, a fetched snapshot, someone at the console), the page hears
+    // of it at once: the countdown's clock sleeps until a state opens a window (countdown.js).
+    let state = null;
+    Object.defineProperty(live, "state", {
+      enumerable: true,
+      get() { return state; },
+      set(st) { state = st; document.dispatchEvent(new Event("gk-state")); },
+    });
     // One change often arrives as several messages (event, state, sensors, health): draw once for all of them.
     let pending = null;
     live.onchange = function (why) {
