@@ -9,13 +9,11 @@
   const $ = id => document.getElementById(id);
 
   async function post(url, text) {
-    const r = await fetch(url, { method: "POST", body: text, credentials: "same-origin",
-                                 headers: { "Content-Type": "application/json", "X-CSRF-Token": body.dataset.csrf } });
-    let data = {};
-    try { data = await r.json(); } catch (e) { data = { ok: false, error: "the panel answered " + r.status }; }
+    const got = await window.GKApi.request(url, { body: text, csrf: body.dataset.csrf });
     // ``reason`` is the refusal in plain words; ``error`` names the file's entry (for hand edits).
-    if (!data.ok && !data.reason) data.reason = data.error || "the panel answered " + r.status;
-    return data;
+    const reply = Object.assign({}, got.data, { ok: got.ok });
+    if (!got.ok) reply.reason = got.error;
+    return reply;
   }
 
   function apiUrl(kind, name) {
@@ -66,9 +64,9 @@
   }
 
   async function start() {
-    const r = await fetch(body.dataset.doc, { credentials: "same-origin" });
-    if (!r.ok) { verdict.className = "reply err"; verdict.textContent = "The file could not be opened."; return; }
-    doc = await r.json();
+    const got = await window.GKApi.request(body.dataset.doc);
+    if (!got.ok) { verdict.className = "reply err"; verdict.textContent = "The file could not be opened: " + got.error + "."; return; }
+    doc = got.data;
     const make = editors[body.dataset.kind];
     editor = make($("editor"), doc, () => check());
     check();

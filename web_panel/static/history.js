@@ -6,11 +6,9 @@
   function $(id) { return document.getElementById(id); }
 
   async function get(url) {
-    const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
-    let body = null;
-    try { body = await r.json(); } catch (e) { body = { error: "HTTP " + r.status }; }
-    if (!r.ok) throw new Error(body.error || ("HTTP " + r.status));
-    return body;
+    const got = await window.GKApi.request(url);
+    if (!got.ok) throw new Error(got.error);
+    return got.data;
   }
 
   function fail(e) {

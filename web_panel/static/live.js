@@ -112,10 +112,8 @@
       live.resyncs += 1;
       document.body.dataset.resyncs = String(live.resyncs);
       if (!opts.snapshotUrl) { reopen(); return; }
-      try {
-        const r = await fetch(opts.snapshotUrl, { credentials: "same-origin" });
-        if (r.ok) applySnapshot(await r.json(), true);
-      } catch (e) { /* the stream will reconnect and send a snapshot anyway */ }
+      const got = await window.GKApi.request(opts.snapshotUrl);
+      if (got.ok) applySnapshot(got.data, true);  // else the stream will reconnect and send a snapshot anyway
     }
 
     function onEvent(ev) {
@@ -202,17 +200,9 @@
     const out = $("reply");
     const what = label || W.humanize(name);
     if (out) { out.className = "reply"; out.textContent = what + "…"; }
-    let reply;
-    try {
-      const r = await fetch(cmdUrl.replace("NAME", encodeURIComponent(name)), {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-        body: JSON.stringify(fields || {}),
-      });
-      try { reply = await r.json(); } catch (e) { reply = { ok: false, error: "HTTP " + r.status }; }
-    } catch (e) {
-      reply = { ok: false, error: "the panel cannot be reached" };
-    }
+    const got = await window.GKApi.request(cmdUrl.replace("NAME", encodeURIComponent(name)),
+                                           { body: fields || {}, csrf: csrf });
+    const reply = got.ok ? got.data : Object.assign({}, got.data, { ok: false, error: got.error });
     if (out) {
       out.className = "reply " + (reply.ok ? "ok" : "err");
       out.textContent = reply.ok ? what + ": " + (okText || "done") : what + " refused: " + reply.error;

@@ -13,9 +13,9 @@
   }
 
   async function load() {
-    const r = await fetch(box.dataset.list, { credentials: "same-origin" });
-    if (!r.ok) return;
-    kinds = (await r.json()).kinds || {};
+    const got = await window.GKApi.request(box.dataset.list);
+    if (!got.ok) return;
+    kinds = got.data.kinds || {};
     box.textContent = "";
     for (const key of Object.keys(kinds)) {
       const k = kinds[key];
@@ -45,10 +45,8 @@
       if (kinds[sel.name] && kinds[sel.name].game === game && sel.value !== "default") params.set(sel.name, sel.value);
     }
     if (![...params.keys()].length) return { options: {} };
-    const r = await fetch(box.dataset.options.replace("GAME", encodeURIComponent(game)) + "?" + params,
-                          { credentials: "same-origin" });
-    const data = await r.json().catch(() => ({ ok: false, error: "the panel answered " + r.status }));
-    return data.ok ? { options: data.options } : { error: "The chosen board cannot be used. " + (data.reason || data.error) };
+    const got = await window.GKApi.request(box.dataset.options.replace("GAME", encodeURIComponent(game)) + "?" + params);
+    return got.ok ? { options: got.data.options } : { error: "The chosen board cannot be used. " + got.error };
   }
 
   gameSelect.addEventListener("change", show);

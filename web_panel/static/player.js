@@ -29,10 +29,9 @@
 
   // The stream was refused: a 403 means this session holds no seat now, so retrying cannot help.
   async function stillSeated() {
-    const r = await fetch(d.me, { credentials: "same-origin" });
-    if (r.status !== 403) return true;
-    let reason = "You are no longer seated at this table.";
-    try { reason = (await r.json()).error || reason; } catch (e) { /* keep the plain words */ }
+    const got = await window.GKApi.request(d.me);
+    if (got.status !== 403) return true;
+    const reason = (got.data && got.data.error) || "you are no longer seated at this table";
     seatGone(reason.charAt(0).toUpperCase() + reason.slice(1) + ".");
     return false;
   }

@@ -85,20 +85,18 @@
     if (!st.game_id || codesFor === st.game_id) return;
     codesFor = st.game_id;
     const ul = $("codes");
-    try {
-      const r = await fetch(d.codes, { credentials: "same-origin" });
-      const j = await r.json();
-      ul.innerHTML = "";
-      for (const c of j.codes || []) {
-        const li = document.createElement("li");
-        li.dataset.seat = c.seat;
-        li.appendChild(document.createTextNode(c.player + ": "));
-        const code = document.createElement("code");
-        code.textContent = c.code;
-        li.appendChild(code);
-        ul.appendChild(li);
-      }
-    } catch (e) { codesFor = null; }
+    const got = await window.GKApi.request(d.codes);
+    if (!got.ok) { codesFor = null; return; }  // asked again at the next change
+    ul.innerHTML = "";
+    for (const c of got.data.codes || []) {
+      const li = document.createElement("li");
+      li.dataset.seat = c.seat;
+      li.appendChild(document.createTextNode(c.player + ": "));
+      const code = document.createElement("code");
+      code.textContent = c.code;
+      li.appendChild(code);
+      ul.appendChild(li);
+    }
   }
 
   // The virtual board: one row per piece of hardware, with the moves a person makes on the real one.
