@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from controller.service import Service
-from tests.conftest import Broker
+from tests.conftest import make_broker
 from tests.controller.club_testkit import flip_launcher, start_table
 from tests.controller.service_testkit import TOKEN
 from web_panel import PanelSettings
@@ -28,9 +28,14 @@ FIRST_ITEM_IS = """([t]) => {
 
 
 @pytest.fixture(scope="module")
-def club(mosquitto: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PanelServer, dict[str, Service]]]:
-    """One club for the module: each test leaves every table's board as it found it."""
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PanelServer, dict[str, Service]]]:
+    """One club for the module, on a broker of its own: the club list shows every table on its broker, so
+    tables other tests left behind (offline ones sort with the mismatches) must not be on it.
+
+    Each test leaves every table's board as it found it.
+    """
     tmp_path = tmp_path_factory.mktemp("club")
+    mosquitto = make_broker(tmp_path_factory.mktemp("club-broker"))
     run = uuid.uuid4().hex[:4]
     # Two rooms, by the part of the id before the last dash.
     ids = [f"{'bar' if i % 2 else 'hall'}{run}-{i}" for i in range(1, TABLES + 1)]
@@ -51,6 +56,7 @@ def club(mosquitto: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             panel.close()
         for svc in services.values():
             svc.stop()
+        mosquitto.stop()
 
 
 @pytest.fixture(params=[(360, 740), (390, 844), (1920, 1080)], ids=["phone360", "phone390", "projector"])

@@ -6,11 +6,13 @@ Refusals must be 4xx with a reason, and must send nothing to the table.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+import web_panel
 from controller.security import join_code, verify, verify_command
 from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
@@ -396,8 +398,10 @@ def test_the_join_page_and_static_files(client: FlaskClient, fake: FakeTable) ->
     page = client.get(f"/t/{fake.table}/join")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and 'name="csrf"' in html and f'action="/t/{fake.table}/join"' in html
-    for name in ("panel.css", "live.js", "table.js", "player.js", "boards.js", "board_terror.js",
-                 "board_superstition.js", "board_dogs.js", "words.js", "words_games.js", "index.js"):
+    static = Path(web_panel.__file__).parent / "static"
+    names = sorted(f.name for f in static.iterdir() if f.is_file())
+    assert {"panel.css", "api.js", "live.js", "table.js", "player.js", "countdown.js"} <= set(names)
+    for name in names:
         assert client.get(f"/static/{name}").status_code == 200, name
     assert client.get("/static/nope.js").status_code == 404
 
