@@ -233,7 +233,15 @@ class MqttLink:
         """Queue ``payload`` for a retained topic (``None`` clears it); sent by the next flush."""
         if payload is not None:
             check_body(payload)
-        data = b"" if payload is None else dumps(payload)
+        self.set_retained_encoded(topic, b"" if payload is None else dumps(payload), force=force)
+
+    def set_retained_encoded(self, topic: str, data: bytes, *, force: bool = False) -> None:
+        """:meth:`set_retained` for a payload the caller has already encoded as ``dumps`` would: a JSON
+        object without the fields the signature adds (``b""`` clears the topic).
+
+        For a payload made of bytes encoded once already (the journal's event bodies), which would
+        otherwise be decoded only to be encoded again.
+        """
         if force or self._retained.get(topic) != data:
             self._retained[topic] = data
             self._dirty[topic] = None

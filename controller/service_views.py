@@ -125,7 +125,7 @@ class ServiceViews:
             self.recent.take(journal)
         elif not self.recent.due(journal, now):
             return
-        link.set_retained(link.topics.recent, self.recent.payload(self._game()))
+        link.set_retained_encoded(link.topics.recent, self.recent.payload(self._game()))
 
     def _game(self) -> dict[str, Any] | None:
         """Which game the events belong to, as a ``game_started`` event names it."""
