@@ -9,7 +9,10 @@ are shown only for a finished game, and only when the table's setting
 
 A game is replayed from its own ``new_game`` input (which carries the board
 state before it), so one game costs the inputs of that game only. Finished
-games never change, so their summaries are cached by game id.
+games never change, so their summaries are cached by game id. The journal only
+grows, so what was read of it is kept too: which game each ``new_game`` input
+began (read once per game), and the sensor counts of every input read so far
+(each call reads only the inputs that landed since).
 """
 
 from __future__ import annotations
@@ -103,11 +106,27 @@ class History:
 
     def __init__(self, reveal_hands: bool = False) -> None:
         self.reveal_hands = reveal_hands
+        self._journal: Journal | None = None  # the journal everything below was read from
         self._summaries: dict[int, dict[str, Any]] = {}  # finished games, by new_game input id
+        self._game_ids: dict[int, str] = {}  # new_game input id -> the id of the game it began
+        self._starts: dict[str, int] = {}  # the other way round
+        self._sensor_rows: dict[str, dict[str, Any]] = {}  # per sensor, counted from the inputs read
+        self._sensors_next = 0  # the first input id sensors() has not counted yet
+
+    def _bind(self, journal: Journal) -> None:
+        """Forget what was read of another journal (the caches hold only what one journal said)."""
+        if journal is not self._journal:
+            self._journal = journal
+            self._summaries.clear()
+            self._game_ids.clear()
+            self._starts.clear()
+            self._sensor_rows.clear()
+            self._sensors_next = 0
 
     # ----- the list ---------------------------------------------------------------------
     def games(self, journal: Journal) -> list[dict[str, Any]]:
         """Every game of the table, newest first."""
+        self._bind(journal)
         return list(reversed([self._cached_summary(journal, game) for game in _games(journal)]))
 
     def _cached_summary(self, journal: Journal, game: _Game) -> dict[str, Any]:
@@ -151,19 +170,31 @@ class History:
         }
 
     def _find(self, journal: Journal, game_id: str) -> _Game:
-        games = _games(journal)
-        known = {summary["game_id"]: start for start, summary in self._summaries.items()}
-        if game_id in known:
-            found = next((g for g in games if g.start == known[game_id]), None)
-            if found is not None:
-                found.game_id = game_id
-                return found
-        for game in reversed(games):  # newest first: the game in progress is the one asked for most
-            first = next(iter(journal.inputs(game.start)), None)
-            if first is not None and first["payload"].get("game_id") == game_id:
-                game.game_id = game_id
-                return game
-        raise HistoryError(f"no game {game_id!r} in this table's history")
+        self._bind(journal)
+        games = _games(journal)  # the new_game inputs, from their index: a new game shows at once
+        for summary_start, summary in self._summaries.items():
+            self._remember(summary_start, summary["game_id"])
+        start = self._starts.get(game_id)
+        if start is None:
+            # Newest first: the game in progress is the one asked for most. Each game's first input
+            # is read once, ever: which game an input began never changes.
+            for game in reversed(games):
+                if game.start not in self._game_ids:
+                    first = next(iter(journal.inputs(game.start)), None)
+                    self._remember(game.start, first["payload"].get("game_id") if first is not None else None)
+                    if game.start == self._starts.get(game_id):
+                        break
+            start = self._starts.get(game_id)
+        found = next((g for g in games if g.start == start), None) if start is not None else None
+        if found is None:
+            raise HistoryError(f"no game {game_id!r} in this table's history")
+        found.game_id = game_id
+        return found
+
+    def _remember(self, start: int, game_id: Any) -> None:
+        if isinstance(game_id, str) and start not in self._game_ids:
+            self._game_ids[start] = game_id
+            self._starts.setdefault(game_id, start)
 
     # ----- one game, step by step ----------------------------------------------------------
     def steps(self, journal: Journal, game_id: str) -> dict[str, Any]:
@@ -250,29 +281,34 @@ class History:
         Bounces are journalled per game by the running controller (``controller/bounce_ledger.py``):
         ``bounces`` is their sum over every game, ``bounce_games`` how many games saw any.
         """
-        stats: dict[str, dict[str, Any]] = {}
+        self._bind(journal)
+        counted = self._sensor_rows
 
-        def row(sensor: str) -> dict[str, Any]:
+        def row(stats: dict[str, dict[str, Any]], sensor: str) -> dict[str, Any]:
             return stats.setdefault(sensor, {"sensor": sensor, "label": label(sensor), "readings": 0,
                                              "mismatches": 0, "corrections": 0, "broken": 0,
                                              "bounces": 0, "bounce_games": 0})
 
-        for _game_id, sensor, bounces in journal.sensor_counts():
-            counted = row(sensor)
-            counted["bounces"] += bounces
-            counted["bounce_games"] += 1
-
-        for entry in journal.inputs():
+        # Only the inputs that landed since the last call: the ones before are counted already.
+        for entry in journal.inputs(self._sensors_next):
             if entry["kind"] == "observation":
-                row(str(entry["payload"].get("sensor")))["readings"] += 1
+                row(counted, str(entry["payload"].get("sensor")))["readings"] += 1
             for e in entry["events"]:
                 data = e.get("data") or {}
                 if e["type"] == "mismatch":
                     for sensor in data.get("sensors") or {}:
-                        row(sensor)["mismatches"] += 1
+                        row(counted, sensor)["mismatches"] += 1
                 elif e["type"] == "corrected":
                     if data.get("op") == "broken" and isinstance(data.get("sensor"), str):
-                        row(data["sensor"])["broken"] += 1
+                        row(counted, data["sensor"])["broken"] += 1
                     for sensor in data.get("sensors") or []:
-                        row(sensor)["corrections"] += 1
+                        row(counted, sensor)["corrections"] += 1
+            self._sensors_next = entry["id"] + 1
+
+        # Bounces are journalled apart from the inputs, and a game's are rewritten as it goes: read each time.
+        stats = {sensor: dict(counts) for sensor, counts in counted.items()}
+        for _game_id, sensor, bounces in journal.sensor_counts():
+            bounced = row(stats, sensor)
+            bounced["bounces"] += bounces
+            bounced["bounce_games"] += 1
         return {"sensors": [stats[s] for s in sorted(stats)]}

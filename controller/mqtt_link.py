@@ -45,6 +45,7 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
 )
 from controller.mqtt_status import RunStatus
 from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
+from controller.put_right import PutRightGate
 from controller.security import signed
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,6 @@ PAHO_INFLIGHT = 2 * WINDOW
 # What an event on the events topic holds (the journal's public_body): never anything private it keeps.
 EVENT_KEYS = ("seq", "table", "type", "time", "data")
 MARK_EVERY_S = 1.0
-RESTORE_EVERY_S = 0.25  # a flood of forgeries on one topic gets at most 4 republications a second
 FOREIGN_LOG_EVERY_S = 60.0
 # Refusals answered per second (a token bucket): anyone on the broker can send commands that the
 # checker refuses, and each answer goes to every panel (they all read reply/+). Past this, a refused
@@ -143,17 +143,15 @@ class MqttLink:
         self._closed = False
         self._conflict: str | None = None
         self._listeners: dict[str, Callable[[bytes, bool], None]] = {}  # topic -> handler(payload, retained)
-        self._foreign: set[str] = set()  # our retained topics someone else published on: restore them
+        # Our retained topics (the status too) someone else published on: put right, a few times a second at most.
+        self._put_right: PutRightGate[str] = PutRightGate()
         self._foreign_count = 0
-        self._restored = 0
-        self._restored_at: dict[str, float] = {}
         self._foreign_logged_at = -1e9
         self._refusal_budget = REFUSAL_REPLIES_BURST  # see _may_answer_refusal
         self._refusal_at = time.monotonic()
         self._refusals_unanswered = 0
         self._refusal_logged_at = -1e9
         self._retained_commands_cleared = 0  # retained messages on our command topics, deleted unanswered
-        self._status_foreign = False  # someone else's status is retained: publish ours again
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
@@ -233,7 +231,15 @@ class MqttLink:
         """Queue ``payload`` for a retained topic (``None`` clears it); sent by the next flush."""
         if payload is not None:
             check_body(payload)
-        data = b"" if payload is None else dumps(payload)
+        self.set_retained_encoded(topic, b"" if payload is None else dumps(payload), force=force)
+
+    def set_retained_encoded(self, topic: str, data: bytes, *, force: bool = False) -> None:
+        """:meth:`set_retained` for a payload the caller has already encoded as ``dumps`` would: a JSON
+        object without the fields the signature adds (``b""`` clears the topic).
+
+        For a payload made of bytes encoded once already (the journal's event bodies), which would
+        otherwise be decoded only to be encoded again.
+        """
         if force or self._retained.get(topic) != data:
             self._retained[topic] = data
             self._dirty[topic] = None
@@ -420,33 +426,16 @@ class MqttLink:
             self._marked_at = time.monotonic()
 
     def _restore_foreign(self) -> None:
-        """Republish our retained topics that someone else published on (a forgery, or a replay)."""
-        with self._lock:
-            foreign, self._foreign = self._foreign, set()
-        now = time.monotonic()
-        later = set()
-        for topic in foreign:
-            if topic not in self._retained:
-                continue
-            if now - self._restored_at.get(topic, -1e9) < RESTORE_EVERY_S:
-                later.add(topic)  # the worker's next round (at most a second away) takes it
-                continue
-            self._restored_at[topic] = now
-            self._dirty[topic] = None
-            self._restored += 1
-        if later:
-            with self._lock:
-                self._foreign |= later
-        with self._lock:
-            status, self._status_foreign = self._status_foreign, False
-        if status:
-            if now - self._restored_at.get(self.topics.status, -1e9) < RESTORE_EVERY_S:
-                with self._lock:
-                    self._status_foreign = True  # the worker's next round takes it
-            else:
-                self._restored_at[self.topics.status] = now
-                self._restored += 1
+        """Republish our retained topics that someone else published on (a forgery, or a replay).
+
+        One put right too soon after the last stays marked: the worker's next round (at most a
+        second away) takes it."""
+        status = self.topics.status
+        for topic in self._put_right.due(time.monotonic(), lambda t: t == status or t in self._retained):
+            if topic == status:
                 self._publish_status()
+            else:
+                self._dirty[topic] = None
 
     def _apply_broker_marker(self) -> None:
         self._need_marker_check = False
@@ -652,7 +641,7 @@ class MqttLink:
             self._foreign_count += 1
             count = self._foreign_count
             if topic != self.topics.events:
-                self._foreign.add(topic)
+                self._put_right.forged(topic)
                 self._want_wake = True
             say = now - self._foreign_logged_at >= FOREIGN_LOG_EVERY_S  # a flood must not flood the log
             if say:
@@ -700,7 +689,7 @@ class MqttLink:
         with self._lock:
             if self._closed or not self._ready or payload in self._own_statuses:
                 return
-            self._status_foreign = True
+            self._put_right.forged(self.topics.status)
             self._want_wake = True
         self._on_wake()
 
@@ -731,7 +720,7 @@ class MqttLink:
             # Messages others published on this table's topics (each one refused by a panel that
             # holds the token), and how often a retained one was put right by publishing ours again.
             "foreign_publications": self._foreign_count,
-            "retained_restored": self._restored,
+            "retained_restored": self._put_right.restored,
             # Refused commands past the answering rate (a flood): neither answered nor logged.
             "refusals_unanswered": self._refusals_unanswered,
             "retained_commands_cleared": self._retained_commands_cleared,

@@ -7,7 +7,9 @@ most ``MAX_BYTES`` of them as JSON) and publishes them, retained and signed
 like ``state`` (``controller.publication``), so a panel that starts watching
 the table mid-game shows them at once. Each event is exactly what was
 published on ``<t>/events`` (``controller.mqtt_link.EVENT_KEYS``), with its
-``seq``, oldest first. A new game (its ``game_started`` event) empties it.
+``seq``, oldest first: the very bytes the journal hands the link
+(``Journal.public_after``), never decoded and encoded again. A new game (its
+``game_started`` event) empties it.
 
 It is built off the decision's hot path: the worker asks :meth:`RecentEvents.due`
 after it has published a change's events and views, at most once every
@@ -22,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from controller.mqtt_commands import dumps
-from controller.mqtt_link import EVENT_KEYS
 
 MAX_EVENTS = 100  # a game's last hundred moves is far more than a page opened mid-game needs to catch up
 MAX_BYTES = 48 << 10  # the events' JSON; small beside the 1 MiB a panel takes (controller.mqtt5)
@@ -31,11 +32,19 @@ EVERY_S = 1.0
 
 class EventSource(Protocol):
     def last_seq(self) -> int: ...
-    def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]: ...
+    def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]: ...
 
 
-def _size(event: Mapping[str, Any]) -> int:
-    return len(dumps(event))  # the bytes the link publishes for it
+# An event's public body starts {"seq":N,"table":"...","type":"..." (controller.journal.public_body).
+# Inside a JSON string every '"' is escaped, so the first ',"type":' is the key itself, never the
+# table's text, and it comes before the data (which may hold a "type" of its own).
+_TYPE_KEY = b',"type":'
+_GAME_STARTED = b'"game_started"'
+
+
+def _starts_game(body: bytes) -> bool:
+    at = body.find(_TYPE_KEY)
+    return at >= 0 and body.startswith(_GAME_STARTED, at + len(_TYPE_KEY))
 
 
 class RecentEvents:
@@ -45,7 +54,7 @@ class RecentEvents:
         self.max_events = max_events
         self.max_bytes = max_bytes
         self.every_s = every_s
-        self._events: deque[tuple[dict[str, Any], int]] = deque()  # (event, its JSON size), oldest first
+        self._events: deque[bytes] = deque()  # each event's public body, oldest first
         self._bytes = 0
         self._seen = -1  # the last seq read from the journal; -1: nothing read yet
         self._next = 0.0  # not before this (the worker's monotonic clock)
@@ -72,29 +81,28 @@ class RecentEvents:
             start = max(0, last - self.max_events)
         else:
             start = self._seen
-        for event in journal.events_after(start):
-            self._add({k: event.get(k) for k in EVENT_KEYS})
+        for _, body in journal.public_after(start):
+            self._add(body)
         self._seen = last
 
-    def _add(self, event: dict[str, Any]) -> None:
-        if event.get("type") == "game_started":
+    def _add(self, body: bytes) -> None:
+        if _starts_game(body):
             self._clear()  # a new game, a new log: never an older game's moves in this one's
-        size = _size(event)
-        self._events.append((event, size))
-        self._bytes += size
+        self._events.append(body)
+        self._bytes += len(body)
         while len(self._events) > self.max_events or (self._bytes > self.max_bytes and len(self._events) > 1):
-            _, dropped = self._events.popleft()
-            self._bytes -= dropped
+            self._bytes -= len(self._events.popleft())
 
     def _clear(self) -> None:
         self._events.clear()
         self._bytes = 0
 
-    def payload(self, game: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The topic's JSON: ``game`` (id, name, title, players: which game the events belong to),
-        ``seq`` (the journal's last seq when it was read), and ``events``, oldest first."""
-        return {"seq": max(self._seen, 0), "game": dict(game) if game is not None else None,
-                "events": [event for event, _ in self._events]}
+    def payload(self, game: Mapping[str, Any] | None) -> bytes:
+        """The topic's JSON object, encoded as the link encodes one (``dumps``): ``seq`` (the journal's
+        last seq when it was read), ``game`` (id, name, title, players: which game the events belong
+        to), and ``events``, oldest first, each the bytes it was published with on the events topic."""
+        head = b'{"seq":%d,"game":%s,"events":[' % (max(self._seen, 0), dumps(dict(game) if game is not None else None))
+        return head + b",".join(self._events) + b"]}"
 
     def __len__(self) -> int:
         return len(self._events)

@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.config import Config
 from controller.games import get_game
-from controller.games.base import Action, Expectation, Game, IllegalAction
+from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
 from controller.journal import Journal, JournalError
 from controller.referee_board import sensed
 from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
@@ -200,6 +200,10 @@ class Referee:
                 raise
             # An engine refusing its options or data files (BadGameData) is an answer, not a
             # failure: the game was never made, so the running one goes on untouched.
+            if isinstance(exc, BadGameData):
+                # People read the loader's plain reason; its message, naming the file's entry as the
+                # file spells it, and where it is stay in the data, for scripts and whoever edits the file.
+                return Outcome(False, [], exc.plain, {"detail": str(exc), "at": exc.at})
             return Outcome(False, [], str(exc))
         return Outcome(True, events, None, data)
 

@@ -274,7 +274,10 @@ class Service:
         outcome = self.referee.ensure_game()
         if outcome is not None and not outcome.ok:
             table = self.config.table
-            raise ServiceError(f"table.game: cannot start {table.game!r}: {outcome.error}")
+            # The operator edits the file: the loader's message names the entry as the file spells it.
+            detail = (outcome.data or {}).get("detail")
+            why = f"{outcome.error} (in the file: {detail})" if detail else outcome.error
+            raise ServiceError(f"table.game: cannot start {table.game!r}: {why}")
 
     def _make_hub(self) -> Any:
         cfg = self.config

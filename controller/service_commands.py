@@ -191,7 +191,8 @@ class CommandHandler:
             kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
         outcome = referee.new_game(game, players, seed, options, **kwargs)
         if not outcome.ok:
-            return False, outcome.error, None, False
+            # A refused board file: the data keeps the loader's message naming its entry, for scripts.
+            return False, outcome.error, outcome.data, False
         return True, None, {"game_id": referee.game_id, "events": _public(outcome.events)}, True
 
     def _cmd_sim(self, cmd: Command) -> Reply:

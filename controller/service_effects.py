@@ -21,14 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from controller.effects.engine import Effects, EffectsPlayer, load_effects
 from controller.homeassistant import Discovery
-from controller.mqtt_link import RESTORE_EVERY_S
+from controller.put_right import PutRightGate
 
 if TYPE_CHECKING:
     from controller.service import Service
 
 log = logging.getLogger(__name__)
-
-CONFIG_RESTORE_EVERY_S = RESTORE_EVERY_S  # as the link's retained topics: a flood gets a few answers a second
 
 
 class TableEffects:
@@ -41,9 +39,9 @@ class TableEffects:
         self._lock = threading.Lock()
         self._announced: tuple[str | None, int] | None = None  # (game, connection) last announced on
         self._config: bytes | None = None  # the discovery config last announced
-        self._config_restored_at = -1e9  # when a forged config was last put right
-        self._config_forged = False  # one was left for the worker (see _on_config)
-        self.config_restored = 0
+        # Someone else's discovery config, put right as the link's retained topics are: a flood gets a
+        # few answers a second, and its last forgery is put right by the worker's next round (tick).
+        self._config_gate: PutRightGate[str] = PutRightGate()
         self.discovery: Discovery | None = None
         self.player: EffectsPlayer | None = None
         self._pending: list[dict[str, Any]] = []  # decided, not yet offered: see hand_over()
@@ -146,10 +144,7 @@ class TableEffects:
         if self.discovery is None or link is None or not self._service.config.homeassistant.discovery:
             return
         key = (self._game(), int(link.health()["connects"]))
-        with self._lock:
-            forged, self._config_forged = self._config_forged, False
-        if forged and self._config is not None:
-            self._on_config(b"", False)  # a flood's last forgery, put right (at most 4 times a second)
+        self._put_config_right()  # a flood's last forgery, left for this round
         if key == self._announced or not link.connected:
             return
         config = self.discovery.config(key[0])
@@ -171,18 +166,23 @@ class TableEffects:
         config = self._config
         if config is None or payload == config or self.discovery is None:
             return
-        now = time.monotonic()
-        with self._lock:
-            if now - self._config_restored_at < CONFIG_RESTORE_EVERY_S:
-                self._config_forged = True  # a flood: the worker's next round puts it back
-                return
-            self._config_restored_at = now
-            self.config_restored += 1
-        self.discovery.publish_config(config)
+        self._config_gate.forged("config")
+        self._put_config_right()
+
+    def _put_config_right(self) -> None:
+        """Publish our discovery config again if someone else's was seen and it is not too soon (any thread)."""
+        config, discovery = self._config, self.discovery
+        if config is not None and discovery is not None and self._config_gate.due(time.monotonic()):
+            discovery.publish_config(config)
 
     def _on_old_config(self, payload: bytes, retained: bool) -> None:
         if payload and self.discovery is not None:
             self.discovery.remove()
+
+    @property
+    def config_restored(self) -> int:
+        """How many times someone else's discovery config was put right."""
+        return self._config_gate.restored
 
     def health(self) -> dict[str, Any]:
         counters = dict(self.player.counters) if self.player is not None else {}

@@ -26,7 +26,7 @@ from typing import Any
 
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
-from controller.place_words import dogs_square, in_words, superstition_space
+from controller.place_words import dogs_square, superstition_space
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before:
 
 def describe_step(game: Game, action: Action) -> str:
     try:
-        text = in_words(game.name, game.public_view(), game.describe(action))
+        text = game.describe(action)  # the engine's own words: its squares and spaces named as players do
     except Exception:  # noqa: BLE001 - words must never stop a move
         # The fallback is the action's raw text (ids, not plain words): say why in the log.
         log.exception("could not word a %s step in plain words", action.kind)

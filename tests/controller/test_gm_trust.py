@@ -90,6 +90,23 @@ def test_a_pulled_peg_and_a_sprung_trap_are_taken_together(superstition: tuple[R
     assert game.expected_board()[f"{trap}.sprung"] == "sprung"
 
 
+def test_the_board_correcting_the_pulled_peg_is_the_same_as_pulling_that_peg(
+        superstition: tuple[Referee, Clock]) -> None:
+    """The engine's one pull_peg path: the game, and the event, are those of peg B pulled in the first place."""
+    ref, _ = superstition
+    trap = challenged(ref)
+    name = trap.split(".")[1]
+    assert ref.game is not None
+    seat = ref.game.turn
+    misread = type(ref.game).from_json(ref.game.to_json())
+    misread.apply(Action("pull_peg", seat, {"trap": name, "peg": "a"}))
+    events = misread.adopt_board({f"{trap}.peg_a": "in", f"{trap}.peg_b": "pulled"})
+    right = type(ref.game).from_json(ref.game.to_json())
+    pulled = right.apply(Action("pull_peg", seat, {"trap": name, "peg": "b"}))
+    assert [(e.type, e.data) for e in events] == [(e.type, e.data) for e in pulled]
+    assert misread.to_json() == right.to_json()
+
+
 def test_the_adopted_game_is_the_same_when_rebuilt_by_an_undo(superstition: tuple[Referee, Clock]) -> None:
     """An undo rebuilds the game by replaying it from the start: the board's adopted position included."""
     ref, clock = superstition

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,3 +166,50 @@ def test_a_secret_move_is_told_by_its_public_events_never_by_the_action_sent(tmp
     secret = [s for s in steps if s["kind"] == "command" and "plays a secret move" in s["text"]]
     assert secret, [s["text"] for s in steps][-5:]
     assert played.params["card"] not in json.dumps(secret[-1]["text"])
+
+
+def test_what_history_keeps_of_the_journal_follows_new_inputs_and_new_games(tmp_path: Path) -> None:
+    """Read once, then only what landed since: a new reading, a new game and its moves show at once."""
+    clock = Clock()
+    ref: Referee = make_referee(tmp_path, clock)
+    assert ref.reconcile(TERROR_REST).ok
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=1).ok
+    first = str(ref.game_id)
+    journal = ref.journal
+    history = History()
+    starts: list[int] = []
+    real_inputs = journal.inputs
+
+    def spy_inputs(start_id: int = 0) -> Any:
+        starts.append(start_id)
+        return real_inputs(start_id)
+
+    journal.inputs = spy_inputs  # type: ignore[method-assign]
+
+    def mummy() -> dict[str, Any]:
+        return {s["sensor"]: s for s in history.sensors(journal)["sensors"]}.get("tomb.mummy") or {"readings": 0}
+
+    assert mummy()["readings"] == 0
+    assert history.steps(journal, first)["players"] == ["Ann", "Bo"]
+    ref.observe(obs("tomb.mummy", "end_a"))
+    assert mummy()["readings"] == 1  # the new input, after a cached read
+    read_from = starts[-1]
+    assert mummy()["readings"] == 1 and starts[-1] > read_from > 0  # counted once, the old inputs not read again
+
+    ref.observe(obs("tomb.mummy", "middle"))  # back where the board's rest has it
+    assert ref.new_game("terror", ["Cy", "Di"], seed=2).ok
+    second = str(ref.game_id)
+    assert history.steps(journal, second)["players"] == ["Cy", "Di"]  # a game begun after a cached read
+    steps_before = len(history.steps(journal, second)["steps"])
+    assert ref.act(Action("roll", 0)).ok
+    assert len(history.steps(journal, second)["steps"]) == steps_before + 1
+    assert history.steps(journal, first)["players"] == ["Ann", "Bo"]
+    reads = len(starts)
+    history.steps(journal, first)
+    history.steps(journal, second)
+    # Each replay reads its own game from its start; no game's first input is read again to find it.
+    assert len(starts) == reads + 2, starts[reads:]
+    with pytest.raises(HistoryError):
+        history.steps(journal, "no-such-game")
+    journal.inputs = real_inputs  # type: ignore[method-assign]
+    ref.journal.close()

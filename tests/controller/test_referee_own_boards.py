@@ -87,3 +87,21 @@ def test_a_game_on_an_edited_card_mix_draws_from_it(tmp_path: Path) -> None:
             break
     assert drawn, "no card was drawn in 600 actions"
     assert set(drawn) <= mix and not set(drawn) & default_ids
+
+
+def test_a_refused_board_file_tells_the_player_the_plain_reason_and_scripts_the_entry(tmp_path: Path) -> None:
+    """A new game on a board the loader refuses: the error is the loader's plain reason (no ids), the
+    data keeps its message naming the entry as the file spells it, and the game in progress goes on."""
+    from tests.controller.games.board_cases import RAW, SUPERSTITION_CASES
+
+    _, doc, entry_words, at = next(c for c in SUPERSTITION_CASES if c[0] == "no way onto the Ladder")
+    ref = make_referee(tmp_path, settings={"referee.board": "manual"})
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=3).ok
+    before, seq = ref.state(), ref.journal.last_seq()
+    out = ref.new_game("superstition", ["Ann", "Bo"], seed=3, options={"board": doc})
+    assert not out.ok
+    assert out.error == ("There is no way onto the Ladder: it is entered from a brick space the path does "
+                         "not have. It is brick space 40, past the end of the brick path, which has 32 spaces.")
+    assert not RAW.search(out.error), out.error
+    assert out.data is not None and entry_words in out.data["detail"] and out.data["at"] == at
+    assert ref.state() == before and ref.journal.last_seq() == seq

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from controller import service_views
 from controller.security import PAD_VIEW, unseal
 from controller.service import Service
 from tests.conftest import Broker
@@ -176,3 +177,30 @@ def test_on_a_big_board_every_seats_view_of_one_state_has_one_length(mosquitto: 
     assert max(plain) > PAD_VIEW and min(plain) < PAD_VIEW, "the views should cross a unit to prove anything"
     mixed = {seq: sorted(lengths) for seq, lengths in by_seq.items() if len(lengths) > 1}
     assert not mixed, mixed
+
+
+def test_views_are_padded_to_at_least_the_state_as_it_was_published(mosquitto: Broker, make_service: MakeService,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound comes from the state's bytes on the retained topic (not a second encoding of the state),
+    and is at least their length and the length of the state's JSON spaced and in ASCII, as it was before."""
+    services: list[Service] = []
+    seen: list[tuple[int, bytes]] = []  # (the bound a view was sealed with, the retained state then)
+    real_seal = service_views.seal
+
+    def spy_seal(*args: Any, public_size: int = 0) -> str:
+        link = services[0].link if services else None
+        if link is not None:
+            seen.append((public_size, link.retained(link.topics.state) or b""))
+        return real_seal(*args, public_size=public_size)
+
+    monkeypatch.setattr(service_views, "seal", spy_seal)
+    svc = make_service("pad-bound", simulate=False, **{"referee.board": "manual", "table.game": "superstition",
+                                                       "table.players": ["Ann", "Bö", "\U0001F47B" * 10]})
+    services.append(svc)
+    _play(svc, 15, seed=200)
+    # Every view sealed during play: the calls before the service was handed over are not checked.
+    assert len(seen) >= 10, len(seen)
+    for bound, state in seen:
+        spaced = json.dumps(json.loads(state), sort_keys=True).encode()
+        assert state and bound >= len(state) and bound >= len(spaced), (bound, len(state), len(spaced))
+        assert bound == service_views._public_size(state)

@@ -688,3 +688,20 @@ def test_stale_and_older_statuses_never_stop_a_controller(mosquitto: Broker, mak
         assert svc.failure is not None and "on newer-run started later" in svc.failure
     finally:
         publisher.close()
+
+
+def test_new_game_on_a_refused_board_replies_in_plain_words_with_the_entry_in_the_data(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    from tests.controller.games.board_cases import RAW, SUPERSTITION_CASES
+
+    _, doc, entry_words, _at = next(c for c in SUPERSTITION_CASES if c[0] == "no way onto the Ladder")
+    t = "bad-board"
+    make_service(t, **{"table.game": "superstition"})
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    try:
+        reply = cmd.call("new_game", {"game": "superstition", "players": ["Ann", "Bo"], "options": {"board": doc}})
+    finally:
+        cmd.close()
+    assert not reply["ok"] and reply["error"].startswith("There is no way onto the Ladder"), reply
+    assert not RAW.search(reply["error"]), reply["error"]
+    assert entry_words in reply["data"]["detail"], reply

@@ -84,3 +84,34 @@ def test_a_step_to_take_back_is_described_in_words() -> None:
             seen += 1
         game.apply(rnd.choice(actions))
     assert seen >= 10
+
+
+def test_every_games_steps_are_the_engines_own_words_without_ids() -> None:
+    """Each step is worded by its game's describe, which already names squares and spaces."""
+    from controller.undo import describe_step
+
+    for name in ("terror", "superstition", "dogs"):
+        game = get_game(name).new(["Ann", "Bo"], seed=5)
+        rnd = random.Random(5)
+        seen = 0
+        for _ in range(150):
+            actions = game.legal_actions()
+            if game.is_over or not actions:
+                break
+            for a in actions[:6]:
+                text = describe_step(game, a)
+                assert text.endswith(game.describe(a)) and not RAW.search(text), (name, text)
+                seen += 1
+            game.apply(rnd.choice(actions))
+        assert seen >= 20, name
+
+
+def test_a_players_name_that_looks_like_a_space_id_is_kept() -> None:
+    """Only the engine words a place, where it names one: never a player's own name."""
+    from controller.undo import describe_step
+
+    game = get_game("superstition").new(["b1", "s2"], seed=1)
+    actions = game.legal_actions()
+    assert actions
+    text = describe_step(game, actions[0])
+    assert text.startswith("b1 ") or text.startswith("s2 "), text

@@ -20,6 +20,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games.base import Action
+from controller.journal import public_body
+from controller.mqtt_commands import dumps
 from controller.mqtt_link import EVENT_KEYS
 from controller.publication import Publisher, open_publication, publication_key
 from controller.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
@@ -153,6 +155,12 @@ def test_the_controller_keeps_the_current_games_latest_moves_retained_and_signed
     assert data["events"] == expected  # exactly as published, oldest first, from the game's start
     assert data["game"]["game_id"] == table.referee.game_id and data["game"]["players"] == ["Ann", "Bo"]
     assert data["game"]["title"] == "Superstition"
+    # Byte for byte what encoding the decoded events again would give: each event's bytes are the
+    # ones the events topic carried.
+    retained = table.call(lambda s: s.link.retained(s.link.topics.recent))
+    assert retained == dumps({"seq": data["seq"], "game": data["game"], "events": expected})
+    bodies = [body for _, body in table.journal.public_after(expected[0]["seq"] - 1)]
+    assert all(body in retained for body in bodies)
 
     # A new game, a new log: only its own events.
     assert table.call(lambda s: s.referee.new_game("superstition", ["Cy", "Di"]).ok)
@@ -196,17 +204,18 @@ def test_a_restarted_controller_publishes_the_same_moves_again_from_its_journal(
 def test_recent_is_bounded_by_count_and_by_bytes() -> None:
     class Journal:
         def __init__(self) -> None:
-            self.events: list[dict[str, Any]] = []
+            self.events: list[bytes] = []
 
         def last_seq(self) -> int:
             return len(self.events)
 
-        def events_after(self, seq: int, limit: int | None = None) -> list[dict[str, Any]]:
-            return self.events[seq:]
+        def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]:
+            return list(enumerate(self.events, 1))[seq:]
 
         def add(self, kind: str, text: str = "") -> None:
-            self.events.append({"seq": len(self.events) + 1, "table": "t", "type": kind, "time": 1.0,
-                                "data": {"text": text}, "private_to": None})
+            # The data may hold a "type" of its own: only the event's type starts a game.
+            self.events.append(public_body(len(self.events) + 1, "t", kind, 1.0,
+                                           dumps({"text": text, "type": "game_started"}).decode()))
 
     journal = Journal()
     journal.add("game_started")
@@ -214,26 +223,26 @@ def test_recent_is_bounded_by_count_and_by_bytes() -> None:
         journal.add("moved")
     recent = RecentEvents()
     assert recent.due(journal, 0.0)
-    events = recent.payload(None)["events"]
+    events = json.loads(recent.payload(None))["events"]
     assert len(events) == MAX_EVENTS and events[-1]["seq"] == journal.last_seq()
     assert [e["seq"] for e in events] == list(range(journal.last_seq() - MAX_EVENTS + 1, journal.last_seq() + 1))
-    assert "private_to" not in events[0]  # only what goes on the events topic
+    assert list(events[0]) == list(EVENT_KEYS)  # only what goes on the events topic
     assert not recent.due(journal, 0.5)  # nothing new, and not yet a second later either
     for _ in range(30):
         journal.add("moved", "x" * 4000)  # big events: the byte budget, not the count, bounds it
     assert not recent.due(journal, 0.5) and recent.due(journal, 1.0)
-    payload = json.dumps(recent.payload(None)).encode()
+    payload = recent.payload(None)
     assert recent.bytes <= MAX_BYTES and len(payload) <= MAX_BYTES + 1024
-    assert recent.payload(None)["events"][-1]["seq"] == journal.last_seq()
+    assert json.loads(payload)["events"][-1]["seq"] == journal.last_seq()
     journal.add("game_started")
     journal.add("moved")
     assert recent.due(journal, 2.0)
-    assert [e["type"] for e in recent.payload(None)["events"]] == ["game_started", "moved"]
+    assert [e["type"] for e in json.loads(recent.payload(None))["events"]] == ["game_started", "moved"]
     # A journal started afresh numbers from 1 again: the old numbers go.
     journal.events = []
     journal.add("game_started")
     assert recent.due(journal, 3.0)
-    assert [e["seq"] for e in recent.payload(None)["events"]] == [1]
+    assert [e["seq"] for e in json.loads(recent.payload(None))["events"]] == [1]
 
 
 def test_a_panel_opened_mid_game_shows_the_moves_so_far_once_and_in_order(

@@ -2,7 +2,7 @@
 
 The same names as the panel's (``web_panel/static/words_places.js``, ``dogsSquare``), read from
 a public view (or the part of one with the tiles). The engine words its refusals with them, and
-the controller its undo guidance (``controller/place_words.py``).
+the controller its undo guidance (``controller/place_words.py``); its descriptions use them too.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..base import Action, Event, IllegalAction
 from .board import TRAP_NAMES, TRAPS
+from .flow import HANDLERS
 
 if TYPE_CHECKING:
     from .game import Superstition
@@ -106,10 +107,9 @@ def adopt_board(game: Superstition, sensors: Mapping[str, str]) -> list[Event]:
     if game.phase == "challenge":
         events += game.apply(Action("pull_peg", seat, {"trap": trap, "peg": peg}))
     elif game.challenge["peg"] != peg:
-        # The game took the other peg (a misread or a mistaken declaration): the board's peg is the one.
-        game.challenge["peg"] = peg
-        game.traps[trap]["pulled"] = peg
-        events.append(Event("peg_pulled", {"player": seat, "trap": trap, "peg": peg}))
+        # The game took the other peg (a misread or a mistaken declaration): the board's peg is the one,
+        # pulled as a pull_peg pulls it (the phase is already the outcome's, so not as an action).
+        events += HANDLERS["pull_peg"](game, seat, {"trap": trap, "peg": peg})
     if sprung:
         events += game.apply(Action("challenge_result", seat, {"trap": trap, "zapped": True}))
     return events

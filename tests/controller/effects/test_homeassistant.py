@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 
+from controller.put_right import EVERY_S
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
@@ -173,3 +175,27 @@ def test_the_event_entity_lists_every_event_type_the_engine_emits(game: str) -> 
     source = "\n".join(p.read_text(encoding="utf-8") for p in package.glob("*.py"))
     emitted = set(re.findall(r'Event\(\s*"([a-z_]+)"', source))
     assert emitted and emitted <= set(GAME_EVENTS[game]), sorted(emitted - set(GAME_EVENTS[game]))
+
+
+def test_a_flood_of_forged_discovery_configs_is_put_right_a_few_times_and_ends_with_ours(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "ha-forged"
+    with Subscriber(mosquitto.host, mosquitto.port, (config_topic(t),)) as sub:
+        svc = make_service(t, **{"table.game": "terror", "homeassistant.discovery": True})
+        ours = sub.wait_for(lambda m: any(x.payload for x in m))[-1].payload
+        forger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        forger.connect(mosquitto.host, mosquitto.port)
+        forger.loop_start()
+        try:
+            started = time.monotonic()
+            for n in range(40):
+                forger.publish(config_topic(t), b'{"forged": %d}' % n, qos=1, retain=True).wait_for_publish(5)
+            flood_s = time.monotonic() - started
+        finally:
+            forger.loop_stop()
+            forger.disconnect()
+        # The last word is ours again: the flood's last forgery is put right by a later round.
+        sub.wait_for(lambda m: m[-1].payload == ours and any(x.payload.startswith(b'{"forged": 39') for x in m))
+    restored = svc.effects.config_restored
+    assert 1 <= restored <= 2 + flood_s / EVERY_S, (restored, flood_s)
+    assert svc.effects.health()["discovery_restored"] == restored
