@@ -98,6 +98,15 @@ def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
     return describe_input(core, kind, payload)
 
 
+def _trouble(row: dict[str, Any]) -> tuple[int, int, int, str, str]:
+    """Most trouble first: the game master looks for the switch to mend, not for a sensor's id.
+
+    A sensor marked broken comes first, then the most bounces and mismatches together (each is a
+    reading the game could not take as it came); ties by name, so the order is the same each time.
+    """
+    return (-row["broken"], -(row["bounces"] + row["mismatches"]), -row["bounces"], row["label"], row["sensor"])
+
+
 class History:
     """History of one table's journal. Not thread-safe: one request at a time (the service's history thread)."""
 
@@ -249,6 +258,7 @@ class History:
 
         Bounces are journalled per game by the running controller (``controller/bounce_ledger.py``):
         ``bounces`` is their sum over every game, ``bounce_games`` how many games saw any.
+        The list is in order of trouble (:func:`_trouble`), the worst first.
         """
         stats: dict[str, dict[str, Any]] = {}
 
@@ -275,4 +285,4 @@ class History:
                         row(data["sensor"])["broken"] += 1
                     for sensor in data.get("sensors") or []:
                         row(sensor)["corrections"] += 1
-        return {"sensors": [stats[s] for s in sorted(stats)]}
+        return {"sensors": sorted(stats.values(), key=_trouble)}
