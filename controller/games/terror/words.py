@@ -113,6 +113,8 @@ def _platform_colour(board: "Board", index: int) -> str | None:
     return next((p.colour for p in board.platforms.values() if index in p.spaces), None)
 
 
+# The panel words a space the same way from the public view (``terrorCell`` in
+# web_panel/static/words_places.js); tests/web_panel/test_terror_place_words_browser.py compares the two.
 def place_words(board: "Board", cfg: int, index: int) -> str:
     """One space of the board as a player finds it, never by row and column: what is printed on it,
     the platform it is on, and how many spaces it lies from the nearest named place (the Gate and
