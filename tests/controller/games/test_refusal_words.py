@@ -26,7 +26,7 @@ TILE_IDS = [t["id"] for t in json.loads((DATA / "dogs" / "data" / "tiles.json").
 # tomb-end ids, seats counted from 0, snake_case action kinds and phases, and the ids of the games' cards and tiles.
 RAW = re.compile(
     r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\[-?\d+, ?-?\d+\]|\brows? \d|\bcolumns? \d|\b\d+(?:st|nd|rd|th) (?:row|column)\b|"
-    r"\btomb\.|\bstart\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
+    r"\btomb\.\w|\bstart\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
     r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b|"
     + "|".join(re.escape(i) for i in CARD_IDS + TILE_IDS)
 )
