@@ -81,7 +81,10 @@ def handle(service: Service, cmd: Command) -> Reply:
         by = "a player"
     outcome = game_master(service.referee, op, fields, by=by, command_id=cmd.id)
     if not outcome.ok:
-        return False, outcome.error, None, False
+        # The refusal is in words; the sensor it was about stays in the data for the script that asked.
+        sensor = fields.get("sensor") if op == "broken" else None
+        about = {"op": op, "sensor": sensor} if isinstance(sensor, str) else None
+        return False, outcome.error, about, False
     if op == "broken":
         service.views._health_due = True  # the health topic shows the sensor out of service at once
     return True, None, {"op": op, "events": _public(outcome.events)}, True

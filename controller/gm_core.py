@@ -160,7 +160,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     core.game = restored
     after = restored.expected_board()
     moved = put_back(before, after)
-    by_hand = pieces_back(core.game_name, view_now, restored.public_view())
+    by_hand = pieces_back(core.game_name, view_now, restored.public_view(), restored)
     sensed = p.get("board") == "sensors"
     if sensed:
         wanted = set(gm.rewind) | {s for s in moved if s in core.sensors}
@@ -331,8 +331,9 @@ def _broken(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str
         _refuse("broken: 'sensor' must be a sensor id such as tomb.wolf")
     try:
         sensor_values(sensor)
-    except ValueError as exc:
-        _refuse(f"broken: {exc}")
+    except ValueError:
+        # Only a script can name a sensor that does not exist; its id goes back in the reply's data.
+        _refuse("there is no such sensor on this board")
     if sensor in core.gm.broken:
         _refuse(f"{label(sensor)} is already out of service")
     core.gm.broken[sensor] = {"since": at, "by": p.get("by"), "reason": p.get("reason")}

@@ -101,6 +101,15 @@ def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
     return describe_input(core, kind, payload)
 
 
+def _trouble(row: dict[str, Any]) -> tuple[int, int, int, str, str]:
+    """Most trouble first: the game master looks for the switch to mend, not for a sensor's id.
+
+    A sensor marked broken comes first, then the most bounces and mismatches together (each is a
+    reading the game could not take as it came); ties by name, so the order is the same each time.
+    """
+    return (-row["broken"], -(row["bounces"] + row["mismatches"]), -row["bounces"], row["label"], row["sensor"])
+
+
 class History:
     """History of one table's journal. Not thread-safe: one request at a time (the service's history thread)."""
 
@@ -280,6 +289,7 @@ class History:
 
         Bounces are journalled per game by the running controller (``controller/bounce_ledger.py``):
         ``bounces`` is their sum over every game, ``bounce_games`` how many games saw any.
+        The list is in order of trouble (:func:`_trouble`), the worst first.
         """
         self._bind(journal)
         counted = self._sensor_rows
@@ -311,4 +321,4 @@ class History:
             bounced = row(stats, sensor)
             bounced["bounces"] += bounces
             bounced["bounce_games"] += 1
-        return {"sensors": [stats[s] for s in sorted(stats)]}
+        return {"sensors": sorted(stats.values(), key=_trouble)}

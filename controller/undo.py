@@ -26,6 +26,7 @@ from typing import Any
 
 from controller.games.base import Action, Event, Game
 from controller.referee_guidance import label
+from controller.games.terror import Terror, place_at
 from controller.place_words import dogs_square, superstition_space
 
 log = logging.getLogger(__name__)
@@ -180,25 +181,25 @@ def put_back_words(sensor: str, value: str) -> str:
     return f"Set {label(sensor)} back to {value}."
 
 
-def _cell(pos: Any) -> str:
-    if isinstance(pos, (list, tuple)) and len(pos) == 2:
-        return f"row {pos[0]}, column {pos[1]}"
-    return "its place"
-
-
-def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str, Any]) -> list[str]:
+def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str, Any],
+                restored_game: Game | None = None) -> list[str]:
     """What to move back by hand, from the public view as it is (``now``) and after the undo.
 
     The pieces no sensor sees (pawns, Whammies, dogs, spooks): the sensed ones are
-    :func:`put_back`'s. A sentence a piece, worded for people.
+    :func:`put_back`'s. A sentence a piece, worded for people. A Terror pawn's space is named the
+    way a player finds it on the board as it stands after the undo, which needs ``restored_game``.
     """
+
+    def cell(pos: Any) -> str:
+        return place_at(restored_game, pos) if isinstance(restored_game, Terror) else "its place"
+
     out: list[str] = []
     if game == "terror":
         for seat_now, seat_then in zip(now.get("players") or [], restored.get("players") or []):
             for pawn_now, pawn_then in zip(seat_now.get("pawns") or [], seat_then.get("pawns") or []):
                 if pawn_now.get("pos") != pawn_then.get("pos"):
                     out.append(f"Move {seat_then.get('name')}'s {pawn_then.get('label')} pawn back to "
-                               f"{_cell(pawn_then.get('pos'))}.")
+                               f"{cell(pawn_then.get('pos'))}.")
     elif game == "superstition":
         for p_now, p_then in zip(now.get("players") or [], restored.get("players") or []):
             if p_now.get("space") != p_then.get("space"):

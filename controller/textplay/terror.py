@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game
-from controller.games.terror import POSITION_WORDS, Terror, card_title, describe_action, space_words
+from controller.games.terror import POSITION_WORDS, Terror, card_title, describe_action, space_at
 from controller.games.terror import describe_event as describe_terror_event
 
 from . import Chance
@@ -56,13 +56,6 @@ def token(seat: int, pawn: int) -> str:
     return f"{seat + 1}{'g' if pawn == 0 else 'b'}"
 
 
-def _cell_kind(view: Mapping[str, Any], rc: Any) -> str | None:
-    try:
-        return view["board"]["cells"][rc[0]][rc[1]]  # type: ignore[no-any-return]
-    except (TypeError, IndexError, KeyError):
-        return None
-
-
 def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     view = game.public_view()
     board = view["board"]
@@ -88,7 +81,7 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     out.append(("tombs", "Tombs: " + ", ".join(f"{t.title()} at {POSITION_WORDS[p]}" for t, p in view["tombs"].items())))
     for seat in view["players"]:
         marker = "->" if view["current_player"] == seat["seat"] else "  "
-        pawns = "; ".join(_pawn_line(view, seat["seat"], p) for p in seat["pawns"])
+        pawns = "; ".join(_pawn_line(game, seat["seat"], p) for p in seat["pawns"])
         status = " OUT of the game" if seat["out"] else ""
         out.append((f"player{seat['seat']}",
                     f"{marker} {seat['seat'] + 1} {seat['name']} ({seat['colour']}){status}: {pawns}"))
@@ -102,12 +95,13 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     return out
 
 
-def _pawn_line(view: Mapping[str, Any], seat: int, pawn: Mapping[str, Any]) -> str:
+def _pawn_line(game: Game, seat: int, pawn: Mapping[str, Any]) -> str:
+    assert isinstance(game, Terror)
     name = f"{pawn['label']} {token(seat, pawn['pawn'])}"
     if pawn["out"]:
         return f"{name} fell into a pit"
-    where = {"gate": "on the Gate platform", "crypt": "on the Crypt platform"}.get(
-        pawn["where"], f"on {space_words(_cell_kind(view, pawn['pos']))}")
+    # The game's own words for where the pawn stands (the Gate and Crypt platforms are spaces too).
+    where = f"on {space_at(game, pawn['pos'])}"
     flags = []
     if pawn["monster"]:
         flags.append(f"MONSTER ({pawn['monster_card']['title']})")

@@ -185,7 +185,8 @@ def test_a_sensor_marked_broken_is_entered_by_hand_for_the_rest_of_the_game(
     assert ref.mismatch is None
     again = gm(ref, "broken", sensor="tomb.wolf", reason="twice")
     assert not again.ok and "already out of service" in str(again.error)
-    assert not gm(ref, "broken", sensor="tomb.nope", reason="x").ok
+    unknown = gm(ref, "broken", sensor="tomb.nope", reason="x")
+    assert not unknown.ok and unknown.error == "there is no such sensor on this board"  # in words, never its id
     verify_replay(ref, tmp_path, capsys)
 
 

@@ -360,7 +360,7 @@ def test_every_game_master_command_is_refused_without_a_token_a_reason_or_the_ru
                                  "the board cannot do that now"),
         ("correct", "end_window"): ({"action": window}, "no waiting window is open"),
         ("correct", "trust_board"): ({}, "nothing to take from it"),
-        ("correct", "broken"): ({"sensor": "tomb.nowhere"}, "unknown sensor"),
+        ("correct", "broken"): ({"sensor": "tomb.nowhere"}, "there is no such sensor on this board"),
         ("undo", None): ({}, "undo stops at"),
         ("resume", None): ({}, "not paused"),
         ("undo_answer", None): ({"seat": 0, "approve": False}, "no player has asked"),
@@ -369,6 +369,9 @@ def test_every_game_master_command_is_refused_without_a_token_a_reason_or_the_ru
         body = {**({"op": op, "reason": "the referee says so"} if op else {}), **fields}
         reply = cmd.call(name, body)
         assert reply["ok"] is False and why in reply["error"], (name, op, reply)
+    # A sensor that is not there is answered in words; its id comes back in the data, for the script.
+    nowhere = cmd.call("correct", {"op": "broken", "reason": "x", "sensor": "tomb.nowhere"})
+    assert "tomb.nowhere" not in nowhere["error"] and nowhere["data"] == {"op": "broken", "sensor": "tomb.nowhere"}
     assert state_of(svc)["seq"] == seq and state_of(svc)["gm"]["out_of_service"] == []
     svc.stop()
     with Journal(svc.config.journal.path, table=t, create=False) as journal:

@@ -128,10 +128,13 @@ def test_sensor_statistics_across_games(tmp_path: Path) -> None:
     first = ref.game_id
     ref.journal.add_sensor_counts(str(first), {"tomb.mummy": 4})  # as the service's bounce ledger writes them
     assert ref.new_game("terror", ["Ann", "Bo"], seed=2).ok
-    ref.journal.add_sensor_counts(str(ref.game_id), {"tomb.mummy": 2, "launcher": 1})
+    ref.journal.add_sensor_counts(str(ref.game_id), {"tomb.mummy": 2, "launcher": 1, "tomb.wolf": 3})
     ref.journal.close()
     with reader(tmp_path / "t1.journal") as journal:
-        stats = {s["sensor"]: s for s in History().sensors(journal)["sensors"]}
+        rows = History().sensors(journal)["sensors"]
+    # Most trouble first: the sensor marked broken, then by bounces and mismatches (never by id).
+    assert [s["sensor"] for s in rows] == ["tomb.mummy", "tomb.wolf", "launcher"]
+    stats = {s["sensor"]: s for s in rows}
     mummy = stats["tomb.mummy"]
     assert mummy == {"sensor": "tomb.mummy", "label": "the Mummy tomb", "readings": 1, "mismatches": 1,
                      "corrections": 0, "broken": 1, "bounces": 6, "bounce_games": 2}

@@ -52,9 +52,10 @@ PHONE_WIDTHS = (360, 390)
 PHONE_HEIGHT = 844
 MIN_TARGET_PX = 44
 # What must never reach a person: ids and coordinates (a Superstition space id, a grid pair, a sensor
-# id, a seat number counted from 0). Word boundaries, so "b5" inside a table's name like "t3b5f" passes.
+# id, a seat number counted from 0, a row and a column). Word boundaries, so "b5" inside a table's name
+# like "t3b5f" passes, and "the Wolf tomb." ending a sentence is words, not the sensor id tomb.wolf.
 # Also: snake_case names (end_a, move_pawn), sensor ids (trap.ladder, chute.left), numbered trap ids (grave1).
-RAW_ID = re.compile(r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\btomb\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
+RAW_ID = re.compile(r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\brows? \d|\bcolumns? \d|\btomb\.\w|\bseat \d|\b[a-z]+_[a-z_]+\b|"
                     r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b")
 
 TARGETS = """(min) => {

@@ -47,6 +47,10 @@ def test_the_sensor_table_shows_every_games_bounces_in_words(mosquitto: Broker, 
         wolf = page.text_content('#sensor-stats tr[data-sensor="tomb.wolf"]') or ""
         assert mirror.startswith("the Mirror trap") and mirror.endswith("7 in 2 games"), mirror
         assert wolf.startswith("the Wolf tomb") and wolf.endswith("3 in 1 game"), wolf
+        # The most trouble first (the Mirror trap's 7 bounces before the Wolf tomb's 3), and the page says so.
+        order = page.eval_on_selector_all("#sensor-stats tbody tr", "rows => rows.map(r => r.dataset.sensor)")
+        assert order == ["trap.mirror.sprung", "tomb.wolf"], order
+        assert "The most trouble comes first" in (page.text_content("#sensor-stats >> xpath=../..") or "")
         check_phone_page(page, "the history's sensor table", errors)
     finally:
         svc.stop()

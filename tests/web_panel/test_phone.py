@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from controller.games import Game, get_game
+from controller.games.terror import Terror
+from controller.games.terror.words import place_words
 from controller.security import join_code
 from web_panel.server import PanelServer
 
@@ -335,7 +337,10 @@ def test_a_refusal_in_the_engines_words_is_read_in_a_players(phone: Any, served:
     player.locator('button.act[data-kind="end_turn"]').tap()
     player.wait_for_function("document.getElementById('reply').classList.contains('err')")
     said = player.text_content("#reply")
-    assert "it is Ann's turn, not Bo's" in said and "row 3, column 5" in said and "at end A" in said, said
+    assert "it is Ann's turn, not Bo's" in said and "at end A" in said, said
+    # The square is named as the engine names it (the same words on the page and in the engine's refusals).
+    assert isinstance(g, Terror)
+    assert f"reaches {place_words(g.board, g.cfg, g.board.cell([2, 4]))};" in said, said
     assert not RAW_ID.search(said), said
     # The panel answers a refused move with 422 (docs/panel.md), which Chromium logs; nothing else may be logged.
     check_phone_page(player, "a refusal", [e for e in errors if "status of 422" not in e])

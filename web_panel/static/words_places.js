@@ -12,31 +12,68 @@
     return n + (s[(v - 20) % 10] || s[v] || s[0]);
   }
 
-  // ----- Terror in the Graveyard: a cell is named by what is printed on it, and where it is on the grid.
+  // ----- Terror in the Graveyard: a space is named by what is printed on it and the named places near it,
+  // never by row and column: the engine's own words (place_words in controller/games/terror/words.py).
   const TERROR_KIND = {
-    grass: "grass space", bush: "bush", g: "“G” card space", potion: "Magic Potion space", hand: "Skeleton Hand space",
-    pit: "pit", exit: "exit", entrance: "entrance", gate: "gate", crypt: "Crypt",
+    grass: "grass space", bush: "bushes", g: "card space", potion: "Magic Potion space", hand: "Skeleton Hand",
+    pit: "pit", entrance: "Entrance", exit: "Exit", gate: "Gate platform", crypt: "Crypt platform",
   };
+  const TERROR_COLOURS = ["red", "purple", "gold"];
+  const COUNTS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                  "twelve"];
   function terrorKind(t) {
-    if (!t) return "space";
-    if (t.startsWith("arrow-")) return t.slice(6) + " arrow";
-    if (t.startsWith("danger-")) return t.slice(7) + " danger space";
-    return TERROR_KIND[t] || W.humanize(t).toLowerCase() + " space";
+    if (typeof t !== "string") return "space";
+    for (const [prefix, noun] of [["arrow-", "arrow"], ["danger-", "Danger space"]]) {
+      if (t.startsWith(prefix)) return TERROR_COLOURS.includes(t.slice(prefix.length)) ? t.slice(prefix.length) + " " + noun : "space";
+    }
+    return TERROR_KIND[t] || "space";
   }
   function terrorCell(st, rc) {
-    const b = ((st || {}).view || {}).board;
-    if (!Array.isArray(rc) || rc.length !== 2) return "a space";
-    const [r, c] = rc;
-    const same = p => Array.isArray(p) && p[0] === r && p[1] === c;
-    if (b) {
-      if (same(b.crypt)) return "the Crypt";
-      if (same(b.gate)) return "the gate";
-      if (same(b.entrance)) return "the entrance";
-      if (same(b.exit)) return "the exit";
-      const t = (b.cells[r] || [])[c];
-      return "the " + terrorKind(t) + " in row " + (r + 1) + ", column " + (c + 1);
+    const v = (st || {}).view || {}, b = v.board;
+    if (!b || !Array.isArray(rc) || rc.length !== 2) return "a space";
+    const cols = b.cols || (b.cells[0] || []).length;
+    const at = p => p[0] * cols + p[1];
+    const index = at(rc);
+    // The named places, in the engine's order: the Gate and Entrance, the Exit and Crypt, the tombs where they stand.
+    const named = new Map();
+    [[b.gate, "the Gate platform"], [b.entrance, "the Entrance"], [b.exit, "the Exit"], [b.crypt, "the Crypt platform"]]
+      .forEach(([p, name]) => { if (Array.isArray(p)) named.set(at(p), name); });
+    const colourOf = new Map();
+    for (const [tomb, p] of Object.entries(b.platforms || {})) {
+      const pit = (p.track || {})[(v.tombs || {})[tomb]];
+      if (Array.isArray(pit)) named.set(at(pit), "the " + tombName(tomb) + " tomb");
+      (p.cells || []).forEach(c => colourOf.set(at(c), p.colour));
     }
-    return "the space in row " + (r + 1) + ", column " + (c + 1);
+    const kindAt = i => (b.cells[Math.floor(i / cols)] || [])[i % cols];
+    const kind = kindAt(index);
+    if (kind === undefined || kind === null) return "a space not on the board";
+    if (named.has(index)) return kind === "pit" ? "the pit under " + named.get(index) : named.get(index);
+    const noun = terrorKind(kind), colour = colourOf.get(index);
+    const on = colour !== undefined && !noun.startsWith(colour);
+    const what = "the " + noun + (on ? " on the " + colour + " platform," : "");
+    const apart = (a, c) => Math.abs(Math.floor(a / cols) - Math.floor(c / cols)) + Math.abs(a % cols - c % cols);
+    const count = n => n < COUNTS.length ? COUNTS[n] : String(n);
+    const order = [...named.keys()];
+    const nearest = order.reduce((best, p) => apart(index, p) < apart(index, best) ? p : best);
+    let said = apart(index, nearest) === 1 ? "next to " + named.get(nearest)
+      : count(apart(index, nearest)) + " spaces from " + named.get(nearest);
+    const alike = [];
+    for (let i = 0; i < b.rows * cols; i++) {
+      if (i !== index && kindAt(i) === kind && colourOf.get(i) === colour && apart(i, nearest) === apart(index, nearest)) alike.push(i);
+    }
+    if (alike.length) {
+      // The place that tells the most of them apart; of those, the nearest (the first listed on a tie).
+      let second = null, score = null;
+      for (const p of order) {
+        if (p === nearest) continue;
+        const s = [alike.filter(i => apart(i, p) === apart(index, p)).length, apart(index, p)];
+        if (score === null || s[0] < score[0] || (s[0] === score[0] && s[1] < score[1])) { second = p; score = s; }
+      }
+      if (second !== null && alike.some(i => apart(i, second) !== apart(index, second))) {
+        said += " and " + count(apart(index, second)) + " from " + named.get(second);
+      }
+    }
+    return what + " " + said;
   }
   const TOMB_END = { end_a: "end A", middle: "the middle", end_b: "end B" };
   const tombEnd = p => TOMB_END[p] || "an unknown place";

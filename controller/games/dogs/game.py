@@ -21,7 +21,7 @@ from .rules import draw_tile, settle, special_options, winners
 from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
 from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .views import public_view
-from .words import in_words
+from .words import in_words, square_words
 from ..rng import Rng
 from ..words import ordinal_word as ordinal
 
@@ -331,7 +331,7 @@ class DogsGame(Game):
     def _die_text(self, die: Any) -> str:
         if self.st.dice is not None and die in (0, 1) and not isinstance(die, bool):
             return f"{self.st.dice[die]} (die {die + 1})"
-        return f"die {die!r}"
+        return "die"  # a refused action's die may be anything
 
     def _name(self, seat: Any) -> str:
         players = self.st.players
@@ -347,26 +347,61 @@ class DogsGame(Game):
         return f"the {kind}" if len(same) == 1 else f"the {ordinal(same.index(ident) + 1)} {kind}"
 
     def describe(self, action: Action) -> str:
+        """``action`` in a player's words: squares by their tiles, tiles by their names, never a coordinate
+        or an id (the JSON action keeps those). A refused action's params may be any JSON."""
         who = self._name(action.player)
         p = action.params
+        tiles = self._tile_names()
+
+        def square() -> str:
+            return square_words(tiles, p.get("x"), p.get("y"))
+
         texts = {
-            "place_tile": lambda: f"{who} places the tile at ({p.get('x')}, {p.get('y')}), turned {p.get('rotation')}",
-            "place_dog": lambda: f"{who} puts their dog on ({p.get('x')}, {p.get('y')})",
+            "place_tile": lambda: f"{who} places {self._placing_words(p)}",
+            "place_dog": lambda: f"{who} puts their dog on {square()}",
             "roll": lambda: f"{who} rolls both dice",
-            "choose": lambda: f"{who} uses the {self._die_text(p.get('die'))} for the {p.get('action')} action",
+            "choose": lambda: f"{who} uses the {self._die_text(p.get('die'))} for the "
+            + (f"{p['action']} action" if p.get("action") in ("dog", "spook") else "other action"),
             "back": lambda: f"{who} takes the choice back",
-            "move_dog": lambda: f"{who} moves their dog to ({p.get('x')}, {p.get('y')})",
+            "move_dog": lambda: f"{who} moves their dog to {square()}",
             "pick_spook": lambda: f"{who} picks {self.spook_text(p.get('spook'))}",
-            "move_spook": lambda: f"{who} moves the spook to ({p.get('x')}, {p.get('y')})",
+            "move_spook": lambda: f"{who} moves the spook to {square()}",
             "wrestle": lambda: f"{who} wrestles {self._name(p.get('dog'))}'s dog",
             "attack": lambda: f"{who} attacks {self.spook_text(p.get('spook'))}",
             "bork": lambda: f"{who} borks "
             + (f"{self._name(p.get('id'))}'s dog" if p.get("token") == "dog" else self.spook_text(p.get("id")))
-            + f" to ({p.get('x')}, {p.get('y')})",
+            + f" to {square()}",
             "done": lambda: f"{who} does nothing more",
             "decline": lambda: f"{who} does not attack",
-            "escape": lambda: f"{who} flees to ({p.get('x')}, {p.get('y')})",
+            "escape": lambda: f"{who} flees to {square()}",
             "bat_target": lambda: f"{who} sends the bat after {self._name(p.get('dog'))}'s dog",
         }
         text = texts.get(action.kind)
-        return self.in_words(text()) if text else action.to_text()
+        return text() if text else f"{who} does something this game does not have"
+
+    def _tile_names(self) -> dict[str, Any]:
+        """What :func:`square_words` reads: where each placed tile lies, and its name."""
+        st = self.st
+        return {"tile_size": st.tiles[0].size if st.tiles else 3,
+                "tiles": [{"x": p.x, "y": p.y, "name": st.tile(p.tile).name} for p in st.placed]}
+
+    def _placing_words(self, p: Mapping[str, Any]) -> str:
+        """A tile being placed: its name, the placed tiles it comes beside, and how far it is turned."""
+        st = self.st
+        x, y = p.get("x"), p.get("y")
+        here = next((t for t in st.placed if (t.x, t.y) == (x, y)), None)  # worded again once placed
+        tile_id = here.tile if here is not None else st.drawn
+        name = st.tile(tile_id).name if tile_id is not None else "a tile"
+        size = st.tiles[0].size if st.tiles else 3
+        beside = []
+        if isinstance(x, int) and isinstance(y, int) and not isinstance(x, bool) and not isinstance(y, bool):
+            for t in st.placed:
+                across = t.x - size < x < t.x + size and y in (t.y - size, t.y + size)
+                along = t.y - size < y < t.y + size and x in (t.x - size, t.x + size)
+                if t is not here and (across or along):
+                    beside.append(st.tile(t.tile).name)
+        where = (" beside " + " and ".join(beside)) if beside else \
+            " in the middle of the table" if len([t for t in st.placed if t is not here]) == 0 else ""
+        turned = {1: ", turned a quarter turn", 2: ", turned half a turn",
+                  3: ", turned three quarters of a turn"}.get(p.get("rotation"), "")  # type: ignore[arg-type]
+        return f"{name}{where}{turned}"

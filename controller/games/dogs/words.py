@@ -1,8 +1,8 @@
 """Graveyard Dogs' squares in a player's words: "the top-left square of Lantern Walk".
 
 The same names as the panel's (``web_panel/static/words_places.js``, ``dogsSquare``), read from
-a public view (or the part of one with the tiles). The engine words its refusals with them, and
-the controller its undo guidance (``controller/place_words.py``); its descriptions use them too.
+a public view (or the part of one with the tiles). The engine words its ``describe`` with
+:func:`square_words` directly (its text needs no rewording) and its refusals with :func:`in_words`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from ..base import Action, Event, IllegalAction, MalformedAction
 from .board import TRAP_NAMES
 from .flow import HANDLERS, jump_block, trade_partner
 from .moves import CHARM_NAMES, WHAMMY_NAMES, Walk
-from .words import DIRECTION_WORDS, in_words
+from .words import DIRECTION_WORDS, in_words, space_words
 
 if TYPE_CHECKING:
     from .game import Superstition
@@ -189,8 +189,11 @@ class RulesMixin:
 
     def in_words(self: "Superstition", text: str) -> str:  # type: ignore[misc]
         """``text`` with the board's space ids named as players do (the panel's words too)."""
-        view = {"board": self.board.geometry(), "traps": {t: {"name": n} for t, n in TRAP_NAMES.items()}}
-        return in_words(view, text)
+        return in_words(self._places(), text)
+
+    def _places(self: "Superstition") -> dict[str, Any]:  # type: ignore[misc]
+        """What :func:`space_words` reads: the board's paths and landmarks, and the traps' names."""
+        return {"board": self.board.geometry(), "traps": {t: {"name": n} for t, n in TRAP_NAMES.items()}}
 
     # ----- apply -------------------------------------------------------------
     def apply(self: "Superstition", action: Action) -> list[Event]:  # type: ignore[misc]
@@ -200,6 +203,8 @@ class RulesMixin:
         return HANDLERS[action.kind](self, p, dict(action.params))
 
     def describe(self: "Superstition", action: Action) -> str:  # type: ignore[misc]
+        """``action`` in a player's words: spaces by their landmarks, traps by their names, never an id
+        (the JSON action keeps those). A refused action's params may be any JSON."""
         seat = action.player
         who = self.seat_name(seat) if seat is not None and 0 <= seat < len(self._players) else "?"
         params = action.params
@@ -210,16 +215,16 @@ class RulesMixin:
             "end_turn": f"{who} is blocked and ends the turn",
             "jump": f"{who} jumps the Wizard's Tomb",
             "trade_places": f"{who} trades places across the Wizard's Tomb",
-            "pull_peg": f"{who} pulls peg {str(params.get('peg', '?')).upper()} of the {_trap(params.get('trap'))}",
+            "pull_peg": f"{who} pulls {_peg(params.get('peg'))} of the {_trap(params.get('trap'))}",
             "challenge_result": f"the {_trap(params.get('trap'))} "
             + ("springs: zapped!" if params.get("zapped") else "stays still: sneaked by"),
             "reset_trap": f"the {_trap(params.get('trap'))} is reset",
-            "place_whammy": f"{who} places a Whammy on {self.in_words(str(params.get('space')))}",
-            "relocate_whammy": f"{who} moves the Whammy to {self.in_words(str(params.get('to')))}",
+            "place_whammy": f"{who} places a Whammy on {space_words(self._places(), params.get('space'))}",
+            "relocate_whammy": f"{who} moves the Whammy to {space_words(self._places(), params.get('to'))}",
             "leave_whammy": f"{who} leaves the Whammy where it is",
             "draw_tokens": f"{who} enters the Whammy and Charm drawn from the tomb",
         }
-        return text.get(action.kind, action.to_text())
+        return text.get(action.kind, f"{who} does something this game does not have")
 
 
 # ----- reasons ---------------------------------------------------------------------
@@ -305,15 +310,19 @@ def _roll_actions(game: "Superstition", p: int) -> list[Action]:
     return [game.cached_action("roll", p, value=v) for v in range(n, 6 * n + 1)]
 
 
+# describe() also words refused actions, whose params may be any JSON: what is not a known value
+# is said in general words, never as it was sent.
 def _direction_words(direction: Any) -> str:
-    # describe() also words refused actions, whose params may be any JSON.
-    if not isinstance(direction, str):
-        return str(direction)
-    return DIRECTION_WORDS.get(direction, direction)
+    return DIRECTION_WORDS.get(direction, "a way the board does not have") if isinstance(direction, str) \
+        else "a way the board does not have"
 
 
 def _trap(trap: Any) -> str:
-    return TRAP_NAMES.get(trap, trap) if isinstance(trap, str) else str(trap)
+    return TRAP_NAMES.get(trap, "trap") if isinstance(trap, str) else "trap"
+
+
+def _peg(peg: Any) -> str:
+    return f"peg {peg.upper()}" if peg in ("a", "b") else "a peg"
 
 
 __all__ = ["RulesMixin", "PARAMS", "PHASE_KINDS"]

@@ -2,7 +2,8 @@
 
 The same names as the panel's (``web_panel/static/words_places.js``, ``superSpace``), read from
 a public view (or the part of one with the board and the traps' names). The engine words its
-refusals and descriptions with them, and the controller its undo guidance (``controller/place_words.py``).
+``describe`` with :func:`space_words` directly (its text needs no rewording) and its refusals
+with :func:`in_words`.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ or as offered, an event, a kind of space, a card's title, a tomb's positions),
 so that every place that tells a player about the game says it the same way.
 """
 
-from .board import DEFAULT_BOARD, POSITION_WORDS, load_board
+from .board import DEFAULT_BOARD, load_board
 from .cards import DEFAULT_CARDS, catalogue, load_deck
 from .game import Terror
-from .words import card_title, describe_action, describe_event, space_words
+from .words import POSITION_WORDS, card_title, describe_action, describe_event, place_at, space_at, space_words
 
 __all__ = [
     "DEFAULT_BOARD",
@@ -23,5 +23,7 @@ __all__ = [
     "describe_event",
     "load_board",
     "load_deck",
+    "place_at",
+    "space_at",
     "space_words",
 ]

@@ -35,13 +35,11 @@ from typing import Any
 
 from ..base import BadGameData
 from ..datafile import read_bytes
-from ..words import cap, ordinal
+from ..words import cap
+from .words import COLOURS, POSITION_WORDS, kind_noun, kind_words, place_words
 
 TOMBS: tuple[str, ...] = ("mummy", "monster", "wolf")
 POSITIONS: tuple[str, ...] = ("end_a", "middle", "end_b")
-# A tomb's positions as players say them (the words module and the board's own errors use them).
-POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
-COLOURS: tuple[str, ...] = ("red", "purple", "gold")
 PLAIN_TYPES: tuple[str, ...] = ("grass", "g", "potion", "hand")
 ALL_CONFIGS = 27  # 3 tombs x 3 positions
 
@@ -61,24 +59,6 @@ _LAYOUT_TYPES: dict[str, str] = {
 _WALKABLE = frozenset({"grass", "g", "potion", "hand", "entrance", "exit", "crypt"})
 _BLOCKING = frozenset({"bush", "pit", "gate"})
 _MAX_CACHE = 200_000
-
-
-# What is printed on a cell, in words (``terrorKind`` in the panel's words_places.js).
-_KIND_WORDS = {
-    "grass": "grass space", "bush": "bush", "g": "“G” card space", "potion": "Magic Potion space",
-    "hand": "Skeleton Hand space", "pit": "pit", "exit": "exit", "entrance": "entrance", "gate": "gate",
-    "crypt": "Crypt",
-}
-
-
-def cell_kind(space: str | None) -> str:
-    if not space:
-        return "space"
-    if space.startswith("arrow-"):
-        return f"{space[6:]} arrow"
-    if space.startswith("danger-"):
-        return f"{space[7:]} danger space"
-    return _KIND_WORDS.get(space, space.replace("_", " ") + " space")
 
 
 def is_walkable(space: str | None) -> bool:
@@ -129,20 +109,6 @@ class Board:
     def rc(self, index: int) -> list[int]:
         r, c = divmod(index, self.cols)
         return [r, c]
-
-    def words(self, cfg: int, index: int) -> str:
-        """A cell as a player names it: by what is printed on it and where it is on the grid.
-
-        The same words as the panel's (``web_panel/static/words_places.js``, ``terrorCell``):
-        "the Crypt", "the bush in row 3, column 5". For what the engine says to people
-        (a refusal's reason); the coordinates stay in the JSON.
-        """
-        landmark = {self.crypt: "the Crypt", self.gate: "the gate", self.entrance: "the entrance",
-                    self.exit: "the exit"}.get(index)
-        if landmark is not None:
-            return landmark
-        r, c = divmod(index, self.cols)
-        return f"the {cell_kind(self.types(cfg)[index])} in row {r + 1}, column {c + 1}"
 
     # ----- tomb configurations ------------------------------------------------
     @staticmethod
@@ -257,7 +223,7 @@ class Board:
             # The Crypt jump lets a move stop short of the count, never run past it.
             return f"the path has {len(path)} step(s); the count is {steps}"
         adj = self.adjacency(cfg)
-        where = lambda i: self.words(cfg, i)  # noqa: E731 - people read these reasons: places in words
+        where = lambda i: place_words(self, cfg, i)  # noqa: E731 - people read these reasons: places in words
         seen = {start}
         here = start
         for i, nxt in enumerate(path):
@@ -352,26 +318,12 @@ def _fail(where: str, msg: str, cell: list[int] | None = None, tombs: Mapping[st
     return BadGameData(f"{where}: {msg}", at=at, reason=reason)
 
 
-# Plain words for the editor: the names the editor's buttons and lists use.
-_SPECIAL_WORDS = {"gate": "Gate platform", "crypt": "Crypt platform", "entrance": "Entrance", "exit": "Exit"}
+# Plain words for the editor: a tomb's places as its reasons say them.
 _PLACE_WORDS = {"end_a": "one end", "middle": "the middle", "end_b": "the other end"}
 
 
 def _tomb_words(tomb: Any) -> str:
     return f"the {tomb.title()} tomb" if tomb in TOMBS else "its tomb"
-
-
-
-def type_words(value: Any) -> str:
-    """A space type as the editor's buttons name it ("a red arrow", "a Skeleton Hand")."""
-    plain = {"grass": "grass", "g": "a G space", "potion": "a Magic Potion", "hand": "a Skeleton Hand",
-             "pit": "a pit", "bush": "bushes"}
-    if isinstance(value, str) and value in plain:
-        return plain[value]
-    for prefix, noun in (("arrow-", "arrow"), ("danger-", "Danger space")):
-        if isinstance(value, str) and value.startswith(prefix) and value[len(prefix):] in COLOURS:
-            return f"a {value[len(prefix):]} {noun}"
-    return "something the game does not know"
 
 
 def _validate(data: Any, where: str, digest: str) -> Board:
@@ -392,7 +344,7 @@ def _validate(data: Any, where: str, digest: str) -> Board:
     for r, line in enumerate(layout):
         if len(line) != cols:
             raise _fail(where, f"layout[{r}] has {len(line)} characters; layout[0] has {cols}",
-                        reason=f"The board's rows are not all as long as the first: the {ordinal(r + 1)} row differs.")
+                        reason="The board's rows are not all as long as the first.")
         for c, ch in enumerate(line):
             if ch == " ":
                 static.append(None)
@@ -410,7 +362,7 @@ def _validate(data: Any, where: str, digest: str) -> Board:
         if len(cells) != 1:
             raise _fail(where, f"layout must have exactly one {kind} cell, found {len(cells)}",
                         [cells[1] // cols, cells[1] % cols] if len(cells) > 1 else None,
-                        reason=f"The board needs exactly one {_SPECIAL_WORDS[kind]}; it has {len(cells)}.")
+                        reason=f"The board needs exactly one {kind_noun(kind)}; it has {len(cells)}.")
         specials[kind] = cells[0]
 
     def rc(i: int) -> list[int]:
@@ -542,7 +494,7 @@ def _validate_platform(
                 raise _fail(f"{at}.{pos}", f"{value!r} is not a space type here (one of {', '.join(sorted(allowed))})",
                             s["cell"], {tomb: pos},
                             reason=f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space shows "
-                            f"{type_words(value)}, which a space of {owner} cannot be"
+                            f"{kind_words(value)}, which a space of {owner} cannot be"
                             + (f" (its Danger spaces are {colour})." if isinstance(value, str)
                                and value.startswith("danger-") else "."))
             is_pit_here = index == track[pos]
@@ -585,7 +537,7 @@ def _validate_platform(
                     f"('danger-{colour}'), the only space a pawn can fall from",
                     [index // cols, index % cols], {tomb: pos},
                     reason=f"With {_tomb_words(tomb)} at {_PLACE_WORDS[pos]}, this space shows "
-                    f"{type_words(spaces[index][pos])}, but it becomes the pit when the tomb slides to "
+                    f"{kind_words(spaces[index][pos])}, but it becomes the pit when the tomb slides to "
                     f"{_PLACE_WORDS[nxt]}: it must be a {colour} Danger space, the only space a pawn can fall from.",
                 )
         dangers = [i for i, by_pos in spaces.items() if by_pos[pos] == f"danger-{colour}"]

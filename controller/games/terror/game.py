@@ -41,13 +41,13 @@ from typing import Any, ClassVar, Self
 from .. import register
 from ..base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
 from ..rng import Rng
-from .board import POSITION_WORDS, POSITIONS, TOMBS, load_board
+from .board import POSITIONS, TOMBS, load_board
 from .cards import load_deck
 from .legal import STEP, Legal, is_int
 from .play import play_card
 from .state import PAWN_LABELS, Pawn, State
 from .views import player_view, public_view
-from .words import describe_action
+from .words import POSITION_WORDS, describe_action, place_words
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)
@@ -248,12 +248,12 @@ class Terror(Legal, Game):
             if why is not None:
                 raise IllegalAction(f"illegal path: {why}")
             if not cells or cells[-1] != dest:
-                raise IllegalAction(f"the path does not end at {self.board.words(self.cfg, dest)}")
+                raise IllegalAction(f"the path does not end at {place_words(self.board, self.cfg, dest)}")
             return cells
         found = self.board.destinations(self.cfg, start, steps).get(dest)
         if found is None:
             raise IllegalAction(
-                f"no legal move of exactly {steps} reaches {self.board.words(self.cfg, dest)} "
+                f"no legal move of exactly {steps} reaches {place_words(self.board, self.cfg, dest)} "
                 "(orthogonal steps, no doubling back, bushes and pits block)"
             )
         return list(found)

@@ -16,11 +16,11 @@ from ..base import BadGameData
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, Board, is_walkable
 from .cards import Deck
+from .words import PAWN_LABELS
 
 PHASES: tuple[str, ...] = ("roll", "tomb", "move", "after_move", "choose", "skull", "over")
 # Phases that belong to the current player's turn proper (cards may be played).
 TURN_PHASES = frozenset({"roll", "tomb", "move", "after_move"})
-PAWN_LABELS: tuple[str, str] = ("girl", "boy")
 SEAT_COLOURS: tuple[str, ...] = ("green", "blue", "orange", "white")
 LOG_LENGTH = 12
 # Phases in which this turn's dice have been rolled (so the number and symbol are known).

@@ -2,10 +2,13 @@
 
 One wording for everything that tells a person about a game of Terror: the
 engine's ``describe`` (what the referee, the history and the game master say
-someone did), and the choices and news of the terminal play. Pawns are named by
-their player and label ("Ann's girl pawn"), places by the kind of space ("a
-card space", "the red Danger space"), tombs by their monster and position
-("the Wolf tomb", "end A"): never an id or a coordinate.
+someone did), the choices and news of the terminal play, the board's own
+refusals and the board editor's reasons. Pawns are named by their player and
+label ("Ann's girl pawn"), kinds of space by what is printed on them, from one
+table of names ("a card space", "the red Danger space"), one space of the board
+by its kind and the named places near it ("the card space next to the Exit"),
+tombs by their monster and position ("the Wolf tomb", "end A"): never an id or
+a coordinate.
 
 A caller that draws the board its own way may add its own mark after a pawn's
 name (``mark``): the terminal play adds the pawn's letters on its grid, so its
@@ -22,37 +25,65 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import Action, Event
-from .board import POSITION_WORDS
-from .state import PAWN_LABELS
 
 if TYPE_CHECKING:
+    from .board import Board
     from .game import Terror
 
-SPACE_WORDS = {
-    "grass": "a grass space",
-    "bush": "the bushes",
-    "g": "a card space",
-    "potion": "a Magic Potion space",
-    "hand": "a Skeleton Hand",
-    "entrance": "the Entrance",
-    "exit": "the Exit",
-    "gate": "the Gate platform",
-    "crypt": "the Crypt platform",
-    "pit": "a pit",
-}
+# Words printed on the board and the Pawn cards. They live here, below every other module of
+# the game (this module imports none of them), so the board's own checks can word what they find.
+COLOURS: tuple[str, ...] = ("red", "purple", "gold")  # the sliding platforms, their arrows and Danger spaces
+PAWN_LABELS: tuple[str, str] = ("girl", "boy")
+POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}  # a tomb's positions
 
-Mark = Callable[[int, int], str]  # (seat, pawn) -> the caller's own short mark for that pawn
+# What is printed on each kind of space: the one table of their names, for every wording of a space.
+_NOUNS = {
+    "grass": "grass space",
+    "bush": "bushes",
+    "g": "card space",
+    "potion": "Magic Potion space",
+    "hand": "Skeleton Hand",
+    "pit": "pit",
+    "entrance": "Entrance",
+    "exit": "Exit",
+    "gate": "Gate platform",
+    "crypt": "Crypt platform",
+}
+# Kinds the board has one of ("the bushes" are said as one, as the rulebook does).
+_ONE_ON_THE_BOARD = frozenset({"bush", "entrance", "exit", "gate", "crypt"})
+
+
+def kind_noun(kind: Any) -> str | None:
+    """What is printed on a space of ``kind``, without an article ("grass space", "red arrow");
+    ``None`` for a kind the game does not have (an owner's board file may hold anything)."""
+    if not isinstance(kind, str):
+        return None
+    for prefix, noun in (("arrow-", "arrow"), ("danger-", "Danger space")):
+        if kind.startswith(prefix):
+            colour = kind[len(prefix):]
+            return f"{colour} {noun}" if colour in COLOURS else None
+    return _NOUNS.get(kind)
 
 
 def space_words(kind: str | None) -> str:
-    """A kind of space as players say it: "the red arrow", "a Skeleton Hand"."""
+    """A kind of space as said of where a pawn goes: "a grass space", "the red arrow", "the Exit"."""
     if kind is None:
         return "off the board"
-    if kind.startswith("arrow-"):
-        return f"the {kind[6:]} arrow"
-    if kind.startswith("danger-"):
-        return f"the {kind[7:]} Danger space"
-    return SPACE_WORDS.get(kind, "a space")
+    noun = kind_noun(kind)
+    if noun is None:
+        return "a space"
+    # An arrow or a Danger space is named by its colour, as players call the one they mean.
+    one = kind in _ONE_ON_THE_BOARD or kind.startswith(("arrow-", "danger-"))
+    return f"{'the' if one else 'a'} {noun}"
+
+
+def kind_words(kind: Any) -> str:
+    """Any one space of ``kind``, as the board editor says what a space shows: "a grass space",
+    "a red arrow", "the bushes"."""
+    noun = kind_noun(kind)
+    if noun is None:
+        return "something the game does not know"
+    return f"{'the' if kind in _ONE_ON_THE_BOARD else 'a'} {noun}"
 
 
 def space_at(game: "Terror", rc: Any) -> str:
@@ -62,6 +93,75 @@ def space_at(game: "Terror", rc: Any) -> str:
     except ValueError:
         return "a space not on the board"  # only an illegal action, from outside, names one
     return space_words(game.board.types(game.cfg)[index])
+
+
+def place_at(game: "Terror", rc: Any) -> str:
+    """The space at ``[row, column]``, as the tombs stand now, the way a player finds it (:func:`place_words`)."""
+    try:
+        index = game.board.cell(rc)
+    except ValueError:
+        return "its place"
+    return place_words(game.board, game.cfg, index)
+
+
+# ----- one space of the board, found by a player -------------------------------------------
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _named_places(board: "Board", cfg: int) -> dict[int, str]:
+    """The places of the board that have a name, by cell: the tombs where they stand now."""
+    tombs = board.config_tombs(cfg)
+    named = {board.gate: "the Gate platform", board.entrance: "the Entrance", board.exit: "the Exit",
+             board.crypt: "the Crypt platform"}
+    for tomb, platform in board.platforms.items():
+        named[platform.track[tombs[tomb]]] = f"the {tomb.title()} tomb"
+    return named
+
+
+def _platform_colour(board: "Board", index: int) -> str | None:
+    return next((p.colour for p in board.platforms.values() if index in p.spaces), None)
+
+
+# The panel words a space the same way from the public view (``terrorCell`` in
+# web_panel/static/words_places.js); tests/web_panel/test_terror_place_words_browser.py compares the two.
+def place_words(board: "Board", cfg: int, index: int) -> str:
+    """One space of the board as a player finds it, never by row and column: what is printed on it,
+    the platform it is on, and how many spaces it lies from the nearest named place (the Gate and
+    Crypt platforms, the Entrance, the Exit, the tombs where they stand now): "the card space next
+    to the Exit", "the grass space on the gold platform, two spaces from the Wolf tomb". When other
+    spaces of its kind lie as far from that place, a second place tells them apart where one can."""
+    named = _named_places(board, cfg)
+    types = board.types(cfg)
+    if index in named:
+        return "the pit under " + named[index] if types[index] == "pit" else named[index]
+    colour = _platform_colour(board, index)
+    noun = kind_noun(types[index]) or "space"
+    # An arrow or a Danger space of the platform's own colour already says which platform.
+    on = colour is not None and not noun.startswith(colour)
+    what = f"the {noun}" + (f" on the {colour} platform," if on else "")
+
+    def apart(a: int, b: int) -> int:  # spaces counted along the rows and columns, as a pawn walks
+        return abs(a // board.cols - b // board.cols) + abs(a % board.cols - b % board.cols)
+
+    def count(n: int) -> str:
+        return _COUNTS[n] if n < len(_COUNTS) else str(n)
+
+    order = list(named)
+    nearest = min(order, key=lambda at: apart(index, at))  # the first listed of the nearest
+    said = "next to " + named[nearest] if apart(index, nearest) == 1 else \
+        f"{count(apart(index, nearest))} spaces from {named[nearest]}"
+    alike = [i for i, t in enumerate(types) if i != index and t == types[index]
+             and _platform_colour(board, i) == colour and apart(i, nearest) == apart(index, nearest)]
+    if alike:
+        # The place that tells the most of them apart; of those, the nearest.
+        second = min((at for at in order if at != nearest),
+                     key=lambda at: (sum(apart(i, at) == apart(index, at) for i in alike), apart(index, at)))
+        if any(apart(i, second) != apart(index, second) for i in alike):
+            said += f" and {count(apart(index, second))} from {named[second]}"
+    return f"{what} {said}"
+
+
+Mark = Callable[[int, int], str]  # (seat, pawn) -> the caller's own short mark for that pawn
 
 
 def card_title(game: "Terror", card_id: Any) -> str:

@@ -22,9 +22,10 @@ CARDS = json.loads(DEFAULT_CARDS.read_text())
 SUPERSTITION = json.loads(SUPERSTITION_BOARD.read_text())
 TILES = json.loads(DEFAULT_TILES_PATH.read_text())
 
-# What a person must never read: the file's ids (b39, s4, grave1, tomb.north), coordinates ([6, 3]),
+# What a person must never read: the file's ids (b39, s4, grave1, tomb.north), coordinates ([6, 3], row 3),
 # snake_case keys (brick_entrance, end_a), the types as the file spells them (danger-red), quoted file values.
 RAW = re.compile(r"\b[bs]\d+\b|\[\s*-?\d+\s*,\s*-?\d+\s*\]|\(-?\d+, ?-?\d+\)|\btomb\.\w|\bgrave\d\b|"
+                 r"\brows? \d|\bcolumns? \d|\b\d+(?:st|nd|rd|th) (?:row|column)\b|"
                  r"\b[a-z]+_[a-z_]+\b|\b(?:arrow|danger)-[a-z]+\b|'[^']*'|\[\d+\]|\bcards\b\[")
 
 Case = tuple[str, Any, str, dict[str, Any] | None]

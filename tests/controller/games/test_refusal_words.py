@@ -22,10 +22,11 @@ from controller.games.base import IllegalAction
 DATA = Path(__file__).resolve().parents[3] / "controller" / "games"
 CARD_IDS = [c["id"] for c in json.loads((DATA / "terror" / "data" / "cards.json").read_text())["cards"]]
 TILE_IDS = [t["id"] for t in json.loads((DATA / "dogs" / "data" / "tiles.json").read_text())["tiles"]]
-# What must not reach a person: space ids, coordinates (either bracket), sensor and tomb-end ids, seats
-# counted from 0, snake_case action kinds and phases, and the ids of the games' cards and tiles.
+# What must not reach a person: space ids, coordinates (either bracket, or a row and a column), sensor and
+# tomb-end ids, seats counted from 0, snake_case action kinds and phases, and the ids of the games' cards and tiles.
 RAW = re.compile(
-    r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\[-?\d+, ?-?\d+\]|\btomb\.|\bstart\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
+    r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\[-?\d+, ?-?\d+\]|\brows? \d|\bcolumns? \d|\b\d+(?:st|nd|rd|th) (?:row|column)\b|"
+    r"\btomb\.\w|\bstart\.|\bseat \d|\b[a-z]+_[a-z_]+\b|"
     r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b|"
     + "|".join(re.escape(i) for i in CARD_IDS + TILE_IDS)
 )

@@ -202,7 +202,8 @@ def test_a_bad_path_is_refused_with_the_reason() -> None:
         act(g, "move_pawn", 0, pawn=0, to=[7, 0], path=[[7, 0], [6, 0], [7, 0]])
     with pytest.raises(IllegalAction, match="blocked by bushes"):
         act(g, "move_pawn", 0, pawn=0, to=[6, 1], path=[[7, 0], [7, 1], [6, 1]])
-    with pytest.raises(IllegalAction, match="the path does not end at the grass space in row 6, column 1"):
+    # The place is said as a player finds it on the board: by what it is and the named places near it.
+    with pytest.raises(IllegalAction, match="the path does not end at the grass space two spaces from the Entrance"):
         act(g, "move_pawn", 0, pawn=0, to=[5, 0], path=[[7, 0], [6, 0], [6, 1]])
 
 

@@ -7,12 +7,16 @@ import random
 import re
 
 from controller.games import Action
-from controller.games.terror import describe_action, describe_event
+from controller.games.terror import describe_action, describe_event, space_words
+from controller.games.terror.board import ALL_CONFIGS, TOMBS, load_board
+from controller.games.terror.words import kind_noun, kind_words, place_words
 
 from .terror_fixtures import CRYPT, act, give, make_monster, new_game, on_top, phase, put
 
-# What a person must never read: a coordinate, a card id, a seat number, a snake_case id.
-RAW = re.compile(r"\[-?\d+, ?-?\d+\]|\(-?\d+, ?-?\d+\)|\b[a-z]+(?:-[a-z]+)*-\d+\b|\bseat \d|\b[a-z]+_[a-z_]+\b|\b(?:arrow|danger)-[a-z]+\b")
+# What a person must never read: a coordinate (in brackets, or as a row and a column in words), a card
+# id, a seat number, a snake_case id.
+COORDINATE = r"\brows? \d|\bcolumns? \d|\b\d+(?:st|nd|rd|th) (?:row|column)\b|\(-?\d+, ?-?\d+\)|\[-?\d+, ?-?\d+\]"
+RAW = re.compile(COORDINATE + r"|\b[a-z]+(?:-[a-z]+)*-\d+\b|\bseat \d|\b[a-z]+_[a-z_]+\b|\b(?:arrow|danger)-[a-z]+\b")
 
 
 def test_public_view_draws_the_board_for_the_current_tomb_positions() -> None:
@@ -142,3 +146,36 @@ def test_no_words_of_a_whole_game_show_an_id_or_a_coordinate() -> None:
             for event in g.apply(rng.choice(actions)):
                 words = describe_event(g, event, event.private_to)
                 assert words and not RAW.search(words), (event, words)
+
+
+def test_every_space_of_every_configuration_is_named_as_a_player_finds_it() -> None:
+    """The words a refusal names a space with: what is printed on it and the named places near it."""
+    board = load_board()
+    names = ("the Gate platform", "the Entrance", "the Exit", "the Crypt platform",
+             *(f"the {t.title()} tomb" for t in TOMBS))
+    for cfg in range(ALL_CONFIGS):
+        types = board.types(cfg)
+        for index, kind in enumerate(types):
+            if kind is None:
+                continue
+            words = place_words(board, cfg, index)
+            assert not RAW.search(words), (cfg, board.rc(index), words)
+            assert any(name in words for name in names), words  # something a player can find on the board
+            if index not in (board.gate, board.entrance, board.exit, board.crypt) and kind != "pit":
+                assert words.startswith("the " + str(kind_noun(kind))), words
+    assert place_words(board, 0, board.cell([7, 1])) == "the bushes next to the Entrance"
+    assert place_words(board, 0, board.cell([0, 6])) == "the card space next to the Exit"
+    mummy = board.platforms["mummy"]
+    assert place_words(board, 0, mummy.track["end_a"]) == "the pit under the Mummy tomb"
+    on_red = place_words(board, 0, board.cell([5, 1]))
+    assert on_red == "the grass space on the red platform, two spaces from the Mummy tomb"
+
+
+def test_each_kind_of_space_has_one_name_in_every_wording() -> None:
+    kinds = ["grass", "bush", "g", "potion", "hand", "pit", "entrance", "exit", "gate", "crypt",
+             *(f"{k}-{c}" for k in ("arrow", "danger") for c in ("red", "purple", "gold"))]
+    for kind in kinds:
+        noun = kind_noun(kind)
+        assert noun and space_words(kind).endswith(" " + noun) and kind_words(kind).endswith(" " + noun), kind
+    for odd in ("arrow-pink", "danger-", "lava", 3, None):
+        assert kind_noun(odd) is None and kind_words(odd) == "something the game does not know"
