@@ -174,6 +174,8 @@ class Service:
                 # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
                 mqtt5_protocol=getattr(self.broker, "embedded", None) is None,
             )
+            # Every decision's events go to paho as soon as they are durable (see _events_committed).
+            self.referee.on_committed = self._events_committed
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
             self.views.refresh()
@@ -374,14 +376,24 @@ class Service:
             assert self.link is not None
             try:
                 self._counters["observations"] += 1
+                # Its events were handed to the link by the commit itself (_events_committed).
                 self._note(self.referee.observe(obs))
-                self.link.flush(events_only=True, persist=False)
             except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
                 log.exception("error while deciding %r", obs)
         finally:
             self._lock.release()
         self._queue.put(_Decided())
         return True
+
+    def _events_committed(self) -> None:
+        """The referee's decision is durable: hand its events to paho now, before anything else runs.
+
+        Called by the referee under the decision lock (the only place it decides), right after the
+        journal's commit and before the events are copied for the referee's caller. The views follow
+        from the worker, as before.
+        """
+        assert self.link is not None
+        self.link.flush(events_only=True, persist=False)
 
     def _wake(self) -> None:
         if not self._wake_pending.is_set():
