@@ -61,6 +61,7 @@ MAX_WAIT_S = 1.0
 SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
 EVENTS_SENT_WAIT_S = 0.005  # see _run: the events reach the broker before the views are computed
+HUB_YIELD_S = 0.002  # see _events_committed: at most this long a decision holds up the sensors
 _STOP = object()
 
 
@@ -394,6 +395,10 @@ class Service:
         """
         assert self.link is not None
         self.link.flush(events_only=True, persist=False)
+        if threading.current_thread() is not self._worker:
+            # The hub's thread: paho's thread needs the interpreter lock to write the event, which
+            # this one would keep for the rest of the decision (copies, the worker's wake-up).
+            self.link.wait_events_sent(HUB_YIELD_S)
 
     def _wake(self) -> None:
         if not self._wake_pending.is_set():
