@@ -403,7 +403,8 @@ class Journal:
                     rows.append(stored)
             if self._writer:
                 self._last_seq = seq
-                self._recent.extend((s, public_body(s, table, t, at, text)) for batch in rows for s, t, at, text in batch)
+                self._recent.extend((s, public_body(s, table, t, at, text))
+                                    for batch in rows for s, t, at, text in batch)
             if self._checkpointer is not None:
                 self._checkpointer.committed()  # only sets an event: cheap under the lock
         if on_commit is not None:

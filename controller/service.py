@@ -12,7 +12,11 @@ table costs next to no CPU.
 
 A sensor observation that finds the referee idle is decided at once in the
 hub's thread, and its events are handed to the link there: waking the worker
-would cost a thread switch on the way from the edge to the event. It never
+would cost a thread switch on the way from the edge to the event. Every
+decision's events go to the link as soon as the journal commits
+(``Referee.on_committed``); the hub's thread then waits for the broker's
+acknowledgement (at most ``HUB_YIELD_S``), so paho's thread can take the
+interpreter lock and write the event before the rest of the decision runs. It never
 overtakes an input still in the queue (``_inputs_in``/``_inputs_out`` count
 them), and the worker is then woken to build the views, off that path.
 
