@@ -257,10 +257,15 @@ class BenchService(Service):
             self.inline.append(threading.current_thread().name != "gk-worker")
             return observe(obs)
 
-        def timed_record_many(entries: Any) -> Any:
+        def timed_record_many(entries: Any, on_commit: Any = None) -> Any:
             stamp("commit")
+
+            def committed() -> None:  # the journal's call once the commit returned, before it decodes
+                stamp("committed")
+                on_commit()
+
             try:
-                return record_many(entries)
+                return record_many(entries) if on_commit is None else record_many(entries, committed)
             finally:
                 stamp("committed")
 

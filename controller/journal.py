@@ -35,7 +35,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -374,40 +374,51 @@ class Journal:
         return self.record_many([(kind, payload, events)])[0]
 
     def record_many(
-        self, entries: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]
+        self, entries: list[tuple[str, dict[str, Any], list[dict[str, Any]]]],
+        on_commit: Callable[[], None] | None = None,
     ) -> list[list[dict[str, Any]]]:
         """Store several inputs, each with its events, in ONE transaction (one fsync).
 
         For a decision that at once causes another: an observation and the
         grace-0 timeout it starts. They stay separate inputs, so a replay
         decides them one by one as before. Returns each input's stored events.
+
+        ``on_commit`` is called once they are durable, outside the journal's lock and
+        before the events are decoded for the caller: the outbox publishes the bytes the
+        journal keeps (:meth:`public_after`), so the events need not wait for that copy.
+        An error it raises is logged, not raised: the entries are recorded by then.
         """
         for kind, _, _ in entries:
             if kind not in INPUT_KINDS:
                 raise JournalError(f"unknown input kind {kind!r} (one of {', '.join(INPUT_KINDS)})")
         now = time.time()
+        table = self.table
         with self._lock:
             self._check_open()
-            out: list[list[dict[str, Any]]] = []
-            recent: list[tuple[dict[str, Any], str]] = []
+            rows: list[list[tuple[int, str, float, str]]] = []
             seq = self._last_seq_locked()
             with self._transaction():
                 for kind, payload, events in entries:
-                    stored, texts, seq = self._insert(kind, payload, events, now, seq)
-                    out.append(stored)
-                    recent.extend(zip(stored, texts))
+                    stored, seq = self._insert(kind, payload, events, now, seq)
+                    rows.append(stored)
             if self._writer:
                 self._last_seq = seq
-                self._recent.extend((e["seq"], public_body(e["seq"], self.table, e["type"], e["time"], text))
-                                    for e, text in recent)
+                self._recent.extend((s, public_body(s, table, t, at, text))
+                                    for batch in rows for s, t, at, text in batch)
             if self._checkpointer is not None:
                 self._checkpointer.committed()  # only sets an event: cheap under the lock
-        return out
+        if on_commit is not None:
+            try:
+                on_commit()
+            except Exception:  # noqa: BLE001 - a caller that sees an error would think nothing was recorded
+                log.exception("journal: the call after a commit failed")
+        return [[{"seq": s, "table": table, "type": t, "time": at, "data": json.loads(text)}
+                 for s, t, at, text in batch] for batch in rows]
 
     def _insert(
         self, kind: str, payload: dict[str, Any], events: list[dict[str, Any]], now: float, seq: int
-    ) -> tuple[list[dict[str, Any]], list[str], int]:
-        """Insert one input and its events; returns the stored events, their data texts and the last seq."""
+    ) -> tuple[list[tuple[int, str, float, str]], int]:
+        """Insert one input and its events; returns each event's seq, type, time and data text, and the last seq."""
         command_id = payload.get("command_id") if kind in ("command", "new_game", "gm") else None
         cur = self._db.execute(
             "INSERT INTO inputs (table_id, kind, time, payload) VALUES (?, ?, ?, ?)",
@@ -419,8 +430,7 @@ class Journal:
                 self._db.execute("INSERT INTO commands VALUES (?, ?, ?)", (self.table, str(command_id), input_id))
             except sqlite3.IntegrityError:
                 raise JournalError(f"command id {command_id!r} was already accepted") from None
-        stored: list[dict[str, Any]] = []
-        texts: list[str] = []
+        stored: list[tuple[int, str, float, str]] = []
         for event in events:
             seq += 1
             at = float(event.get("time", now))
@@ -431,10 +441,8 @@ class Journal:
                 (self.table, seq, input_id, event["type"], at, data_text, event.get("private_to"),
                  _dumps(secret) if secret else None),
             )
-            stored.append({"seq": seq, "table": self.table, "type": event["type"], "time": at,
-                           "data": json.loads(data_text)})
-            texts.append(data_text)
-        return stored, texts, seq
+            stored.append((seq, event["type"], at, data_text))
+        return stored, seq
 
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""

@@ -313,7 +313,10 @@ class MqttLink:
         cursor down (an fsync; the service skips it while more input is waiting).
         Returns how many events it handed to paho.
         """
-        self._drain_acks()
+        if not events_only or len(self._inflight) >= WINDOW // 2:
+            # An events-only flush (on a decision's way) leaves the acknowledgements to the full
+            # flush that always follows it, unless they could take up its window.
+            self._drain_acks()
         with self._lock:
             ready = self._ready
         if not ready:

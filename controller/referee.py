@@ -91,6 +91,9 @@ class Referee:
         # Told of every batch of events once it is durable (the effects player); set by the service
         # after the restore, so replaying the journal plays nothing.
         self.on_events: Callable[[list[dict[str, Any]]], None] | None = None
+        # Called as soon as a decision is durable, before its events are copied for the caller:
+        # the service hands them to the link there, so nothing else waits between commit and publish.
+        self.on_committed: Callable[[], None] | None = None
         self._restore()
         if self.core.gm.paused is not None:
             self.paused_at = self.clock()  # paused before a restart: the windows restart at the resume
@@ -173,7 +176,8 @@ class Referee:
     def _commit(self, steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
         """Journal decided inputs in one transaction: the core keeps them only if the journal took them."""
         try:
-            stored = self.journal.record_many(steps)
+            hook = self.on_committed
+            stored = self.journal.record_many(steps) if hook is None else self.journal.record_many(steps, hook)
         except BaseException:
             self._restore()  # the decision is not durable, so it did not happen
             raise

@@ -15,7 +15,7 @@ and are not repeated on replay: a recorded input was accepted.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller import gm_core
@@ -27,6 +27,9 @@ from controller.undo import UndoLog
 from hardware.observation import sensor_values
 
 MAX_STEPS = 16  # board actions one input may set off; a guard against an engine that loops
+# The journal's input kinds and the method that decides each.
+_HANDLERS = {"new_game": "new_game", "command": "command", "observation": "observation",
+             "reconcile": "reconcile", "timeout": "timeout", "gm": "game_master"}
 
 
 class Refused(ValueError):
@@ -106,16 +109,10 @@ class RefereeCore:
 
     # ----- inputs ---------------------------------------------------------------
     def decide(self, kind: str, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-        handler = {
-            "new_game": self.new_game,
-            "command": self.command,
-            "observation": self.observation,
-            "reconcile": self.reconcile,
-            "timeout": self.timeout,
-            "gm": self.game_master,
-        }.get(kind)
-        if handler is None:
+        name = _HANDLERS.get(kind)  # a table of names: no dict of bound methods built per input
+        if name is None:
             raise ValueError(f"unknown input kind {kind!r}")
+        handler: Callable[[Mapping[str, Any]], list[dict[str, Any]]] = getattr(self, name)
         return handler(payload)
 
     def new_game(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -12,7 +12,11 @@ table costs next to no CPU.
 
 A sensor observation that finds the referee idle is decided at once in the
 hub's thread, and its events are handed to the link there: waking the worker
-would cost a thread switch on the way from the edge to the event. It never
+would cost a thread switch on the way from the edge to the event. Every
+decision's events go to the link as soon as the journal commits
+(``Referee.on_committed``); the hub's thread then waits for the broker's
+acknowledgement (at most ``HUB_YIELD_S``), so paho's thread can take the
+interpreter lock and write the event before the rest of the decision runs. It never
 overtakes an input still in the queue (``_inputs_in``/``_inputs_out`` count
 them), and the worker is then woken to build the views, off that path.
 
@@ -61,6 +65,7 @@ MAX_WAIT_S = 1.0
 SIM_SETUP_TIMEOUT_S = 10.0
 TIMER_SLACK_S = 0.001  # wake just after a deadline, not just before it
 EVENTS_SENT_WAIT_S = 0.005  # see _run: the events reach the broker before the views are computed
+HUB_YIELD_S = 0.002  # see _events_committed: at most this long a decision holds up the sensors
 _STOP = object()
 
 
@@ -174,6 +179,8 @@ class Service:
                 # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
                 mqtt5_protocol=getattr(self.broker, "embedded", None) is None,
             )
+            # Every decision's events go to paho as soon as they are durable (see _events_committed).
+            self.referee.on_committed = self._events_committed
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
             self.views.refresh()
@@ -377,14 +384,28 @@ class Service:
             assert self.link is not None
             try:
                 self._counters["observations"] += 1
+                # Its events were handed to the link by the commit itself (_events_committed).
                 self._note(self.referee.observe(obs))
-                self.link.flush(events_only=True, persist=False)
             except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
                 log.exception("error while deciding %r", obs)
         finally:
             self._lock.release()
         self._queue.put(_Decided())
         return True
+
+    def _events_committed(self) -> None:
+        """The referee's decision is durable: hand its events to paho now, before anything else runs.
+
+        Called by the referee under the decision lock (the only place it decides), right after the
+        journal's commit and before the events are copied for the referee's caller. The views follow
+        from the worker, as before.
+        """
+        assert self.link is not None
+        self.link.flush(events_only=True, persist=False)
+        if threading.current_thread() is not self._worker:
+            # The hub's thread: paho's thread needs the interpreter lock to write the event, which
+            # this one would keep for the rest of the decision (copies, the worker's wake-up).
+            self.link.wait_events_sent(HUB_YIELD_S)
 
     def _wake(self) -> None:
         if not self._wake_pending.is_set():

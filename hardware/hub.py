@@ -53,8 +53,9 @@ class SensorHub:
     time and in order. Edges keep being queued while it runs, but no window
     is judged until it returns, so an observation that comes due meanwhile is
     settled (and stamped) when it does. The service decides an observation
-    right there when its referee is idle, a commit of a millisecond or two,
-    and queues it otherwise; anything slower should queue it. ``on_health``,
+    right there when its referee is idle (a commit and the event's
+    acknowledgement: a millisecond or two), and queues it otherwise; anything
+    slower should queue it. ``on_health``,
     if given, receives ``health()`` whenever the MCU link changes state.
 
     ``pin_factory`` is the gpiozero factory for GPIO inputs and outputs

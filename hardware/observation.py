@@ -28,6 +28,11 @@ CHUTES = ("left", "right")
 
 def sensor_values(sensor: str) -> tuple[str, ...]:
     """The values a logical sensor may report; ``ValueError`` for an unknown id."""
+    known = _VALUES.get(sensor)  # every observation asks: a look-up, not a parse
+    return known if known is not None else _parse_values(sensor)
+
+
+def _parse_values(sensor: str) -> tuple[str, ...]:
     parts = sensor.split(".")
     if parts[0] == "tomb" and len(parts) == 2 and parts[1] in TOMBS:
         return (*TOMB_POSITIONS, "moving", "fault")
@@ -49,6 +54,8 @@ ALL_SENSORS: tuple[str, ...] = (
     "launcher",
     *(f"chute.{c}" for c in CHUTES),
 )
+_VALUES: dict[str, tuple[str, ...]] = {}
+_VALUES.update((sensor, _parse_values(sensor)) for sensor in ALL_SENSORS)
 
 
 @dataclass(frozen=True)

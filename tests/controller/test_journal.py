@@ -244,6 +244,32 @@ def test_record_many_is_one_transaction(journal: Journal) -> None:
     assert journal.integrity_check() == "ok"
 
 
+def test_record_many_calls_on_commit_once_the_entries_are_durable(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "j.journal"
+    with Journal(path, table="t1") as j, Journal(path, table="t1", create=False) as reader:
+        seen: list[tuple[int, list[tuple[int, bytes]]]] = []
+
+        def on_commit() -> None:  # another connection sees the commit; the outbox has the bytes
+            seen.append((reader.last_seq(), j.public_after(0)))
+
+        stored = j.record_many([("observation", {"n": 1}, []), ("timeout", {"n": 2}, [ev("b", n=2)])], on_commit)
+        assert seen == [(1, [(1, b'{"seq":1,"table":"t1","type":"b","time":' + repr(stored[1][0]["time"]).encode()
+                              + b',"data":{"n":2}}')])]
+        assert stored[1][0]["data"] == {"n": 2}
+
+        def broken() -> None:
+            raise RuntimeError("the link failed")
+
+        # It runs after the commit: its error is logged, and the entries stand.
+        assert j.record_many([("observation", {"n": 3}, [ev("c")])], broken)[0][0]["seq"] == 2
+        assert "the call after a commit failed" in caplog.text
+        assert reader.last_seq() == 2
+        with pytest.raises(JournalError, match="unknown input kind"):  # nothing committed: not called
+            j.record_many([("bogus", {}, [ev("d")])], lambda: seen.append((-1, [])))
+        assert len(seen) == 1
+
+
 def test_the_writers_recent_events_read_as_the_file_does(tmp_path: Path) -> None:
     path = tmp_path / "j.journal"
     with Journal(path, table="t1") as j:
