@@ -29,6 +29,7 @@ from controller.security import COMMAND_WINDOW_S, loads_utf8, verify_command
 log = logging.getLogger(__name__)
 
 MAX_COMMAND_BYTES = 16 * 1024
+PRIVATE_SEATS = 8  # seats 0..7 have a private topic; no game has more
 MAX_ID_LENGTH = 200
 _MEMORY_S = 4 * COMMAND_WINDOW_S  # the worker has long written an id down by then (see the module doc)
 _ID_PEEK_BYTES = 256 * 1024  # an oversized command up to this size still gets a correlated reply
@@ -76,6 +77,14 @@ class Topics:
 
     def private(self, seat: int) -> str:
         return self._t("private", str(seat))
+
+    def stray_private(self, topic: str) -> bool:
+        """A topic under ``private/`` that no seat of any game has: only someone else publishes there."""
+        head = self._t("private", "")
+        if not topic.startswith(head):
+            return False
+        seat = topic[len(head):]
+        return not (seat.isascii() and seat.isdigit() and str(int(seat)) == seat and int(seat) < PRIVATE_SEATS)
 
     @property
     def commands(self) -> str:

@@ -63,6 +63,10 @@ FOREIGN_LOG_EVERY_S = 60.0
 # command gets no answer and no log line, only a count (refusals_unanswered in health).
 REFUSAL_REPLIES_PER_S = 20.0
 REFUSAL_REPLIES_BURST = 40.0
+# Someone else's retained message on a private topic no seat has: deleted, this many a second at most,
+# with at most this many waiting (a flood over countless topics must not grow a list without end).
+STRAYS_CLEARED_PER_S = 20
+STRAYS_WAITING = 256
 
 
 class OutboxJournal(Protocol):
@@ -152,6 +156,10 @@ class MqttLink:
         self._refusals_unanswered = 0
         self._refusal_logged_at = -1e9
         self._retained_commands_cleared = 0  # retained messages on our command topics, deleted unanswered
+        self._strays: dict[str, None] = {}  # others' messages on private topics no seat has, to delete
+        self._strays_at = -1e9
+        self._strays_cleared = 0
+        self._strays_dropped = 0
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
@@ -331,6 +339,7 @@ class MqttLink:
             if self.take_refresh():
                 self.refresh_all()  # the broker may have lost them (no persistence) or hold stale ones
             self._restore_foreign()
+            self._clear_strays()
         backlog = False
         sent = 0
         room = WINDOW - len(self._inflight)
@@ -584,6 +593,8 @@ class MqttLink:
                 self._broker_state = state
             return
         if msg.topic.startswith(self._prefix) and not msg.topic.startswith(self.topics.command("")):
+            if msg.payload and self.topics.stray_private(msg.topic):
+                self._note_stray(msg.topic)
             if not msg.retain:  # a retained copy is only what the broker held when we subscribed
                 self._note_foreign(msg.topic)
             return
@@ -636,6 +647,29 @@ class MqttLink:
             log.warning("a flood of refused commands: %d left unanswered so far (at most %.0f refusals "
                         "a second are answered)", count, REFUSAL_REPLIES_PER_S)
         return False
+
+    def _note_stray(self, topic: str) -> None:
+        # A retained one would stay for every panel that subscribes to private/+ (it refuses it:
+        # it is not signed by the table, but it is clutter and a way to fill the broker).
+        with self._lock:
+            if topic in self._strays or len(self._strays) < STRAYS_WAITING:
+                self._strays[topic] = None
+            else:
+                self._strays_dropped += 1
+
+    def _clear_strays(self) -> None:
+        now = time.monotonic()
+        if now - self._strays_at < 1.0:
+            return  # the worker's next round, at most a second away, takes the rest
+        with self._lock:
+            topics = list(self._strays)[:STRAYS_CLEARED_PER_S]
+            for topic in topics:
+                del self._strays[topic]
+        if topics:
+            self._strays_at = now
+        for topic in topics:
+            self._publish(topic, b"", True, None)
+            self._strays_cleared += 1
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
@@ -727,6 +761,8 @@ class MqttLink:
             # Refused commands past the answering rate (a flood): neither answered nor logged.
             "refusals_unanswered": self._refusals_unanswered,
             "retained_commands_cleared": self._retained_commands_cleared,
+            "stray_private_cleared": self._strays_cleared,
+            "stray_private_dropped": self._strays_dropped,
         }
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from controller.mqtt_commands import PRIVATE_SEATS
 from controller.recent import RecentEvents
 from controller.security import seal
 from controller.service_commands import selftest_hooks
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from controller.service import Service
 
 HEALTH_EVERY_S = 10.0
-MAX_SEATS = 8  # private topics cleared beyond the current game's seats
 
 
 _ASCII = bytes(range(128))
@@ -95,7 +95,7 @@ class ServiceViews:
             self._private_plain[seat] = plain
             sealed = seal(service._token, service.table, seat, view, public_size=public_size)
             link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
-        for seat in range(MAX_SEATS):
+        for seat in range(PRIVATE_SEATS):  # a seat the game does not use is cleared
             if seat not in views and (seat in self._private_seats or not service._started):
                 self._private_plain.pop(seat, None)
                 link.set_retained(topics.private(seat), None)

@@ -139,3 +139,43 @@ def test_a_live_older_controller_with_a_clock_ahead_still_stops_the_newer_one(mo
             ahead.close()
             for p in pumps:
                 p.stop()
+
+
+def _retained_private(broker: Broker, table: str) -> set[str]:
+    """The private topics the broker holds for ``table``, read by a subscriber of its own."""
+    with Subscriber(broker.host, broker.port, (f"gk/{table}/private/#", f"gk/{table}/status")) as late:
+        # The status is always retained and comes after the private topics Mosquitto sends first.
+        late.wait_for(lambda m: any(x.topic.endswith("/status") for x in m))
+        return {m.topic for m in late.messages if not m.topic.endswith("/status") and m.payload}
+
+
+def test_someone_elses_message_on_a_private_topic_no_seat_has_is_deleted(mosquitto: Broker, tmp_path: Path,
+                                                                         pump: Pump, monkeypatch: pytest.MonkeyPatch) -> None:
+    import controller.mqtt_link as mqtt_link
+
+    monkeypatch.setattr(mqtt_link, "STRAYS_WAITING", 5)
+    with Journal(tmp_path / "j.sqlite", table="lf5") as journal:
+        link = make_link(mosquitto, journal, "lf5", pump)
+        pump.do(lambda l: l.set_retained(l.topics.private(1), {"seq": 0, "seat": 1, "sealed": "x"}))
+        link.start()
+        assert link.wait_online(5)
+        wait_until(lambda: _retained_private(mosquitto, "lf5") == {"gk/lf5/private/1"}, 5, "the table's own view")
+        forger = outsider(mosquitto)
+        try:
+            for seat in ("99", "8", "x", "01"):  # no seat of any game has these
+                forger.publish(f"gk/lf5/private/{seat}", b'{"sealed":"FORGED"}', qos=1, retain=True).wait_for_publish(5)
+            wait_until(lambda: link.counters()["stray_private_cleared"] == 4, 5, "the strays deleted")
+            assert _retained_private(mosquitto, "lf5") == {"gk/lf5/private/1"}  # the table's own view stays
+            # A flood over many topics is deleted a few at a time, and no more than a few wait.
+            for n in range(20):
+                forger.publish(f"gk/lf5/private/flood{n}", b"{}", qos=1, retain=True)
+            forger.publish("gk/lf5/private/flood-last", b"{}", qos=1, retain=True).wait_for_publish(5)
+            counters = link.counters
+            wait_until(lambda: counters()["stray_private_cleared"] + counters()["stray_private_dropped"] == 25, 10,
+                       "every stray of the flood deleted or dropped")
+            assert counters()["stray_private_dropped"] >= 1
+            assert counters()["retained_restored"] == 0  # nothing of the table's own was put right
+        finally:
+            forger.disconnect()
+            forger.loop_stop()
+        link.close()
