@@ -24,7 +24,11 @@ closer to a club where every table is its own Raspberry Pi; by default every
 table is in this one process.
 
 Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
-[--open K] [--procs K] [--switch-ms MS] [--freeze-gc]``.
+[--open K] [--procs K] [--journal-dir DIR] [--switch-ms MS] [--freeze-gc] [--stages]``.
+
+``--stages`` stamps every event on its way in the tables' processes
+(``club_stages.py``) and prints, for each case, where the slowest 2 % of
+events spent their time against all of them.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_sse import free_port, wait_port  # noqa: E402 - the same helpers as the one-table SSE bench
+from club_stages import report  # noqa: E402
 from club_tables import TOKEN, LocalTables  # noqa: E402
 PROBES = ROOT / "bench" / "club_probes.py"
 
@@ -62,12 +67,12 @@ class WorkerTables:
     """``tables`` split over ``procs`` worker processes (``club_tables.py``), driven like ``LocalTables``."""
 
     def __init__(self, tables: list[str], procs: int, bport: int, tmp: Path, pace: float,
-                 switch_ms: float | None, freeze_gc: bool) -> None:
+                 switch_ms: float | None, freeze_gc: bool, stages: bool = False) -> None:
         shares = [tables[i::procs] for i in range(procs) if tables[i::procs]]
         self.procs = [subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "club_tables.py"),
              json.dumps({"tables": share, "bport": bport, "tmp": str(tmp), "pace": pace, "seed": 1 + k,
-                         "switch_ms": switch_ms, "freeze_gc": freeze_gc})],
+                         "switch_ms": switch_ms, "freeze_gc": freeze_gc, "stages": stages})],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT) for k, share in enumerate(shares)]
 
     def start(self) -> None:
@@ -99,7 +104,9 @@ class WorkerTables:
         return {"cpu_s": sum(p["cpu_s"] for p in parts), "flips": sum(p["flips"] for p in parts),
                 "gc_ms": [ms for p in parts for ms in p["gc_ms"]],
                 "rss_tables": sum(p["rss_tables"] for p in parts), "rss_peak": sum(p["rss_peak"] for p in parts),
-                "threads": sum(p["threads"] for p in parts)}
+                "threads": sum(p["threads"] for p in parts),
+                "gc_pauses": [gp for p in parts for gp in p["gc_pauses"]],
+                "stamps": {t: st for p in parts for t, st in p["stamps"].items()}}
 
 
 def start_probe(args: list[str]) -> subprocess.Popen[str]:
@@ -121,9 +128,9 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     tables = [f"club-{n}-{i}" for i in range(1, n + 1)]
     group: LocalTables | WorkerTables
     if args.procs:
-        group = WorkerTables(tables, args.procs, bport, tmp, args.pace, args.switch_ms, args.freeze_gc)
+        group = WorkerTables(tables, args.procs, bport, tmp, args.pace, args.switch_ms, args.freeze_gc, args.stages)
     else:
-        group = LocalTables(tables, bport, tmp, args.pace, freeze_gc=args.freeze_gc)
+        group = LocalTables(tables, bport, tmp, args.pace, freeze_gc=args.freeze_gc, stages=args.stages)
     t_start = time.monotonic()
     group.start()
     started_s = time.monotonic() - t_start
@@ -163,6 +170,8 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
         "controller_cpu_pct_per_table": 100 * tables_out["cpu_s"] / wall / n, "panel_cpu_pct": share(p0, p1),
         "rss_per_table_mib": tables_out["rss_tables"] / n / 2**20, "rss_peak_mib": tables_out["rss_peak"] / 2**20,
         "threads": tables_out["threads"],
+        "stages": report(f"{n} table{'s' if n > 1 else ''}", mqtt_out["arrivals"], tables_out["stamps"],
+                         tables_out["gc_pauses"]) if args.stages else [],
     }
 
 
@@ -183,6 +192,8 @@ def main() -> int:
                          "here 50 share one); default a temporary folder on the disk")
     ap.add_argument("--switch-ms", type=float, default=None,
                     help="the tables' processes' GIL switch interval in ms (Python's default is 5)")
+    ap.add_argument("--stages", action="store_true",
+                    help="stamp every event on its way and say where the slowest 2 %% spent their time")
     ap.add_argument("--freeze-gc", action="store_true",
                     help="gc.freeze() once the tables have started, so full collections skip start-up objects")
     args = ap.parse_args()
@@ -235,6 +246,8 @@ def main() -> int:
     for r in results:
         print("  ".join(f"{k} {r[k]:.2f}" if isinstance(r[k], float) else f"{k} {r[k]}" for k in keys))
         print("   messages by topic:", r["counts"])
+        for line in r["stages"]:
+            print("  " + line)
     one, many = results[0], results[-1]
     if len(results) == 2:
         print(f"event p99 at an outside subscriber: {many['mqtt_p99']:.1f} ms vs {one['mqtt_p99']:.1f} ms "
