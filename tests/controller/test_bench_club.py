@@ -39,7 +39,7 @@ def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None
     assert "event p99 at an outside subscriber" in proc.stdout and "load average" in proc.stdout
     assert "GIL switch interval 0.5 ms, gc.freeze on" in proc.stdout
     assert ("2 worker processes" if procs else "tables in this process") in proc.stdout
-    if procs:  # every event the subscriber timed was matched with its stamps from the tables' processes
+    if procs:  # the events the subscriber timed were matched with their stamps from the tables' processes
         matched = re.search(r"3 tables: stages of (\d+) events", proc.stdout)
         assert matched and int(matched.group(1)) > 0 and "publish -> written" in proc.stdout
     else:
