@@ -26,6 +26,10 @@ table is in this one process.
 Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
 [--open K] [--procs K] [--rounds R] [--journal-dir DIR] [--switch-ms MS] [--freeze-gc] [--stages]``.
 
+``--rounds R`` alternates the one-table and N-table windows R times (the tables
+restarted each time on their journals) and pools each case's samples, so a change in a shared
+machine's load falls on both cases and the one-table p99 has more samples.
+
 ``--stages`` stamps every event on its way in the tables' processes
 (``club_stages.py``) and prints, for each case, where the slowest 2 % of
 events spent their time against all of them.
@@ -238,6 +242,8 @@ def main() -> int:
                          "here 50 share one); default a temporary folder on the disk")
     ap.add_argument("--switch-ms", type=float, default=None,
                     help="the tables' processes' GIL switch interval in ms (Python's default is 5)")
+    ap.add_argument("--tcp-nodelay", action="store_true",
+                    help="the broker sends without Nagle's delay (mosquitto's set_tcp_nodelay)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="alternate the one-table and N-table windows this many times, pooling each case's samples")
     ap.add_argument("--stages", action="store_true",
@@ -256,7 +262,9 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="gk-bench-club-"))
     bport, hport = free_port(), free_port()
     (tmp / "m.conf").write_text(f"listener {bport} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                                "max_queued_messages 10000\n")
+                                "max_queued_messages 10000\n"
+                                # Nagle off on the broker's sockets (mosquitto's default keeps it on).
+                                + ("set_tcp_nodelay true\n" if args.tcp_nodelay else ""))
     mosquitto = next(p for p in ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "mosquitto") if Path(p).exists())
     broker = subprocess.Popen([mosquitto, "-c", str(tmp / "m.conf")], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
@@ -291,7 +299,8 @@ def main() -> int:
           f"{f', {args.rounds} rounds alternated' if args.rounds > 1 else ''}; "
           f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}, "
           f"tables in {'this process' if not args.procs else f'{args.procs} worker processes'}, "
-          f"journals in {args.journal_dir or 'a temporary folder on the disk'}")
+          f"journals in {args.journal_dir or 'a temporary folder on the disk'}, "
+          f"broker set_tcp_nodelay {'true' if args.tcp_nodelay else 'false (its default)'}")
     load1 = os.getloadavg()
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "

@@ -21,7 +21,7 @@ def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None
          "--one-seconds", "4", "--pace", "0.5", "--phones", "1", "--open", "2",
          "--switch-ms", "0.5", "--freeze-gc", "--procs", str(procs),
          # One table in a worker: its stamps cross a process; two rounds: the cases' samples are pooled.
-         *(["--stages"] if procs else ["--rounds", "2"])],
+         *(["--stages"] if procs else ["--rounds", "2", "--tcp-nodelay"])],
         capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -44,3 +44,4 @@ def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None
         assert matched and int(matched.group(1)) > 0 and "publish -> written" in proc.stdout
     else:
         assert "2 rounds alternated" in proc.stdout and one["rounds"] == many["rounds"] == 2
+        assert "broker set_tcp_nodelay true" in proc.stdout
