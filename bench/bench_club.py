@@ -24,7 +24,15 @@ closer to a club where every table is its own Raspberry Pi; by default every
 table is in this one process.
 
 Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
-[--open K] [--procs K] [--switch-ms MS] [--freeze-gc]``.
+[--open K] [--procs K] [--rounds R] [--journal-dir DIR] [--switch-ms MS] [--freeze-gc] [--stages]``.
+
+``--rounds R`` alternates the one-table and N-table windows R times (the tables
+restarted each time on their journals) and pools each case's samples, so a change in a shared
+machine's load falls on both cases and the one-table p99 has more samples.
+
+``--stages`` stamps every event on its way in the tables' processes
+(``club_stages.py``) and prints, for each case, where the slowest 2 % of
+events spent their time against all of them.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_sse import free_port, wait_port  # noqa: E402 - the same helpers as the one-table SSE bench
+from club_stages import report  # noqa: E402
 from club_tables import TOKEN, LocalTables  # noqa: E402
 PROBES = ROOT / "bench" / "club_probes.py"
 
@@ -62,19 +71,29 @@ class WorkerTables:
     """``tables`` split over ``procs`` worker processes (``club_tables.py``), driven like ``LocalTables``."""
 
     def __init__(self, tables: list[str], procs: int, bport: int, tmp: Path, pace: float,
-                 switch_ms: float | None, freeze_gc: bool) -> None:
+                 switch_ms: float | None, freeze_gc: bool, stages: bool = False) -> None:
         shares = [tables[i::procs] for i in range(procs) if tables[i::procs]]
-        self.procs = [subprocess.Popen(
-            [sys.executable, str(ROOT / "bench" / "club_tables.py"),
-             json.dumps({"tables": share, "bport": bport, "tmp": str(tmp), "pace": pace, "seed": 1 + k,
-                         "switch_ms": switch_ms, "freeze_gc": freeze_gc})],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT) for k, share in enumerate(shares)]
+        self._argv = [[sys.executable, str(ROOT / "bench" / "club_tables.py"),
+                       json.dumps({"tables": share, "bport": bport, "tmp": str(tmp), "pace": pace, "seed": 1 + k,
+                                   "switch_ms": switch_ms, "freeze_gc": freeze_gc, "stages": stages})]
+                      for k, share in enumerate(shares)]
+        self.procs: list[subprocess.Popen[str]] = []
 
     def start(self) -> None:
-        for proc in self.procs:
-            assert proc.stdout is not None
-            if proc.stdout.readline().strip() != "ready":
-                raise SystemExit("a worker of tables did not start")
+        # A few at a time: 50 interpreters importing at once on 2 cores starve each other past
+        # the simulated board's set-up timeout (a club's Pis do not share their cores).
+        in_flight = max(2, os.cpu_count() or 2)
+        waiting: list[subprocess.Popen[str]] = []
+        for argv in self._argv + [None] * in_flight:
+            if argv is not None:
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+                self.procs.append(proc)
+                waiting.append(proc)
+            if len(waiting) >= in_flight or (argv is None and waiting):
+                first = waiting.pop(0)
+                assert first.stdout is not None
+                if first.stdout.readline().strip() != "ready":
+                    raise SystemExit("a worker of tables did not start")
 
     def _say(self, word: str) -> None:
         for proc in self.procs:
@@ -99,7 +118,9 @@ class WorkerTables:
         return {"cpu_s": sum(p["cpu_s"] for p in parts), "flips": sum(p["flips"] for p in parts),
                 "gc_ms": [ms for p in parts for ms in p["gc_ms"]],
                 "rss_tables": sum(p["rss_tables"] for p in parts), "rss_peak": sum(p["rss_peak"] for p in parts),
-                "threads": sum(p["threads"] for p in parts)}
+                "threads": sum(p["threads"] for p in parts),
+                "gc_pauses": [gp for p in parts for gp in p["gc_pauses"]],
+                "stamps": {t: st for p in parts for t, st in p["stamps"].items()}}
 
 
 def start_probe(args: list[str]) -> subprocess.Popen[str]:
@@ -121,9 +142,9 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     tables = [f"club-{n}-{i}" for i in range(1, n + 1)]
     group: LocalTables | WorkerTables
     if args.procs:
-        group = WorkerTables(tables, args.procs, bport, tmp, args.pace, args.switch_ms, args.freeze_gc)
+        group = WorkerTables(tables, args.procs, bport, tmp, args.pace, args.switch_ms, args.freeze_gc, args.stages)
     else:
-        group = LocalTables(tables, bport, tmp, args.pace, freeze_gc=args.freeze_gc)
+        group = LocalTables(tables, bport, tmp, args.pace, freeze_gc=args.freeze_gc, stages=args.stages)
     t_start = time.monotonic()
     group.start()
     started_s = time.monotonic() - t_start
@@ -163,7 +184,45 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
         "controller_cpu_pct_per_table": 100 * tables_out["cpu_s"] / wall / n, "panel_cpu_pct": share(p0, p1),
         "rss_per_table_mib": tables_out["rss_tables"] / n / 2**20, "rss_peak_mib": tables_out["rss_peak"] / 2**20,
         "threads": tables_out["threads"],
+        "mqtt_ms": mqtt_out["latency_ms"], "sse_ms": sse_out["latency_ms"],
+        # Kept raw so that the rounds of a case are reported together (``pool``).
+        "arrivals": mqtt_out["arrivals"], "stamps": tables_out["stamps"], "gc_pauses": tables_out["gc_pauses"],
     }
+
+
+def pool(rounds: list[dict[str, Any]], stages: bool = False) -> dict[str, Any]:
+    """One case's rounds as one: percentiles over every sample, rates and shares weighted by window."""
+    out = dict(rounds[0])
+    out["stages"] = []
+    if stages:
+        stamps: dict[str, dict[str, Any]] = {}
+        for r in rounds:  # a table keeps its journal from round to round: its seqs go on rising
+            for table, by_seq in r["stamps"].items():
+                stamps.setdefault(table, {}).update(by_seq)
+        n = out["tables"]
+        out["stages"] = report(f"{n} table{'s' if n > 1 else ''}", [a for r in rounds for a in r["arrivals"]],
+                               stamps, [g for r in rounds for g in r["gc_pauses"]])
+    if len(rounds) == 1:
+        return out
+    wall = sum(r["window_s"] for r in rounds)
+    out["mqtt_ms"] = [ms for r in rounds for ms in r["mqtt_ms"]]
+    out["sse_ms"] = [ms for r in rounds for ms in r["sse_ms"]]
+    out.update(
+        rounds=len(rounds), window_s=round(wall, 1), events=len(out["mqtt_ms"]), sse_events=len(out["sse_ms"]),
+        mqtt_p50=pct(out["mqtt_ms"], 50), mqtt_p99=pct(out["mqtt_ms"], 99),
+        sse_p50=pct(out["sse_ms"], 50), sse_p99=pct(out["sse_ms"], 99),
+        flips=sum(r["flips"] for r in rounds), list_lines=sum(r["list_lines"] for r in rounds),
+        gc_collections=sum(r["gc_collections"] for r in rounds),
+        gc_longest_ms=max(r["gc_longest_ms"] for r in rounds),
+        start_s=max(r["start_s"] for r in rounds),
+        counts={k: sum(r["counts"].get(k, 0) for r in rounds) for r in rounds for k in r["counts"]},
+    )
+    for key in ("msgs_per_s_per_table", "broker_cpu_pct", "controllers_cpu_pct", "controller_cpu_pct_per_table",
+                "panel_cpu_pct"):
+        out[key] = sum(r[key] * r["window_s"] for r in rounds) / wall
+    for key in ("rss_per_table_mib", "rss_peak_mib", "threads"):
+        out[key] = max(r[key] for r in rounds)
+    return out
 
 
 def main() -> int:
@@ -183,11 +242,19 @@ def main() -> int:
                          "here 50 share one); default a temporary folder on the disk")
     ap.add_argument("--switch-ms", type=float, default=None,
                     help="the tables' processes' GIL switch interval in ms (Python's default is 5)")
+    ap.add_argument("--tcp-nodelay", action="store_true",
+                    help="the broker sends without Nagle's delay (mosquitto's set_tcp_nodelay)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="alternate the one-table and N-table windows this many times, pooling each case's samples")
+    ap.add_argument("--stages", action="store_true",
+                    help="stamp every event on its way and say where the slowest 2 %% spent their time")
     ap.add_argument("--freeze-gc", action="store_true",
                     help="gc.freeze() once the tables have started, so full collections skip start-up objects")
     args = ap.parse_args()
     if args.procs < 0:
         ap.error("--procs must be 0 or more")
+    if args.rounds < 1:
+        ap.error("--rounds must be 1 or more")
     if args.switch_ms is not None:
         sys.setswitchinterval(args.switch_ms / 1000)
 
@@ -195,7 +262,9 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="gk-bench-club-"))
     bport, hport = free_port(), free_port()
     (tmp / "m.conf").write_text(f"listener {bport} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                                "max_queued_messages 10000\n")
+                                "max_queued_messages 10000\n"
+                                # Nagle off on the broker's sockets (mosquitto's default keeps it on).
+                                + ("set_tcp_nodelay true\n" if args.tcp_nodelay else ""))
     mosquitto = next(p for p in ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "mosquitto") if Path(p).exists())
     broker = subprocess.Popen([mosquitto, "-c", str(tmp / "m.conf")], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
@@ -211,8 +280,13 @@ def main() -> int:
         pp = psutil.Process(panel.pid)
         server = max([pp, *pp.children(recursive=True)], key=lambda p: p.memory_info().rss)
         journals = Path(tempfile.mkdtemp(prefix="gk-bench-club-", dir=args.journal_dir)) if args.journal_dir else tmp
-        results = [run_phase(n, args, bport, hport, psutil.Process(broker.pid), server, journals)
-                   for n in sorted({1, args.tables})]
+        # Rounds alternate the cases, so a change in the shared machine's load falls on both.
+        runs: dict[int, list[dict[str, Any]]] = {}
+        for _ in range(args.rounds):
+            for n in sorted({1, args.tables}):
+                runs.setdefault(n, []).append(
+                    run_phase(n, args, bport, hport, psutil.Process(broker.pid), server, journals))
+        results = [pool(runs[n], args.stages) for n in sorted(runs)]
     finally:
         if panel is not None:
             panel.terminate()
@@ -221,26 +295,30 @@ def main() -> int:
         broker.wait(10)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, pace {args.pace:g} s, {args.phones} phones a table, "
-          f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables); "
+          f"window {args.one_seconds:g} s (one table) and {args.seconds:g} s ({args.tables} tables)"
+          f"{f', {args.rounds} rounds alternated' if args.rounds > 1 else ''}; "
           f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms, gc.freeze {'on' if args.freeze_gc else 'off'}, "
           f"tables in {'this process' if not args.procs else f'{args.procs} worker processes'}, "
-          f"journals in {args.journal_dir or 'a temporary folder on the disk'}")
+          f"journals in {args.journal_dir or 'a temporary folder on the disk'}, "
+          f"broker set_tcp_nodelay {'true' if args.tcp_nodelay else 'false (its default)'}")
     load1 = os.getloadavg()
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
           "at the end")
-    keys = ["tables", "procs", "open", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
+    keys = ["tables", "procs", "open", "window_s", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
             "broker_cpu_pct", "controller_cpu_pct_per_table", "panel_cpu_pct", "rss_per_table_mib", "start_s",
             "threads", "gc_collections", "gc_longest_ms"]
     for r in results:
         print("  ".join(f"{k} {r[k]:.2f}" if isinstance(r[k], float) else f"{k} {r[k]}" for k in keys))
         print("   messages by topic:", r["counts"])
+        for line in r["stages"]:
+            print("  " + line)
     one, many = results[0], results[-1]
     if len(results) == 2:
         print(f"event p99 at an outside subscriber: {many['mqtt_p99']:.1f} ms vs {one['mqtt_p99']:.1f} ms "
               f"= {many['mqtt_p99'] / one['mqtt_p99']:.2f}x (target <= 2x)")
         print(f"club panel SSE event p99 at {many['tables']} tables: {many['sse_p99']:.1f} ms (target <= 100 ms)")
-    print(json.dumps(results))
+    print(json.dumps([{k: v for k, v in r.items() if k not in ("mqtt_ms", "sse_ms", "arrivals", "stamps", "gc_pauses")} for r in results]))
     return 0
 
 

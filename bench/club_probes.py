@@ -25,6 +25,7 @@ def mqtt_probe(port: int, seconds: float) -> dict[str, Any]:
     import paho.mqtt.client as mqtt
 
     lat: list[float] = []
+    arrivals: list[list[Any]] = []  # [table, seq, monotonic arrival, ms]: matched with the tables' stamps
     counts: dict[str, int] = {}
     state = {"on": False}
 
@@ -34,7 +35,10 @@ def mqtt_probe(port: int, seconds: float) -> dict[str, Any]:
         kind = msg.topic.split("/")[2] if msg.topic.count("/") >= 2 else msg.topic
         counts[kind] = counts.get(kind, 0) + 1
         if kind == "events":
-            lat.append((time.time() - json.loads(msg.payload)["time"]) * 1000)
+            now, arrived = time.time(), time.monotonic()
+            event = json.loads(msg.payload)
+            lat.append((now - event["time"]) * 1000)
+            arrivals.append([event["table"], event["seq"], arrived, lat[-1]])
 
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-club-sub-{time.monotonic_ns()}")
     c.on_connect = lambda c, *a: c.subscribe("gravekeeper/#", 1)
@@ -48,7 +52,7 @@ def mqtt_probe(port: int, seconds: float) -> dict[str, Any]:
     state["on"] = False
     c.disconnect()
     c.loop_stop()
-    return {"latency_ms": lat, "counts": counts}
+    return {"latency_ms": lat, "counts": counts, "arrivals": arrivals}
 
 
 def sse_probe(port: int, seconds: float, phones: int, tables: list[str]) -> dict[str, Any]:

@@ -31,6 +31,9 @@ from controller.broker import BrokerChoice  # noqa: E402
 from controller.config import load_config  # noqa: E402
 from controller.service import Service  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from club_stages import stamp_service  # noqa: E402
+
 TOKEN = "bench-club-token"
 
 
@@ -74,12 +77,14 @@ class GcPauses:
 
     def __init__(self) -> None:
         self.ms: list[float] = []
+        self.starts: list[float] = []  # on the monotonic clock, to match slow events with a pause
         self._t0 = 0.0
         gc.callbacks.append(self._cb)
 
     def _cb(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._t0 = time.perf_counter()
+            self.starts.append(time.monotonic())
         else:
             self.ms.append((time.perf_counter() - self._t0) * 1000)
 
@@ -92,9 +97,10 @@ class LocalTables:
     """``tables`` as Services in this process; ``start``, ``go``, ``mark``, then ``end`` for the figures."""
 
     def __init__(self, tables: list[str], bport: int, tmp: Path, pace: float, seed: int = 1,
-                 freeze_gc: bool = False) -> None:
+                 freeze_gc: bool = False, stages: bool = False) -> None:
         self.tables, self.bport, self.tmp, self.pace, self.seed = tables, bport, tmp, pace, seed
-        self.freeze_gc = freeze_gc
+        self.freeze_gc, self.stages = freeze_gc, stages
+        self.stamps: dict[str, dict[int, dict[str, Any]]] = {}
         self.me = psutil.Process()
         self.services: list[Service] = []
 
@@ -108,9 +114,11 @@ class LocalTables:
             svc = Service(cfg, BrokerChoice("127.0.0.1", self.bport, False))
             svc.start()
             self.services.append(svc)
-        for svc in self.services:
+        for t, svc in zip(self.tables, self.services):
             if not svc.wait_online(30):
                 raise SystemExit("a table did not come online")
+            if self.stages:
+                self.stamps[t] = stamp_service(svc)
         self.rss_tables = self.me.memory_info().rss
         self.players = Players(self.services, self.pace, self.seed)
 
@@ -132,6 +140,8 @@ class LocalTables:
             "flips": self.players.flips - self.flips0, "gc_ms": self.pauses.ms,
             "rss_tables": self.rss_tables - self.rss0, "rss_peak": self.me.memory_info().rss,
             "threads": self.me.num_threads(),
+            "gc_pauses": list(zip(self.pauses.starts, self.pauses.ms)),
+            "stamps": {t: {str(seq): st for seq, st in by_seq.items()} for t, by_seq in self.stamps.items()},
         }
         self.players.stop.set()
         self.players.thread.join(5)
@@ -144,7 +154,7 @@ def worker(settings: dict[str, Any]) -> int:
     if settings.get("switch_ms") is not None:
         sys.setswitchinterval(settings["switch_ms"] / 1000)
     group = LocalTables(settings["tables"], settings["bport"], Path(settings["tmp"]), settings["pace"],
-                        settings["seed"], settings["freeze_gc"])
+                        settings["seed"], settings["freeze_gc"], settings.get("stages", False))
     group.start()
     print("ready", flush=True)
     for line in sys.stdin:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_club.py"), "--tables", "3", "--seconds", "4",
          "--one-seconds", "4", "--pace", "0.5", "--phones", "1", "--open", "2",
-         "--switch-ms", "0.5", "--freeze-gc", "--procs", str(procs)],
+         "--switch-ms", "0.5", "--freeze-gc", "--procs", str(procs),
+         # One table in a worker: its stamps cross a process; two rounds: the cases' samples are pooled.
+         *(["--stages"] if procs else ["--rounds", "2", "--tcp-nodelay"])],
         capture_output=True, text=True, timeout=240, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -36,3 +39,9 @@ def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None
     assert "event p99 at an outside subscriber" in proc.stdout and "load average" in proc.stdout
     assert "GIL switch interval 0.5 ms, gc.freeze on" in proc.stdout
     assert ("2 worker processes" if procs else "tables in this process") in proc.stdout
+    if procs:  # the events the subscriber timed were matched with their stamps from the tables' processes
+        matched = re.search(r"3 tables: stages of (\d+) events", proc.stdout)
+        assert matched and int(matched.group(1)) > 0 and "publish -> written" in proc.stdout
+    else:
+        assert "2 rounds alternated" in proc.stdout and one["rounds"] == many["rounds"] == 2
+        assert "broker set_tcp_nodelay true" in proc.stdout
