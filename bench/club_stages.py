@@ -56,12 +56,18 @@ def stamp_service(svc: Any) -> dict[int, dict[str, Any]]:
         cur["inline"] = threading.current_thread().name != "gk-worker"
         return observe(obs)
 
-    def timed_record_many(entries: Any) -> Any:
+    def timed_record_many(entries: Any, on_commit: Any = None) -> Any:
         cur["commit"] = time.monotonic()
-        try:
-            return record_many(entries)
-        finally:
+
+        def committed() -> None:  # the journal's call once the commit returned: the events go to paho here
             cur["committed"], cur["cpu_committed"] = time.monotonic(), time.thread_time()
+            on_commit()
+
+        try:
+            return record_many(entries) if on_commit is None else record_many(entries, committed)
+        finally:
+            if "committed" not in cur:
+                cur["committed"], cur["cpu_committed"] = time.monotonic(), time.thread_time()
 
     def timed_publish(topic: str, data: bytes, retain: bool, seq: int | None) -> None:
         if topic == events_topic and seq is not None and "committed" in cur:
