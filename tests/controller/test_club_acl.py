@@ -10,6 +10,7 @@ broker delivers after it.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,3 +136,44 @@ def test_anonymous_readers_cannot_write_and_the_panel_writes_only_commands(
                     close(c)
     finally:
         svc.stop()
+
+
+def test_the_clubs_broker_settings_run_on_a_real_mosquitto(tmp_path: Path) -> None:
+    """``deploy/mosquitto/club.conf`` as shipped, but for its port and file paths: Mosquitto takes every line."""
+    from tests.conftest import free_port
+    from tests.controller.club_testkit import CLUB_ACL, mosquitto_passwd
+
+    shipped = (CLUB_ACL.parent / "club.conf").read_text()
+    assert "set_tcp_nodelay true" in shipped
+    passwd = tmp_path / "club.passwd"
+    mosquitto_passwd(passwd, USERS)
+    port = free_port()
+    lines = []
+    for line in shipped.splitlines():
+        key = line.split(" ", 1)[0]
+        if key == "listener":
+            line = f"listener {port} 127.0.0.1"
+        elif key == "password_file":
+            line = f"password_file {passwd}"
+        elif key == "acl_file":
+            line = f"acl_file {CLUB_ACL}"
+        elif key == "persistence":
+            line = f"persistence true\npersistence_location {tmp_path}/"
+        lines.append(line)
+    if os.geteuid() == 0:
+        lines.append("user root")  # as acl_broker: Mosquitto's own user cannot enter pytest's directory
+    conf = tmp_path / "club.conf"
+    conf.write_text("\n".join(lines) + "\n")
+    broker = Broker(port=port, conf=conf, log=tmp_path / "mosquitto.log")
+    broker.start()
+    try:
+        c = client(broker, "panel", USERS["panel"])
+        try:
+            with Subscriber(broker.host, broker.port, (f"{BASE}/club-conf/#",)) as sub:
+                publish(c, f"{BASE}/club-conf/cmd/roll", "from the panel")
+                sub.wait_for(lambda m: bool(got(sub, "from the panel")))
+        finally:
+            close(c)
+    finally:
+        broker.stop()
+    assert "Error" not in (tmp_path / "mosquitto.log").read_text()
