@@ -43,8 +43,8 @@ def _public_size(state: bytes) -> int:
     """The bound a sealed view is padded to, from the state's bytes as they are published.
 
     Never below the state's length, and never below the length its JSON has with a space after
-    each separator and every other character escaped to ASCII, which the views' margin was
-    measured against (a view, sealed in ASCII, is shorter than that: docs/topics.md, Padding).
+    each separator and every other character escaped to ASCII, the encoding a view has when it is
+    sealed (a view may still be longer than its state: it is then padded by itself, docs/topics.md).
     Counted on the bytes already encoded instead of encoding a big board's state a second time:
     one space per ',' and ':' (those inside strings too, which only raises it) and at most two
     more bytes per byte of a character beyond ASCII (an escape takes 6 bytes, or 12 for two).
