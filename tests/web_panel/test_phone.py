@@ -369,6 +369,33 @@ def test_a_card_playable_on_anothers_turn_is_not_a_call_to_act(phone: Any, serve
     check_phone_page(player, "terror: a card playable on another's turn", errors)
 
 
+def test_a_page_without_the_table_cues_buzzes_when_the_turn_comes_not_when_it_opens(
+        phone: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
+    """Without effects.js (not loaded yet, or blocked) the page buzzes by itself, once a turn comes to the
+    player; opening the page on their own turn does not buzz, whichever script loads first."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    seat = g.current_player
+    publish(fake, g)
+    player, _ = phone()
+    player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
+    player.route("**/effects.js", lambda route: route.abort())
+    join(player, served.url, fake.table, token, seat)
+    player.wait_for_function("document.body.dataset.yourTurn === 'yes'")
+    assert player.evaluate("window.GKEffects") is None
+    assert player.evaluate("window.buzzes || []") == []  # opened on their turn: they are looking at it
+    rnd = random.Random(5)
+    for want_seat, state in ((1 - seat, "no"), (seat, "yes")):
+        for _ in range(200):
+            if g.current_player == want_seat:
+                break
+            la = g.legal_actions()
+            g.apply(rnd.choice([a for a in la if a.player == g.current_player] or la))
+        assert g.current_player == want_seat
+        publish(fake, g)
+        player.wait_for_function(f"document.body.dataset.yourTurn === '{state}'")
+    assert player.evaluate("window.buzzes || []") == [200]  # the turn came back: one buzz
+
+
 def test_a_tap_between_overlapping_targets_goes_to_the_nearest(phone: Any, served: PanelServer, fake: FakeTable,
                                                                token: str) -> None:
     """Tile spots one square apart overlap; a finger nearer one spot's centre proposes that spot."""

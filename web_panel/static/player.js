@@ -71,14 +71,16 @@
 
   // "Your turn" stands at the top of the page, where the player looks; the phone buzzes once when it
   // becomes their turn (where the browser allows it: not iOS Safari, and only after a first tap).
-  let wasMine = false;
+  // Not when the page opens on their turn: they are looking at it. (null: not known yet, until the
+  // player's own view, with their moves, has come as well as the table's state.)
+  let wasMine = null;
   function renderYourTurn(st, legal) {
     const box = $("your-turn");
     // A card a Terror player may play on someone else's turn is not a call to act: no banner, no buzz.
-    const mine = !!st.game && !st.over && legal.some(a => st.current_player === seat || a.kind !== "play_card");
-    box.hidden = !mine;
+    const myTurn = !!st.game && !st.over && legal.some(a => st.current_player === seat || a.kind !== "play_card");
+    box.hidden = !myTurn;
     box.innerHTML = "";
-    if (mine) {
+    if (myTurn) {
       const big = document.createElement("div");
       big.textContent = st.current_player === seat ? "Your turn" : "Your move";
       box.appendChild(big);
@@ -92,11 +94,11 @@
     }
     // The table's cues (effects.js) buzz a player's phone on their turn, with the player's own on/off switch;
     // only a page without them buzzes here, so a turn never buzzes twice.
-    if (mine && !wasMine && !window.GKEffects && navigator.vibrate) {
+    if (myTurn && wasMine === false && !window.GKEffects && navigator.vibrate) {
       try { navigator.vibrate(200); } catch (e) { /* a browser may refuse before the first tap */ }
     }
-    wasMine = mine;
-    document.body.dataset.yourTurn = mine ? "yes" : "no";
+    if (st.game && mine && mine.available) wasMine = myTurn;
+    document.body.dataset.yourTurn = myTurn ? "yes" : "no";
   }
 
   function renderHand(st, legal, handled) {
