@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import random
 import re
+from collections.abc import Iterator
 
-from controller.games import get_game
+from controller.games import Action, Game, get_game
 from controller.place_words import dogs_square, ordinal, superstition_space
 from controller.undo import pieces_back
 
@@ -66,23 +67,30 @@ def test_place_words() -> None:
     assert "after the gate" in superstition_space(view, after) or "before" in superstition_space(view, after)
 
 
+def random_positions(game: Game, *, seed: int, steps: int) -> Iterator[list[Action]]:
+    """The legal actions of each position of a seeded random game, until it ends or ``steps`` moves;
+    the game moves on (one of them at random) after the caller has looked at each."""
+    rnd = random.Random(seed)
+    for _ in range(steps):
+        actions = game.legal_actions()
+        if game.is_over or not actions:
+            return
+        yield actions
+        game.apply(rnd.choice(actions))
+
+
 def test_a_step_to_take_back_is_described_in_words() -> None:
     """The engine describes a dog's move by its square, and so does the undo card."""
     from controller.undo import describe_step
 
     game = get_game("dogs").new(["Ann", "Bo"], seed=3)
-    rnd = random.Random(3)
     seen = 0
-    for _ in range(400):
-        actions = game.legal_actions()
-        if game.is_over or not actions:
-            break
+    for actions in random_positions(game, seed=3, steps=400):
         for a in [a for a in actions if a.kind == "move_dog"][:3]:
             assert not re.search(r"\(-?\d+, -?\d+\)", game.describe(a))  # the engine says it in words too
             text = describe_step(game, a)
             assert " square of " in text and not RAW.search(text), text
             seen += 1
-        game.apply(rnd.choice(actions))
     assert seen >= 10
 
 
@@ -92,17 +100,12 @@ def test_every_games_steps_are_the_engines_own_words_without_ids() -> None:
 
     for name in ("terror", "superstition", "dogs"):
         game = get_game(name).new(["Ann", "Bo"], seed=5)
-        rnd = random.Random(5)
         seen = 0
-        for _ in range(150):
-            actions = game.legal_actions()
-            if game.is_over or not actions:
-                break
+        for actions in random_positions(game, seed=5, steps=150):
             for a in actions[:6]:
                 text = describe_step(game, a)
                 assert text.endswith(game.describe(a)) and not RAW.search(text), (name, text)
                 seen += 1
-            game.apply(rnd.choice(actions))
         assert seen >= 20, name
 
 
