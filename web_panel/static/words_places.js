@@ -19,6 +19,7 @@
     pit: "pit", entrance: "Entrance", exit: "Exit", gate: "Gate platform", crypt: "Crypt platform",
   };
   const TERROR_COLOURS = ["red", "purple", "gold"];
+  const FAR = "far", DIAGONAL = "diagonal", IN_LINE = "in line";
   const COUNTS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                   "twelve"];
   function terrorKind(t) {
@@ -53,27 +54,76 @@
     const what = "the " + noun + (on ? " on the " + colour + " platform," : "");
     const apart = (a, c) => Math.abs(Math.floor(a / cols) - Math.floor(c / cols)) + Math.abs(a % cols - c % cols);
     const count = n => n < COUNTS.length ? COUNTS[n] : String(n);
+    // A clue ties the space to one named place: so many spaces from it, diagonally next to it, or in line with it.
+    const fits = (i, [how, p]) => {
+      const across = Math.abs(Math.floor(i / cols) - Math.floor(p / cols)), along = Math.abs(i % cols - p % cols);
+      if (how === FAR) return across + along === apart(index, p);
+      if (how === DIAGONAL) return across === 1 && along === 1;
+      return i !== p && (across === 0 || along === 0);
+    };
     const order = [...named.keys()];
     const nearest = order.reduce((best, p) => apart(index, p) < apart(index, best) ? p : best);
-    let said = apart(index, nearest) === 1 ? "next to " + named.get(nearest)
-      : count(apart(index, nearest)) + " spaces from " + named.get(nearest);
-    const alike = [];
+    const clues = [[FAR, nearest]];
+    // The other spaces the words said so far fit: of this kind, on the platform said or on none; an arrow or a
+    // Danger space said by its colour alone may be taken for one of that colour anywhere.
+    let left = [];
     for (let i = 0; i < b.rows * cols; i++) {
-      if (i !== index && kindAt(i) === kind && colourOf.get(i) === colour && apart(i, nearest) === apart(index, nearest)) alike.push(i);
+      if (i !== index && kindAt(i) === kind && fits(i, clues[0])
+          && (colourOf.get(i) === colour || (colour !== undefined && !on))) left.push(i);
     }
-    if (alike.length) {
-      // The place that tells the most of them apart; of those, the nearest (the first listed on a tie).
-      let second = null, score = null;
+    const before = (a, c) => {  // one score before another, as Python orders tuples
+      for (let k = 0; k < a.length; k++) if (a[k] !== c[k]) return a[k] < c[k];
+      return false;
+    };
+    // Add the clue that leaves the fewest of them (of those, the best ranked, the first listed), if it leaves fewer.
+    function narrow(options, rank) {
+      if (!left.length || !options.length) return false;
+      let best = null, score = null;
+      for (const clue of options) {
+        const s = [left.filter(i => fits(i, clue)).length, ...rank(clue)];
+        if (score === null || before(s, score)) { best = clue; score = s; }
+      }
+      const kept = left.filter(i => fits(i, best));
+      if (kept.length === left.length) return false;
+      clues.push(best);
+      left = kept;
+      return true;
+    }
+    // A second place, counted; then whatever tells the rest apart, as the engine ranks them.
+    narrow(order.filter(p => p !== nearest).map(p => [FAR, p]), ([, p]) => [0, apart(index, p)]);
+    const rank = ([how, p]) => {
+      const namedAlready = clues.some(([, q]) => q === p);
+      return [how === DIAGONAL || (how === IN_LINE && namedAlready) ? 0 : how === FAR ? 1 : 2, apart(index, p)];
+    };
+    const further = () => {
+      const out = [];
       for (const p of order) {
-        if (p === nearest) continue;
-        const s = [alike.filter(i => apart(i, p) === apart(index, p)).length, apart(index, p)];
-        if (score === null || s[0] < score[0] || (s[0] === score[0] && s[1] < score[1])) { second = p; score = s; }
+        for (const how of [FAR, DIAGONAL, IN_LINE]) {
+          if (clues.some(([h, q]) => h === how && q === p)) continue;
+          if (how === FAR || (fits(index, [how, p]) && !(how === IN_LINE && apart(index, p) === 1))) out.push([how, p]);
+        }
       }
-      if (second !== null && alike.some(i => apart(i, second) !== apart(index, second))) {
-        said += " and " + count(apart(index, second)) + " from " + named.get(second);
+      return out;
+    };
+    while (narrow(further(), rank)) { /* each round leaves fewer */ }
+    const counted = [], besides = [];
+    let spaces = " spaces";  // with the first number only
+    for (const p of new Set(clues.map(([, q]) => q))) {
+      const hows = new Set(clues.filter(([, q]) => q === p).map(([h]) => h));
+      let said;
+      if (hows.has(DIAGONAL)) said = "diagonally next to " + named.get(p);
+      else if (!hows.has(FAR)) said = "in line with " + named.get(p);
+      else if (apart(index, p) === 1) said = "next to " + named.get(p);
+      else {
+        said = count(apart(index, p)) + spaces + " from " + named.get(p);
+        if (hows.has(IN_LINE)) said += " in a straight line";
+        spaces = "";
       }
+      (hows.has(FAR) ? counted : besides).push(said);
     }
-    return what + " " + said;
+    const listed = counted.length === 1 ? counted[0] : counted.length === 2 ? counted.join(" and ")
+      : counted.slice(0, -1).join(", ") + ", and " + counted[counted.length - 1];
+    return what + " " + listed + besides.map(part => ", " + part).join("");
   }
   const TOMB_END = { end_a: "end A", middle: "the middle", end_b: "end B" };
   const tombEnd = p => TOMB_END[p] || "an unknown place";

@@ -122,14 +122,30 @@ def _platform_colour(board: "Board", index: int) -> str | None:
     return next((p.colour for p in board.platforms.values() if index in p.spaces), None)
 
 
+# How a clue ties a space to one named place: so many spaces from it, diagonally next to it (one
+# step along and one across), or in line with it (along the same straight line of spaces).
+_FAR, _DIAGONAL, _IN_LINE = "far", "diagonal", "in line"
+_Clue = tuple[str, int]  # (how, the named place's cell)
+
+
 # The panel words a space the same way from the public view (``terrorCell`` in
 # web_panel/static/words_places.js); tests/web_panel/test_terror_place_words_browser.py compares the two.
 def place_words(board: "Board", cfg: int, index: int) -> str:
     """One space of the board as a player finds it, never by row and column: what is printed on it,
     the platform it is on, and how many spaces it lies from the nearest named place (the Gate and
     Crypt platforms, the Entrance, the Exit, the tombs where they stand now): "the card space next
-    to the Exit", "the grass space on the gold platform, two spaces from the Wolf tomb". When other
-    spaces of its kind lie as far from that place, a second place tells them apart where one can."""
+    to the Exit", "the grass space on the red platform, two spaces from the Mummy tomb".
+
+    When other spaces of its kind (on the platform it says, or on none) lie as far from that place, more
+    is said until the words fit this space alone: how far it lies from a second named place, then
+    whatever tells the rest apart with the least to count: that it is diagonally next to a place
+    ("the grass space diagonally next to the Exit"), that a count runs in a straight line ("next to
+    the Mummy tomb and two spaces from the Entrance in a straight line"), a third place ("three
+    spaces from the Mummy tomb, three from the Wolf tomb, and three from the Monster tomb"), or that
+    it lies in line with one more ("two spaces from the Exit, in line with the Crypt platform").
+    A few spaces of the default board lie as far, as diagonally and as in line from every named
+    place as another of their kind: their words are their own, but fit that other space too
+    (tests/controller/games/test_terror_place_words.py names them)."""
     named = _named_places(board, cfg)
     types = board.types(cfg)
     if index in named:
@@ -139,26 +155,83 @@ def place_words(board: "Board", cfg: int, index: int) -> str:
     # An arrow or a Danger space of the platform's own colour already says which platform.
     on = colour is not None and not noun.startswith(colour)
     what = f"the {noun}" + (f" on the {colour} platform," if on else "")
+    cols = board.cols
 
     def apart(a: int, b: int) -> int:  # spaces counted along the rows and columns, as a pawn walks
-        return abs(a // board.cols - b // board.cols) + abs(a % board.cols - b % board.cols)
+        return abs(a // cols - b // cols) + abs(a % cols - b % cols)
 
-    def count(n: int) -> str:
-        return _COUNTS[n] if n < len(_COUNTS) else str(n)
+    def fits(i: int, clue: _Clue) -> bool:
+        how, at = clue
+        across, along = abs(i // cols - at // cols), abs(i % cols - at % cols)
+        if how == _FAR:
+            return across + along == apart(index, at)
+        if how == _DIAGONAL:
+            return across == 1 and along == 1
+        return i != at and (across == 0 or along == 0)
 
     order = list(named)
     nearest = min(order, key=lambda at: apart(index, at))  # the first listed of the nearest
-    said = "next to " + named[nearest] if apart(index, nearest) == 1 else \
-        f"{count(apart(index, nearest))} spaces from {named[nearest]}"
-    alike = [i for i, t in enumerate(types) if i != index and t == types[index]
-             and _platform_colour(board, i) == colour and apart(i, nearest) == apart(index, nearest)]
-    if alike:
-        # The place that tells the most of them apart; of those, the nearest.
-        second = min((at for at in order if at != nearest),
-                     key=lambda at: (sum(apart(i, at) == apart(index, at) for i in alike), apart(index, at)))
-        if any(apart(i, second) != apart(index, second) for i in alike):
-            said += f" and {count(apart(index, second))} from {named[second]}"
-    return f"{what} {said}"
+    clues: list[_Clue] = [(_FAR, nearest)]
+    # The other spaces the words said so far fit: of this kind, on the platform said or on none; an
+    # arrow or a Danger space said by its colour alone may be taken for one of that colour anywhere.
+    left = [i for i, t in enumerate(types) if i != index and t == types[index] and fits(i, clues[0])
+            and (_platform_colour(board, i) == colour or (colour is not None and not on))]
+
+    def narrow(options: list[_Clue], rank: Callable[[_Clue], tuple[int, int]]) -> bool:
+        """Add the clue that leaves the fewest of ``left`` (of those, the best ranked), if it leaves fewer."""
+        nonlocal left
+        if not left or not options:
+            return False
+        best = min(options, key=lambda clue: (sum(fits(i, clue) for i in left), *rank(clue)))
+        kept = [i for i in left if fits(i, best)]
+        if len(kept) == len(left):
+            return False
+        clues.append(best)
+        left = kept
+        return True
+
+    # A second place, counted; then whatever tells the rest apart: a clue about a place already
+    # named or being diagonally next to one says less to count than a place more.
+    narrow([(_FAR, at) for at in order if at != nearest], lambda clue: (0, apart(index, clue[1])))
+
+    def rank(clue: _Clue) -> tuple[int, int]:
+        how, at = clue
+        named_already = any(place == at for _, place in clues)
+        tier = 0 if how == _DIAGONAL or (how == _IN_LINE and named_already) else 1 if how == _FAR else 2
+        return tier, apart(index, at)
+
+    while narrow([(how, at) for at in order for how in (_FAR, _DIAGONAL, _IN_LINE) if (how, at) not in clues
+                  and (how == _FAR or (fits(index, (how, at)) and not (how == _IN_LINE and apart(index, at) == 1)))],
+                 rank):
+        pass
+    return f"{what} {_clue_words(clues, named, lambda at: apart(index, at))}"
+
+
+def _clue_words(clues: list[_Clue], named: Mapping[int, str], apart: Callable[[int], int]) -> str:
+    """The clues in words, one named place after another: "next to the Mummy tomb and two spaces from
+    the Entrance in a straight line", "two spaces from the Exit, in line with the Wolf tomb"."""
+    counted: list[str] = []  # places counted from, in the order the clues came
+    besides: list[str] = []  # places only in line with, or diagonally next to, said after them
+    spaces = " spaces"  # with the first number only: "two spaces from the Exit and three from ..."
+    for at in dict.fromkeys(place for _, place in clues):
+        hows = {how for how, place in clues if place == at}
+        if _DIAGONAL in hows:
+            said = "diagonally next to " + named[at]
+        elif _FAR not in hows:
+            said = "in line with " + named[at]
+        elif apart(at) == 1:
+            said = "next to " + named[at]
+        else:
+            said = f"{_count(apart(at))}{spaces} from {named[at]}" + (" in a straight line" if _IN_LINE in hows else "")
+            spaces = ""
+        (counted if _FAR in hows else besides).append(said)
+    listed = counted[0] if len(counted) == 1 else \
+        " and ".join(counted) if len(counted) == 2 else ", ".join(counted[:-1]) + ", and " + counted[-1]
+    return listed + "".join(", " + part for part in besides)
+
+
+def _count(n: int) -> str:
+    return _COUNTS[n] if n < len(_COUNTS) else str(n)
 
 
 Mark = Callable[[int, int], str]  # (seat, pawn) -> the caller's own short mark for that pawn
