@@ -195,11 +195,12 @@ class Rules:
 
     # ----- turns ---------------------------------------------------------------------
     def settle_after_fall(self) -> list[Event]:
-        """After a tomb slid outside the turn's own tomb step (the referee took it from the board).
+        """After a tomb slid: the turn's own tomb step, or a tomb the referee took from the board.
 
         Rulebook, "Grave News": a player who loses both pawns is out at once, even on their
-        own turn, so the turn passes on. A Monster card waiting for a target that no pawn in
-        play can take any more is discarded, so the game never waits on an impossible choice.
+        own turn, so the turn passes on. A board reading can come at any moment, also while a
+        Monster card waits: one that no pawn in play can take any more is discarded, so the
+        game never waits on an impossible choice.
         """
         s = self.s
         if s.phase == "over":
