@@ -36,6 +36,7 @@
     deck_empty: (d, st) => who(st, d) + "'s " + d.label + " finds no card to draw: both piles are empty.",
     reshuffled: (d, st) => "The discard pile was shuffled into a new draw pile (" + d.cards + " cards).",
     monster_reversed: (d, st) => pawn(st, d.to) + " reversed the Monster card: " + pawn(st, d.from) + " becomes the Monster!",
+    monster_discarded: (d, st) => "No pawn in play can take the Monster card, so it goes to the discard pile.",
     ring_stolen: (d, st) => pawn(st, d.to) + " stole a Magic Ring from " + pawn(st, d.from) + ".",
     game_won: (d, st) => (d.seats || []).map(s => W.playerName(st, s)).join(" and ") + " won" +
       ({ ghost: " by knocking the Headless Ghost off its launcher", last_player: " as the last player left" }[d.reason] || "") + ".",

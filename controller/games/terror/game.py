@@ -284,9 +284,7 @@ class Terror(Legal, Game):
         s.tombs[tomb] = to
         s.phase = "move"
         events += self.shift(old_cfg)
-        if s.phase != "over" and self.seat_out(s.turn):
-            events += self.next_turn(keep_seat=False)
-        return events
+        return events + self.settle_after_fall()
 
     def _do_move_pawn(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
         self._my_turn(seat, "move")
@@ -441,4 +439,4 @@ class Terror(Legal, Game):
             events += self.shift(old_cfg)
             if s.phase == "over":
                 break
-        return self.record(events)
+        return self.record(events + self.settle_after_fall())

@@ -108,7 +108,9 @@ class Rules:
 
     def monster_targets(self, seat: int, pawn: int) -> list[tuple[int, int]]:
         """Rulebook, "Monster Cards": any opponent's pawn, or the pawn that just moved."""
-        out = [(seat, pawn)] if self.s.pawns[seat][pawn].monster is None else []
+        drawer = self.s.pawns[seat][pawn]
+        # The drawer can fall while the card waits when the referee takes a tomb from the board.
+        out = [(seat, pawn)] if drawer.monster is None and not drawer.out else []
         for s, row in enumerate(self.s.pawns):
             if s == seat:
                 continue
@@ -130,7 +132,12 @@ class Rules:
         victim.cards.remove(reversal)
         self.s.discard.append(reversal)
         events = [Event("monster_reversed", {"card": reversal, "from": self.who(ts, tk), "to": self.who(seat, pawn)})]
-        # The drawer's pawn just moved and drew, so it is in play and not a Monster.
+        if self.s.pawns[seat][pawn].out:
+            # The drawer's pawn fell while the card waited (a tomb taken from the board): the card
+            # goes where a fallen pawn's cards go (rulebook, "A Tomb Pit"), not onto a pawn out of play.
+            self.s.discard.append(card_id)
+            return events + [Event("monster_discarded", {"card": card_id})]
+        # The drawer's pawn just moved and drew, so it is not a Monster.
         self.s.pawns[seat][pawn].monster = card_id
         events.append(Event("monster_placed", {**self.who(seat, pawn), "card": card_id, "by": ts}))
         return events
@@ -173,14 +180,42 @@ class Rules:
         if len(alive) > 1:
             return []
         self.s.phase = "over"
-        self.s.pending = None
+        self.drop_pending()
         self.s.attempt = None
         self.s.winners = alive
         if alive:
             return [Event("game_won", {"seats": alive, "reason": "last_player"})]
         return [Event("game_over", {"reason": "every remaining pawn fell at once", "seats": []})]
 
+    def drop_pending(self) -> None:
+        """A Monster card still waiting for its target goes to the discard pile, so no card is lost."""
+        if self.s.pending is not None:
+            self.s.discard.append(self.s.pending["card"])
+            self.s.pending = None
+
     # ----- turns ---------------------------------------------------------------------
+    def settle_after_fall(self) -> list[Event]:
+        """After a tomb slid: the turn's own tomb step, or a tomb the referee took from the board.
+
+        Rulebook, "Grave News": a player who loses both pawns is out at once, even on their
+        own turn, so the turn passes on. A board reading can come at any moment, also while a
+        Monster card waits: one that no pawn in play can take any more is discarded, so the
+        game never waits on an impossible choice.
+        """
+        s = self.s
+        if s.phase == "over":
+            return []
+        if self.seat_out(s.turn):
+            self.drop_pending()
+            s.attempt = None
+            return self.next_turn(keep_seat=False)
+        if s.pending is not None and not self.monster_targets(s.pending["seat"], s.pending["pawn"]):
+            card, resume = s.pending["card"], s.pending["resume"]
+            self.drop_pending()
+            s.phase = resume
+            return [Event("monster_discarded", {"card": card})]
+        return []
+
     def next_turn(self, keep_seat: bool) -> list[Event]:
         s = self.s
         events = [Event("turn_ended", {"seat": s.turn})]

@@ -396,6 +396,7 @@ _EVENTS: dict[str, Callable[[_Told], str]] = {
     "monster_placed": lambda t: f"{t.pawn()} is now a Monster!",
     "monster_reversed": lambda t: (f"{t.pawn(t.d['from'])} had a Monster Reversal: "
                                    f"the Monster goes back to {t.pawn(t.d['to'])}."),
+    "monster_discarded": lambda t: "No pawn in play can take the Monster card, so it goes to the discard pile.",
     "card_played": lambda t: f"{t.seat()} plays {t.d['card']['title']}: {t.d['card']['text']}",
     "ring_stolen": lambda t: (f"{t.pawn(t.d['to'])} stole a Magic Ring from {t.pawn(t.d['from'])}!"
                               if "from" in t.d and "to" in t.d else "A Magic Ring was stolen!"),

@@ -1,0 +1,114 @@
+"""Terror: pawns that fall when the referee takes a tomb's position from the board (``adopt_board``).
+
+Rulebook, "Grave News": "Anytime in the game, if you lose both of your pawns in the pits, you
+are immediately out of the game." A tomb read from the board can drop pawns at any moment of a
+turn, also the current player's last pawn or the pawn whose drawn Monster card waits for a target.
+"""
+
+from __future__ import annotations
+
+import json
+
+from controller.games import Action
+from controller.games.terror import Terror
+
+from .terror_fixtures import card_total, give, make_monster, new_game, on_top, phase, put, types_of
+
+# With every tomb in the middle these are the purple Danger spaces beside the Monster pit;
+# sliding the Monster tomb to end A opens the pit under DANGER_A.
+DANGER_A = [4, 4]
+G_SPACE = [7, 3]
+
+
+def _round_trips(game: Terror) -> None:
+    data = json.loads(json.dumps(game.to_json()))
+    assert Terror.from_json(data).to_json() == game.to_json()
+
+
+def _listed_actions_apply(game: Terror) -> None:
+    for action in game.legal_actions():
+        copy = Terror.from_json(game.to_json())
+        copy.apply(action)
+
+
+def _draw_monster(game: Terror, seat: int) -> None:
+    """Seat ``seat``'s girl steps onto a "G" space on its turn and draws a Monster card (phase choose)."""
+    give(game, seat, 0, "anytime-breeze")
+    on_top(game, "monster-werewolf")
+    put(game, seat, 0, [8, 3])
+    phase(game, seat, "roll")
+    game.apply(Action("play_card", seat, {"card": "anytime-breeze", "target": [seat, 0], "to": G_SPACE}))
+    assert game.s.phase == "choose" and game.s.pending is not None
+
+
+def test_the_current_player_who_loses_both_pawns_to_a_board_reading_loses_the_turn() -> None:
+    game = new_game(3)
+    put(game, 0, 0, DANGER_A)
+    put(game, 0, 1, DANGER_A)
+    phase(game, 0, "roll")
+    events = game.adopt_board({"tomb.monster": "end_a"})
+    assert "player_out" in types_of(events)
+    assert game.s.turn == 1 and game.s.phase == "roll"
+    assert all(a.player != 0 for a in game.legal_actions())
+    _round_trips(game)
+
+
+def test_a_waiting_monster_card_is_discarded_when_its_drawer_is_out_of_the_game() -> None:
+    game = new_game(3)
+    _draw_monster(game, 0)
+    put(game, 0, 0, DANGER_A)
+    put(game, 0, 1, DANGER_A)
+    game.adopt_board({"tomb.monster": "end_a"})
+    assert game.s.pending is None and game.s.turn == 1 and game.s.phase == "roll"
+    assert "monster-werewolf" in game.s.discard
+    assert card_total(game) == 36
+    _round_trips(game)
+
+
+def test_a_waiting_monster_card_is_discarded_when_the_game_ends() -> None:
+    game = new_game(2)
+    _draw_monster(game, 0)
+    put(game, 0, 0, DANGER_A)
+    put(game, 0, 1, DANGER_A)
+    game.adopt_board({"tomb.monster": "end_a"})
+    assert game.is_over and game.winners == [1]
+    assert "monster-werewolf" in game.s.discard and card_total(game) == 36
+    _round_trips(game)
+
+
+def test_the_fallen_drawer_is_no_longer_a_target_for_its_monster_card() -> None:
+    game = new_game(2)
+    _draw_monster(game, 0)
+    put(game, 0, 0, DANGER_A)  # the drawer falls; seat 0's boy stays on the Gate
+    game.adopt_board({"tomb.monster": "end_a"})
+    assert game.s.phase == "choose"
+    targets = [a.params["target"] for a in game.legal_actions() if a.kind == "place_monster"]
+    assert targets == [[1, 0], [1, 1]]
+    _listed_actions_apply(game)
+
+
+def test_a_monster_card_no_pawn_in_play_can_take_is_discarded() -> None:
+    game = new_game(2)
+    _draw_monster(game, 0)
+    make_monster(game, 1, 0, "monster-mummy")
+    make_monster(game, 1, 1, "monster-swamp")
+    put(game, 0, 0, DANGER_A)
+    events = game.adopt_board({"tomb.monster": "end_a"})
+    assert "monster_discarded" in types_of(events)
+    assert game.s.pending is None and game.s.phase == "roll" and game.s.turn == 0
+    assert "monster-werewolf" in game.s.discard and card_total(game) == 36
+    assert any(a.kind == "roll" for a in game.legal_actions())
+    _round_trips(game)
+
+
+def test_a_reversed_monster_card_never_lands_on_a_fallen_pawn() -> None:
+    game = new_game(2)
+    _draw_monster(game, 0)
+    give(game, 1, 0, "reversal-1")
+    put(game, 0, 0, DANGER_A)
+    game.adopt_board({"tomb.monster": "end_a"})
+    game.apply(Action("place_monster", 0, {"target": [1, 0]}))
+    assert game.s.pawns[0][0].out and game.s.pawns[0][0].monster is None
+    assert game.s.pawns[1][0].monster is None
+    assert {"monster-werewolf", "reversal-1"} <= set(game.s.discard) and card_total(game) == 36
+    _round_trips(game)
