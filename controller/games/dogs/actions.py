@@ -214,9 +214,10 @@ def wrestle(game: DogsGame, action: Action) -> list[Event]:
     opts = special_check(game, action)
     (other,) = _ints(action, "dog")
     if other not in opts["wrestle"]:
-        raise IllegalAction("you can wrestle only a dog on your square that has snack cubes; "
-                            f"{game._name(other)}'s dog is not one" if other in range(len(game.st.players)) else
-                            "you can wrestle only a dog on your square that has snack cubes")
+        raise IllegalAction("you can wrestle only a dog on your square, and only when a dog there has "
+                            f"snack cubes; {game._name(other)}'s dog is not one you can wrestle"
+                            if other in range(len(game.st.players)) else
+                            "you can wrestle only a dog on your square, and only when a dog there has snack cubes")
     st = game.st
     first = st.tasks.pop(0)["t"] == "special"
     events: list[Event] = []

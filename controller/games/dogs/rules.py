@@ -129,8 +129,12 @@ def special_options(st: DogsState, geo: Graveyard, only: str | None = None) -> d
     assert sq is not None
     others = [d for d in st.dogs_at(sq) if d != seat]
     spooks = st.spooks_at(sq)
+    # "Select one dog in the same space as you ... If no other dogs in the space have any snack
+    # cubes, then you may not do a Wrestle": the cubes decide whether a Wrestle may happen at
+    # all, not which dog is picked, so a dog without cubes may be picked beside one with cubes.
+    wrestle = others if only in (None, "wrestle") and any(st.card_snacks[d] for d in others) else []
     out: dict[str, Any] = {
-        "wrestle": [d for d in others if st.card_snacks[d]] if only in (None, "wrestle") else [],
+        "wrestle": wrestle,
         "attack": [s.id for s in spooks] if only in (None, "attack") else [],
         "bork": [],
     }

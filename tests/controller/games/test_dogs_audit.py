@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from controller.games import IllegalAction
 from controller.games.dogs import DogsGame
 from controller.games.dogs.state import Spook
 
@@ -140,3 +143,37 @@ def test_a_full_skeleton_reports_that_it_did_not_haunt() -> None:
     refused = next(e for e in events if e.type == "haunt_refused")
     assert refused.data["spook"] == skeleton.id and "three" in refused.data["reason"]
     assert game.st.card_snacks[1] == ["blue"]
+
+
+# "Wrestle- Select one dog in the same space as you. ... If no other dogs in the space have any
+# snack cubes, then you may not do a Wrestle." The cubes decide whether a Wrestle may happen, not
+# which dog is picked.
+def test_with_a_dog_with_cubes_there_a_dog_without_cubes_may_be_wrestled_too() -> None:
+    game = board(players=3)
+    game.st.dogs = [(1, 0), (3, 0), (3, 0)]
+    give(game, 1, "blue")
+    give(game, 0, "red")
+    dog_turn(game, 2)
+    act(game, "move_dog", x=3, y=0)
+    wrestles = {a.params["dog"] for a in game.legal_actions() if a.kind == "wrestle"}
+    assert wrestles == {1, 2}
+    rig(game, 2, 5, (1, 0))  # seat 2 rolls higher and takes the mover's only cube
+    events = act(game, "wrestle", dog=2)
+    assert events[0].data["winner"] == 2 and events[0].data["snack"] == "red"
+    assert game.st.card_snacks == [[], ["blue"], ["red"]]
+
+
+def test_no_wrestle_when_no_other_dog_on_the_square_has_cubes() -> None:
+    game = board(players=3)
+    game.st.dogs = [(1, 0), (3, 0), (3, 0)]
+    give(game, 0, "red")
+    dog_turn(game, 2)
+    act(game, "move_dog", x=3, y=0)
+    assert kinds(game) == {"choose"}  # nothing to do on the square: the step is skipped
+    game = board(players=3)
+    game.st.dogs = [(1, 0), (3, 0), (3, 0)]
+    give(game, 1, "blue")
+    dog_turn(game, 2)
+    act(game, "move_dog", x=3, y=0)
+    with pytest.raises(IllegalAction, match="only when a dog there has snack cubes"):
+        act(game, "wrestle", dog=0)
