@@ -42,7 +42,7 @@ MOMENTS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
 GAME_EVENTS = {  # every event type each engine emits (a test keeps this complete)
     "terror": (
         "card_drawn", "card_played", "cured", "deck_empty", "extra_turn", "game_over", "game_won",
-        "monster_placed", "monster_reversed", "no_draw", "paralysed", "pawn_fell", "pawn_moved",
+        "monster_discarded", "monster_placed", "monster_reversed", "no_draw", "paralysed", "pawn_fell", "pawn_moved",
         "pawns_switched", "player_out", "reshuffled", "ring_stolen", "rolled", "skull_attempt", "skull_hit",
         "skull_missed", "steal_failed", "tomb_moved", "turn_ended", "turn_started",
     ),
