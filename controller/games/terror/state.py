@@ -194,6 +194,9 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
         raise BadGameData(f"terror state: unknown phase {phase!r}")
     if (phase == "choose") != (pending is not None):
         raise BadGameData("terror state: 'pending' must be set exactly in the choose phase")
+    if phase != "over" and all(p.out for p in pawns[turn]):
+        # Rulebook, "Grave News": a player who loses both pawns is out at once; the turn has passed on.
+        raise BadGameData(f"terror state: it is seat {turn}'s turn, but both of that player's pawns are out of the game")
     attempt = _need(data, "attempt", dict, allow_none=True)
     if attempt is not None and (
         set(attempt) != {"seat", "pawn"}

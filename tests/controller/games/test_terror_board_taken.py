@@ -112,3 +112,21 @@ def test_a_reversed_monster_card_never_lands_on_a_fallen_pawn() -> None:
     assert game.s.pawns[1][0].monster is None
     assert {"monster-werewolf", "reversal-1"} <= set(game.s.discard) and card_total(game) == 36
     _round_trips(game)
+
+
+def test_a_saved_state_with_a_fallen_player_still_to_play_is_refused() -> None:
+    """Such a state cannot happen any more (the turn passes on at once): a file that holds one was edited
+    or written by the engine before that fix, and is refused in words rather than played stuck."""
+    import pytest
+
+    from controller.games import BadGameData
+
+    game = new_game(3)
+    data = game.to_json()
+    data["pawns"][game.s.turn] = [{"pos": None, "monster": None, "cards": []}] * 2
+    data["discard"] = data["discard"] + [c for p in game.s.pawns[game.s.turn] for c in p.cards]
+    with pytest.raises(BadGameData, match="both of that player's pawns are out of the game"):
+        Terror.from_json(data)
+    data["phase"] = "over"  # a finished game may end with anyone's pawns gone
+    data["attempt"] = data["pending"] = None
+    Terror.from_json(data)
