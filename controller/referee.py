@@ -176,8 +176,7 @@ class Referee:
     def _commit(self, steps: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
         """Journal decided inputs in one transaction: the core keeps them only if the journal took them."""
         try:
-            hook = self.on_committed
-            stored = self.journal.record_many(steps) if hook is None else self.journal.record_many(steps, hook)
+            stored = self.journal.record_many(steps, self.on_committed)
         except BaseException:
             self._restore()  # the decision is not durable, so it did not happen
             raise

@@ -54,8 +54,7 @@ ALL_SENSORS: tuple[str, ...] = (
     "launcher",
     *(f"chute.{c}" for c in CHUTES),
 )
-_VALUES: dict[str, tuple[str, ...]] = {}
-_VALUES.update((sensor, _parse_values(sensor)) for sensor in ALL_SENSORS)
+_VALUES: dict[str, tuple[str, ...]] = {sensor: _parse_values(sensor) for sensor in ALL_SENSORS}
 
 
 @dataclass(frozen=True)

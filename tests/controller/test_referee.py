@@ -618,9 +618,9 @@ def test_a_grace_0_mismatch_is_journalled_with_its_observation_in_one_commit(
     commits: list[list[str]] = []
     record_many = ref.journal.record_many
 
-    def counted(entries: Any) -> Any:
+    def counted(entries: Any, on_commit: Any = None) -> Any:
         commits.append([kind for kind, _, _ in entries])
-        return record_many(entries)
+        return record_many(entries, on_commit)
 
     monkeypatch.setattr(ref.journal, "record_many", counted)
     out = ref.observe(obs("tomb.mummy", "end_b"))
@@ -702,7 +702,8 @@ def test_a_spring_that_began_after_the_window_ended_comes_after_its_timeout(
     commits: list[list[str]] = []
     record_many = ref.journal.record_many
     monkeypatch.setattr(ref.journal, "record_many",
-                        lambda entries: commits.append([k for k, _, _ in entries]) or record_many(entries))
+                        lambda entries, on_commit=None: commits.append([k for k, _, _ in entries])
+                        or record_many(entries, on_commit))
     edge = opened + 1.010  # 10 ms too late, though the window's timeout has not run yet
     out = ref.observe(Observation("trap.ladder.sprung", "sprung", edge, edge + 0.02, "sim"))
     assert types(out.events)[0] == "trap_result" and out.events[0]["data"]["zapped"] is False

@@ -351,10 +351,9 @@ class DogsGame(Game):
         or an id (the JSON action keeps those). A refused action's params may be any JSON."""
         who = self._name(action.player)
         p = action.params
-        tiles = self._tile_names()
 
-        def square() -> str:
-            return square_words(tiles, p.get("x"), p.get("y"))
+        def square() -> str:  # the tiles are read only for an action that names a square
+            return square_words(self._tile_names(), p.get("x"), p.get("y"))
 
         texts = {
             "place_tile": lambda: f"{who} places {self._placing_words(p)}",

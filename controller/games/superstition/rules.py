@@ -208,6 +208,11 @@ class RulesMixin:
         seat = action.player
         who = self.seat_name(seat) if seat is not None and 0 <= seat < len(self._players) else "?"
         params = action.params
+        if action.kind in ("place_whammy", "relocate_whammy"):
+            # Only these name a space: the board's landmarks are read for them alone (a menu words every action).
+            where = space_words(self._places(), params.get("space" if action.kind == "place_whammy" else "to"))
+            verb = "places a Whammy on" if action.kind == "place_whammy" else "moves the Whammy to"
+            return f"{who} {verb} {where}"
         text = {
             "roll": f"{who} throws the dice" + (f" ({params['value']})" if "value" in params else ""),
             "move": f"{who} moves {_direction_words(params.get('direction'))}",
@@ -219,8 +224,6 @@ class RulesMixin:
             "challenge_result": f"the {_trap(params.get('trap'))} "
             + ("springs: zapped!" if params.get("zapped") else "stays still: sneaked by"),
             "reset_trap": f"the {_trap(params.get('trap'))} is reset",
-            "place_whammy": f"{who} places a Whammy on {space_words(self._places(), params.get('space'))}",
-            "relocate_whammy": f"{who} moves the Whammy to {space_words(self._places(), params.get('to'))}",
             "leave_whammy": f"{who} leaves the Whammy where it is",
             "draw_tokens": f"{who} enters the Whammy and Charm drawn from the tomb",
         }

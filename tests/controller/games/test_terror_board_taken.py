@@ -53,12 +53,18 @@ def test_the_current_player_who_loses_both_pawns_to_a_board_reading_loses_the_tu
     _round_trips(game)
 
 
-def test_a_waiting_monster_card_is_discarded_when_its_drawer_is_out_of_the_game() -> None:
-    game = new_game(3)
+def _drawer_falls_while_its_monster_card_waits(players: int) -> Terror:
+    """Seat 0 draws a Monster card, then both its pawns fall to a tomb read from the board."""
+    game = new_game(players)
     _draw_monster(game, 0)
     put(game, 0, 0, DANGER_A)
     put(game, 0, 1, DANGER_A)
     game.adopt_board({"tomb.monster": "end_a"})
+    return game
+
+
+def test_a_waiting_monster_card_is_discarded_when_its_drawer_is_out_of_the_game() -> None:
+    game = _drawer_falls_while_its_monster_card_waits(3)
     assert game.s.pending is None and game.s.turn == 1 and game.s.phase == "roll"
     assert "monster-werewolf" in game.s.discard
     assert card_total(game) == 36
@@ -66,11 +72,7 @@ def test_a_waiting_monster_card_is_discarded_when_its_drawer_is_out_of_the_game(
 
 
 def test_a_waiting_monster_card_is_discarded_when_the_game_ends() -> None:
-    game = new_game(2)
-    _draw_monster(game, 0)
-    put(game, 0, 0, DANGER_A)
-    put(game, 0, 1, DANGER_A)
-    game.adopt_board({"tomb.monster": "end_a"})
+    game = _drawer_falls_while_its_monster_card_waits(2)
     assert game.is_over and game.winners == [1]
     assert "monster-werewolf" in game.s.discard and card_total(game) == 36
     _round_trips(game)
