@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -104,7 +105,12 @@ def test_the_new_game_form_is_not_usable_before_its_script_runs(page: Any, serve
     login(page, served.url, fake.table, token)
     held: list[Any] = []
     page.route("**/static/table.js", lambda route: held.append(route))
-    page.goto(served.url + f"t/{fake.table}", wait_until="commit")
+    # The button can be parsed before the parser reaches the script tag: wait for the request itself.
+    with page.expect_request("**/static/table.js", timeout=10_000):
+        page.goto(served.url + f"t/{fake.table}", wait_until="commit")
+    deadline = time.monotonic() + 5
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)  # Playwright hands the held route to its handler while it waits
     page.wait_for_selector("#ng-start", state="attached")
     assert page.is_disabled("#ng-start")
     assert held, "the page did not ask for table.js"
