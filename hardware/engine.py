@@ -19,6 +19,9 @@ from hardware.config import HardwareConfig, InputSpec, SensorSpec
 from hardware.debounce import StableFilter
 from hardware.observation import Observation
 from hardware.sensors import SensorState, sensor_value
+from hardware.words import capital, part
+
+_LACKS = "the MCU's reading lacks"  # a problem the next full reading clears
 
 
 @dataclass
@@ -235,7 +238,7 @@ class Engine:
         self.hello = {k: v if isinstance(v, (int, str, float)) else str(v) for k, v in info.items()}
         count = info.get("channels")
         self.problems = [
-            f"{slot.label} uses MCU channel {ch}, but the board has only {count} channels"
+            f"{capital(part(slot.label))} uses MCU channel {ch}, but the board has only {count} channels"
             for ch, slot in sorted(self.by_channel.items()) if isinstance(count, int) and ch >= count
         ]
         # An output the board lacks would otherwise just never light up.
@@ -272,10 +275,10 @@ class Engine:
     def _snapshot_slots(self, levels: dict[int, bool]) -> list[tuple[int, SensorSlot]]:
         """The channels a snapshot holds; those it lacks are noted as a problem (and cleared once back)."""
         held = [(ch, slot) for ch, slot in self.by_channel.items() if ch in levels]
-        missing = [f"{slot.label} (channel {ch})" for ch, slot in self.by_channel.items() if ch not in levels]
-        self.problems = [p for p in self.problems if not p.startswith("snapshot lacks")]
+        missing = [f"{part(slot.label)} (channel {ch})" for ch, slot in self.by_channel.items() if ch not in levels]
+        self.problems = [p for p in self.problems if not p.startswith(_LACKS)]
         if missing:
-            self.problems.append(f"snapshot lacks {', '.join(missing)}")
+            self.problems.append(f"{_LACKS} {', '.join(missing)}")
         return held
 
     def _mcu_resync(self, levels: dict[int, bool], mcu_us: int, received: float,

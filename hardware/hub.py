@@ -29,6 +29,7 @@ from hardware.outputs import Outputs
 from hardware.patterns import Pattern
 from hardware.sensors import SensorState, closed_for
 from hardware.simulator import bounce_trace
+from hardware.words import parts
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +262,7 @@ class SensorHub:
             warnings.append(f"MCU offline: {mcu['reason'] or 'not answering'}")
         unread = [sid for sid, s in sensors.items() if s["value"] is None]
         if unread and self._started:
-            warnings.append(f"not read yet (waiting for the MCU): {', '.join(unread)}")
+            warnings.append(f"not read yet (waiting for the MCU): {parts(unread)}")
         return {"links": {"gpio": gpio, "mcu": mcu}, "sensors": sensors, "warnings": warnings}
 
     def sync(self, timeout: float = 2.0) -> bool:

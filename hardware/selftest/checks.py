@@ -16,6 +16,7 @@ from hardware.config import HardwareConfig, InputSpec
 from hardware.observation import Observation
 from hardware.selftest.faults import input_specs
 from hardware.selftest.report import CheckResult, Status
+from hardware.words import capital, part, reading, switch
 
 # Binary sensors' value on a board at rest (tombs may rest at any position).
 REST_VALUES = {"peg": "in", "sprung": "cocked", "launcher": "armed", "chute": "clear"}
@@ -81,14 +82,16 @@ def check_channels(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
     inputs = probe.inputs()
     out = []
     for sensor in config.sensors:
-        unread = [f"{label} ({data.get('wire')})" for label, data in inputs.items()
+        unread = [(label, data.get("wire")) for label, data in inputs.items()
                   if (label == sensor.id or label.startswith(f"{sensor.id}.")) and data.get("closed") is None]
         if unread:
+            # The ids stay in the data for scripts; the message names the parts.
+            named = ", ".join(f"{part(label)} ({wire})" for label, wire in unread)
             out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.FAIL,
-                                   f"cannot read {', '.join(unread)}", {"unread": unread}))
+                                   f"cannot read {named}", {"unread": [f"{label} ({wire})" for label, wire in unread]}))
         else:
             wires = ", ".join(spec.describe() for _, spec in sensor.inputs)
-            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.PASS, f"read on {wires}"))
+            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.PASS, f"{capital(part(sensor.id))}: read on {wires}"))
     return out
 
 
@@ -100,11 +103,11 @@ def check_wiring(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
             continue
         if spec.pull == "none":
             out.append(CheckResult(f"wiring.{label}", "wiring", Status.WARN,
-                                   f"{spec.describe()} has no pull resistor: it floats unless the board has its own"))
+                                   f"{capital(part(label))} ({spec.describe()}) has no pull resistor: it floats unless the board has its own"))
         elif (spec.pull == "up") == spec.active_high:
             hidden = "high" if spec.pull == "up" else "low"
             out.append(CheckResult(f"wiring.{label}", "wiring", Status.WARN,
-                                   f"{spec.describe()} pulls {spec.pull} and is active {hidden}: a cut wire would "
+                                   f"{capital(part(label))} ({spec.describe()}) pulls {spec.pull} and is active {hidden}: a cut wire would "
                                    "read as closed and hide the fault (use the pull's opposite level as active)"))
     if not out:
         out.append(CheckResult("wiring.pulls", "wiring", Status.PASS,
@@ -118,12 +121,12 @@ def check_wiring(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
         rest = REST_VALUES.get(sensor.kind)
         if sensor.kind == "tomb" and state.value == "moving":
             out.append(CheckResult(f"idle.{sensor.id}", "idle", Status.WARN,
-                                   f"{sensor.id} reads no position: slide it to a stop, or check its wires"))
+                                   f"{capital(part(sensor.id))} reads no position: slide it to a stop, or check its wires"))
         elif rest is not None and state.value != rest:
             levels = ", ".join(f"{spec.describe()} is {_level(spec, bool(inputs.get(sensor.id, {}).get('closed')))}"
                                for _, spec in sensor.inputs)
             out.append(CheckResult(f"idle.{sensor.id}", "idle", Status.WARN,
-                                   f"{sensor.id} reads {state.value} at rest (expected {rest}; {levels}): "
+                                   f"{capital(part(sensor.id))} reads {reading(state.value)} at rest (expected {reading(rest)}; {levels}): "
                                    "put the part back, else the wire may be cut or stuck", {"value": state.value}))
     if not any(c.group == "idle" for c in out):
         out.append(CheckResult("idle.board", "idle", Status.PASS, "every part reads as on a board ready to play"))
@@ -140,8 +143,10 @@ def check_impossible(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
         if sensor.kind == "tomb" and state is not None and state.value == "fault":
             closed = [f"{role} ({spec.describe()})" for role, spec in sensor.inputs
                       if inputs.get(f"{sensor.id}.{role}", {}).get("closed")]
+            named = " and ".join(f"its {switch(role)} ({spec.describe()})" for role, spec in sensor.inputs
+                                 if inputs.get(f"{sensor.id}.{role}", {}).get("closed"))
             out.append(CheckResult(f"impossible.{sensor.id}", "impossible", Status.FAIL,
-                                   f"{sensor.id} is at two positions at once ({' and '.join(closed)}): a reed stuck "
+                                   f"{capital(part(sensor.id))} is at two positions at once ({named} are closed): a reed stuck "
                                    "closed, a wire shorted to ground, or two wires crossed", {"closed": closed}))
     traps = sorted({s.id.split(".")[1] for s in config.sensors if s.id.startswith("trap.")})
     for trap in traps:
@@ -149,7 +154,7 @@ def check_impossible(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
                   if f"trap.{trap}.{part}" in snapshot}
         if values == {"peg_a": "in", "peg_b": "in", "sprung": "sprung"}:
             out.append(CheckResult(f"impossible.trap.{trap}", "impossible", Status.FAIL,
-                                   f"the {trap} trap reads sprung with both pegs in: check the sprung switch "
+                                   f"{capital(part(f'trap.{trap}'))} reads sprung with both pegs in: check its spring switch "
                                    f"({config.sensor(f'trap.{trap}.sprung').inputs[0][1].describe()}) and the pegs"))
     if not out:
         out.append(CheckResult("impossible.none", "impossible", Status.PASS, "no impossible reading"))
@@ -177,12 +182,12 @@ def check_noise(config: HardwareConfig, counts: Mapping[str, tuple[int, int]], w
         wire = specs[label].describe()
         if edges >= CHATTER_EDGES:
             out.append(CheckResult(f"noise.{label}", "noise", Status.FAIL,
-                                   f"{label} ({wire}) chatters: {edges} edges in {window:.1f} s and {changes} settled "
+                                   f"{capital(part(label))} ({wire}) chatters: {edges} edges in {window:.1f} s and {changes} settled "
                                    "change(s) while nobody touched it: a loose contact, a bad joint or noise",
                                    {"edges": edges, "changes": changes, "window_s": window}))
         else:
             out.append(CheckResult(f"noise.{label}", "noise", Status.WARN,
-                                   f"{label} ({wire}) moved {edges} time(s) while the board should be still "
+                                   f"{capital(part(label))} ({wire}) moved {edges} time(s) while the board should be still "
                                    "(a touch, or the start of a loose contact)", {"edges": edges, "changes": changes}))
     if not out:
         out.append(CheckResult("noise.quiet", "noise", Status.PASS,

@@ -24,6 +24,7 @@ from hardware.observation import Observation
 from hardware.selftest.checks import Probe
 from hardware.selftest.report import StepResult, StepStatus
 from hardware.sensors import BINARY_VALUES, closed_for
+from hardware.words import capital, part, parts, reading
 
 NAMES = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf", "ladder": "Ladder", "mirror": "Mirror",
          "grave1": "first Grave", "grave2": "second Grave", "left": "left", "right": "right"}
@@ -176,14 +177,14 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
     spec = config.sensor(step.sensor)
     state = probe.hub.snapshot().get(step.sensor)
     if state is None or not state.online:
-        return _result(step, StepStatus.FAIL, f"cannot test: {step.sensor} is not read "
+        return _result(step, StepStatus.FAIL, f"cannot test: {part(step.sensor)} is not read "
                        f"({', '.join(s.describe() for _, s in spec.inputs)}; is the MCU answering?)")
     if skip is not None and skip.is_set():
         return _result(step, StepStatus.SKIPPED, "skipped")  # before anyone was asked to move
     noisy_here = sorted(_label(spec, role) for role, _ in spec.inputs if _label(spec, role) in noisy)
     if noisy_here:
-        return _result(step, StepStatus.FAIL, f"cannot be trusted: {', '.join(noisy_here)} chatters "
-                       f"(see noise.{noisy_here[0]})")
+        return _result(step, StepStatus.FAIL, f"cannot be trusted: {parts(noisy_here)} "
+                       f"{'chatters' if len(noisy_here) == 1 else 'chatter'} (see the quiet-window check)")
     before = probe.inputs()
     mark = probe.mark()
     started = probe.clock()
@@ -238,11 +239,11 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
         latency_ms = max(0.0, (got - obs.first_edge) * 1000.0)
         answered = tuple(sorted({step.sensor, *(o.sensor for o, _ in items)}))
         if crossed:
-            names = ", ".join(f"{c} ({wires.get(c, '?')})" for c in crossed)
-            return _result(step, StepStatus.FAIL, f"{step.sensor} answered, but so did {names}: crossed or shorted "
+            names = ", ".join(f"{part(c)} ({wires.get(c, '?')})" for c in crossed)
+            return _result(step, StepStatus.FAIL, f"{capital(part(step.sensor))} answered, but so did {names}: crossed or shorted "
                            "wires", answered=answered, crossed=crossed, bounces=bounces, settle_ms=settle_ms,
                            latency_ms=latency_ms)
-        return _result(step, StepStatus.PASS, f"{step.sensor} answered {' then '.join(step.values)}",
+        return _result(step, StepStatus.PASS, f"{capital(part(step.sensor))} answered: {' then '.join(reading(v) for v in step.values)}",
                        answered=answered, bounces=bounces, settle_ms=settle_ms, latency_ms=latency_ms)
     # Not answered: a part of the same trap that moved instead is a crossed wire too.
     crossed = tuple(sorted(set(crossed) | {label for label in allowed if moved.get(label, 0) > 0}))
@@ -251,13 +252,13 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
                    and o.value != target and o.value != state.value]
     if spec.kind == "tomb" and wrong_place and not crossed:
         pair = (f"{step.sensor}.{target}", f"{step.sensor}.{wrong_place[0]}")
-        return _result(step, StepStatus.FAIL, f"crossed wires: asked for {step.sensor} at {target}, but it read "
-                       f"{wrong_place[0]}: the wires of {pair[0]} ({wires.get(pair[0], '?')}) and {pair[1]} "
+        return _result(step, StepStatus.FAIL, f"crossed wires: asked for {part(step.sensor)} {reading(target)}, but it was "
+                       f"{reading(wrong_place[0])}: the wires of {part(pair[0])} ({wires.get(pair[0], '?')}) and {part(pair[1])} "
                        f"({wires.get(pair[1], '?')}) are crossed", answered=answered, crossed=pair, bounces=bounces)
     if crossed:
-        names = " and ".join(f"{c} ({wires.get(c, '?')})" for c in crossed)
-        expect = ", ".join(f"{label} ({wires.get(label, '?')})" for label in sorted(mine))
-        return _result(step, StepStatus.FAIL, f"crossed wires: asked for {step.sensor}, but {names} answered "
+        names = " and ".join(f"{part(c)} ({wires.get(c, '?')})" for c in crossed)
+        expect = ", ".join(f"{part(label)} ({wires.get(label, '?')})" for label in sorted(mine))
+        return _result(step, StepStatus.FAIL, f"crossed wires: asked for {part(step.sensor)}, but {names} answered "
                        f"instead of {expect}", answered=answered, crossed=crossed, bounces=bounces)
     if skip is not None and skip.is_set():
         return _result(step, StepStatus.SKIPPED, "skipped", answered=answered, bounces=bounces)
@@ -283,17 +284,17 @@ def _silence(spec: SensorSpec, probe: Probe, after: dict[str, dict[str, Any]], b
         changes = int(data.get("changes", 0)) - int(before.get(label, {}).get("changes", 0))
         closed, was = data.get("closed"), before.get(label, {}).get("closed")
         if closed is None:
-            reasons.append(f"{label} ({input_spec.describe()}) is not read")
+            reasons.append(f"{part(label)} ({input_spec.describe()}) is not read")
         elif edges >= 4 and changes == 0:
-            reasons.append(f"{label} ({input_spec.describe()}) chatters: {edges} edges, never settled")
+            reasons.append(f"{part(label)} ({input_spec.describe()}) chatters: {edges} edges, never settled")
         elif edges == 0 and (bool(was) != want[role] or start_value == target):
             level = "high" if bool(closed) == input_spec.active_high else "low"
             cause = "a cut wire or a pin stuck high" if level == "high" else "a pin stuck low (shorted to ground?)"
-            already = f"already read {target} before the step and " if start_value == target else ""
-            reasons.append(f"{label} ({input_spec.describe()}) {already}never changed: it stays {level}, "
+            already = f"was already {reading(target)} before the step and " if start_value == target else ""
+            reasons.append(f"{part(label)} ({input_spec.describe()}) {already}never changed: it stays {level}, "
                            f"stuck {level}? ({cause})")
     if not reasons:
-        reasons.append(f"{spec.id} still reads {start_value}")
+        reasons.append(f"{part(spec.id)} is still {reading(start_value)}")
     return "; ".join(reasons)
 
 

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.words import capital, part, reading
+
 WARNING = "warning"
 FAILURE = "failure"
 
@@ -129,13 +131,13 @@ class HealthMonitor:
                 since = now if began is None else began
                 level = FAILURE if sid in waiting and now - since >= self.fail_after_s else WARNING
                 self._add(found, Finding(level, "chatter", sid,
-                                         f"{label} ({wire}) chatters: {n} edges in {self.window_s:g} s, no settled "
-                                         "change", f"check the contact and the solder joints of {label} ({wire})",
+                                         f"{capital(part(label))} ({wire}) chatters: {n} edges in {self.window_s:g} s, no settled "
+                                         "change", f"check the contact and the solder joints of {part(label)} ({wire})",
                                          since))
             if len(sensor.changes) >= self.flap_changes:
                 self._add(found, Finding(WARNING, "flapping", sid,
-                                         f"{sid} changed {len(sensor.changes)} times in {self.window_s:g} s",
-                                         f"check that {sid}'s part is not loose or half-way", sensor.changes[0]))
+                                         f"{capital(part(sid))} changed {len(sensor.changes)} times in {self.window_s:g} s",
+                                         "check that the part is not loose or half-way", sensor.changes[0]))
             self._stuck(now, sid, sensor, value, expected.get(sid), total_edges, data, found)
             needed = sid in waiting or sid in expected
             if not online:
@@ -143,7 +145,7 @@ class HealthMonitor:
                 if needed:
                     late = now - sensor.offline_since >= self.fail_after_s
                     self._add(found, Finding(FAILURE if late else WARNING, "offline", sid,
-                                             f"{sid} cannot be read: its source is offline",
+                                             f"{capital(part(sid))} cannot be read: its source is offline",
                                              "check the MCU's power and its USB cable", sensor.offline_since))
             else:
                 sensor.offline_since = None
@@ -164,9 +166,9 @@ class HealthMonitor:
         if now - sensor.expected_at >= self.stuck_after_s:
             wires = ", ".join(f"{v.get('wire', '?')}" for v in (data.get("inputs") or {}).values())
             self._add(found, Finding(WARNING, "stuck", sid,
-                                     f"the game says {sid} moved to {want}, but its sensor still reads {value} "
-                                     f"and never changed in {now - sensor.expected_at:.0f} s",
-                                     f"move the part to {want}; if it is there, check the sensor on {wires}",
+                                     f"the game says {part(sid)} is now {reading(want)}, but its sensor still says "
+                                     f"{reading(str(value))} and has not changed in {now - sensor.expected_at:.0f} s",
+                                     f"put the part {reading(want)}; if it is there, check the sensor on {wires}",
                                      sensor.expected_at))
 
     @staticmethod

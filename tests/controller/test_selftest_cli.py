@@ -122,7 +122,7 @@ def test_guided_terminal_shows_progress_and_q_stops_the_walk_through(tmp_path: P
         proc.kill()
         proc.wait()
     results = [line for line in seen if line.startswith("  -> ")]
-    assert results[0].startswith("  -> PASS: tomb.wolf answered middle"), seen
+    assert results[0].startswith("  -> PASS: The Wolf tomb answered: in the middle"), seen
     assert results[1:3] == ["  -> SKIPPED: skipped"] * 2  # s, then q (which also ends the walk-through)
     assert results[3:] == ["  -> SKIPPED: not run: the walk-through was stopped"] * 2
     # Stopped early is not OK: the verdict says incomplete, names every step not tested, and exits non-zero.

@@ -162,7 +162,7 @@ def test_a_chattering_sensor_during_a_game_is_a_live_warning_on_the_health_topic
             thread.join()
             finding = next(f for f in health["monitor"]["findings"] if f["code"] == "chatter")
             assert finding["sensor"] == "launcher" and finding["level"] == "warning"
-            assert any("launcher (GPIO 13) chatters" in w for w in health["warnings"])
+            assert any("The Ghost launcher (GPIO 13) chatters" in w for w in health["warnings"])
             assert health["halt"] is None  # a warning never stops the game
             assert health["monitor"]["sensors"]["launcher"]["edges"] > 12
             # once the contact is quiet the warning clears, and that is published at once too

@@ -74,7 +74,7 @@ def test_stuck_sensor_the_game_says_moved() -> None:
     assert mon.update(15.0, {sid: at_a}, expected={sid: "end_b"}) == []
     new = mon.update(16.5, {sid: at_a}, expected={sid: "end_b"})
     assert [(f.code, f.level) for f in new] == [("stuck", WARNING)]
-    assert "the game says tomb.wolf moved to end_b, but its sensor still reads end_a" in new[0].message
+    assert "the game says the Wolf tomb is now at end B, but its sensor still says at end A" in new[0].message
     assert "GPIO 11" in new[0].guidance
     # once the part moves the warning is gone
     mon.update(17.0, {sid: reading("end_b", edges=5, observations=1)}, expected={sid: "end_b"})

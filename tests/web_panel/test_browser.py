@@ -378,7 +378,7 @@ def test_sensor_and_health_strip(page: Any, served: PanelServer, fake: FakeTable
     launcher = page.locator('tr[data-sensor="launcher"]')
     assert "(offline)" in launcher.text_content() and launcher.get_attribute("class") == "stale"
     links = page.text_content("#links")
-    assert "mcu: offline (unplugged)" in links and "broker: connected" in links and "panel: connected" in links
+    assert "microcontroller: offline (unplugged)" in links and "broker: connected" in links and "panel: connected" in links
     assert "no reading for 900 s" in page.text_content("#warnings")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,11 +100,18 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         assert rows[0].startswith("PASS") and rows[1].startswith("SKIPPED")
         assert all(r.startswith("SKIPPED") for r in rows[2:]) and len(rows) > 3
         checks = page.text_content("#st-checks")
-        assert "broker.reachable" in checks and "journal.integrity" in checks and "data.superstition_board" in checks
+        # Each check is named in words; its id stays on the row for scripts (docs/selftest.md).
+        assert "Broker" in checks and "Journal" in checks and "Data file: superstition board" in checks
+        ids = page.evaluate("[...document.querySelectorAll('#st-checks tr')].map(tr => tr.dataset.check)")
+        assert {"broker.reachable", "journal.integrity", "data.superstition_board"} <= set(ids)
         # the live health table: every sensor with its counters, fed by the service's monitor
         page.wait_for_selector("#st-sensors tr")
         live = page.locator("#st-sensors tr").all_text_contents()
-        assert any(r.startswith("trap.ladder.peg_a") and "edges" in r and "bounces" in r for r in live)
+        assert any(r.startswith("Ladder, peg A") and "edges" in r and "bounces" in r for r in live)
+        # Nowhere on the page a sensor's or a check's id: a person reads the parts' names.
+        text = page.inner_text("body")
+        assert not re.search(r"\b(?:tomb|trap|chute|channel|idle|noise|wiring|broker|journal|data)\.[a-z]", text), text
+        assert "answered:" in rows[0]  # "The Ladder trap's peg A answered: pulled"
         assert page.is_hidden("#st-halt")
         shot(page, "selftest-guided")
     finally:

@@ -5,6 +5,7 @@
  */
 (function () {
   "use strict";
+  const W = window.GKWords;
   const d = document.body.dataset;
   const canControl = d.canControl === "yes";  // spectators get the same page, read-only
   function $(id) { return document.getElementById(id); }
@@ -40,6 +41,16 @@
   });
   }
 
+  // What each group of checks looks at, as the person running the self-test calls it.
+  const GROUPS = { channels: "Reading the sensors", wiring: "Wiring", idle: "At rest", impossible: "Impossible readings",
+                   noise: "Quiet board", mcu: "Microcontroller", broker: "Broker", journal: "Journal",
+                   data: "Data file", hardware: "Sensors", selftest: "Self-test" };
+  function checkName(c) {
+    const group = GROUPS[c.group] || W.humanize(c.group || "");
+    const rest = String(c.id || "").split(".").slice(1).join(".");
+    return c.group === "data" && rest ? group + ": " + W.humanize(rest).toLowerCase() : group;
+  }
+
   function row(tbody, cells, cls) {
     const tr = document.createElement("tr");
     tr.className = cls;
@@ -55,7 +66,7 @@
   function render() {
     const h = live.health || {};
     const links = h.links || {};
-    $("links").textContent = Object.keys(links).map(k => k + ": " + ((links[k] || {}).state || "?")).join(" · ");
+    $("links").textContent = Object.keys(links).map(k => W.linkName(k) + ": " + W.value((links[k] || {}).state || "?")).join(" · ");
     $("warnings").textContent = (h.warnings || []).join(" · ");
     renderLive(h);
     const rep = h.selftest;
@@ -92,7 +103,10 @@
     $("st-summary").textContent = (s.pass || 0) + " passed, " + (s.warn || 0) + " warned, " + (s.fail || 0) + " failed, "
       + (s.skip || 0) + " skipped; steps: " + (s.steps_pass || 0) + " passed, " + (s.steps_fail || 0) + " failed, "
       + (s.steps_timeout || 0) + " timed out, " + (s.steps_skipped || 0) + " skipped";
-    for (const c of rep.checks || []) row(checks, [["status", c.status.toUpperCase()], ["id", c.id], ["message", c.message]], "st-" + c.status);
+    for (const c of rep.checks || []) {
+      row(checks, [["status", c.status.toUpperCase()], ["id", checkName(c)], ["message", c.message]], "st-" + c.status);
+      checks.lastChild.dataset.check = c.id;  // the id stays for scripts and docs/selftest.md, not for reading
+    }
     for (const st of rep.steps || []) {
       const extra = [];
       if (st.bounces) extra.push(st.bounces + " bounce(s)");
@@ -125,7 +139,7 @@
     for (const id of ids) {
       const f = facts[id] || { value: "—", changed: "changed never", offline: false };
       const c = counters[id] || { edges: 0, bounces: 0 };
-      row(tbody, [["id", id], ["value", f.value], ["changed", f.changed],
+      row(tbody, [["id", W.sensorName(id)], ["value", f.value], ["changed", f.changed],
                   ["edges", c.edges + " edges"], ["bounces", c.bounces + " bounces"]], f.offline ? "stale" : "");
       tbody.lastChild.dataset.sensor = id;
     }

@@ -194,7 +194,7 @@
     const links = Object.assign({}, h.links || {});
     links.panel = live.broker || "connected";
     const linkText = l => (l && typeof l === "object") ? (l.state || W.value(l)) + (l.last_error ? " (" + l.last_error + ")" : "") : W.value(l);
-    $("links").textContent = Object.keys(links).map(k => k + ": " + linkText(links[k])).join(" · ");
+    $("links").textContent = Object.keys(links).map(k => W.linkName(k) + ": " + linkText(links[k])).join(" · ");
     $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
     const tbody = document.querySelector("#sensors tbody");
     const other = document.querySelector("#sensors-other tbody");

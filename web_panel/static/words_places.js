@@ -262,7 +262,10 @@
     return W.humanize(id);
   }
   const sensorValue = v => SENSOR_VALUE[v] || W.value(v);
+  /** A link of the table's health strip by what a person calls it ("gpio" is the Pi's pins). */
+  const LINK = { gpio: "GPIO pins", mcu: "microcontroller", panel: "panel", broker: "broker" };
+  const linkName = k => LINK[k] || W.humanize(k);
 
   Object.assign(W, { ordinal, terrorCell, terrorKind, tombEnd, tombName, superSpace, DIRECTION, dogsSquare, dogsSpot,
-                     tileAt, die, diceOf, drawDice, sensorName, sensorValue });
+                     tileAt, die, diceOf, drawDice, sensorName, sensorValue, linkName });
 })();
