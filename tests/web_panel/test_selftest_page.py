@@ -14,7 +14,7 @@ from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import start_panel
 
-from .browser_helpers import login, shot, wait_until_panel_knows
+from .browser_helpers import check_phone_page, login, shot, wait_until_panel_knows
 from .conftest import csrf_of
 from .fake_table import FakeTable
 from .service_runner import RunningService, start_service
@@ -112,6 +112,7 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         text = page.inner_text("body")
         assert not re.search(r"\b(?:tomb|trap|chute|channel|idle|noise|wiring|broker|journal|data)\.[a-z]", text), text
         assert "answered:" in rows[0]  # "The Ladder trap's peg A answered: pulled"
+        check_phone_page(page, "the self-test page with a whole report", shot_name="phone-selftest-report")
         assert page.is_hidden("#st-halt")
         shot(page, "selftest-guided")
     finally:
