@@ -329,6 +329,9 @@ class Terror(Legal, Game):
             raise MalformedAction(f"hit must be true or false, got {hit!r}")
         s = self.s
         assert s.attempt is not None
+        if s.pawns[s.attempt["seat"]][s.attempt["pawn"]].out:
+            # A state saved before falls voided a waiting drop: its outcome does not count either.
+            return self.void_attempt()
         who = self.who(s.attempt["seat"], s.attempt["pawn"])
         s.attempt = None
         if hit:
