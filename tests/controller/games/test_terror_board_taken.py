@@ -195,3 +195,23 @@ def test_a_saved_skull_drop_whose_pawn_had_fallen_still_loads_and_its_hit_does_n
     events = loaded.apply(Action("skull_outcome", 0, {"hit": True}))
     assert types_of(events) == ["skull_void"]
     assert not loaded.is_over and loaded.winners == [] and loaded.s.phase == "after_move"
+
+
+def test_the_rolled_tomb_is_not_taken_from_the_board_while_a_monster_card_drawn_before_its_slide_waits() -> None:
+    """The tomb step is still to come (the drawn card goes back to it), so the rolled tomb's move is declared,
+    one position, as in the tomb step itself; the other tombs may still be taken from the board."""
+    game = new_game(2)
+    give(game, 0, 0, "anytime-breeze")
+    on_top(game, "monster-werewolf")
+    put(game, 0, 0, [8, 3])
+    phase(game, 0, "tomb", 3, "wolf")
+    game.apply(Action("play_card", 0, {"card": "anytime-breeze", "target": [0, 0], "to": G_SPACE}))
+    assert game.s.phase == "choose" and game.s.pending is not None and game.s.pending["resume"] == "tomb"
+    before = game.to_json()
+    with pytest.raises(IllegalAction, match="the Wolf tomb was rolled: declare its one-position move instead, "
+                                            "once the drawn Monster card is placed"):
+        game.adopt_board({"tomb.wolf": "end_a"})
+    assert game.to_json() == before
+    assert types_of(game.adopt_board({"tomb.monster": "end_a"})) == ["tomb_moved"]
+    game.apply(Action("place_monster", 0, {"target": [1, 0]}))
+    assert game.s.phase == "tomb" and game.s.tombs["wolf"] == "middle"
