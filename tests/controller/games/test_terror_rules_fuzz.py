@@ -34,7 +34,7 @@ from .test_refusal_words import RAW
 from .test_terror_properties import pick_action
 
 ANYTIME_DECK = deck_with_kinds(**{"switch-1": "anytime", "steal-ring-1": "anytime", "move-pawn-3": "anytime"})
-TURN_PHASES = ("roll", "tomb", "move", "after_move")
+SLIDES = {"end_a": ("middle",), "middle": ("end_a", "end_b"), "end_b": ("middle",)}
 GAMES = 24
 SCRAMBLED = 60
 STEPS = 260
@@ -133,6 +133,11 @@ def _take_reading(game: Terror, rng: random.Random) -> list[Event] | None:
                   if pos is not None and new_types[pos] == "pit"}
         fell = {(e.data["seat"], e.data["pawn"]) for e in events if e.type == "pawn_fell"}
         assert fell == should, (reading, old_tombs)
+        (sensor, to), = reading.items()
+        if to in SLIDES[old_tombs[sensor[len("tomb."):]]]:
+            # One slide, as the rulebook moves tombs: "Danger Space: ... it may fall into the nearby tomb pit".
+            old_types = game.board.types(game.board.config_index(old_tombs))
+            assert all(str(old_types[was[ts][tk]]).startswith("danger-") for ts, tk in fell), (reading, old_tombs)
     return events
 
 
