@@ -44,7 +44,7 @@ GAME_EVENTS = {  # every event type each engine emits (a test keeps this complet
         "card_drawn", "card_played", "cured", "deck_empty", "extra_turn", "game_over", "game_won",
         "monster_discarded", "monster_placed", "monster_reversed", "no_draw", "paralysed", "pawn_fell", "pawn_moved",
         "pawns_switched", "player_out", "reshuffled", "ring_stolen", "rolled", "skull_attempt", "skull_hit",
-        "skull_missed", "steal_failed", "tomb_moved", "turn_ended", "turn_started",
+        "skull_missed", "skull_void", "steal_failed", "tomb_moved", "turn_ended", "turn_started",
     ),
     "superstition": (
         "challenge_begins", "challenge_resolved", "draw_due", "drew_tokens", "first_player", "jumped_tomb",

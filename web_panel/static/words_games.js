@@ -33,6 +33,7 @@
     skull_attempt: (d, st) => who(st, d) + "'s " + (d.label || "pawn") + " drops the skull down the Crypt!",
     skull_hit: (d, st) => "The skull knocked the Headless Ghost off its launcher!",
     skull_missed: (d, st) => "The skull missed the Headless Ghost.",
+    skull_void: (d, st) => who(st, d) + "'s " + (d.label || "pawn") + " fell into a pit before the skull landed, so the drop does not count.",
     deck_empty: (d, st) => who(st, d) + "'s " + d.label + " finds no card to draw: both piles are empty.",
     reshuffled: (d, st) => "The discard pile was shuffled into a new draw pile (" + d.cards + " cards).",
     monster_reversed: (d, st) => pawn(st, d.to) + " reversed the Monster card: " + pawn(st, d.from) + " becomes the Monster!",

@@ -329,6 +329,9 @@ class Terror(Legal, Game):
             raise MalformedAction(f"hit must be true or false, got {hit!r}")
         s = self.s
         assert s.attempt is not None
+        if s.pawns[s.attempt["seat"]][s.attempt["pawn"]].out:
+            # A state saved before falls voided a waiting drop: its outcome does not count either.
+            return self.void_attempt()
         who = self.who(s.attempt["seat"], s.attempt["pawn"])
         s.attempt = None
         if hit:
@@ -416,6 +419,9 @@ class Terror(Legal, Game):
         if s.phase == "over":
             raise IllegalAction("the game is over")
         moves: dict[str, str] = {}
+        # The tomb step is still to come while a Monster card drawn before it waits for its target.
+        tomb_step = s.phase == "tomb" or (s.phase == "choose" and s.pending is not None
+                                          and s.pending["resume"] == "tomb")
         for sensor, value in sensors.items():
             kind, _, tomb = sensor.partition(".")
             if kind != "tomb" or tomb not in TOMBS:
@@ -426,8 +432,9 @@ class Terror(Legal, Game):
                 why = {"moving": "is between positions: slide it fully to one first",
                        "fault": "reports two positions at once: check its sensors"}.get(value, "is not at a position")
                 raise IllegalAction(f"the {tomb.title()} tomb {why}")
-            if s.phase == "tomb" and tomb == s.symbol:
-                raise IllegalAction(f"the {tomb.title()} tomb was rolled: declare its one-position move instead")
+            if tomb_step and tomb == s.symbol:
+                then = "" if s.phase == "tomb" else ", once the drawn Monster card is placed"
+                raise IllegalAction(f"the {tomb.title()} tomb was rolled: declare its one-position move instead{then}")
             moves[tomb] = value
         events: list[Event] = []
         for tomb, to in moves.items():

@@ -200,21 +200,42 @@ class Rules:
         Rulebook, "Grave News": a player who loses both pawns is out at once, even on their
         own turn, so the turn passes on. A board reading can come at any moment, also while a
         Monster card waits: one that no pawn in play can take any more is discarded, so the
-        game never waits on an impossible choice.
+        game never waits on an impossible choice; and while a skull drop waits for its outcome:
+        a drop by a pawn that fell meanwhile does not count (``void_attempt``).
         """
         s = self.s
         if s.phase == "over":
             return []
+        events: list[Event] = []
+        if s.attempt is not None and s.pawns[s.attempt["seat"]][s.attempt["pawn"]].out:
+            events += self.void_attempt()
         if self.seat_out(s.turn):
             self.drop_pending()
-            s.attempt = None
-            return self.next_turn(keep_seat=False)
+            return events + self.next_turn(keep_seat=False)
         if s.pending is not None and not self.monster_targets(s.pending["seat"], s.pending["pawn"]):
             card, resume = s.pending["card"], s.pending["resume"]
             self.drop_pending()
             s.phase = resume
-            return [Event("monster_discarded", {"card": card})]
-        return []
+            return events + [Event("monster_discarded", {"card": card})]
+        return events
+
+    def void_attempt(self) -> list[Event]:
+        """The attempting pawn fell while the skull dropped: the drop does not count.
+
+        Rulebook, "A Tomb Pit": a fallen pawn "is immediately out of the game", and only a
+        pawn on the Crypt platform with a Magic Ring may destroy the Headless Ghost ("How to
+        Win"), so a pawn out of play cannot win with the skull it dropped. The turn goes on as
+        after a miss: the skull was dropped, so the turn's attempt and its move are spent.
+        """
+        s = self.s
+        assert s.attempt is not None
+        seat, pawn = s.attempt["seat"], s.attempt["pawn"]
+        s.attempt = None
+        s.phase = "after_move"
+        s.attempted = True
+        if s.moved_pawn is None:
+            s.moved_pawn = pawn
+        return [Event("skull_void", {**self.who(seat, pawn), "reason": "fell"})]
 
     def next_turn(self, keep_seat: bool) -> list[Event]:
         s = self.s

@@ -407,6 +407,7 @@ _EVENTS: dict[str, Callable[[_Told], str]] = {
     "skull_attempt": lambda t: f"{t.pawn()} shows a Magic Ring and drops the skull down the chute...",
     "skull_hit": lambda t: "The skull hits the launcher and the Headless Ghost flies off!",
     "skull_missed": lambda t: "The skull rolls out of the other window. Try again next turn.",
+    "skull_void": lambda t: f"{t.pawn()} fell into a pit before the skull landed, so the drop does not count.",
     "game_won": _Told.won,
     "game_over": lambda t: "Every remaining pawn fell at once: nobody wins.",
     "turn_ended": lambda t: f"{t.seat()}'s turn ends.",

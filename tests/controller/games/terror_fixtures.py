@@ -19,14 +19,30 @@ Default board, all tombs in the middle (``Mu``/``Mo``/``Wo`` are the pits)::
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from controller.games import Action, Event
 from controller.games.terror import Terror
+from controller.games.terror.cards import DEFAULT_CARDS
 
 GATE = [8, 0]
 CRYPT = [0, 8]
 EXIT = [0, 7]
+
+
+def default_cards() -> dict[str, Any]:
+    """The default deck as a fresh, editable object (for ``new_game(cards=...)``)."""
+    return json.loads(DEFAULT_CARDS.read_text(encoding="utf-8"))
+
+
+def deck_with_kinds(**kinds: str) -> dict[str, Any]:
+    """The default deck with some cards given another kind, e.g. ``deck_with_kinds(**{"switch-1": "anytime"})``."""
+    deck = default_cards()
+    for card in deck["cards"]:
+        card["kind"] = kinds.pop(card["id"], card["kind"])
+    assert not kinds, f"no such card(s): {sorted(kinds)}"
+    return deck
 
 
 def new_game(players: int = 2, seed: int = 1, **options: Any) -> Terror:

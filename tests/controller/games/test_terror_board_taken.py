@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 
-from controller.games import Action
-from controller.games.terror import Terror
+import pytest
 
-from .terror_fixtures import card_total, give, make_monster, new_game, on_top, phase, put, types_of
+from controller.games import Action, IllegalAction
+from controller.games.terror import Terror, describe_event
+
+from .terror_fixtures import (CRYPT, card_total, deck_with_kinds, give, make_monster, new_game, on_top, phase, pos,
+                              put, types_of)
 
 # With every tomb in the middle these are the purple Danger spaces beside the Monster pit;
 # sliding the Monster tomb to end A opens the pit under DANGER_A.
@@ -119,8 +122,6 @@ def test_a_reversed_monster_card_never_lands_on_a_fallen_pawn() -> None:
 def test_a_saved_state_with_a_fallen_player_still_to_play_is_refused() -> None:
     """Such a state cannot happen any more (the turn passes on at once): a file that holds one was edited
     or written by the engine before that fix, and is refused in words rather than played stuck."""
-    import pytest
-
     from controller.games import BadGameData
 
     game = new_game(3)
@@ -132,3 +133,85 @@ def test_a_saved_state_with_a_fallen_player_still_to_play_is_refused() -> None:
     data["phase"] = "over"  # a finished game may end with anyone's pawns gone
     data["attempt"] = data["pending"] = None
     Terror.from_json(data)
+
+
+# ----- a skull drop by a pawn that falls while the skull is in the chute -------------------------------
+# Rulebook, "A Tomb Pit": a fallen pawn "is immediately out of the game"; "How to Win": the pawn on the
+# Crypt platform with a Magic Ring destroys the Headless Ghost. A pawn out of play wins nothing.
+
+def _attempt_then_swapped_onto_danger(players: int = 2) -> Terror:
+    """Seat 0's girl drops the skull; meanwhile seat 1 plays a Play Anytime! Body Swap (a deck may have
+    one) that puts her on a Danger space, and the referee reads the tomb that opens the pit under her."""
+    game = new_game(players, cards=deck_with_kinds(**{"switch-1": "anytime"}))
+    put(game, 0, 0, CRYPT)
+    give(game, 0, 0, "ring-1")
+    put(game, 1, 0, DANGER_A)
+    give(game, 1, 0, "switch-1")
+    phase(game, 0, "move", 4, "wolf")
+    game.apply(Action("attempt_skull", 0, {"pawn": 0}))
+    assert game.s.phase == "skull"
+    game.apply(Action("play_card", 1, {"card": "switch-1", "target": [0, 0]}))
+    assert pos(game, 0, 0) == DANGER_A and game.s.phase == "skull"
+    return game
+
+
+def test_a_skull_drop_does_not_count_when_its_pawn_falls_before_the_outcome() -> None:
+    game = _attempt_then_swapped_onto_danger()
+    events = game.adopt_board({"tomb.monster": "end_a"})
+    assert types_of(events)[-2:] == ["pawn_fell", "skull_void"]
+    assert describe_event(game, events[-1]) == (
+        "Ann's girl pawn fell into a pit before the skull landed, so the drop does not count.")
+    assert game.s.attempt is None and game.s.phase == "after_move" and game.s.attempted
+    assert game.expects() == []
+    with pytest.raises(IllegalAction, match="not now"):
+        game.apply(Action("skull_outcome", 0, {"hit": True}))
+    assert not game.is_over and game.s.ghost == "standing"
+    assert {a.kind for a in game.legal_actions() if a.player == 0} == {"end_turn"}
+    game.apply(Action("end_turn", 0, {}))
+    assert game.s.turn == 1 and game.s.phase == "roll"
+    _round_trips(game)
+
+
+def test_a_skull_drop_by_a_players_last_pawn_that_falls_passes_the_turn() -> None:
+    game = _attempt_then_swapped_onto_danger(3)
+    put(game, 0, 1, None)  # the boy fell earlier
+    events = game.adopt_board({"tomb.monster": "end_a"})
+    kinds = types_of(events)
+    assert kinds.index("skull_void") < kinds.index("turn_ended") and "player_out" in kinds
+    assert game.s.attempt is None and game.s.turn == 1 and game.s.phase == "roll"
+    assert not game.is_over and all(a.player != 0 for a in game.legal_actions())
+    _round_trips(game)
+
+
+def test_a_saved_skull_drop_whose_pawn_had_fallen_still_loads_and_its_hit_does_not_count() -> None:
+    """A state saved before such drops were voided holds the attempt of a fallen pawn: it loads, and the
+    outcome, when it comes, voids the drop instead of handing that player the game."""
+    game = _attempt_then_swapped_onto_danger()
+    data = game.to_json()
+    held = data["pawns"][0][0]["cards"]
+    data["pawns"][0][0] = {"pos": None, "monster": None, "cards": []}
+    data["discard"] = data["discard"] + held
+    loaded = Terror.from_json(data)
+    events = loaded.apply(Action("skull_outcome", 0, {"hit": True}))
+    assert types_of(events) == ["skull_void"]
+    assert not loaded.is_over and loaded.winners == [] and loaded.s.phase == "after_move"
+
+
+def test_the_rolled_tomb_is_not_taken_from_the_board_while_a_monster_card_drawn_before_its_slide_waits() -> None:
+    """The tomb step is still to come (the drawn card goes back to it), so the rolled tomb's move is declared,
+    one position, as in the tomb step itself; the other tombs may still be taken from the board."""
+    game = new_game(2)
+    give(game, 0, 0, "anytime-breeze")
+    on_top(game, "monster-werewolf")
+    put(game, 0, 0, [8, 3])
+    phase(game, 0, "tomb", 3, "wolf")
+    game.apply(Action("play_card", 0, {"card": "anytime-breeze", "target": [0, 0], "to": G_SPACE}))
+    assert game.s.phase == "choose" and game.s.pending is not None and game.s.pending["resume"] == "tomb"
+    before = game.to_json()
+    with pytest.raises(IllegalAction, match="the Wolf tomb was rolled: declare its one-position move instead, "
+                                            "once the drawn Monster card is placed"):
+        game.adopt_board({"tomb.wolf": "end_a"})
+    assert game.to_json() == before
+    assert types_of(game.adopt_board({"tomb.monster": "end_a"})) == ["tomb_moved"]
+    game.apply(Action("place_monster", 0, {"target": [1, 0]}))
+    assert game.s.phase == "tomb" and game.s.tombs["wolf"] == "middle"

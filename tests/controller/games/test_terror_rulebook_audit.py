@@ -15,7 +15,7 @@ import pytest
 from controller.games import Action, BadGameData, IllegalAction, MalformedAction
 from controller.games.terror import Terror
 
-from .terror_fixtures import CRYPT, act, give, new_game, on_top, phase, pos, put, types_of
+from .terror_fixtures import CRYPT, act, deck_with_kinds, default_cards, give, new_game, on_top, phase, pos, put, types_of
 
 
 # ----- the Crypt jump never stretches the count ----------------------------------------------------
@@ -100,11 +100,7 @@ def test_g_space_your_own_anytime_card_on_someone_elses_turn_draws_nothing() -> 
 def test_g_space_an_anytime_swap_draws_for_the_current_players_pawn_only() -> None:
     # A deck may make Body Swap a Play Anytime! card; the pawn that belongs to the player whose
     # turn it is draws, the other does not (rulebook, "G" Space: "only on your turn").
-    deck = copy.deepcopy(_default_cards())
-    for card in deck["cards"]:
-        if card["id"] == "switch-1":
-            card["kind"] = "anytime"
-    g = new_game(cards=deck)
+    g = new_game(cards=deck_with_kinds(**{"switch-1": "anytime"}))
     put(g, 0, 0, [0, 0])
     put(g, 1, 0, [0, 2])  # a "G"
     give(g, 1, 0, "switch-1")
@@ -130,14 +126,6 @@ def test_g_space_your_own_swap_on_your_turn_draws_for_your_pawn_only() -> None:
     assert g.phase == "choose" and g.s.pending is not None and g.s.pending["seat"] == 0
     act(g, "place_monster", 0, target=[1, 0])
     assert g.phase == "roll" and g.s.pawns[1][0].monster == "monster-blob"
-
-
-def _default_cards() -> dict[str, Any]:
-    import json
-
-    from controller.games.terror.cards import DEFAULT_CARDS
-
-    return json.loads(DEFAULT_CARDS.read_text(encoding="utf-8"))
 
 
 # ----- Body Swap says what it does -------------------------------------------------------------
@@ -263,7 +251,7 @@ def test_a_board_space_type_that_is_not_a_string_is_named() -> None:
 def test_a_card_effect_or_kind_that_is_not_a_string_is_named(key: str, value: Any, reason: str) -> None:
     from controller.games.terror.cards import load_deck
 
-    deck = _default_cards()
+    deck = default_cards()
     deck["cards"][0][key] = value
     with pytest.raises(BadGameData, match=rf"cards cards\[0\] \(monster-werewolf\): .*{reason}"):
         load_deck(deck)
