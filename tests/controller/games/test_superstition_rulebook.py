@@ -24,6 +24,7 @@ from controller.games.superstition import Superstition
 from controller.games.superstition.board import GRAVES
 
 from .test_superstition_helpers import NAMES
+from .test_superstition_properties import _spiteful_choice as spiteful_choice
 
 SPACE_ID = re.compile(r"(?<![\w.])(?:[bs]\d+|start\.[a-z]+|tomb\.[a-z]+|grave\d)(?![\w.])")
 LEAVING = ("tomb", "out1", "out2")
@@ -221,7 +222,7 @@ def refuse_all(game: Superstition, wrong: list[Action], rnd: random.Random) -> N
     assert snapshot(game) == before
 
 
-def play(game: Superstition, rnd: random.Random, limit: int = 6000) -> None:
+def play(game: Superstition, rnd: random.Random, limit: int = 6000, spiteful: bool = False) -> None:
     shadow = Shadow(game)
     steps = 0
     while not game.is_over:
@@ -230,8 +231,11 @@ def play(game: Superstition, rnd: random.Random, limit: int = 6000) -> None:
         assert legal and all(a.player == game.current_player for a in legal)
         if steps % 5 == 0:
             refuse_all(game, near_misses(game, legal), rnd)
-        plain = [a for a in legal if a.kind != "place_whammy"]
-        action = rnd.choice(legal if (not plain or rnd.random() < 0.08) else plain)
+        if spiteful:  # Whammies where they block most, to reach every Whammy rule often
+            action = spiteful_choice(game, legal, rnd)
+        else:
+            plain = [a for a in legal if a.kind != "place_whammy"]
+            action = rnd.choice(legal if (not plain or rnd.random() < 0.08) else plain)
         was = shadow.before(legal)
         events = game.apply(action)
         shadow.after(action, events, was)
@@ -245,4 +249,4 @@ def test_whole_random_games_follow_the_rulebook(option_index: int) -> None:
     for seed in range(6):
         players = 4 if "colours" in options else 2 + (seed + option_index) % 3
         game = Superstition.new(NAMES[:players], 500 * option_index + seed, options)
-        play(game, random.Random(seed))
+        play(game, random.Random(seed), spiteful=seed % 2 == 1)
