@@ -253,6 +253,9 @@ def _reason(game: "Superstition", action: Action) -> str | None:
                 return "that way passes a Whammy; pass it with your Charm"
             return walk
         if kind == "charm_move" and charmed is None:
+            if isinstance(walk, Walk) and walk.short:
+                # Two dice: the plain move stops on a Whammy the throw would have to pass.
+                return "you hold no Charm that passes the Whammy that way; you may stop on it instead"
             return "that way passes no Whammy; move without the Charm" if isinstance(walk, Walk) else walk
     if kind == "end_turn":
         if game.phase == "move":

@@ -159,7 +159,8 @@ def test_the_short_stop_is_a_plain_move_not_a_charm_move() -> None:
     try:
         game.apply(Action("charm_move", 0, {"direction": "ccw"}))
     except ValueError as exc:
-        assert "passes no Whammy" in str(exc)
+        # The Whammy is there: what the pawn lacks is the Charm for it.
+        assert str(exc).endswith("you hold no Charm that passes the Whammy that way; you may stop on it instead")
     else:
         raise AssertionError("a charm_move without the Charm was accepted")
     assert game.to_json() == before
