@@ -142,7 +142,9 @@ class Shadow:
         step = game.step_name()
         if step in ("special", "special_more"):
             only = st.tasks[0].get("may")
-            assert listed_specials(legal) == expected_specials(game, only), step
+            expected = expected_specials(game, only)
+            assert listed_specials(legal) == expected, step
+            assert any(expected.values()), "a special step with nothing to choose but stopping"
             assert Action("done", st.seat) in legal
         if step == "escape":
             task = st.tasks[0]
@@ -257,10 +259,11 @@ class Shadow:
                     else:
                         assert data.get("victim") == (with_cubes[0] if with_cubes else None)
         if action.kind == "move_dog":
-            # Exact count, orthogonal, through tokens: the listed end squares (checked elsewhere).
-            pos = st.dogs[action.player]
-            assert pos == (action.params["x"], action.params["y"]) or any(
-                e.type in ("borked", "dog_fled", "concern") for e in events)
+            # The dog stops where it was sent and collects any cube there at once.
+            end = (action.params["x"], action.params["y"])
+            assert st.dogs[action.player] == end and not st.board_snacks.get(end)
+            assert Counter(st.card_snacks[action.player]) == Counter(
+                was["cards"][action.player] + was["board_snacks"].get(end, []))
         # The end: the game is over exactly when the rulebook's condition holds.
         if st.phase == "over":
             assert should_end(game)
