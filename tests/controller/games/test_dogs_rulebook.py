@@ -331,6 +331,13 @@ def refuse_all(game: DogsGame, wrong: list[Action], rnd: random.Random) -> None:
     assert json.dumps(game.to_json(), sort_keys=True) == before
 
 
+def apply_all(game: DogsGame, legal: list[Action], rnd: random.Random) -> None:
+    """Every listed action (a sample of a long list) applies, each to its own copy of the game."""
+    saved = game.to_json()
+    for action in rnd.sample(legal, min(12, len(legal))):
+        DogsGame.from_json(saved).apply(action)
+
+
 def play(game: DogsGame, rnd: random.Random, limit: int = 20000) -> int:
     shadow = Shadow(game)
     steps = 0
@@ -339,6 +346,8 @@ def play(game: DogsGame, rnd: random.Random, limit: int = 20000) -> int:
         legal = game.legal_actions()
         if steps % 7 == 0:
             refuse_all(game, near_misses(game, legal), rnd)
+        if steps % 29 == 0:
+            apply_all(game, legal, rnd)
         plain = [a for a in legal if a.kind != "back"] or legal
         action = greedy(game, rnd) if rnd.random() < 0.5 else rnd.choice(plain)
         was = shadow.before(action, legal)

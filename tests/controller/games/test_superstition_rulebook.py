@@ -222,6 +222,13 @@ def refuse_all(game: Superstition, wrong: list[Action], rnd: random.Random) -> N
     assert snapshot(game) == before
 
 
+def apply_all(game: Superstition, legal: list[Action], rnd: random.Random) -> None:
+    """Every listed action (a sample of a long list) applies, each to its own copy of the game."""
+    saved = game.to_json()
+    for action in rnd.sample(legal, min(12, len(legal))):
+        Superstition.from_json(saved).apply(action)
+
+
 def play(game: Superstition, rnd: random.Random, limit: int = 6000, spiteful: bool = False) -> None:
     shadow = Shadow(game)
     steps = 0
@@ -231,6 +238,8 @@ def play(game: Superstition, rnd: random.Random, limit: int = 6000, spiteful: bo
         assert legal and all(a.player == game.current_player for a in legal)
         if steps % 5 == 0:
             refuse_all(game, near_misses(game, legal), rnd)
+        if steps % 11 == 0:
+            apply_all(game, legal, rnd)
         if spiteful:  # Whammies where they block most, to reach every Whammy rule often
             action = spiteful_choice(game, legal, rnd)
         else:
