@@ -23,8 +23,9 @@ from controller.games.base import Event
 from controller.games.superstition import Superstition
 from controller.games.superstition.board import GRAVES
 
-from .test_superstition_helpers import NAMES
+from .test_superstition_helpers import NAMES, act, begin, new_game, throw
 from .test_superstition_properties import _spiteful_choice as spiteful_choice
+from .test_superstition_reach import _editor_board
 
 SPACE_ID = re.compile(r"(?<![\w.])(?:[bs]\d+|start\.[a-z]+|tomb\.[a-z]+|grave\d)(?![\w.])")
 LEAVING = ("tomb", "out1", "out2")
@@ -259,3 +260,33 @@ def test_whole_random_games_follow_the_rulebook(option_index: int) -> None:
         players = 4 if "colours" in options else 2 + (seed + option_index) % 3
         game = Superstition.new(NAMES[:players], 500 * option_index + seed, options)
         play(game, random.Random(seed), spiteful=seed % 2 == 1)
+
+
+def _short_brick_path() -> dict[str, Any]:
+    """An owner's board the loader accepts, with a brick path of five spaces and the gate on the first."""
+    return _editor_board(5, 16, 1, [2, 1, 4, 9, 5, 13])
+
+
+@pytest.mark.parametrize("dice", [1, 2])
+def test_on_a_short_path_two_dice_can_shut_every_pawn_in(dice: int) -> None:
+    """Rule 3 ("You can't pass another player ... blocked in both directions, your turn ends"),
+    on a five-space brick path: three pawns on their way out, one space apart, can still step
+    into the space beside them with one die, and never with two (no throw is 1).
+    docs/rules/superstition.md, "Editing the board", says how long the paths must be for this
+    never to happen."""
+    game = new_game(3, board=_short_brick_path(), dice=dice)
+    begin(game)
+    for seat, space in enumerate(["b0", "b2", "b4"]):
+        game.pawns[seat] = {"space": space, "leg": "out2", "zapped": [], "target": None}
+    open_throws: set[int] = set()
+    for value in range(dice, 6 * dice + 1):  # every throw, for each seat in turn
+        for _ in range(3):
+            throw(game, value)
+            if any(a.kind == "move" for a in game.legal_actions()):
+                open_throws.add(value)
+                break
+            act(game, "end_turn")
+        if open_throws:
+            break
+    # One die: Ann, on the gate, goes home with a 1. Two dice: nobody can ever move.
+    assert open_throws == ({1} if dice == 1 else set())
