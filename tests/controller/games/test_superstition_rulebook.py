@@ -151,7 +151,7 @@ class Shadow:
         if leg == "in1":
             if zapped:  # rule 7: back on the matching colour circle; the turn ends
                 assert pawn == {"space": board.circles[game.colours[p]], "leg": "in1", "zapped": [], "target": None}
-                assert game.after_reset == "end" or game.turn != p or game.phase == "reset"
+                assert self._turn_ends(p)
             else:  # rule 6: sneaked by, the turn goes on with a throw onto the stone path
                 assert pawn["space"] == platform.space and pawn["leg"] == "in2"
                 assert game.phase in ("roll", "reset") and game.turn == p
@@ -159,12 +159,15 @@ class Shadow:
             assert trap in GRAVES
             if zapped:  # rule 10: in front of the Grave; rule 12: either once both zapped
                 assert pawn["space"] == platform.stone and pawn["leg"] == "in2" and pawn["zapped"][-1] == trap
+                assert self._turn_ends(p)
             else:  # rule 11: beside the tomb (or waiting on the Grave), tokens drawn, turn ends
                 assert pawn["leg"] == "tomb" and pawn["target"] == GRAVES[1 - GRAVES.index(trap)]
                 want = platform.tomb_side if platform.tomb_side not in others else platform.space
                 assert pawn["space"] == want
                 if game.options["tokens"] == "engine":
-                    assert game.hands[p]["drawn"]
+                    assert game.hands[p]["drawn"] and self._turn_ends(p)
+                else:  # the player enters the tokens drawn from the real tomb, then the turn ends
+                    assert game.phase in ("draw", "reset") and game.turn == p
         elif leg == "tomb":
             assert trap in GRAVES
             if zapped:  # Part II rule 2: lose the turn, jump back next time
@@ -173,17 +176,27 @@ class Shadow:
             else:  # Part II rule 1: in front of the Grave, wait for the next turn
                 want = platform.stone if platform.stone not in others else platform.tomb_side
                 assert pawn["space"] == want and pawn["leg"] == "out1"
+            assert self._turn_ends(p)
             assert game.hands[p]["drawn"] == was["hands"][p]["drawn"]  # "Do not take additional Whammys"
         elif leg == "out1":
             assert trap not in GRAVES
             if zapped:  # Part II rule 4: back on the stone path, then to the other one
                 assert pawn["space"] == platform.stone and pawn["zapped"][-1] == trap and pawn["leg"] == "out1"
+                assert self._turn_ends(p)
             else:
                 assert pawn["space"] == platform.space and pawn["leg"] == "out2"
                 assert game.phase in ("roll", "reset") and game.turn == p
         else:
             raise AssertionError(f"a pawn on leg {leg} was challenged")
         assert len({q["space"] for q in game.pawns}) == len(game.pawns)
+
+
+    def _turn_ends(self, p: int) -> bool:
+        """The challenge ended the turn: the next seat plays (or, sensors, once the trap is reset)."""
+        game = self.game
+        if game.phase == "reset":
+            return game.after_reset == "end"
+        return game.turn == (p + 1) % len(game.players)
 
 
 def near_misses(game: Superstition, legal: list[Action]) -> list[Action]:
