@@ -249,6 +249,10 @@ class DogsState:
             raise bad(f"seat {self.seat} out of range")
         if not 0 <= self.setup_left <= n or (self.setup_left > 0) != (self.phase in ("setup_tile", "setup_dog")):
             raise bad(f"{self.setup_left} seats left to set up does not fit phase {self.phase!r}")
+        size = self.tiles[0].size
+        if self.options.min_contact > size:
+            # No tile could ever be placed: the seat to place one would have nothing to do.
+            raise bad(f"option 'min_contact' is {self.options.min_contact} but a tile edge has only {size} squares")
         ids = {t.id for t in self.tiles}
         used = list(self.deck) + [p.tile for p in self.placed] + ([self.drawn] if self.drawn is not None else [])
         if sorted(used) != sorted(ids):

@@ -253,14 +253,22 @@ def _reason(game: "Superstition", action: Action) -> str | None:
                 return "that way passes a Whammy; pass it with your Charm"
             return walk
         if kind == "charm_move" and charmed is None:
+            if isinstance(walk, Walk) and walk.short:
+                # Two dice: the plain move stops on a Whammy the throw would have to pass.
+                return "you hold no Charm that passes the Whammy that way; you may stop on it instead"
             return "that way passes no Whammy; move without the Charm" if isinstance(walk, Walk) else walk
     if kind == "end_turn":
         if game.phase == "move":
-            open_ways = [d for d, w in game.options_for(p).items() if isinstance(w, Walk)]
-            if open_ways:
-                words = [DIRECTION_WORDS[d] for d in open_ways]
-                ways = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-                return f"you can still move {ways}; the full count must be moved"
+            walks = [w for w in game.options_for(p).values() if isinstance(w, Walk)]
+            full = [DIRECTION_WORDS[w.direction] for w in walks if not w.short]
+            short = [DIRECTION_WORDS[w.direction] for w in walks if w.short]
+            if full and not short:
+                return f"you can still move {_either(full)}; the full count must be moved"
+            if short:
+                # Two dice: the stop on the Whammy next to the pawn is a move, and the only one
+                # that way; "the full count" would name a move the pawn does not have.
+                stop = f"stop on the Whammy on the next space {_either(short)} (two dice never throw 1)"
+                return f"you can still move {_either(full)} or {stop}" if full else f"you can still {stop}"
         elif jump_block(game, p) is None:
             return "you can jump the Wizard's Tomb"
     if kind == "jump":
@@ -289,6 +297,11 @@ def _reason(game: "Superstition", action: Action) -> str | None:
             left = ", ".join(CHARM_NAMES.get(c, c) for c in game.pools["charms"])
             return f"that Charm is not in the tomb (left: {left})"
     return None
+
+
+def _either(words: list[str]) -> str:
+    """``["clockwise", "onto the platform"]`` as "clockwise or onto the platform"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _space_block(game: "Superstition", space: str) -> str | None:

@@ -101,3 +101,17 @@ def test_a_saved_spook_move_must_move_a_spook_in_the_graveyard() -> None:
     data["spooks"][0].update(pos=None, holder=1)
     with pytest.raises(BadGameData, match="moves spook 0, which is not in the graveyard"):
         DogsGame.from_json(data)
+
+
+def test_a_saved_min_contact_longer_than_a_tile_edge_is_refused() -> None:
+    """A new game refuses it ("a tile edge has only 2 squares"); a saved state with it used to
+    load, leaving the seat that must place the next tile with nothing legal to do."""
+    tiles = {"size": 2, "tiles": [{"id": f"S{i}", "name": f"Small {i}", "grid": ["J.", ".."]} for i in range(16)]}
+    game = DogsGame.new(["P0", "P1"], 1, {"tiles": tiles})
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])
+    data = json.loads(json.dumps(game.to_json()))
+    assert DogsGame.from_json(data).legal_actions()  # as saved, the next tile has somewhere to go
+    data["options"]["min_contact"] = 3
+    with pytest.raises(BadGameData, match="option 'min_contact' is 3 but a tile edge has only 2 squares"):
+        DogsGame.from_json(data)

@@ -13,7 +13,9 @@ import random
 from controller.games import Action
 from controller.games.superstition import Superstition
 
-from .test_superstition_helpers import act, begin, directions, events_of, give, kinds, new_game, on_board, put, throw
+from .test_superstition_helpers import (
+    act, begin, directions, events_of, give, kinds, new_game, on_board, put, rejected, throw,
+)
 
 
 def _ladder_stall(**options: object) -> Superstition:
@@ -157,7 +159,34 @@ def test_the_short_stop_is_a_plain_move_not_a_charm_move() -> None:
     try:
         game.apply(Action("charm_move", 0, {"direction": "ccw"}))
     except ValueError as exc:
-        assert "passes no Whammy" in str(exc)
+        # The Whammy is there: what the pawn lacks is the Charm for it.
+        assert str(exc).endswith("you hold no Charm that passes the Whammy that way; you may stop on it instead")
     else:
         raise AssertionError("a charm_move without the Charm was accepted")
     assert game.to_json() == before
+
+
+def test_with_only_the_stop_on_a_whammy_left_end_turn_is_refused_naming_that_stop() -> None:
+    # Two dice, leaving: Bob blocks the way counter-clockwise, the Raven clockwise. The stop on the
+    # Raven is the only move; the refusal of end_turn names it, not a full count nobody can move.
+    game = new_game(dice=2)
+    begin(game)
+    put(game, 0, "b5", leg="out2")
+    put(game, 1, "b3")
+    on_board(game, "b6", "the_raven")
+    throw(game, 4)
+    assert [(a.kind, a.params) for a in game.legal_actions()] == [("move", {"direction": "cw"})]
+    rejected(game, Action("end_turn", 0),
+             r"^you cannot end your turn: you can still stop on the Whammy on the next space clockwise "
+             r"\(two dice never throw 1\)$")
+
+
+def test_with_a_full_move_and_a_stop_on_a_whammy_end_turn_names_both() -> None:
+    game = new_game(dice=2)
+    begin(game)
+    put(game, 0, "b5", leg="out2")
+    on_board(game, "b6", "the_raven")
+    throw(game, 4)
+    assert directions(game) == {"cw", "ccw"}
+    rejected(game, Action("end_turn", 0),
+             r"you can still move counter-clockwise or stop on the Whammy on the next space clockwise")
