@@ -38,6 +38,7 @@ LADDER_MIRROR = ("ladder", "mirror")
 GRAVES = ("grave1", "grave2")
 TRAPS = LADDER_MIRROR + GRAVES
 TRAP_NAMES = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
+MIN_PATH = 9  # spaces on each path; see ring() below
 _TOP_KEYS = {"spaces", "brick_path", "gate", "stone_path", "start_circles", "platforms", "tomb"}
 _OPTIONAL_TOP_KEYS = {"name", "notes"}
 
@@ -159,8 +160,12 @@ def parse_board(data: Any, where: str = "board") -> Board:
     def ring(key: str, kind: str) -> tuple[str, ...]:
         value = data[key]
         path = f"the {kind} path"
-        if not isinstance(value, list) or len(value) < 4:
-            raise bad(f"{key!r}", "must be a list of at least 4 space ids", f"{cap(path)} needs at least 4 spaces.")
+        if not isinstance(value, list) or len(value) < MIN_PATH:
+            # Shorter, up to four pawns can stand so close that no throw ever moves one (rule 3: nobody
+            # passes), and the game never ends (docs/rules/superstition.md, "Editing the board").
+            raise bad(f"{key!r}", f"must be a list of at least {MIN_PATH} space ids",
+                      f"{cap(path)} needs at least {MIN_PATH} spaces: on a shorter one the pawns can shut each "
+                      "other in for good.")
         seen: set[str] = set()
         for i, sid in enumerate(value):
             if not isinstance(sid, str) or sid not in spaces:

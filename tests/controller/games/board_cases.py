@@ -153,7 +153,7 @@ SUPERSTITION_CASES: list[Case] = [
     ("space not drawn", _edit(SUPERSTITION, lambda d: d["spaces"]["b0"].update(x="left")), "must be a number", None),
     ("space with more", _edit(SUPERSTITION, lambda d: d["spaces"]["b0"].update(colour=1)), "is not a space field", None),
     ("a path too short", _edit(SUPERSTITION, lambda d: d.update(brick_path=["b0", "b1", "b2"])),
-     "at least 4 space ids", {"entry": "brick_path"}),
+     "at least 9 space ids", {"entry": "brick_path"}),
     ("a path through nowhere", _edit(SUPERSTITION, lambda d: d["brick_path"].__setitem__(3, "zz")),
      "brick_path[3] is 'zz'", {"entry": "brick_path.3"}),
     ("a stone on the brick path", _edit(SUPERSTITION, lambda d: d["brick_path"].__setitem__(3, "s0")),

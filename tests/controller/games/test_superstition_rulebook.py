@@ -15,12 +15,15 @@ import json
 import random
 import re
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from controller.games import Action, IllegalAction
 from controller.games.base import Event
 from controller.games.superstition import Superstition
+from controller.games.datafile import BadGameData
+from controller.games.superstition import board as board_module
 from controller.games.superstition.board import GRAVES
 
 from .test_superstition_helpers import NAMES, act, begin, new_game, throw
@@ -275,19 +278,19 @@ def test_whole_random_games_follow_the_rulebook(option_index: int) -> None:
         play(game, random.Random(seed), spiteful=seed % 2 == 1)
 
 
-def _short_brick_path() -> dict[str, Any]:
-    """An owner's board the loader accepts, with a brick path of five spaces and the gate on the first."""
-    return _editor_board(5, 16, 1, [2, 1, 4, 9, 5, 13])
+def _short_brick_path(spaces: int = 5) -> dict[str, Any]:
+    """An owner's board with a short brick path and the gate on its first space."""
+    return _editor_board(spaces, 16, 1, [2, 1, 4, 9, 5, 13])
 
 
 @pytest.mark.parametrize("dice", [1, 2])
 def test_on_a_short_path_two_dice_can_shut_every_pawn_in(dice: int) -> None:
     """Rule 3 ("You can't pass another player ... blocked in both directions, your turn ends"),
     on a five-space brick path: three pawns on their way out, one space apart, can still step
-    into the space beside them with one die, and never with two (no throw is 1).
-    docs/rules/superstition.md, "Editing the board", says how long the paths must be for this
-    never to happen."""
-    game = new_game(3, board=_short_brick_path(), dice=dice)
+    into the space beside them with one die, and never with two (no throw is 1): the game would
+    never end. So the loader refuses such a board (the next test); this one is built past it."""
+    with mock.patch.object(board_module, "MIN_PATH", 4):
+        game = new_game(3, board=_short_brick_path(), dice=dice)
     begin(game)
     for seat, space in enumerate(["b0", "b2", "b4"]):
         game.pawns[seat] = {"space": space, "leg": "out2", "zapped": [], "target": None}
@@ -303,3 +306,11 @@ def test_on_a_short_path_two_dice_can_shut_every_pawn_in(dice: int) -> None:
             break
     # One die: Ann, on the gate, goes home with a 1. Two dice: nobody can ever move.
     assert open_throws == ({1} if dice == 1 else set())
+
+
+@pytest.mark.parametrize("spaces", [4, 5, 8])
+def test_a_board_whose_path_is_short_enough_to_shut_pawns_in_is_refused_in_words(spaces: int) -> None:
+    with pytest.raises(BadGameData) as refused:
+        new_game(3, board=_short_brick_path(spaces), dice=2)
+    assert "needs at least 9 spaces" in refused.value.plain and "shut each other in" in refused.value.plain
+    new_game(3, board=_short_brick_path(9), dice=2)  # nine is enough
