@@ -422,3 +422,33 @@ def test_a_tap_between_overlapping_targets_goes_to_the_nearest(phone: Any, serve
         player.wait_for_selector("#confirm", state="hidden")
     assert fake.commands == []
     assert errors == []
+
+
+def a_move_lands_on_a_pawn(g: Game) -> bool:
+    v = g.public_view()
+    at = {tuple(p["pos"]) for s in v["players"] for p in s["pawns"] if p["pos"] is not None and not p["out"]}
+    return any(a.kind == "move_pawn" and tuple(a.params["to"]) in at for a in g.legal_actions())
+
+
+def test_a_tap_on_a_pawn_standing_on_a_green_space_is_a_tap_on_that_space(phone: Any, served: PanelServer,
+                                                                           fake: FakeTable, token: str) -> None:
+    """A pawn is drawn over the green space it stands on; a finger on it means the space, not nothing."""
+    g = advance("terror", 0, a_move_lands_on_a_pawn)
+    publish(fake, g)
+    v = g.public_view()
+    where = {tuple(p["pos"]): (si, pi) for si, s in enumerate(v["players"]) for pi, p in enumerate(s["pawns"])
+             if p["pos"] is not None and not p["out"]}
+    move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and tuple(a.params["to"]) in where)
+    standing = where[tuple(move.params["to"])]
+    player, errors = phone()
+    join(player, served.url, fake.table, token, move.player)
+    choose = player.locator(f"#choose-{move.player}-{move.params['pawn']}")
+    if choose.count():
+        choose.tap()
+    pawn = f'svg#board g.pawn[data-seat="{standing[0]}"][data-pawn="{standing[1]}"]'
+    assert player.get_attribute(pawn, "role") is None  # a piece standing there, not a target of its own
+    tap(player, pawn)
+    player.wait_for_selector("#confirm:not([hidden])")
+    assert json.loads(player.get_attribute("#confirm-send", "data-action")) == move.to_json()
+    assert fake.commands == [] and errors == []
+
