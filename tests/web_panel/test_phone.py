@@ -452,3 +452,49 @@ def test_a_tap_on_a_pawn_standing_on_a_green_space_is_a_tap_on_that_space(phone:
     assert json.loads(player.get_attribute("#confirm-send", "data-action")) == move.to_json()
     assert fake.commands == [] and errors == []
 
+
+def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(phone: Any, served: PanelServer,
+                                                                               fake: FakeTable, token: str) -> None:
+    """Two pages of one phone for one seat: leaving on one clears the other at once, saying what happened
+    (not that a new game started), without waiting for the table to move."""
+    g = advance("superstition", 1, superstition_move)
+    publish(fake, g)
+    first, _ = phone()
+    join(first, served.url, fake.table, token, g.current_player)
+    second = first.context.new_page()
+    second.set_default_timeout(6000)
+    errors = watch_console(second)
+    second.goto(first.url)
+    second.wait_for_selector("#hand .group")
+    first.locator("#leave summary").tap()
+    with first.expect_navigation():
+        first.locator("#leave-yes").tap()
+    second.wait_for_selector("#left:not([hidden])")
+    said = second.text_content("#left")
+    assert said.startswith("You left your seat") and "new game" not in said, said
+    assert second.locator("button.act, svg#board [role=button]").count() == 0
+    assert second.text_content("#hand") == "You have no seat in this game."
+    assert second.text_content("#join-new") == "Join again"
+    check_phone_page(second, "a second page after leaving on the first", errors)
+
+
+def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(phone: Any, served: PanelServer,
+                                                                            fake: FakeTable, token: str) -> None:
+    """The phone joined the other seat on another page (a code typed for the wrong seat, put right): the page
+    of the first seat stops showing its hand at once and points at the seat the phone now plays."""
+    g = advance("superstition", 1, superstition_move)
+    publish(fake, g)
+    ann, _ = phone()
+    join(ann, served.url, fake.table, token, 0)
+    errors = watch_console(ann)
+    other = ann.context.new_page()
+    other.set_default_timeout(6000)
+    join(other, served.url, fake.table, token, 1)
+    ann.wait_for_selector("#left:not([hidden])")
+    said = ann.text_content("#left")
+    assert said.startswith("This phone now plays as Bo") and "seat" not in said.split("Bo")[0], said
+    assert ann.locator("button.act").count() == 0
+    check_phone_page(ann, "the page of the seat this phone left for another", errors)
+    with ann.expect_navigation():
+        ann.locator("#join-new").tap()
+    ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === 'Bo'")
