@@ -8,6 +8,7 @@ the top, "Leave" asks first.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -498,3 +499,23 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     with ann.expect_navigation():
         ann.locator("#join-new").tap()
     ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === 'Bo'")
+
+
+def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: PanelServer, fake: FakeTable,
+                                                           token: str) -> None:
+    """A busy or unplugged table: the player reads that it did not answer, in words (no table id, no command
+    name), and that the move may have been made; not that it was refused."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    player, errors = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    view = served.app.extensions["gravekeeper"]
+    view.settings = dataclasses.replace(view.settings, command_timeout=0.5)
+    fake.silent = True
+    player.locator('button.act[data-kind="roll"]').tap()
+    player.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    said = player.text_content("#reply")
+    assert "did not answer" in said and "may have been made" in said and "refused" not in said, said
+    assert fake.table not in said and "'" not in said and not RAW_ID.search(said), said
+    assert player.locator("#left").is_hidden()  # the seat is still held: no "join again"
+    check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e])

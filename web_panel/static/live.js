@@ -205,7 +205,8 @@
     const reply = got.ok ? got.data : Object.assign({}, got.data, { ok: false, error: got.error });
     if (out) {
       out.className = "reply " + (reply.ok ? "ok" : "err");
-      out.textContent = reply.ok ? what + ": " + (okText || "done") : what + " refused: " + reply.error;
+      // A table that did not answer did not refuse: the move may have been made.
+      out.textContent = reply.ok ? what + ": " + (okText || "done") : what + (got.status === 504 ? ": " : " refused: ") + reply.error;
     }
     return reply;
   }

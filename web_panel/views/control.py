@@ -146,8 +146,10 @@ def _send(table: str, name: str, fields: dict[str, Any], token: str) -> dict[str
         if name == "act":
             return view.act(table, fields["action"], token)
         return view.command(table, name, fields, token)
-    except CommandTimeout as exc:
-        abort(504, description=str(exc))
+    except CommandTimeout:
+        # Read by players on their phones: no table id, no command name; and the move may have gone through.
+        abort(504, description="the table did not answer in time (it may be busy or out of reach); "
+                               "look at the board before trying again, as the move may have been made")
 
 
 @bp.get("/api/t/<table>/codes")
