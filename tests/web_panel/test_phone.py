@@ -25,6 +25,7 @@ from web_panel.server import PanelServer
 from .browser_helpers import DRAWN_FOR_WIDTH, RAW_ID, check_phone_page, login, shot, watch_console
 from .engine_state import public_state
 from .fake_table import FakeTable
+from .relay import Relay
 
 pytestmark = pytest.mark.browser
 
@@ -519,3 +520,36 @@ def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: P
     assert fake.table not in said and "'" not in said and not RAW_ID.search(said), said
     assert player.locator("#left").is_hidden()  # the seat is still held: no "join again"
     check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e])
+
+
+SLEEP_AND_WAKE = """async (ms) => {
+  const set = v => Object.defineProperty(document, "visibilityState", { value: v, configurable: true });
+  Object.defineProperty(document, "hidden", { get: () => document.visibilityState === "hidden", configurable: true });
+  set("hidden"); document.dispatchEvent(new Event("visibilitychange"));
+  await new Promise(r => setTimeout(r, ms));
+  set("visible"); document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, served: PanelServer, fake: FakeTable,
+                                                                token: str) -> None:
+    """The phone slept and its stream died without an error (nothing arrives, nothing fails): on waking,
+    the page opens its stream again and shows what happened meanwhile, instead of the table as it was."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    relay = Relay(served.port)
+    try:
+        player, errors = phone()
+        join(player, relay.url, fake.table, token, g.current_player)
+        player.wait_for_function("document.body.dataset.yourTurn === 'yes'")
+        relay.silence()
+        g.apply(next(a for a in g.legal_actions() if a.kind == "roll"))
+        fake.state(**public_state(g, fake.table, 6))
+        player.wait_for_timeout(500)
+        assert player.evaluate("window.gkLive.state.seq") == 5  # the dead stream brought nothing
+        player.evaluate(SLEEP_AND_WAKE, 1600)
+        player.wait_for_function("window.gkLive.state.seq === 6", timeout=5000)
+        assert player.text_content("#live-state") == "live"
+        check_phone_page(player, "a phone woken from sleep", errors)
+    finally:
+        relay.close()

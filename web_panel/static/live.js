@@ -15,6 +15,8 @@
   // left of it then (expects[].left_ms), and the panel says how old its copy is (age_ms), so a page
   // opened in the middle of an outcome window counts down what is really left (countdown.js).
   const madeAt = new WeakMap();
+  // Hidden at least this long, a page opens its stream again when shown (a glance at another app is not sleep).
+  const WAKE_AFTER_MS = 1500;
   function stampState(st, held) {
     if (!st || typeof st !== "object" || madeAt.has(st)) return;
     if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
@@ -143,7 +145,7 @@
         if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
         // The panel refused the stream (an HTTP error): the page may know why, and whether to go on trying.
         const ask = opts.onclosed ? Promise.resolve(opts.onclosed()).catch(() => true) : Promise.resolve(true);
-        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else setLive("stopped"); });
+        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else { stopped = true; setLive("stopped"); } });
       });
       es.addEventListener("snapshot", e => applySnapshot(JSON.parse(e.data)));
       for (const kind of ["status", "state", "sensors", "health"]) {
@@ -169,7 +171,22 @@
 
     function reopen() { if (es) es.close(); open(); }
 
-    live.start = open;
+    // A phone that slept may hold a stream that died without an error: nothing arrives and nothing fails,
+    // and the page would show the table as it was. Waking (shown again after a while, back online, or back
+    // from the browser's page cache), the page opens its stream again: the snapshot brings what it missed.
+    let stopped = false, hiddenAt = null;
+    function wake() { if (es && !stopped) reopen(); }
+    function watchSleep() {
+      document.addEventListener("visibilitychange", () => {
+        if (document.hidden) { hiddenAt = performance.now(); return; }
+        if (hiddenAt !== null && performance.now() - hiddenAt >= WAKE_AFTER_MS) wake();
+        hiddenAt = null;
+      });
+      window.addEventListener("online", wake);
+      window.addEventListener("pageshow", e => { if (e.persisted) wake(); });
+    }
+
+    live.start = () => { watchSleep(); open(); };
     live.resync = resync;
     return live;
   }
