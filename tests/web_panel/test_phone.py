@@ -547,9 +547,15 @@ def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, serve
         fake.state(**public_state(g, fake.table, 6))
         player.wait_for_timeout(500)
         assert player.evaluate("window.gkLive.state.seq") == 5  # the dead stream brought nothing
+        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        player.evaluate("document.body.dataset.effectsOpen = 'no'")
         player.evaluate(SLEEP_AND_WAKE, 1600)
         player.wait_for_function("window.gkLive.state.seq === 6", timeout=5000)
         assert player.text_content("#live-state") == "live"
+        # The table's cues reach it again too (its own stream, effects.js): the buzz of the next turn.
+        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")  # opened again
+        fake.publish("effects", {"cues": [{"kind": "animate", "value": "roll"}]})
+        player.wait_for_function("document.body.dataset.effectsPlayed === '1'", timeout=5000)
         check_phone_page(player, "a phone woken from sleep", errors)
     finally:
         relay.close()

@@ -205,8 +205,10 @@
     document.head.appendChild(link);
   }
 
+  let es = null;
   function connect() {
-    const es = new EventSource(url);
+    if (es) es.close();
+    es = new EventSource(url);
     es.addEventListener("effects", e => { try { play(JSON.parse(e.data)); } catch (err) { /* a bad cue is skipped */ } });
     es.addEventListener("open", () => { body.dataset.effectsOpen = "yes"; });
   }
@@ -228,5 +230,7 @@
   css();
   controls();
   connect();
+  // A phone waking from sleep may hold a dead stream (live.js): the cues of its next turn must reach it.
+  if (window.GKLive && window.GKLive.onWake) window.GKLive.onWake(connect);
   document.addEventListener("gk-countdown", countdownTick);
 })();

@@ -27,6 +27,25 @@
     madeAt.set(st, performance.now() - age);
   }
 
+  // A phone that slept may hold a stream that died without an error: nothing arrives and nothing fails,
+  // and the page would show the table as it was. Waking (shown again after a while, back online, or back
+  // from the browser's page cache), each stream of the page is opened again.
+  const wakeHandlers = [];
+  let hiddenAt = null;
+  function wake() { for (const fn of wakeHandlers) fn(); }
+  function onWake(fn) {
+    if (!wakeHandlers.length) {
+      document.addEventListener("visibilitychange", () => {
+        if (document.hidden) { hiddenAt = performance.now(); return; }
+        if (hiddenAt !== null && performance.now() - hiddenAt >= WAKE_AFTER_MS) wake();
+        hiddenAt = null;
+      });
+      window.addEventListener("online", wake);
+      window.addEventListener("pageshow", e => { if (e.persisted) wake(); });
+    }
+    wakeHandlers.push(fn);
+  }
+
   function GKLive(opts) {
     const live = {
       status: null, sensors: null, health: null, broker: null,
@@ -171,22 +190,9 @@
 
     function reopen() { if (es) es.close(); open(); }
 
-    // A phone that slept may hold a stream that died without an error: nothing arrives and nothing fails,
-    // and the page would show the table as it was. Waking (shown again after a while, back online, or back
-    // from the browser's page cache), the page opens its stream again: the snapshot brings what it missed.
-    let stopped = false, hiddenAt = null;
-    function wake() { if (es && !stopped) reopen(); }
-    function watchSleep() {
-      document.addEventListener("visibilitychange", () => {
-        if (document.hidden) { hiddenAt = performance.now(); return; }
-        if (hiddenAt !== null && performance.now() - hiddenAt >= WAKE_AFTER_MS) wake();
-        hiddenAt = null;
-      });
-      window.addEventListener("online", wake);
-      window.addEventListener("pageshow", e => { if (e.persisted) wake(); });
-    }
-
-    live.start = () => { watchSleep(); open(); };
+    // Waking, the stream is opened again: its snapshot brings what the page missed (see onWake).
+    let stopped = false;
+    live.start = () => { onWake(() => { if (es && !stopped) reopen(); }); open(); };
     live.resync = resync;
     return live;
   }
@@ -375,5 +381,6 @@
   /** performance.now() when the table made this state (undefined for a state this page did not receive). */
   window.GKLive.stateMadeAt = st => (st && typeof st === "object" ? madeAt.get(st) : undefined);
   window.GKLive.sendCommand = sendCommand;
+  window.GKLive.onWake = onWake;
   window.GKLive.renderCommon = renderCommon;
 })();
