@@ -559,3 +559,19 @@ def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, serve
         check_phone_page(player, "a phone woken from sleep", errors)
     finally:
         relay.close()
+
+
+def test_the_voice_is_chosen_by_its_languages_name(phone: Any, served: PanelServer, fake: FakeTable,
+                                                   token: str) -> None:
+    """The table speaker's voice is offered as "English", not as the code "en"."""
+    g = get_game("dogs").new(["Ann", "Bo"], 1)
+    publish(fake, g)
+    player, errors = phone()
+    player.add_init_script("""
+      const voices = [{lang: "en-US"}, {lang: "de-DE"}];
+      Object.defineProperty(window, "speechSynthesis", {value: {getVoices: () => voices, speak() {}}});""")
+    join(player, served.url, fake.table, token, 0)
+    player.wait_for_selector("#fx-lang option", state="attached")
+    said = player.locator("#fx-lang option").all_text_contents()
+    assert said == ["Voice: English", "Voice: American English", "Voice: German (Germany)"], said
+    check_phone_page(player, "the voice's languages", errors)

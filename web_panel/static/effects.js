@@ -168,13 +168,18 @@
     const lang = document.createElement("select");
     lang.id = "fx-lang";
     lang.setAttribute("aria-label", "Language of the voice");
+    // A language by its name ("English", "German (Germany)"), not its code ("en", "de-DE").
+    const named = l => {
+      try { return new Intl.DisplayNames([document.documentElement.lang || "en"], { type: "language" }).of(l) || l; }
+      catch (e) { return l; }
+    };
     const fill = () => {
       const langs = new Set([(document.documentElement.lang || "en")]);
       for (const v of (window.speechSynthesis && speechSynthesis.getVoices()) || []) langs.add(v.lang);
       lang.textContent = "";
       for (const l of langs) {
         const o = document.createElement("option");
-        o.value = l; o.textContent = "Voice: " + l;
+        o.value = l; o.textContent = "Voice: " + named(l);
         if (l === (prefs.lang || document.documentElement.lang || "en")) o.selected = true;
         lang.appendChild(o);
       }
