@@ -575,3 +575,34 @@ def test_the_voice_is_chosen_by_its_languages_name(phone: Any, served: PanelServ
     said = player.locator("#fx-lang option").all_text_contents()
     assert said == ["Voice: English", "Voice: American English", "Voice: German (Germany)"], said
     check_phone_page(player, "the voice's languages", errors)
+
+
+def test_a_move_at_a_table_gone_offline_is_refused_in_words(phone: Any, served: PanelServer, fake: FakeTable,
+                                                            token: str) -> None:
+    """The table's controller stopped while a player looked at their phone: the refusal says so in words
+    and what to do, without the table's id."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    player, errors = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    view = served.app.extensions["gravekeeper"]
+    fake.publish("status", {"state": "offline", "table": fake.table, "instance": "x", "since": 0})
+    assert view.wait_until(lambda: ((view.snapshot(fake.table) or {}).get("status") or {}).get("state") == "offline", 5)
+    player.locator('button.act[data-kind="roll"]').tap()
+    player.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    said = player.text_content("#reply")
+    assert "the table is offline" in said and "the referee can start it again" in said, said
+    assert fake.table not in said and "'" not in said, said
+    assert fake.commands == []
+    check_phone_page(player, "a move at a table gone offline", [e for e in errors if "status of 503" not in e])
+    # The panel lost its broker (as its MQTT client sees it): the same, without the jargon's first word.
+    fake.online(game="superstition")
+    assert view.wait_until(lambda: ((view.snapshot(fake.table) or {}).get("status") or {}).get("state") == "online", 5)
+    view.connected.clear()
+    try:
+        player.locator('button.act[data-kind="roll"]').tap()
+        player.wait_for_function("document.getElementById('reply').textContent.includes('lost touch')")
+    finally:
+        view.connected.set()
+    said = player.text_content("#reply")
+    assert said.startswith("Roll refused: the panel has lost touch with the table"), said
