@@ -601,6 +601,11 @@ class MqttView:
         # Only the sealed envelope's arrival is announced; a player's own stream opens it.
         self._broadcast(table, ("private_changed", {"seat": seat}))
 
+    def seats_changed(self, table: str) -> None:
+        """Someone joined or left a seat of ``table`` here: each player's own stream checks its seat at
+        once (a second page of the same phone must not go on showing a hand it no longer holds)."""
+        self._broadcast(table, ("seats_changed", {}))
+
     def request_resync(self, table: str) -> bool:
         """Ask the table to republish its retained topics after a gap (needs its token)."""
         token = self.settings.token_for(table)

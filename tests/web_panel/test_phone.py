@@ -8,6 +8,7 @@ the top, "Leave" asks first.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from web_panel.server import PanelServer
 from .browser_helpers import DRAWN_FOR_WIDTH, RAW_ID, check_phone_page, login, shot, watch_console
 from .engine_state import public_state
 from .fake_table import FakeTable
+from .relay import Relay
 
 pytestmark = pytest.mark.browser
 
@@ -422,3 +424,185 @@ def test_a_tap_between_overlapping_targets_goes_to_the_nearest(phone: Any, serve
         player.wait_for_selector("#confirm", state="hidden")
     assert fake.commands == []
     assert errors == []
+
+
+def a_move_lands_on_a_pawn(g: Game) -> bool:
+    v = g.public_view()
+    at = {tuple(p["pos"]) for s in v["players"] for p in s["pawns"] if p["pos"] is not None and not p["out"]}
+    return any(a.kind == "move_pawn" and tuple(a.params["to"]) in at for a in g.legal_actions())
+
+
+def test_a_tap_on_a_pawn_standing_on_a_green_space_is_a_tap_on_that_space(phone: Any, served: PanelServer,
+                                                                           fake: FakeTable, token: str) -> None:
+    """A pawn is drawn over the green space it stands on; a finger on it means the space, not nothing."""
+    g = advance("terror", 0, a_move_lands_on_a_pawn)
+    publish(fake, g)
+    v = g.public_view()
+    where = {tuple(p["pos"]): (si, pi) for si, s in enumerate(v["players"]) for pi, p in enumerate(s["pawns"])
+             if p["pos"] is not None and not p["out"]}
+    move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and tuple(a.params["to"]) in where)
+    standing = where[tuple(move.params["to"])]
+    player, errors = phone()
+    join(player, served.url, fake.table, token, move.player)
+    choose = player.locator(f"#choose-{move.player}-{move.params['pawn']}")
+    if choose.count():
+        choose.tap()
+    pawn = f'svg#board g.pawn[data-seat="{standing[0]}"][data-pawn="{standing[1]}"]'
+    assert player.get_attribute(pawn, "role") is None  # a piece standing there, not a target of its own
+    tap(player, pawn)
+    player.wait_for_selector("#confirm:not([hidden])")
+    assert json.loads(player.get_attribute("#confirm-send", "data-action")) == move.to_json()
+    assert fake.commands == [] and errors == []
+
+
+def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(phone: Any, served: PanelServer,
+                                                                               fake: FakeTable, token: str) -> None:
+    """Two pages of one phone for one seat: leaving on one clears the other at once, saying what happened
+    (not that a new game started), without waiting for the table to move."""
+    g = advance("superstition", 1, superstition_move)
+    publish(fake, g)
+    first, _ = phone()
+    join(first, served.url, fake.table, token, g.current_player)
+    second = first.context.new_page()
+    second.set_default_timeout(6000)
+    errors = watch_console(second)
+    second.goto(first.url)
+    second.wait_for_selector("#hand .group")
+    first.locator("#leave summary").tap()
+    with first.expect_navigation():
+        first.locator("#leave-yes").tap()
+    second.wait_for_selector("#left:not([hidden])")
+    said = second.text_content("#left")
+    assert said.startswith("You left your seat") and "new game" not in said, said
+    assert second.locator("button.act, svg#board [role=button]").count() == 0
+    assert second.text_content("#hand") == "You have no seat in this game."
+    assert second.text_content("#join-new") == "Join again"
+    check_phone_page(second, "a second page after leaving on the first", errors)
+
+
+def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(phone: Any, served: PanelServer,
+                                                                            fake: FakeTable, token: str) -> None:
+    """The phone joined the other seat on another page (a code typed for the wrong seat, put right): the page
+    of the first seat stops showing its hand at once and points at the seat the phone now plays."""
+    g = advance("superstition", 1, superstition_move)
+    publish(fake, g)
+    ann, _ = phone()
+    join(ann, served.url, fake.table, token, 0)
+    errors = watch_console(ann)
+    other = ann.context.new_page()
+    other.set_default_timeout(6000)
+    join(other, served.url, fake.table, token, 1)
+    ann.wait_for_selector("#left:not([hidden])")
+    said = ann.text_content("#left")
+    assert said.startswith("This phone now plays as Bo") and "seat" not in said.split("Bo")[0], said
+    assert ann.locator("button.act").count() == 0
+    check_phone_page(ann, "the page of the seat this phone left for another", errors)
+    with ann.expect_navigation():
+        ann.locator("#join-new").tap()
+    ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === 'Bo'")
+
+
+def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: PanelServer, fake: FakeTable,
+                                                           token: str) -> None:
+    """A busy or unplugged table: the player reads that it did not answer, in words (no table id, no command
+    name), and that the move may have been made; not that it was refused."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    player, errors = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    view = served.app.extensions["gravekeeper"]
+    view.settings = dataclasses.replace(view.settings, command_timeout=0.5)
+    fake.silent = True
+    player.locator('button.act[data-kind="roll"]').tap()
+    player.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    said = player.text_content("#reply")
+    assert "did not answer" in said and "may have been made" in said and "refused" not in said, said
+    assert fake.table not in said and "'" not in said and not RAW_ID.search(said), said
+    assert player.locator("#left").is_hidden()  # the seat is still held: no "join again"
+    check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e])
+
+
+SLEEP_AND_WAKE = """async (ms) => {
+  const set = v => Object.defineProperty(document, "visibilityState", { value: v, configurable: true });
+  Object.defineProperty(document, "hidden", { get: () => document.visibilityState === "hidden", configurable: true });
+  set("hidden"); document.dispatchEvent(new Event("visibilitychange"));
+  await new Promise(r => setTimeout(r, ms));
+  set("visible"); document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, served: PanelServer, fake: FakeTable,
+                                                                token: str) -> None:
+    """The phone slept and its stream died without an error (nothing arrives, nothing fails): on waking,
+    the page opens its stream again and shows what happened meanwhile, instead of the table as it was."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    relay = Relay(served.port)
+    try:
+        player, errors = phone()
+        join(player, relay.url, fake.table, token, g.current_player)
+        player.wait_for_function("document.body.dataset.yourTurn === 'yes'")
+        relay.silence()
+        g.apply(next(a for a in g.legal_actions() if a.kind == "roll"))
+        fake.state(**public_state(g, fake.table, 6))
+        player.wait_for_timeout(500)
+        assert player.evaluate("window.gkLive.state.seq") == 5  # the dead stream brought nothing
+        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        player.evaluate("document.body.dataset.effectsOpen = 'no'")
+        player.evaluate(SLEEP_AND_WAKE, 1600)
+        player.wait_for_function("window.gkLive.state.seq === 6", timeout=5000)
+        assert player.text_content("#live-state") == "live"
+        # The table's cues reach it again too (its own stream, effects.js): the buzz of the next turn.
+        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")  # opened again
+        fake.publish("effects", {"cues": [{"kind": "animate", "value": "roll"}]})
+        player.wait_for_function("document.body.dataset.effectsPlayed === '1'", timeout=5000)
+        check_phone_page(player, "a phone woken from sleep", errors)
+    finally:
+        relay.close()
+
+
+def test_the_voice_is_chosen_by_its_languages_name(phone: Any, served: PanelServer, fake: FakeTable,
+                                                   token: str) -> None:
+    """The table speaker's voice is offered as "English", not as the code "en"."""
+    g = get_game("dogs").new(["Ann", "Bo"], 1)
+    publish(fake, g)
+    player, errors = phone()
+    player.add_init_script("""
+      const voices = [{lang: "en-US"}, {lang: "de-DE"}];
+      Object.defineProperty(window, "speechSynthesis", {value: {getVoices: () => voices, speak() {}}});""")
+    join(player, served.url, fake.table, token, 0)
+    player.wait_for_selector("#fx-lang option", state="attached")
+    said = player.locator("#fx-lang option").all_text_contents()
+    assert said == ["Voice: English", "Voice: American English", "Voice: German (Germany)"], said
+    check_phone_page(player, "the voice's languages", errors)
+
+
+def test_a_move_at_a_table_gone_offline_is_refused_in_words(phone: Any, served: PanelServer, fake: FakeTable,
+                                                            token: str) -> None:
+    """The table's controller stopped while a player looked at their phone: the refusal says so in words
+    and what to do, without the table's id."""
+    g = get_game("superstition").new(["Ann", "Bo"], 5)
+    publish(fake, g)
+    player, errors = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    view = served.app.extensions["gravekeeper"]
+    fake.publish("status", {"state": "offline", "table": fake.table, "instance": "x", "since": 0})
+    assert view.wait_until(lambda: ((view.snapshot(fake.table) or {}).get("status") or {}).get("state") == "offline", 5)
+    player.locator('button.act[data-kind="roll"]').tap()
+    player.wait_for_function("document.getElementById('reply').classList.contains('err')")
+    said = player.text_content("#reply")
+    assert "the table is offline" in said and "the referee can start it again" in said, said
+    assert fake.table not in said and "'" not in said, said
+    assert fake.commands == []
+    check_phone_page(player, "a move at a table gone offline", [e for e in errors if "status of 503" not in e])
+    # The panel lost its broker (as its MQTT client sees it): the same, without the jargon's first word.
+    fake.online(game="superstition")
+    assert view.wait_until(lambda: ((view.snapshot(fake.table) or {}).get("status") or {}).get("state") == "online", 5)
+    view.connected.clear()
+    try:
+        player.locator('button.act[data-kind="roll"]').tap()
+        player.wait_for_function("document.getElementById('reply').textContent.includes('lost touch')")
+    finally:
+        view.connected.set()
+    said = player.text_content("#reply")
+    assert said.startswith("Roll refused: the panel has lost touch with the table"), said

@@ -167,7 +167,7 @@
       const px = X(p.pos) + size / 2 + ((k % 2) ? 15 : -15), py = Y(p.pos) + size / 2 + (Math.floor(k / 2) % 2 ? 15 : -15);
       const mover = movers.some(m => m[0] === si && m[1] === pi);
       const chosen = selected && selected[0] === si && selected[1] === pi;
-      const g = el(svg, "g", { class: "pawn" + (mover ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
+      const g = el(svg, "g", { class: "pawn" + (mover && movers.length > 1 ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
       if (p.monster) star(g, el, px, py, r + 15);
       pawnShape(g, el, px, py, r, p.label, s.colour, chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
       if (p.paralysed) cage(g, el, px, py, r);

@@ -169,7 +169,21 @@
     }
   }
 
+  // A piece drawn over a target (a pawn on a green space, a Whammy on a landing, a trap by its pegs) would
+  // take the tap and do nothing with it: a finger on a piece within a target's area is that target's.
+  const routed = new WeakSet();
+  function routeTaps(svg) {
+    if (routed.has(svg)) return;
+    routed.add(svg);
+    svg.addEventListener("click", e => {
+      if (!e.isTrusted || !e.clientX || (e.target.closest && e.target.closest("[role=button]"))) return;
+      const t = nearest(e);
+      if (t) t.tap();
+    });
+  }
+
   function draw(svg, state, ctx) {
+    routeTaps(svg);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     targets = [];
     svgNow = svg;

@@ -168,13 +168,18 @@
     const lang = document.createElement("select");
     lang.id = "fx-lang";
     lang.setAttribute("aria-label", "Language of the voice");
+    // A language by its name ("English", "German (Germany)"), not its code ("en", "de-DE").
+    const named = l => {
+      try { return new Intl.DisplayNames([document.documentElement.lang || "en"], { type: "language" }).of(l) || l; }
+      catch (e) { return l; }
+    };
     const fill = () => {
       const langs = new Set([(document.documentElement.lang || "en")]);
       for (const v of (window.speechSynthesis && speechSynthesis.getVoices()) || []) langs.add(v.lang);
       lang.textContent = "";
       for (const l of langs) {
         const o = document.createElement("option");
-        o.value = l; o.textContent = "Voice: " + l;
+        o.value = l; o.textContent = "Voice: " + named(l);
         if (l === (prefs.lang || document.documentElement.lang || "en")) o.selected = true;
         lang.appendChild(o);
       }
@@ -205,8 +210,10 @@
     document.head.appendChild(link);
   }
 
+  let es = null;
   function connect() {
-    const es = new EventSource(url);
+    if (es) es.close();
+    es = new EventSource(url);
     es.addEventListener("effects", e => { try { play(JSON.parse(e.data)); } catch (err) { /* a bad cue is skipped */ } });
     es.addEventListener("open", () => { body.dataset.effectsOpen = "yes"; });
   }
@@ -228,5 +235,7 @@
   css();
   controls();
   connect();
+  // A phone waking from sleep may hold a dead stream (live.js): the cues of its next turn must reach it.
+  if (window.GKLive && window.GKLive.onWake) window.GKLive.onWake(connect);
   document.addEventListener("gk-countdown", countdownTick);
 })();

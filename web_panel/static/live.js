@@ -15,6 +15,8 @@
   // left of it then (expects[].left_ms), and the panel says how old its copy is (age_ms), so a page
   // opened in the middle of an outcome window counts down what is really left (countdown.js).
   const madeAt = new WeakMap();
+  // Hidden at least this long, a page opens its stream again when shown (a glance at another app is not sleep).
+  const WAKE_AFTER_MS = 1500;
   function stampState(st, held) {
     if (!st || typeof st !== "object" || madeAt.has(st)) return;
     if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
@@ -23,6 +25,25 @@
     }
     const age = typeof st.age_ms === "number" && st.age_ms > 0 ? st.age_ms : 0;
     madeAt.set(st, performance.now() - age);
+  }
+
+  // A phone that slept may hold a stream that died without an error: nothing arrives and nothing fails,
+  // and the page would show the table as it was. Waking (shown again after a while, back online, or back
+  // from the browser's page cache), each stream of the page is opened again.
+  const wakeHandlers = [];
+  let hiddenAt = null;
+  function wake() { for (const fn of wakeHandlers) fn(); }
+  function onWake(fn) {
+    if (!wakeHandlers.length) {
+      document.addEventListener("visibilitychange", () => {
+        if (document.hidden) { hiddenAt = performance.now(); return; }
+        if (hiddenAt !== null && performance.now() - hiddenAt >= WAKE_AFTER_MS) wake();
+        hiddenAt = null;
+      });
+      window.addEventListener("online", wake);
+      window.addEventListener("pageshow", e => { if (e.persisted) wake(); });
+    }
+    wakeHandlers.push(fn);
   }
 
   function GKLive(opts) {
@@ -143,7 +164,7 @@
         if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
         // The panel refused the stream (an HTTP error): the page may know why, and whether to go on trying.
         const ask = opts.onclosed ? Promise.resolve(opts.onclosed()).catch(() => true) : Promise.resolve(true);
-        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else setLive("stopped"); });
+        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else { stopped = true; setLive("stopped"); } });
       });
       es.addEventListener("snapshot", e => applySnapshot(JSON.parse(e.data)));
       for (const kind of ["status", "state", "sensors", "health"]) {
@@ -169,7 +190,9 @@
 
     function reopen() { if (es) es.close(); open(); }
 
-    live.start = open;
+    // Waking, the stream is opened again: its snapshot brings what the page missed (see onWake).
+    let stopped = false;
+    live.start = () => { onWake(() => { if (es && !stopped) reopen(); }); open(); };
     live.resync = resync;
     return live;
   }
@@ -205,7 +228,8 @@
     const reply = got.ok ? got.data : Object.assign({}, got.data, { ok: false, error: got.error });
     if (out) {
       out.className = "reply " + (reply.ok ? "ok" : "err");
-      out.textContent = reply.ok ? what + ": " + (okText || "done") : what + " refused: " + reply.error;
+      // A table that did not answer did not refuse: the move may have been made.
+      out.textContent = reply.ok ? what + ": " + (okText || "done") : what + (got.status === 504 ? ": " : " refused: ") + reply.error;
     }
     return reply;
   }
@@ -357,5 +381,6 @@
   /** performance.now() when the table made this state (undefined for a state this page did not receive). */
   window.GKLive.stateMadeAt = st => (st && typeof st === "object" ? madeAt.get(st) : undefined);
   window.GKLive.sendCommand = sendCommand;
+  window.GKLive.onWake = onWake;
   window.GKLive.renderCommon = renderCommon;
 })();

@@ -14,8 +14,10 @@
     el.hidden = false;
     el.textContent = reason.charAt(0).toUpperCase() + reason.slice(1) + " ";
     const a = document.createElement("a");
-    a.href = d.join; a.id = "join-new";
-    a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : "Join again";
+    // This phone joined another seat on another page: this page, opened again, is that seat's.
+    const moved = /now plays as/i.test(reason);
+    a.href = moved ? location.pathname : d.join; a.id = "join-new";
+    a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : moved ? "Show my new seat" : "Join again";
     el.appendChild(a);
     mine = null; seated = false;
     const who = $("me-name");
@@ -47,7 +49,12 @@
   B.redraw = render;
 
   function act(a, button) {
-    return window.GKLive.sendCommand(d.cmd, d.csrf, "act", { action: a }, W.action(a, live.state || {}), { button });
+    return window.GKLive.sendCommand(d.cmd, d.csrf, "act", { action: a }, W.action(a, live.state || {}), { button })
+      .then(reply => {
+        // Refused because the seat is gone (left on another page, a new game): say so, as the stream would.
+        if (!reply.ok && seated) stillSeated();
+        return reply;
+      });
   }
 
   function myLegal() {

@@ -137,17 +137,22 @@ def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
 
 def _send(table: str, name: str, fields: dict[str, Any], token: str) -> dict[str, Any]:
     view = mqtt_view()
+    # Read by players on their phones too: what is wrong and what to do, without the parts' names.
     if not view.connected.is_set():
-        abort(503, description="the panel is not connected to the broker; try again in a moment")
+        abort(503, description="the panel has lost touch with the table (its message broker is out of reach); "
+                               "try again in a moment")
     status = (view.snapshot(table) or {}).get("status") or {}
     if status.get("state") == "offline":
-        abort(503, description=f"table {table!r} is offline")
+        abort(503, description="the table is offline: its controller is not running or out of reach; "
+                               "the referee can start it again")
     try:
         if name == "act":
             return view.act(table, fields["action"], token)
         return view.command(table, name, fields, token)
-    except CommandTimeout as exc:
-        abort(504, description=str(exc))
+    except CommandTimeout:
+        # Read by players on their phones: no table id, no command name; and the move may have gone through.
+        abort(504, description="the table did not answer in time (it may be busy or out of reach); "
+                               "look at the board before trying again, as the move may have been made")
 
 
 @bp.get("/api/t/<table>/codes")

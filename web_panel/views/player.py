@@ -59,6 +59,7 @@ def _join(table: str) -> Any:
         if same_secret(code, join_code(token, table, game_id, seat)):
             guess.session.seats[table] = Seat(game_id=game_id, seat=seat)
             remember(guess.session)
+            mqtt_view().seats_changed(table)  # this phone's other page of another seat learns it at once
             return redirect(url_for("player.me", table=table), code=303)
     guess.wrong()
     abort(403, description="that join code does not match a seat of the current game")
@@ -72,6 +73,7 @@ def leave(table: str) -> Any:
     if sess is not None:
         sess.seats.pop(table, None)
         remember(sess)
+        mqtt_view().seats_changed(table)  # this phone's other pages of the seat learn it at once
     return redirect(url_for("tables.table_page", table=table), code=303)
 
 
@@ -124,17 +126,31 @@ def me_stream(table: str) -> Response:
         game_id = (view.state(table) or {}).get("game_id")
         return joined is not None and joined.seat == seat and joined.game_id == game_id
 
+    def why_gone() -> str:
+        # What a person reads: what happened to their seat, in words (never a seat number).
+        joined = sess.seats.get(table)
+        state = view.state(table) or {}
+        if joined is None:
+            return "you left your seat (on this phone's other page); join again with your code"
+        if joined.game_id != state.get("game_id"):
+            return "a new game started; join again with its code"
+        players = state.get("players") or []
+        now = players[joined.seat] if 0 <= joined.seat < len(players) else "another player"
+        return f"this phone now plays as {now} (joined on another page)"
+
     def opened() -> list[tuple[str, Any]]:
         if not still_seated():
-            return [("left", {"reason": "the game changed or you left; join again"})]
+            return [("left", {"reason": why_gone()})]
         game_id = (view.state(table) or {}).get("game_id")
         return [("private", _open(settings_now.token_for(table), view, table, seat, game_id))]
 
     def filter_item(item: Item) -> list[Item | tuple[str, Any]] | None:
         if item.kind == "private_changed":
             return list(opened()) if item.data.get("seat") == seat else None
+        if item.kind == "seats_changed":
+            return None if still_seated() else [("left", {"reason": why_gone()})]
         if item.kind == "state" and not still_seated():
-            return [item, ("left", {"reason": "a new game started; join again with its code"})]
+            return [item, ("left", {"reason": why_gone()})]
         if item.kind == "effects":
             return None  # cues have a stream of their own (views/effects.py)
         return [item]

@@ -120,8 +120,9 @@ def api_table(table: str) -> Response:
 
 
 def _public(item: Item) -> list[Item | tuple[str, Any]] | None:
-    # Spectators learn that a seat's sealed view changed from the topic name anyway; they need not be told.
-    if item.kind in ("private_changed", "effects"):  # cues have a stream of their own (views/effects.py)
+    # Spectators learn that a seat's sealed view changed from the topic name anyway; they need not be told,
+    # nor when someone joins or leaves a seat.
+    if item.kind in ("private_changed", "seats_changed", "effects"):  # cues: their own stream (views/effects.py)
         return None
     return [item]
 
