@@ -61,6 +61,10 @@ MAX_RETAINED_AGE_S = 300.0
 TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
+# Commands that change the game: each names the game it was made in (``in_game``), so the table
+# runs it in no other one. Reading ones (resync, selftest, history) are not bound.
+GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
+                        "correct"})
 # How long the first request for a table waits for its retained topics after subscribing. The broker
 # sends them right away; under load they can queue behind other messages, so a little margin.
 RETAINED_WAIT_S = 3.0
@@ -816,7 +820,13 @@ class MqttView:
             self._pending[cmd_id] = (done, box, token, unsigned)
             self.changed.notify_all()
         try:
-            payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
+            fields = build(cmd_id)
+            game_id = (self.state(table) or {}).get("game_id")
+            if name in GAME_BOUND and isinstance(game_id, str) and game_id:
+                # Bound to the game the page showed: held back on the broker and published after
+                # a retry has started a new game, it runs in no other (docs/topics.md, Replay).
+                fields = {**fields, "in_game": game_id}
+            payload = signed_command(token, table, name, {"id": cmd_id, **fields})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
