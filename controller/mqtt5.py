@@ -167,3 +167,11 @@ def watch_options(client: mqtt.Client) -> SubscribeOptions | int:
     On 3.1.1 there is no such option: the caller must not watch.
     """
     return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+
+
+def junk_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options to watch topics this client never publishes retained: others' messages only, with
+    the retained copy the broker holds at subscribe time and the retain flag as it was published,
+    so a retained message there (always someone else's) can be told and deleted."""
+    return SubscribeOptions(qos=1, noLocal=True, retainAsPublished=True,
+                            retainHandling=SubscribeOptions.RETAIN_SEND_ON_SUBSCRIBE)

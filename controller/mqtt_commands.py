@@ -78,6 +78,21 @@ class Topics:
     def private(self, seat: int) -> str:
         return self._t("private", str(seat))
 
+    @property
+    def moment(self) -> str:
+        return self._t("moment")
+
+    @property
+    def unretained(self) -> tuple[str, ...]:
+        """The table's topics it never publishes retained (``reply/+`` is a filter): a retained
+        message there is always someone else's, and would reach every subscriber as it subscribes."""
+        return (self.events, self.effects, self.moment, self.reply("+"))
+
+    def is_unretained(self, topic: str) -> bool:
+        head = self.reply("")
+        return topic in (self.events, self.effects, self.moment) or (
+            topic.startswith(head) and "/" not in topic[len(head):] and topic != head)
+
     def stray_private(self, topic: str) -> bool:
         """A topic under ``private/`` that no seat of any game has: only someone else publishes there."""
         head = self._t("private", "")

@@ -160,6 +160,7 @@ class MqttLink:
         self._strays_at = -1e9
         self._strays_cleared = 0
         self._strays_dropped = 0
+        self._junk_cleared = 0  # others' retained messages on topics we never retain (events, reply/...)
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
@@ -528,9 +529,11 @@ class MqttLink:
     def _watch(self, client: mqtt.Client) -> None:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
+        junk = mqtt5.junk_options(client)  # events, effects, moment, reply/+: never retained by us
         client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
-                                                  self.topics.summary, self.topics.events, self.topics.recent,
-                                                  self.topics.private(0)[:-1] + "+")])
+                                                  self.topics.summary, self.topics.recent,
+                                                  self.topics.private(0)[:-1] + "+")]
+                         + [(t, junk) for t in self.topics.unretained])
 
     def _wake_for_refresh(self) -> None:
         with self._lock:
@@ -593,6 +596,13 @@ class MqttLink:
                 self._broker_state = state
             return
         if msg.topic.startswith(self._prefix) and not msg.topic.startswith(self.topics.command("")):
+            if self.topics.is_unretained(msg.topic):
+                # Watched with the retain flag as published: retained here is someone else's, always.
+                if msg.payload and msg.retain:
+                    self._note_stray(msg.topic)
+                if msg.topic == self.topics.events:
+                    self._note_foreign(msg.topic)
+                return
             if msg.payload and self.topics.stray_private(msg.topic):
                 self._note_stray(msg.topic)
             if not msg.retain:  # a retained copy is only what the broker held when we subscribed
@@ -669,7 +679,10 @@ class MqttLink:
             self._strays_at = now
         for topic in topics:
             self._publish(topic, b"", True, None)
-            self._strays_cleared += 1
+            if self.topics.is_unretained(topic):
+                self._junk_cleared += 1
+            else:
+                self._strays_cleared += 1
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
@@ -763,6 +776,7 @@ class MqttLink:
             "retained_commands_cleared": self._retained_commands_cleared,
             "stray_private_cleared": self._strays_cleared,
             "stray_private_dropped": self._strays_dropped,
+            "retained_junk_cleared": self._junk_cleared,
         }
 
 

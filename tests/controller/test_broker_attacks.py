@@ -265,3 +265,35 @@ def test_a_former_runs_status_replayed_does_not_stop_a_run_whose_clock_is_behind
         assert run.proc.poll() is None
     finally:
         run.close()
+
+
+def test_retained_junk_on_topics_the_table_never_retains_is_deleted(mosquitto: Broker, tmp_path: Path,
+                                                                    attacker: mqtt.Client) -> None:
+    """The table publishes ``events``, ``effects``, ``moment`` and ``reply/<name>`` unretained, so a
+    subscriber takes what comes there as live. A retained message there stayed at the broker and
+    reached every panel, page and Home Assistant as it subscribed: an old signed cue played again at
+    every page load, a "game_won" trigger fired at every Home Assistant restart. The controller now
+    deletes it, whether it was there before it started or published while it runs."""
+    table = "atk-junk"
+    base = f"gravekeeper/{table}"
+    junk = {f"{base}/events": json.dumps({"seq": 1, "table": table, "type": "game_won", "data": {}}).encode(),
+            f"{base}/effects": json.dumps({"table": table, "cues": [{"sound": "scream"}]}).encode(),
+            f"{base}/moment": b"game_won",
+            f"{base}/reply/act": json.dumps({"id": "x", "ok": False, "error": "not authorised"}).encode()}
+    for topic, payload in junk.items():  # before the table starts
+        attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        for topic in junk:
+            wait_retained(mosquitto, topic, lambda p: p == b"")
+        for topic, payload in junk.items():  # while it runs
+            attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+        for topic in junk:
+            wait_retained(mosquitto, topic, lambda p: p == b"")
+        health = wait_health(mosquitto, table, lambda h: h["counters"].get("retained_junk_cleared", 0) >= 8)
+        assert health["counters"]["retained_junk_cleared"] == 8
+        assert health["counters"]["retained_restored"] == 0  # none of the table's own topics was touched
+        assert run.proc.poll() is None
+    finally:
+        run.close()
