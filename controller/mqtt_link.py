@@ -622,10 +622,14 @@ class MqttLink:
             with self._lock:
                 self._retained_commands_cleared += 1
             return
+        raw = bytes(msg.payload)
+        oversized = len(raw) > MAX_COMMAND_BYTES
+        if oversized and not self._may_answer_refusal():
+            return  # refused whatever it says, and no answer to give: not even read for its id
         try:
-            command = self._checker.check(name, bytes(msg.payload))
+            command = self._checker.check(name, raw)
         except CommandRefused as exc:
-            if not self._may_answer_refusal():
+            if not oversized and not self._may_answer_refusal():
                 return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
             self.reply(name, exc.command_id, False, error=str(exc))

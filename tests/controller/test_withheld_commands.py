@@ -19,7 +19,7 @@ import pytest
 
 from controller.security import signed_command
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, wait_until
+from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
 from web_panel import PanelSettings
 from web_panel.mqtt_view import CommandTimeout, MqttView
@@ -126,17 +126,15 @@ def test_the_panel_names_the_game_in_the_commands_that_change_it(
     svc = make_service(t, **{"referee.board": "manual", "table.game": "terror"})
     panel.hold(t)
     assert panel.wait_until(lambda: (panel.state(t) or {}).get("game_id") == svc.referee.game_id, 5)
-    spy = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
-    seen: list[dict[str, Any]] = []
-    spy.client.on_message = lambda c, u, m: seen.append({"topic": m.topic, **json.loads(m.payload)})
-    spy.client.subscribe(topic(t, "cmd", "+"), qos=1)
+    spy = Subscriber(mosquitto.host, mosquitto.port, (topic(t, "cmd", "+"),)).start()
     try:
         game = svc.referee.game_id
         assert panel.act(t, {"kind": "roll", "player": 0, "params": {}}, TOKEN)["ok"] is True
         assert panel.command(t, "resync", {}, TOKEN)["ok"] is True
-        wait_until(lambda: len(seen) >= 2, 5, "the spy to see both commands")
-        by = {m["topic"].rsplit("/", 1)[1]: m for m in seen}
+        spy.wait_for(lambda msgs: len(msgs) >= 2, 5)
+        by = {m.topic.rsplit("/", 1)[1]: m.json() for m in spy.messages}
         assert by["act"]["in_game"] == game
         assert "in_game" not in by["resync"]  # reading, not changing: not bound
     finally:
-        spy.close()
+        spy.stop()
+

@@ -1,0 +1,56 @@
+"""Floods of junk on a table's command topics: what each message costs the controller to refuse.
+
+Anyone on an open broker can publish on ``cmd/<name>``. Each message is refused, but the refusing
+runs in the controller's network thread, and a command of the table's own panel waits behind it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import controller.mqtt_commands as mqtt_commands
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, wait_until
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+
+__all__ = ["make_service"]  # the fixture, imported for pytest
+
+
+def test_a_flood_of_oversized_commands_is_not_read_past_the_answers_it_gets(
+        mosquitto: Broker, make_service: MakeService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An oversized command was parsed whole to find its id for the reply, unanswered or not: 300
+    commands of 250 KiB held the controller's network thread for seconds, and a command of the
+    table's own panel waited behind them (2.7 s in one run; 0.1 s now). Beyond the answers the
+    rate allows (20 a second, a burst of 40), an oversized command is now refused unread."""
+    peeks: list[int] = []
+    real = mqtt_commands._id_of
+
+    def counting(raw: bytes) -> Any:
+        peeks.append(len(raw))
+        return real(raw)
+
+    monkeypatch.setattr(mqtt_commands, "_id_of", counting)
+    t = "wh-oversized"
+    svc = make_service(t, **{"referee.board": "manual"})
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    junk = b'{"id":"junk","p":[' + b"0," * 20_000 + b"0]}"  # 40 KiB: over the limit, its id readable
+    assert len(junk) > mqtt_commands.MAX_COMMAND_BYTES
+    try:
+        start = time.monotonic()
+        info = None
+        for _ in range(400):
+            info = cmd.client.publish(topic(t, "cmd", "act"), junk, qos=1)
+        assert info is not None
+        info.wait_for_publish(30)
+        assert cmd.call("resync", {}, timeout=30)["ok"] is True
+        elapsed = time.monotonic() - start
+        wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(peeks) >= 400, 30,
+                   "every oversized command refused")
+        assert len(peeks) <= 40 + 20 * (elapsed + 1), (len(peeks), elapsed)
+        assert svc.link.counters()["refusals_unanswered"] >= 400 - len(peeks)
+        assert all(r["id"] == "junk" for r in cmd.replies("act"))  # the answered ones are still correlated
+    finally:
+        cmd.close()
