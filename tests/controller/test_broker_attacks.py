@@ -297,3 +297,49 @@ def test_retained_junk_on_topics_the_table_never_retains_is_deleted(mosquitto: B
         assert run.proc.poll() is None
     finally:
         run.close()
+
+
+def test_a_flood_of_home_assistant_birth_messages_or_configs_gets_a_few_answers_a_second(
+        mosquitto: Broker, tmp_path: Path, attacker: mqtt.Client) -> None:
+    """Anyone can publish "online" on ``homeassistant/status``: the controller answered each one with
+    its retained discovery config, so 400 of them made 400 configs, to every Home Assistant and
+    every subscriber of ``homeassistant/#``. With discovery off, each config published on the
+    table's config topic was answered with a removal the same way. Now a flood gets at most four
+    answers a second, and its last message is still answered."""
+    table = "atk-birth"
+    cfg = write_config(tmp_path, table, extra="[homeassistant]\ndiscovery = true\n")
+    topic = "homeassistant/device/gravekeeper_atk_birth/config"
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, topic, bool)
+        with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as configs:
+            configs.wait_for(bool)  # the retained one
+            start = time.monotonic()
+            for _ in range(399):
+                attacker.publish("homeassistant/status", b"online", qos=0)
+            attacker.publish("homeassistant/status", b"online", qos=1).wait_for_publish(5)
+            elapsed = time.monotonic() - start
+            time.sleep(1.5)  # the last birth message, answered by the worker's next round
+            answers = len(configs.messages) - 1
+        assert 1 <= answers <= 4 * (elapsed + 1.5) + 2, (answers, elapsed)
+    finally:
+        run.close()
+
+    off = "atk-birth-off"
+    topic = "homeassistant/device/gravekeeper_atk_birth_off/config"
+    run = RunProcess("--config", str(write_config(tmp_path, off)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as seen:
+            start = time.monotonic()
+            for n in range(400):
+                attacker.publish(topic, json.dumps({"n": n}), qos=1, retain=True)
+            attacker.publish(topic, b'{"last": true}', qos=1, retain=True).wait_for_publish(5)
+            elapsed = time.monotonic() - start
+            wait_retained(mosquitto, topic, lambda p: p == b"")  # the last one is removed too
+            removals = sum(1 for m in seen.messages if m.payload == b"")
+        assert removals <= 4 * (elapsed + 2) + 2, (removals, elapsed)
+        assert run.proc.poll() is None
+    finally:
+        run.close()
