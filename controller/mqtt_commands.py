@@ -131,9 +131,10 @@ class Command:
 class CommandRefused(ValueError):
     """A command refused before it reached the worker. ``id`` is None when unreadable."""
 
-    def __init__(self, message: str, command_id: Any = None) -> None:
+    def __init__(self, message: str, command_id: Any = None, *, copy: bool = False) -> None:
         super().__init__(message)
         self.command_id = command_id
+        self.copy = copy  # the id was already taken: this answers a copy, never the original
 
 
 def dumps(obj: Any) -> bytes:
@@ -225,7 +226,7 @@ class CommandChecker:
                 raise CommandRefused(f"the journal cannot be read, so the command was not taken: {exc}",
                                      cid) from None
             if used:
-                raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid)
+                raise CommandRefused(f"replayed command id {key!r}: that id was already used", cid, copy=True)
             self._seen[key] = now
             late = self._late(payload.get("ts"))
             if late is not None:
@@ -240,6 +241,21 @@ class CommandChecker:
             if len(self._seen) % 256 == 0:
                 self._seen = {k: t for k, t in self._seen.items() if now - t < _MEMORY_S}
         return Command(name, key, payload)
+
+    def taken(self, command_id: Any) -> bool:
+        """Whether a command that passed every check already took ``command_id`` (False if unknown).
+
+        A refusal of another message with that id answers a copy: whoever saw the command go by
+        (anyone on the broker) published it again, exactly or altered, on any command topic.
+        """
+        key = str(command_id)
+        with self._lock:
+            if key in self._seen:
+                return True
+            try:
+                return bool(self._used(key))
+            except (ValueError, sqlite3.Error, OSError):  # JournalError is a ValueError
+                return False
 
     def _late(self, ts: Any) -> str | None:
         """Why the signed time ``ts`` is refused, or None when it is within the window."""

@@ -297,9 +297,16 @@ class MqttLink:
             self._dirty[topic] = None
 
     def reply(self, name: str, command_id: Any, ok: bool, *, error: str | None = None,
-              data: Mapping[str, Any] | None = None, sealed: str | None = None) -> None:
-        """Queue a reply; ``sealed`` (a sealed act's error or data) goes instead of them, never with."""
+              data: Mapping[str, Any] | None = None, sealed: str | None = None, copy: bool = False) -> None:
+        """Queue a reply; ``sealed`` (a sealed act's error or data) goes instead of them, never with.
+
+        ``copy``: the refusal of a message whose id a command that passed the checks had taken
+        already (a replay, or an altered copy): marked, so its sender's panel does not take it for
+        the answer to the command that took the id (docs/topics.md, Replies to copies).
+        """
         body: dict[str, Any] = {"id": command_id, "ok": ok}
+        if copy:
+            body["copy"] = True
         if sealed is not None:
             if error is not None or data is not None:
                 raise ValueError("a sealed reply carries its error and data inside 'sealed' only")
@@ -632,7 +639,9 @@ class MqttLink:
             if not oversized and not self._may_answer_refusal():
                 return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
-            self.reply(name, exc.command_id, False, error=str(exc))
+            # The command that took this id gets its own answer; this one must not pass for it.
+            copy = exc.copy or (exc.command_id is not None and self._checker.taken(exc.command_id))
+            self.reply(name, exc.command_id, False, error=str(exc), copy=copy)
             self._on_wake()
             return
         except Exception:  # noqa: BLE001 - an exception here would end paho's network thread

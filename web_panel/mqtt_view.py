@@ -211,7 +211,8 @@ class MqttView:
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
         # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
+        # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name)
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str]] = {}
         self._last_resync: dict[str, float] = {}
         self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
         self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
@@ -384,7 +385,7 @@ class MqttView:
                 self._refuse(table, rel, exc)
                 return
         if kind == "reply" and len(parts) == 3:
-            self._on_reply(data)
+            self._on_reply(parts[2], data)
         elif kind == "private" and len(parts) == 3:
             if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)
@@ -817,7 +818,7 @@ class MqttView:
         box: list[dict[str, Any]] = []
         unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token, unsigned)
+            self._pending[cmd_id] = (done, box, token, unsigned, name)
             self.changed.notify_all()
         try:
             fields = build(cmd_id)
@@ -840,7 +841,7 @@ class MqttView:
             with self._lock:
                 self._pending.pop(cmd_id, None)
 
-    def _on_reply(self, data: dict[str, Any]) -> None:
+    def _on_reply(self, name: str, data: dict[str, Any]) -> None:
         cmd_id = data.get("id")
         if not isinstance(cmd_id, str):
             return
@@ -848,7 +849,14 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token, unsigned = pending
+        done, box, token, unsigned, sent_as = pending
+        # Anyone who sees the command go by can publish it again with its id, exactly or altered,
+        # on any command topic, and the table answers that copy too (signed: "replayed command id",
+        # "not authorised", "unknown command"), often before the command itself, which waits for
+        # the journal. Such an answer is marked a copy's, or comes on another command's reply topic:
+        # never the answer to this command, which ran (or not) all the same.
+        if name != sent_as or data.get("copy") is True:
+            return
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
         # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and
