@@ -65,6 +65,9 @@ RESYNC_MIN_INTERVAL = 2.0
 # runs it in no other one. Reading ones (resync, selftest, history) are not bound.
 GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
                         "correct"})
+# ... and these also name the point of the game they were made at (``at_seq``): an undo takes back
+# the last step, whichever it is, so a held-back one published after a retry took back one more.
+SEQ_BOUND = frozenset({"undo"})
 # How long the first request for a table waits for its retained topics after subscribing. The broker
 # sends them right away; under load they can queue behind other messages, so a little margin.
 RETAINED_WAIT_S = 3.0
@@ -822,11 +825,14 @@ class MqttView:
             self.changed.notify_all()
         try:
             fields = build(cmd_id)
-            game_id = (self.state(table) or {}).get("game_id")
+            state = self.state(table) or {}
+            game_id, seq = state.get("game_id"), state.get("seq")
             if name in GAME_BOUND and isinstance(game_id, str) and game_id:
                 # Bound to the game the page showed: held back on the broker and published after
                 # a retry has started a new game, it runs in no other (docs/topics.md, Replay).
                 fields = {**fields, "in_game": game_id}
+            if name in SEQ_BOUND and isinstance(seq, int) and not isinstance(seq, bool):
+                fields = {**fields, "at_seq": seq}
             payload = signed_command(token, table, name, {"id": cmd_id, **fields})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout

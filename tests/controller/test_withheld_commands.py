@@ -138,3 +138,48 @@ def test_the_panel_names_the_game_in_the_commands_that_change_it(
     finally:
         spy.stop()
 
+
+
+def test_an_undo_held_back_and_published_after_the_retry_does_not_take_back_one_more_step(
+        mosquitto: Broker, make_service: MakeService, panel: MqttView) -> None:
+    """An undo takes back the last step, whichever it is: the one held back, published after the
+    game master's retry, took back the step before as well. The panel's undo names the point of
+    the game it was made at (``at_seq``), so it runs there or not at all."""
+    t = "wh-undo"
+    svc = make_service(t, **{"table.game": "terror"})
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    try:
+        assert cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})["ok"]
+        expects = svc.call(lambda s: s.referee.state())["expects"]
+        tomb = next(iter(expects[0]["accepts"])).split(".")[1]
+        assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})["ok"]
+        wait_until(lambda: svc.call(lambda s: s.referee.state())["gm"]["undo"]["steps"] == 1, 5, "the slide")
+        move = next(a for a in svc.call(lambda s: s.referee.state())["legal"] if a["kind"] == "move_pawn")
+        assert cmd.call("act", {"action": move})["ok"]
+        state = svc.call(lambda s: s.referee.state())
+        assert state["gm"]["undo"]["steps"] == 2
+        panel.hold(t)
+        assert panel.wait_until(lambda: (panel.state(t) or {}).get("seq") == state["seq"], 5)
+
+        thief = Thief(mosquitto, t)
+        try:
+            wait_until(lambda: not svc.link.connected, 5, "the controller pushed off by its own client id")
+            with pytest.raises(CommandTimeout):
+                panel.command(t, "undo", {"reason": "wrong pawn"}, TOKEN, timeout=1.0)
+            assert thief.got.wait(5)
+        finally:
+            thief.leave()
+        wait_until(lambda: svc.link.connected, 10, "the controller back on the broker")
+        retry = panel.command(t, "undo", {"reason": "wrong pawn"}, TOKEN, timeout=10)
+        assert retry["ok"] is True, retry
+        assert svc.call(lambda s: s.referee.state())["gm"]["undo"]["steps"] == 1  # the pawn's move
+
+        _, raw = next(k for k in thief.kept if k[0].endswith("/cmd/undo"))
+        cmd.send_raw("undo", raw)
+        late = cmd.reply("undo", json.loads(raw)["id"])
+        assert late["ok"] is False and "the game went on since this command was made" in late["error"], late
+        assert svc.call(lambda s: s.referee.state())["gm"]["undo"]["steps"] == 1  # the slide stays
+        refused = cmd.call("undo", {"at_seq": -1})
+        assert refused["ok"] is False and "'at_seq' must be" in refused["error"]
+    finally:
+        cmd.close()
