@@ -169,6 +169,13 @@ def watch_options(client: mqtt.Client) -> SubscribeOptions | int:
     return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
 
 
+def command_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options for the command topics: QoS 1, and on MQTT 5 the retain flag as it was published."""
+    if is_mqtt5(client):
+        return SubscribeOptions(qos=1, retainAsPublished=True)
+    return 1
+
+
 def junk_options(client: mqtt.Client) -> SubscribeOptions | int:
     """Options to watch topics this client never publishes retained: others' messages only, with
     the retained copy the broker holds at subscribe time and the retain flag as it was published,

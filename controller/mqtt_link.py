@@ -512,7 +512,9 @@ class MqttLink:
             listened = list(self._listeners)
         for topic in listened:
             client.subscribe(topic, qos=1)
-        _, mid = client.subscribe(self.topics.commands, qos=1)
+        # The retain flag as published (MQTT 5): a command published retained while we run is told
+        # from a live one at once, not only at our next connection (see _take_message).
+        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])
         with self._lock:
             self._sync_mid = mid
 
