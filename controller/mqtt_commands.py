@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 MAX_COMMAND_BYTES = 16 * 1024
 PRIVATE_SEATS = 8  # seats 0..7 have a private topic; no game has more
 MAX_ID_LENGTH = 200
+MAX_NAME_SHOWN = 40  # characters of an unknown command's name a refusal repeats
 _MEMORY_S = 4 * COMMAND_WINDOW_S  # the worker has long written an id down by then (see the module doc)
 # An oversized command up to this size still gets a correlated reply. Reading its id costs a whole
 # JSON parse (about 15 ms for 250 KiB), so it is done only for a refusal that will be answered
@@ -210,7 +211,9 @@ class CommandChecker:
             raise CommandRefused(f"'id' is longer than {MAX_ID_LENGTH} characters")
         if name not in self._names:
             known = ", ".join(sorted(self._names))
-            raise CommandRefused(f"unknown command {name!r} (known: {known})", cid)
+            # A topic level may be 64 KiB long: echoed whole, every refusal sent the name back doubled.
+            shown = name if len(name) <= MAX_NAME_SHOWN else name[:MAX_NAME_SHOWN] + "…"
+            raise CommandRefused(f"unknown command {shown!r} (known: {known})", cid)
         if "auth" not in payload:
             raise CommandRefused("not authorised: the command has no 'auth' signature", cid)
         if not verify_command(self._token, self._table, name, payload):

@@ -54,3 +54,21 @@ def test_a_flood_of_oversized_commands_is_not_read_past_the_answers_it_gets(
         assert all(r["id"] == "junk" for r in cmd.replies("act"))  # the answered ones are still correlated
     finally:
         cmd.close()
+
+
+def test_an_unknown_command_with_a_huge_name_is_not_echoed_whole(mosquitto: Broker,
+                                                                 make_service: MakeService) -> None:
+    """A topic level may be 64 KiB long. The refusal repeated the whole name in its error, on top of
+    its reply topic: each junk command came back to every panel twice its size."""
+    t = "fl-name"
+    make_service(t, **{"referee.board": "manual"})
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    name = "x" * 60_000
+    try:
+        reply = cmd.call(name, {})
+        assert reply["ok"] is False and reply["error"].startswith("unknown command 'xxxx")
+        assert len(reply["error"]) < 400, len(reply["error"])
+        short = cmd.call("dance", {})
+        assert "unknown command 'dance'" in short["error"]
+    finally:
+        cmd.close()
