@@ -647,6 +647,8 @@ class MqttLink:
             self._on_wake()
             return
         except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+            if not self._may_answer_refusal():
+                return  # whatever broke, a flood of it must not flood the replies or the log
             log.exception("could not check a %s command", name)
             self.reply(name, None, False, error="internal error while checking the command")
             self._on_wake()

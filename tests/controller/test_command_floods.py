@@ -72,3 +72,33 @@ def test_an_unknown_command_with_a_huge_name_is_not_echoed_whole(mosquitto: Brok
         assert "unknown command 'dance'" in short["error"]
     finally:
         cmd.close()
+
+
+def test_a_nesting_just_under_the_parsers_limit_is_refused_like_any_other(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    """Checking the signature encodes the command one level deeper than it was read, further down
+    the stack: a nesting a few levels under the JSON parser's limit passed the parser and raised
+    there, so the controller answered "internal error", at no rate limit, and logged a traceback
+    for each one. Now it is "nested too deeply", and a flood of them is answered like any other."""
+    t = "fl-nested"
+    svc = make_service(t, **{"referee.board": "manual"})
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    try:
+        info = None
+        sent = 0
+        for _ in range(4):
+            for depth in range(900, 1000):  # the window moves with the stack: try every depth around it
+                raw = b'{"id":"deep","ts":1,"auth":"' + b"0" * 64 + b'","a":' + b"[" * depth + b"]" * depth + b"}"
+                info = cmd.client.publish(topic(t, "cmd", "act"), raw, qos=1)
+                sent += 1
+        assert info is not None
+        info.wait_for_publish(30)
+        assert cmd.call("resync", {}, timeout=30)["ok"] is True
+        # (too deep for the parser: no id could be read, so answered with id null)
+        wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(cmd.replies("act")) >= sent, 30,
+                   "every one refused")
+        errors = {r["error"] for r in cmd.replies("act")}
+        assert not any("internal error" in e for e in errors), errors
+        assert svc.link.counters()["refusals_unanswered"] > 0  # the flood met the answering rate
+    finally:
+        cmd.close()
