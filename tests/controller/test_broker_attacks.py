@@ -18,12 +18,15 @@ import pytest
 from controller.publication import open_publication, publication_key
 from controller.security import verify_status
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.service_testkit import TOKEN as SERVICE_TOKEN
+from tests.controller.service_testkit import MakeService, make_service
 from tests.controller.run_testkit import RunProcess
 
 from .test_run import TOKEN, write_config
 
 KEY = publication_key(TOKEN)
+__all__ = ["make_service"]  # the fixture, imported for pytest
 
 
 def outsider(broker: Broker) -> mqtt.Client:
@@ -73,12 +76,12 @@ def _table_summary(payload: bytes, table: str) -> bool:
         return False
 
 
-def _online(payload: bytes, table: str) -> bool:
+def _online(payload: bytes, table: str, token: str = TOKEN) -> bool:
     try:
         status = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
-    return isinstance(status, dict) and status.get("state") == "online" and verify_status(TOKEN, table, status)
+    return isinstance(status, dict) and status.get("state") == "online" and verify_status(token, table, status)
 
 
 def test_a_forged_retained_summary_is_put_back(mosquitto: Broker, tmp_path: Path,
@@ -350,3 +353,23 @@ def test_a_flood_of_home_assistant_birth_messages_or_configs_gets_a_few_answers_
         assert run.proc.poll() is None
     finally:
         run.close()
+
+
+
+def test_a_status_nested_just_under_the_parsers_limit_is_refused_like_any_forgery(
+        mosquitto: Broker, make_service: MakeService, attacker: mqtt.Client) -> None:
+    """Checking a status's signature encodes it one level deeper than it was read: a status nested
+    a few levels under the JSON parser's limit (977 to 979 in one run) raised there, so the
+    controller logged a traceback for each one, did not count it, and never put its own status
+    back: the forgery stayed retained in the table's name."""
+    table = "atk-deepstatus"
+    topic = f"gk/{table}/status"
+    svc = make_service(table, **{"referee.board": "manual"})
+    assert svc.link is not None
+    link = svc.link
+    for depth in range(940, 1000):  # the failing depths move with the stack: try each around them
+        before = link.status.refused
+        junk = b'{"state":"offline","auth":"' + b"0" * 64 + b'","x":' + b"[" * depth + b"]" * depth + b"}"
+        attacker.publish(topic, junk, qos=1, retain=True).wait_for_publish(5)
+        wait_until(lambda: link.status.refused > before, 5, f"the status nested {depth} deep refused")
+    wait_retained(mosquitto, topic, lambda p: _online(p, table, SERVICE_TOKEN))
