@@ -190,6 +190,26 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+MAX_DEPTH = 64
+"""How deeply a message the panel cannot vouch for may nest. The contract's payloads nest a dozen
+levels at most; the panel's pages encode what it keeps again, in threads whose stack is already
+deep, so a forgery nested just under the parser's limit broke the table's page for everyone."""
+
+
+def too_deep(data: Any, payload: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``data`` (parsed from ``payload``) nests more than ``limit`` levels; no recursion."""
+    if payload.count(b"[") + payload.count(b"{") <= limit:
+        return False  # it cannot: the common case, counted in C
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def _seat(text: str) -> int:
     return int(text) if text.isdigit() else -1
 
@@ -377,6 +397,10 @@ class MqttView:
             if isinstance(data, dict) and kind in SIGNED_KINDS:
                 data.pop("pub", None)  # a signature this panel cannot check; the page needs neither
                 data.pop("auth", None)
+            if isinstance(data, dict) and too_deep(data, payload):
+                self.bad_messages += 1
+                log.warning("panel: ignored a message nested more than %d levels deep on %s", MAX_DEPTH, topic)
+                return
         if not isinstance(data, dict):
             self.bad_messages += 1
             log.warning("panel: ignored a message that is not a JSON object on %s", topic)
