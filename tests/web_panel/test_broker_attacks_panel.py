@@ -143,3 +143,16 @@ def test_a_forgery_nested_just_under_the_parsers_limit_does_not_break_a_tables_p
         forger.disconnect()
         forger.loop_stop()
         view.close()
+
+
+def test_nesting_is_measured_on_the_text_without_counting_brackets_in_strings() -> None:
+    from web_panel.mqtt_view import MAX_DEPTH, too_deep
+
+    def nested(n: int) -> bytes:  # n levels in all, the outer object included
+        return b'{"v":' + b"[" * (n - 1) + b"]" * (n - 1) + b"}"
+
+    assert not too_deep(nested(MAX_DEPTH)) and too_deep(nested(MAX_DEPTH + 1))
+    assert too_deep(b'{"v":' + b'{"a":' * MAX_DEPTH + b"1" + b"}" * MAX_DEPTH + b"}")
+    brackets = json.dumps({"name": "[[[{{{" * 100, "quoted": '\\"[{' * 100, "list": [[1], {"a": []}]}).encode()
+    assert not too_deep(brackets)
+    assert not too_deep(b'{"a":[' + b"[]," * 10_000 + b"[]]}")  # wide, not deep
