@@ -167,3 +167,18 @@ def watch_options(client: mqtt.Client) -> SubscribeOptions | int:
     On 3.1.1 there is no such option: the caller must not watch.
     """
     return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+
+
+def command_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options for the command topics: QoS 1, and on MQTT 5 the retain flag as it was published."""
+    if is_mqtt5(client):
+        return SubscribeOptions(qos=1, retainAsPublished=True)
+    return 1
+
+
+def junk_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options to watch topics this client never publishes retained: others' messages only, with
+    the retained copy the broker holds at subscribe time and the retain flag as it was published,
+    so a retained message there (always someone else's) can be told and deleted."""
+    return SubscribeOptions(qos=1, noLocal=True, retainAsPublished=True,
+                            retainHandling=SubscribeOptions.RETAIN_SEND_ON_SUBSCRIBE)

@@ -160,6 +160,7 @@ class MqttLink:
         self._strays_at = -1e9
         self._strays_cleared = 0
         self._strays_dropped = 0
+        self._junk_cleared = 0  # others' retained messages on topics we never retain (events, reply/...)
         self._own_statuses: collections.deque[bytes] = collections.deque(maxlen=8)  # to tell our echoes
 
         # Fields of flush's caller (one at a time, see the class doc); paho's thread never touches them.
@@ -296,9 +297,16 @@ class MqttLink:
             self._dirty[topic] = None
 
     def reply(self, name: str, command_id: Any, ok: bool, *, error: str | None = None,
-              data: Mapping[str, Any] | None = None, sealed: str | None = None) -> None:
-        """Queue a reply; ``sealed`` (a sealed act's error or data) goes instead of them, never with."""
+              data: Mapping[str, Any] | None = None, sealed: str | None = None, copy: bool = False) -> None:
+        """Queue a reply; ``sealed`` (a sealed act's error or data) goes instead of them, never with.
+
+        ``copy``: the refusal of a message whose id a command that passed the checks had taken
+        already (a replay, or an altered copy): marked, so its sender's panel does not take it for
+        the answer to the command that took the id (docs/topics.md, Replies to copies).
+        """
         body: dict[str, Any] = {"id": command_id, "ok": ok}
+        if copy:
+            body["copy"] = True
         if sealed is not None:
             if error is not None or data is not None:
                 raise ValueError("a sealed reply carries its error and data inside 'sealed' only")
@@ -504,7 +512,9 @@ class MqttLink:
             listened = list(self._listeners)
         for topic in listened:
             client.subscribe(topic, qos=1)
-        _, mid = client.subscribe(self.topics.commands, qos=1)
+        # The retain flag as published (MQTT 5): a command published retained while we run is told
+        # from a live one at once, not only at our next connection (see _take_message).
+        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])
         with self._lock:
             self._sync_mid = mid
 
@@ -528,9 +538,11 @@ class MqttLink:
     def _watch(self, client: mqtt.Client) -> None:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
+        junk = mqtt5.junk_options(client)  # events, effects, moment, reply/+: never retained by us
         client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
-                                                  self.topics.summary, self.topics.events, self.topics.recent,
-                                                  self.topics.private(0)[:-1] + "+")])
+                                                  self.topics.summary, self.topics.recent,
+                                                  self.topics.private(0)[:-1] + "+")]
+                         + [(t, junk) for t in self.topics.unretained])
 
     def _wake_for_refresh(self) -> None:
         with self._lock:
@@ -593,6 +605,13 @@ class MqttLink:
                 self._broker_state = state
             return
         if msg.topic.startswith(self._prefix) and not msg.topic.startswith(self.topics.command("")):
+            if self.topics.is_unretained(msg.topic):
+                # Watched with the retain flag as published: retained here is someone else's, always.
+                if msg.payload and msg.retain:
+                    self._note_stray(msg.topic)
+                if msg.topic == self.topics.events:
+                    self._note_foreign(msg.topic)
+                return
             if msg.payload and self.topics.stray_private(msg.topic):
                 self._note_stray(msg.topic)
             if not msg.retain:  # a retained copy is only what the broker held when we subscribed
@@ -612,16 +631,24 @@ class MqttLink:
             with self._lock:
                 self._retained_commands_cleared += 1
             return
+        raw = bytes(msg.payload)
+        oversized = len(raw) > MAX_COMMAND_BYTES
+        if oversized and not self._may_answer_refusal():
+            return  # refused whatever it says, and no answer to give: not even read for its id
         try:
-            command = self._checker.check(name, bytes(msg.payload))
+            command = self._checker.check(name, raw)
         except CommandRefused as exc:
-            if not self._may_answer_refusal():
+            if not oversized and not self._may_answer_refusal():
                 return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
-            self.reply(name, exc.command_id, False, error=str(exc))
+            # The command that took this id gets its own answer; this one must not pass for it.
+            copy = exc.copy or (exc.command_id is not None and self._checker.taken(exc.command_id))
+            self.reply(name, exc.command_id, False, error=str(exc), copy=copy)
             self._on_wake()
             return
         except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+            if not self._may_answer_refusal():
+                return  # whatever broke, a flood of it must not flood the replies or the log
             log.exception("could not check a %s command", name)
             self.reply(name, None, False, error="internal error while checking the command")
             self._on_wake()
@@ -669,7 +696,10 @@ class MqttLink:
             self._strays_at = now
         for topic in topics:
             self._publish(topic, b"", True, None)
-            self._strays_cleared += 1
+            if self.topics.is_unretained(topic):
+                self._junk_cleared += 1
+            else:
+                self._strays_cleared += 1
 
     def _note_foreign(self, topic: str) -> None:
         # no_local keeps our own messages out: this one is someone else's, in the table's name.
@@ -763,6 +793,7 @@ class MqttLink:
             "retained_commands_cleared": self._retained_commands_cleared,
             "stray_private_cleared": self._strays_cleared,
             "stray_private_dropped": self._strays_dropped,
+            "retained_junk_cleared": self._junk_cleared,
         }
 
 

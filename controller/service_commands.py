@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest", *GM_COMMANDS)
-ENVELOPE = frozenset({"id", "ts", "auth"})  # the fields every signed command carries (docs/topics.md)
+ENVELOPE = frozenset({"id", "ts", "auth", "in_game", "at_seq"})  # the signed command's own fields (docs/topics.md)
 
 # ok, error, reply data, and whether the game (so the views) may have changed.
 Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
@@ -66,6 +66,11 @@ class CommandHandler:
             service._counters["refused"] += 1
             service.link.reply(cmd.name, cmd.id, False,
                                error=f"the journal cannot be written, so the command was not taken: {exc}")
+            return False
+        stale = self._other_game(cmd) or self._moved_on(cmd)
+        if stale is not None:
+            service._counters["refused"] += 1
+            service.link.reply(cmd.name, cmd.id, False, error=stale)
             return False
         if cmd.name == "new_game" or (cmd.name == "history" and cmd.payload.get("op") == "sensors"):
             service.flush_bounces(force=True)  # the bounces so far: the game that ends, or the table asked for
@@ -107,6 +112,49 @@ class CommandHandler:
             service.link.reply(cmd.name, cmd.id, ok,
                                sealed=seal_reply(service._token, service.table, seat, cmd.id, body))
         return changed
+
+    def _other_game(self, cmd: Command) -> str | None:
+        """Why ``cmd`` is refused for naming another game than the table's (``in_game``), or None.
+
+        Anyone on the broker can keep a command from the table (by taking its client id for a
+        moment) and publish it later: its id is unused and its time still fresh. The sender, seeing
+        no answer, sends it again; then the held-back one would run too (a second new game over the
+        one just started, a move from the game before). A command that names the game it was made
+        in cannot run in any other. Clear-safe: nothing sealed has been read.
+        """
+        if "in_game" not in cmd.payload:
+            return None
+        named = cmd.payload["in_game"]
+        if not isinstance(named, str) or not named:
+            return f"{cmd.name}: 'in_game' must be the game_id of the game the command was made in (text)"
+        current = self._service.referee.game_id
+        if named == current:
+            return None
+        now = "no game" if current is None else "another game"
+        return (f"{cmd.name}: this command was made for a game that is no longer on the table (it has {now} "
+                "now): it was held back on the way, or sent from a page that had not caught up. Look at "
+                "the table again and send it anew if it is still wanted")
+
+    def _moved_on(self, cmd: Command) -> str | None:
+        """Why ``cmd`` is refused for being made at another point of the game (``at_seq``), or None.
+
+        An ``undo`` takes back the last step, whichever it is: held back and published after a
+        retry, it took back the step before too. Made at the state the sender saw, it runs only there.
+        """
+        if "at_seq" not in cmd.payload:
+            return None
+        seen = cmd.payload["at_seq"]
+        if isinstance(seen, bool) or not isinstance(seen, int) or seen < 0:
+            return f"{cmd.name}: 'at_seq' must be the seq of the state the command was made at (0 or more)"
+        last = self._service.journal.last_seq()
+        if seen == last:
+            return None
+        if seen > last:
+            return f"{cmd.name}: this command names a point of the game the table has not reached"
+        more = last - seen
+        return (f"{cmd.name}: the game went on since this command was made ({more} more "
+                f"{'event' if more == 1 else 'events'}): it was held back on the way, or sent from a page "
+                "that had not caught up. Look at the table again and send it anew if it is still wanted")
 
     def _open_sealed_act(self, cmd: Command) -> tuple[int, Any]:
         """The seat and the opened action of a sealed ``act``; ValueError (clear-safe text) if it is not one."""

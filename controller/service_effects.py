@@ -42,6 +42,11 @@ class TableEffects:
         # Someone else's discovery config, put right as the link's retained topics are: a flood gets a
         # few answers a second, and its last forgery is put right by the worker's next round (tick).
         self._config_gate: PutRightGate[str] = PutRightGate()
+        # Anyone can publish "online" on Home Assistant's birth topic, or a config where discovery is
+        # off: each was answered at once, so a flood of them became a flood of retained configs (or
+        # removals) from the table. Answered a few times a second; the last one by the next tick.
+        self._birth_gate: PutRightGate[str] = PutRightGate()
+        self._removal_gate: PutRightGate[str] = PutRightGate()
         self.discovery: Discovery | None = None
         self.player: EffectsPlayer | None = None
         self._pending: list[dict[str, Any]] = []  # decided, not yet offered: see hand_over()
@@ -141,10 +146,14 @@ class TableEffects:
     def tick(self) -> None:
         """The worker, every round: announce discovery once per connection and per game."""
         link = self._service.link
-        if self.discovery is None or link is None or not self._service.config.homeassistant.discovery:
+        if self.discovery is None or link is None:
+            return
+        if not self._service.config.homeassistant.discovery:
+            self._remove_old_config()  # a flood's last config, left for this round
             return
         key = (self._game(), int(link.health()["connects"]))
         self._put_config_right()  # a flood's last forgery, left for this round
+        self._answer_birth()  # a flood's last birth message, likewise
         if key == self._announced or not link.connected:
             return
         config = self.discovery.config(key[0])
@@ -157,9 +166,15 @@ class TableEffects:
 
     def _on_birth(self, payload: bytes, retained: bool) -> None:
         # paho's thread: Home Assistant (re)started and forgot what it was told
-        config = self._config
-        if payload.strip() == b"online" and self.discovery is not None and config is not None:
-            self.discovery.publish_config(config)
+        if payload.strip() == b"online":
+            self._birth_gate.forged("birth")
+            self._answer_birth()
+
+    def _answer_birth(self) -> None:
+        """Publish the discovery config again for a birth message, if one waits and it is not too soon."""
+        config, discovery = self._config, self.discovery
+        if config is not None and discovery is not None and self._birth_gate.due(time.monotonic()):
+            discovery.publish_config(config)
 
     def _on_config(self, payload: bytes, retained: bool) -> None:
         # paho's thread: our own config comes back as it is; anything else is someone else's
@@ -177,6 +192,11 @@ class TableEffects:
 
     def _on_old_config(self, payload: bytes, retained: bool) -> None:
         if payload and self.discovery is not None:
+            self._removal_gate.forged("config")
+            self._remove_old_config()
+
+    def _remove_old_config(self) -> None:
+        if self.discovery is not None and self._removal_gate.due(time.monotonic()):
             self.discovery.remove()
 
     @property

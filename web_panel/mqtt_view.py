@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import ssl
 import threading
@@ -61,6 +62,13 @@ MAX_RETAINED_AGE_S = 300.0
 TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this often
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 RESYNC_MIN_INTERVAL = 2.0
+# Commands that change the game: each names the game it was made in (``in_game``), so the table
+# runs it in no other one. Reading ones (resync, selftest, history) are not bound.
+GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
+                        "correct"})
+# ... and these also name the point of the game they were made at (``at_seq``): an undo takes back
+# the last step, whichever it is, so a held-back one published after a retry took back one more.
+SEQ_BOUND = frozenset({"undo"})
 # How long the first request for a table waits for its retained topics after subscribing. The broker
 # sends them right away; under load they can queue behind other messages, so a little margin.
 RETAINED_WAIT_S = 3.0
@@ -183,6 +191,33 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+MAX_DEPTH = 64
+"""How deeply a message the panel cannot vouch for may nest. The contract's payloads nest a dozen
+levels at most; the panel's pages encode what it keeps again, in threads whose stack is already
+deep, so a forgery nested just under the parser's limit broke the table's page for everyone."""
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_INNERMOST = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
+
+
+def too_deep(payload: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text ``payload`` nests more than ``limit`` levels.
+
+    No recursion, and no walk in Python over what may be a megabyte of small lists: with its
+    strings emptied, each pass of a regular expression (in C) folds every innermost list or
+    object into a number, so it takes as many passes as the text has levels, ``limit`` at most.
+    """
+    if payload.count(b"[") + payload.count(b"{") <= limit:
+        return False  # it cannot: the common case, counted in C
+    text = _JSON_STRING.sub(b'""', payload)
+    for _ in range(limit):
+        text, folded = _INNERMOST.subn(b"0", text)
+        if not folded:
+            return False
+    return b"[" in text or b"{" in text
+
+
 def _seat(text: str) -> int:
     return int(text) if text.isdigit() else -1
 
@@ -207,7 +242,8 @@ class MqttView:
         self._tables: dict[str, TableView] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
         # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]]]] = {}
+        # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name)
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str]] = {}
         self._last_resync: dict[str, float] = {}
         self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
         self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
@@ -369,6 +405,10 @@ class MqttView:
             if isinstance(data, dict) and kind in SIGNED_KINDS:
                 data.pop("pub", None)  # a signature this panel cannot check; the page needs neither
                 data.pop("auth", None)
+            if isinstance(data, dict) and too_deep(payload):
+                self.bad_messages += 1
+                log.warning("panel: ignored a message nested more than %d levels deep on %s", MAX_DEPTH, topic)
+                return
         if not isinstance(data, dict):
             self.bad_messages += 1
             log.warning("panel: ignored a message that is not a JSON object on %s", topic)
@@ -380,7 +420,7 @@ class MqttView:
                 self._refuse(table, rel, exc)
                 return
         if kind == "reply" and len(parts) == 3:
-            self._on_reply(data)
+            self._on_reply(parts[2], data)
         elif kind == "private" and len(parts) == 3:
             if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)
@@ -818,10 +858,19 @@ class MqttView:
         box: list[dict[str, Any]] = []
         unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token, unsigned)
+            self._pending[cmd_id] = (done, box, token, unsigned, name)
             self.changed.notify_all()
         try:
-            payload = signed_command(token, table, name, {"id": cmd_id, **build(cmd_id)})
+            fields = build(cmd_id)
+            state = self.state(table) or {}
+            game_id, seq = state.get("game_id"), state.get("seq")
+            if name in GAME_BOUND and isinstance(game_id, str) and game_id:
+                # Bound to the game the page showed: held back on the broker and published after
+                # a retry has started a new game, it runs in no other (docs/topics.md, Replay).
+                fields = {**fields, "in_game": game_id}
+            if name in SEQ_BOUND and isinstance(seq, int) and not isinstance(seq, bool):
+                fields = {**fields, "at_seq": seq}
+            payload = signed_command(token, table, name, {"id": cmd_id, **fields})
             self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
@@ -835,7 +884,7 @@ class MqttView:
             with self._lock:
                 self._pending.pop(cmd_id, None)
 
-    def _on_reply(self, data: dict[str, Any]) -> None:
+    def _on_reply(self, name: str, data: dict[str, Any]) -> None:
         cmd_id = data.get("id")
         if not isinstance(cmd_id, str):
             return
@@ -843,7 +892,14 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token, unsigned = pending
+        done, box, token, unsigned, sent_as = pending
+        # Anyone who sees the command go by can publish it again with its id, exactly or altered,
+        # on any command topic, and the table answers that copy too (signed: "replayed command id",
+        # "not authorised", "unknown command"), often before the command itself, which waits for
+        # the journal. Such an answer is marked a copy's, or comes on another command's reply topic:
+        # never the answer to this command, which ran (or not) all the same.
+        if name != sent_as or data.get("copy") is True:
+            return
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
         # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and

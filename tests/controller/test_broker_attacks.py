@@ -18,12 +18,15 @@ import pytest
 from controller.publication import open_publication, publication_key
 from controller.security import verify_status
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.service_testkit import TOKEN as SERVICE_TOKEN
+from tests.controller.service_testkit import MakeService, make_service
 from tests.controller.run_testkit import RunProcess
 
 from .test_run import TOKEN, write_config
 
 KEY = publication_key(TOKEN)
+__all__ = ["make_service"]  # the fixture, imported for pytest
 
 
 def outsider(broker: Broker) -> mqtt.Client:
@@ -73,12 +76,12 @@ def _table_summary(payload: bytes, table: str) -> bool:
         return False
 
 
-def _online(payload: bytes, table: str) -> bool:
+def _online(payload: bytes, table: str, token: str = TOKEN) -> bool:
     try:
         status = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
-    return isinstance(status, dict) and status.get("state") == "online" and verify_status(TOKEN, table, status)
+    return isinstance(status, dict) and status.get("state") == "online" and verify_status(token, table, status)
 
 
 def test_a_forged_retained_summary_is_put_back(mosquitto: Broker, tmp_path: Path,
@@ -225,7 +228,14 @@ def test_retained_junk_on_a_command_topic_is_deleted_unanswered(mosquitto: Broke
         wait_retained(mosquitto, junk_topic, lambda p: p == b"")
         health = wait_health(mosquitto, table, lambda h: h["counters"].get("retained_commands_cleared", 0) >= 1)
         assert health["counters"]["retained_commands_cleared"] == 1
-        assert not [m for m in replies.messages if b'"junk"' in m.payload]
+        # Published retained while the table runs: deleted at once too (before: it was taken for a live
+        # command, refused, and stayed at the broker until the table's next connection).
+        attacker.publish(junk_topic, json.dumps({"id": "junk-live", "game": "dogs", "players": ["M", "N"]}),
+                         qos=1, retain=True).wait_for_publish(5)
+        wait_retained(mosquitto, junk_topic, lambda p: p == b"")
+        health = wait_health(mosquitto, table, lambda h: h["counters"].get("retained_commands_cleared", 0) >= 2)
+        assert health["counters"]["retained_commands_cleared"] == 2
+        assert not [m for m in replies.messages if b'"junk' in m.payload]
     finally:
         replies.stop()
         run.close()
@@ -265,3 +275,101 @@ def test_a_former_runs_status_replayed_does_not_stop_a_run_whose_clock_is_behind
         assert run.proc.poll() is None
     finally:
         run.close()
+
+
+def test_retained_junk_on_topics_the_table_never_retains_is_deleted(mosquitto: Broker, tmp_path: Path,
+                                                                    attacker: mqtt.Client) -> None:
+    """The table publishes ``events``, ``effects``, ``moment`` and ``reply/<name>`` unretained, so a
+    subscriber takes what comes there as live. A retained message there stayed at the broker and
+    reached every panel, page and Home Assistant as it subscribed: an old signed cue played again at
+    every page load, a "game_won" trigger fired at every Home Assistant restart. The controller now
+    deletes it, whether it was there before it started or published while it runs."""
+    table = "atk-junk"
+    base = f"gravekeeper/{table}"
+    junk = {f"{base}/events": json.dumps({"seq": 1, "table": table, "type": "game_won", "data": {}}).encode(),
+            f"{base}/effects": json.dumps({"table": table, "cues": [{"sound": "scream"}]}).encode(),
+            f"{base}/moment": b"game_won",
+            f"{base}/reply/act": json.dumps({"id": "x", "ok": False, "error": "not authorised"}).encode()}
+    for topic, payload in junk.items():  # before the table starts
+        attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+    run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        for topic in junk:
+            wait_retained(mosquitto, topic, lambda p: p == b"")
+        for topic, payload in junk.items():  # while it runs
+            attacker.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+        for topic in junk:
+            wait_retained(mosquitto, topic, lambda p: p == b"")
+        health = wait_health(mosquitto, table, lambda h: h["counters"].get("retained_junk_cleared", 0) >= 8)
+        assert health["counters"]["retained_junk_cleared"] == 8
+        assert health["counters"]["retained_restored"] == 0  # none of the table's own topics was touched
+        assert run.proc.poll() is None
+    finally:
+        run.close()
+
+
+def test_a_flood_of_home_assistant_birth_messages_or_configs_gets_a_few_answers_a_second(
+        mosquitto: Broker, tmp_path: Path, attacker: mqtt.Client) -> None:
+    """Anyone can publish "online" on ``homeassistant/status``: the controller answered each one with
+    its retained discovery config, so 400 of them made 400 configs, to every Home Assistant and
+    every subscriber of ``homeassistant/#``. With discovery off, each config published on the
+    table's config topic was answered with a removal the same way. Now a flood gets at most four
+    answers a second, and its last message is still answered."""
+    table = "atk-birth"
+    cfg = write_config(tmp_path, table, extra="[homeassistant]\ndiscovery = true\n")
+    topic = "homeassistant/device/gravekeeper_atk_birth/config"
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        wait_retained(mosquitto, topic, bool)
+        with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as configs:
+            configs.wait_for(bool)  # the retained one
+            start = time.monotonic()
+            for _ in range(399):
+                attacker.publish("homeassistant/status", b"online", qos=0)
+            attacker.publish("homeassistant/status", b"online", qos=1).wait_for_publish(5)
+            elapsed = time.monotonic() - start
+            time.sleep(1.5)  # the last birth message, answered by the worker's next round
+            answers = len(configs.messages) - 1
+        assert 1 <= answers <= 4 * (elapsed + 1.5) + 2, (answers, elapsed)
+    finally:
+        run.close()
+
+    off = "atk-birth-off"
+    topic = "homeassistant/device/gravekeeper_atk_birth_off/config"
+    run = RunProcess("--config", str(write_config(tmp_path, off)), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as seen:
+            start = time.monotonic()
+            for n in range(400):
+                attacker.publish(topic, json.dumps({"n": n}), qos=1, retain=True)
+            attacker.publish(topic, b'{"last": true}', qos=1, retain=True).wait_for_publish(5)
+            elapsed = time.monotonic() - start
+            wait_retained(mosquitto, topic, lambda p: p == b"")  # the last one is removed too
+            removals = sum(1 for m in seen.messages if m.payload == b"")
+        assert removals <= 4 * (elapsed + 2) + 2, (removals, elapsed)
+        assert run.proc.poll() is None
+    finally:
+        run.close()
+
+
+
+def test_a_status_nested_just_under_the_parsers_limit_is_refused_like_any_forgery(
+        mosquitto: Broker, make_service: MakeService, attacker: mqtt.Client) -> None:
+    """Checking a status's signature encodes it one level deeper than it was read: a status nested
+    a few levels under the JSON parser's limit (977 to 979 in one run) raised there, so the
+    controller logged a traceback for each one, did not count it, and never put its own status
+    back: the forgery stayed retained in the table's name."""
+    table = "atk-deepstatus"
+    topic = f"gk/{table}/status"
+    svc = make_service(table, **{"referee.board": "manual"})
+    assert svc.link is not None
+    link = svc.link
+    for depth in range(940, 1000):  # the failing depths move with the stack: try each around them
+        before = link.status.refused
+        junk = b'{"state":"offline","auth":"' + b"0" * 64 + b'","x":' + b"[" * depth + b"]" * depth + b"}"
+        attacker.publish(topic, junk, qos=1, retain=True).wait_for_publish(5)
+        wait_until(lambda: link.status.refused > before, 5, f"the status nested {depth} deep refused")
+    wait_retained(mosquitto, topic, lambda p: _online(p, table, SERVICE_TOKEN))

@@ -108,3 +108,51 @@ def test_a_flood_of_forgeries_tells_the_pages_a_few_times_a_second(mosquitto: Br
         forger.loop_stop()
         view.close()
         run.close()
+
+
+def test_a_forgery_nested_just_under_the_parsers_limit_does_not_break_a_tables_page(
+        mosquitto: Broker) -> None:
+    """A panel without a table's token shows what the broker holds. A state nested 950 levels deep
+    passed the parser (in paho's thread) but not the encoder of the page's request, whose stack is
+    deeper: ``/api/t/<t>`` failed for everyone until the forgery went. Such a message is ignored."""
+    table = "atk-deep"
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port), "TESTING": True})
+    view = app.extensions["gravekeeper"]
+    forger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="atk-deep-forger")
+    try:
+        forger.connect(mosquitto.host, mosquitto.port)
+        forger.loop_start()
+        forger.publish(f"gravekeeper/{table}/status", json.dumps({"state": "online", "table": table}),
+                       qos=1, retain=True).wait_for_publish(5)
+        assert view.wait_until(lambda: view.has_table(table), 10)
+        view.hold(table)
+        client = app.test_client()
+        for depth in (950,):  # the page waits up to 3 s for a state it has not got: one depth
+            bad = view.bad_messages
+            state = b'{"seq":1,"table":"atk-deep","game":"terror","players":["A"],"view":' + \
+                b"[" * depth + b"]" * depth + b"}"
+            forger.publish(f"gravekeeper/{table}/state", state, qos=1, retain=True).wait_for_publish(5)
+            # ignored (counted), or, before, taken as the table's state
+            assert view.wait_until(lambda: view.bad_messages > bad or view.state(table) is not None, 5), depth
+            r = client.get(f"/api/t/{table}")
+            assert r.status_code == 200 and (r.get_json().get("state") or {}).get("view") is None, depth
+        assert client.get("/").status_code == 200
+    finally:
+        forger.publish(f"gravekeeper/{table}/state", b"", qos=1, retain=True).wait_for_publish(5)
+        forger.publish(f"gravekeeper/{table}/status", b"", qos=1, retain=True).wait_for_publish(5)
+        forger.disconnect()
+        forger.loop_stop()
+        view.close()
+
+
+def test_nesting_is_measured_on_the_text_without_counting_brackets_in_strings() -> None:
+    from web_panel.mqtt_view import MAX_DEPTH, too_deep
+
+    def nested(n: int) -> bytes:  # n levels in all, the outer object included
+        return b'{"v":' + b"[" * (n - 1) + b"]" * (n - 1) + b"}"
+
+    assert not too_deep(nested(MAX_DEPTH)) and too_deep(nested(MAX_DEPTH + 1))
+    assert too_deep(b'{"v":' + b'{"a":' * MAX_DEPTH + b"1" + b"}" * MAX_DEPTH + b"}")
+    brackets = json.dumps({"name": "[[[{{{" * 100, "quoted": '\\"[{' * 100, "list": [[1], {"a": []}]}).encode()
+    assert not too_deep(brackets)
+    assert not too_deep(b'{"a":[' + b"[]," * 10_000 + b"[]]}")  # wide, not deep
