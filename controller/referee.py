@@ -455,7 +455,7 @@ class Referee:
                 kinds[action.kind] = kinds.get(action.kind, 0) + 1
         if not kinds:
             return f"{game.players[seat]} to play."
-        steps = [k.replace("_", " ") + (f" ({n} choices)" if n > 1 else "") for k, n in kinds.items()]
+        steps = [game.action_words(k) + (f" ({n} choices)" if n > 1 else "") for k, n in kinds.items()]
         choice = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " or " + steps[-1]
         return f"{game.players[seat]} to play: {choice}."
 

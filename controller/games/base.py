@@ -288,6 +288,14 @@ class Game(ABC):
 
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset()
 
+    # What a player does with each kind of action, as the table's "waiting for" line says it
+    # ("Ann to play: roll the dice or end the turn"); a kind missing here is said with spaces.
+    ACTION_WORDS: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def action_words(cls, kind: str) -> str:
+        return cls.ACTION_WORDS.get(kind) or kind.replace("_", " ")
+
     @abstractmethod
     def apply(self, action: Action) -> list[Event]:
         """Validate and apply one action; raise :class:`IllegalAction` with state unchanged."""

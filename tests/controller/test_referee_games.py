@@ -327,3 +327,33 @@ def test_a_seed_seen_on_the_broker_does_not_reveal_hidden_draws(tmp_path: Path) 
     ref2 = make_referee(tmp_path / "again", Clock())
     assert ref2.new_game("superstition", ["Ann", "Bo"], seed=777).ok
     assert ref2.game is not None and ref2.game.to_json() == ref.game.to_json()
+
+
+# ----- the waiting line: what a player does, in words -------------------------------------------------
+@pytest.mark.parametrize("game", ["terror", "superstition", "dogs"])
+def test_every_action_kind_a_game_offers_has_words_for_the_waiting_line(game: str) -> None:
+    import random
+
+    cls = get_game(game)
+    for seed in range(15):
+        g = cls.new(["Ann", "Bo", "Cy"], seed)
+        rnd = random.Random(seed)
+        for _ in range(300):
+            if g.is_over:
+                break
+            legal = g.legal_actions()
+            missing = {a.kind for a in legal} - set(cls.ACTION_WORDS)
+            assert not missing, f"{game}: no words for {sorted(missing)}"
+            g.apply(rnd.choice(legal))
+    assert all("_" not in words for words in cls.ACTION_WORDS.values())
+
+
+def test_the_waiting_line_says_what_a_player_does_not_the_action_s_name(tmp_path: Path) -> None:
+    ref = make_referee(tmp_path, Clock())
+    assert ref.new_game("dogs", ["Ann", "Bo"], seed=4).ok
+    for _ in range(8):
+        waiting = ref.state()["waiting_for"]
+        assert "_" not in waiting and not waiting.endswith(": choose."), waiting
+        if "to play:" in waiting:
+            assert any(words in waiting for words in get_game("dogs").ACTION_WORDS.values()), waiting
+        assert ref.act(Action.from_json(ref.state()["legal"][0])).ok

@@ -103,6 +103,14 @@ class Superstition(RulesMixin, Game):
     # the entry of tokens drawn from the real tomb would tell spectators what a
     # seat holds.
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy", "charm_move", "draw_tokens"})
+    ACTION_WORDS: ClassVar[Mapping[str, str]] = {
+        "roll": "throw the dice", "move": "move a pawn", "charm_move": "move past a Whammy with a Charm",
+        "end_turn": "end the turn", "jump": "jump the Wizard's Tomb",
+        "trade_places": "trade places across the Wizard's Tomb", "pull_peg": "pull a peg of the trap",
+        "challenge_result": "say what the trap did", "reset_trap": "reset the trap",
+        "place_whammy": "place a Whammy", "relocate_whammy": "move the Whammy",
+        "leave_whammy": "leave the Whammy where it is", "draw_tokens": "enter the tokens drawn",
+    }
     # A challenge's result shows which peg was live; a drawn Whammy or Charm is a secret.
     DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"challenge_resolved", "drew_tokens"})
 

@@ -92,6 +92,11 @@ class Terror(Legal, Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"play_card", "attempt_skull"})
+    ACTION_WORDS: ClassVar[Mapping[str, str]] = {
+        "roll": "roll the dice", "move_tomb": "slide a tomb", "move_pawn": "move a pawn",
+        "place_monster": "place the Monster card", "end_turn": "end the turn",
+        "skull_outcome": "say what the skull did", "play_card": "play a card", "attempt_skull": "drop the skull",
+    }
     DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"card_drawn", "reshuffled"})
 
     def __init__(self, state: State) -> None:
