@@ -76,7 +76,7 @@ def _refuse(message: str) -> NoReturn:
 
 def _game(core: RefereeCore) -> Game:
     if core.game is None:
-        _refuse("no game is running: start one with new_game")
+        _refuse("no game is running: start a new game first")
     return core.game
 
 

@@ -137,7 +137,7 @@ class RefereeCore:
 
     def command(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         if self.game is None:
-            raise Refused("no game is running: start one with new_game")
+            raise Refused("no game is running: start a new game first")
         at = float(p["time"])
         action = Action.from_json(p["action"])
         events = self._play(action, at, "command")
@@ -193,9 +193,9 @@ class RefereeCore:
     def check_command(self, action: Action, board: str) -> None:
         """Refuse a command that must not be taken now (raises :class:`Refused`)."""
         if self.game is None:
-            raise Refused("no game is running: start one with new_game")
+            raise Refused("no game is running: start a new game first")
         if self.game.is_over:
-            raise Refused("the game is over: start a new one with new_game")
+            raise Refused("the game is over: start a new game to play again")
         if self.gm.paused is not None:
             raise Refused("the game is paused: the referee resumes it")
         if board != "sensors":
@@ -211,7 +211,7 @@ class RefereeCore:
             # People read it (a player's page): what to do on the board, not the action's id.
             raise Refused(
                 f"the table's sensors report this move: {todo or 'make it on the board'} "
-                '(a table without sensors sets referee.board = "manual")'
+                "(a table without sensors is set to a manual board in its settings)"
             )
 
     def commandable(self, actions: list[Action], board: str) -> list[Action]:
