@@ -170,6 +170,9 @@
       for (const kind of ["status", "state", "sensors", "health"]) {
         es.addEventListener(kind, e => {
           const data = JSON.parse(e.data);
+          // An older copy of the same game's state (queued before a reopened stream's snapshot) is stale:
+          // the page keeps the newer one and its log. Only another game_id with a lower seq is a restart.
+          if (kind === "state" && data && live.state && stateFresher(live.state, data)) return;
           if (kind === "state") stampState(data, live.state);
           live[kind] = data;
           if (kind === "state" && data && typeof data.seq === "number" && live.lastSeq !== null && data.seq < live.lastSeq) {
