@@ -231,6 +231,10 @@ class Referee:
             return Outcome(False, [], f"seed must be an integer 0 or more, got {seed!r}")
         if options is not None and not isinstance(options, Mapping):
             return Outcome(False, [], "options must be an object")
+        try:
+            get_game(game).check_new_options(options or {})
+        except BadGameData as exc:
+            return Outcome(False, [], exc.plain, {"detail": str(exc), "at": exc.at})
         payload = {
             "game": game,
             "players": [p.strip() for p in players],

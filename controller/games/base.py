@@ -296,6 +296,14 @@ class Game(ABC):
     def action_words(cls, kind: str) -> str:
         return cls.ACTION_WORDS.get(kind) or kind.replace("_", " ")
 
+    @classmethod
+    def check_new_options(cls, options: Mapping[str, JSON]) -> None:
+        """Checks only a new game's options must pass: :class:`BadGameData` for one that fails.
+
+        :meth:`new` also rebuilds games a journal holds, so it keeps accepting what it once
+        did; a check added later goes here, and the referee runs it before a new game only.
+        """
+
     @abstractmethod
     def apply(self, action: Action) -> list[Event]:
         """Validate and apply one action; raise :class:`IllegalAction` with state unchanged."""

@@ -357,3 +357,24 @@ def test_the_waiting_line_says_what_a_player_does_not_the_action_s_name(tmp_path
         if "to play:" in waiting:
             assert any(words in waiting for words in get_game("dogs").ACTION_WORDS.values()), waiting
         assert ref.act(Action.from_json(ref.state()["legal"][0])).ok
+
+
+# ----- a check added to a board's loader later: new games only ---------------------------------------
+def test_a_new_game_on_a_too_short_board_is_refused_but_a_journal_s_game_on_one_still_replays(tmp_path: Path) -> None:
+    from unittest import mock
+
+    from controller.games.superstition import Superstition
+    from tests.controller.games.test_superstition_reach import _editor_board
+
+    short = _editor_board(5, 16, 1, [2, 1, 4, 9, 5, 13])  # a brick path of five spaces
+    clock = Clock()
+    ref = make_referee(tmp_path, clock)
+    out = ref.new_game("superstition", ["Ann", "Bo"], seed=1, options={"board": short})
+    assert not out.ok and "needs at least 9 spaces" in str(out.error) and out.data and "brick_path" in out.data["detail"]
+    # A game started on it before the check (as if by an earlier version), then the table starts again.
+    with mock.patch.object(Superstition, "check_new_options"):
+        assert ref.new_game("superstition", ["Ann", "Bo"], seed=1, options={"board": short}).ok
+    game_id = ref.game_id
+    ref.journal.close()
+    again = make_referee(tmp_path, clock)
+    assert again.game_id == game_id and again.game is not None and len(again.game.to_json()["board"]["brick_path"]) == 5

@@ -38,7 +38,10 @@ LADDER_MIRROR = ("ladder", "mirror")
 GRAVES = ("grave1", "grave2")
 TRAPS = LADDER_MIRROR + GRAVES
 TRAP_NAMES = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
-MIN_PATH = 9  # spaces on each path; see ring() below
+MIN_PATH = 9  # spaces on each path for a new board; see ring() below
+# What the loader took before that minimum: a saved game or a journal's game on such a board still
+# loads and replays (a table must start again after an update), though no new game may use one.
+LEGACY_MIN_PATH = 4
 _TOP_KEYS = {"spaces", "brick_path", "gate", "stone_path", "start_circles", "platforms", "tomb"}
 _OPTIONAL_TOP_KEYS = {"name", "notes"}
 
@@ -116,8 +119,12 @@ def load_board(source: str | Path | None = None) -> Board:
     return parse_board(read_json(path, "board file"), where=f"board file {str(path)!r}")
 
 
-def parse_board(data: Any, where: str = "board") -> Board:
-    """Validate board JSON; :class:`BadGameData` names the first bad entry."""
+def parse_board(data: Any, where: str = "board", *, min_path: int = MIN_PATH) -> Board:
+    """Validate board JSON; :class:`BadGameData` names the first bad entry.
+
+    ``min_path``: the fewest spaces a path may have; ``LEGACY_MIN_PATH`` for a board a game
+    already played on (a saved state, a journal), :data:`MIN_PATH` for every new one.
+    """
 
     def bad(entry: str, problem: str, reason: str) -> BadGameData:
         # The entry, as the editor names its fields: platforms['ladder'].front -> platforms.ladder.front.
@@ -160,11 +167,11 @@ def parse_board(data: Any, where: str = "board") -> Board:
     def ring(key: str, kind: str) -> tuple[str, ...]:
         value = data[key]
         path = f"the {kind} path"
-        if not isinstance(value, list) or len(value) < MIN_PATH:
+        if not isinstance(value, list) or len(value) < min_path:
             # Shorter, up to four pawns can stand so close that no throw ever moves one (rule 3: nobody
             # passes), and the game never ends (docs/rules/superstition.md, "Editing the board").
-            raise bad(f"{key!r}", f"must be a list of at least {MIN_PATH} space ids",
-                      f"{cap(path)} needs at least {MIN_PATH} spaces: on a shorter one the pawns can shut each "
+            raise bad(f"{key!r}", f"must be a list of at least {min_path} space ids",
+                      f"{cap(path)} needs at least {min_path} spaces: on a shorter one the pawns can shut each "
                       "other in for good.")
         seen: set[str] = set()
         for i, sid in enumerate(value):

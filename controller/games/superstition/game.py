@@ -26,7 +26,7 @@ from .. import register
 from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
 from ..rng import Rng
 from .adopt import adopt_board
-from .board import GRAVES, LADDER_MIRROR, TRAP_NAMES, TRAPS, Board, load_board, parse_board
+from .board import GRAVES, LADDER_MIRROR, LEGACY_MIN_PATH, TRAP_NAMES, TRAPS, Board, load_board, parse_board
 from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
@@ -111,6 +111,12 @@ class Superstition(RulesMixin, Game):
         "place_whammy": "place a Whammy", "relocate_whammy": "move the Whammy",
         "leave_whammy": "leave the Whammy where it is", "draw_tokens": "enter the tokens drawn",
     }
+
+    @classmethod
+    def check_new_options(cls, options: Mapping[str, Any]) -> None:
+        board = options.get("board")
+        if isinstance(board, Mapping):
+            parse_board(board, where="option 'board'")  # every check, the newest included
     # A challenge's result shows which peg was live; a drawn Whammy or Charm is a secret.
     DOOR_EVENTS: ClassVar[frozenset[str]] = frozenset({"challenge_resolved", "drew_tokens"})
 
@@ -156,7 +162,9 @@ class Superstition(RulesMixin, Game):
         # A board document travels inside the options (and so in the journal): the game keeps the
         # board it started with, whatever happens to the owner's file afterwards.
         if isinstance(board_path, Mapping):
-            board = parse_board(board_path, where="option 'board'")
+            # The board travels in the journal too: replaying an old game must not apply a check made
+            # since. A new game's board is checked in full first (check_new_options, by the referee).
+            board = parse_board(board_path, where="option 'board'", min_path=LEGACY_MIN_PATH)
         else:
             board = load_board(board_path) if isinstance(board_path, str) else load_board()
         game = cls(board)
@@ -217,7 +225,7 @@ class Superstition(RulesMixin, Game):
                 f"not a Superstition state of version {STATE_VERSION}: game={data.get('game')!r}, "
                 f"version={data.get('version')!r}"
             )
-        board = parse_board(data.get("board"), where="saved state's board")
+        board = parse_board(data.get("board"), where="saved state's board", min_path=LEGACY_MIN_PATH)
         game = cls(board)
         try:
             options = dict(data["options"])

@@ -15,7 +15,6 @@ import json
 import random
 import re
 from typing import Any
-from unittest import mock
 
 import pytest
 
@@ -288,9 +287,9 @@ def test_on_a_short_path_two_dice_can_shut_every_pawn_in(dice: int) -> None:
     """Rule 3 ("You can't pass another player ... blocked in both directions, your turn ends"),
     on a five-space brick path: three pawns on their way out, one space apart, can still step
     into the space beside them with one die, and never with two (no throw is 1): the game would
-    never end. So the loader refuses such a board (the next test); this one is built past it."""
-    with mock.patch.object(board_module, "MIN_PATH", 4):
-        game = new_game(3, board=_short_brick_path(), dice=dice)
+    never end. So no new game may use such a board (the next test); a game already on one (a saved
+    state, a journal from before that check) still loads, as this one does."""
+    game = new_game(3, board=_short_brick_path(), dice=dice)
     begin(game)
     for seat, space in enumerate(["b0", "b2", "b4"]):
         game.pawns[seat] = {"space": space, "leg": "out2", "zapped": [], "target": None}
@@ -310,7 +309,8 @@ def test_on_a_short_path_two_dice_can_shut_every_pawn_in(dice: int) -> None:
 
 @pytest.mark.parametrize("spaces", [4, 5, 8])
 def test_a_board_whose_path_is_short_enough_to_shut_pawns_in_is_refused_in_words(spaces: int) -> None:
-    with pytest.raises(BadGameData) as refused:
-        new_game(3, board=_short_brick_path(spaces), dice=2)
-    assert "needs at least 9 spaces" in refused.value.plain and "shut each other in" in refused.value.plain
-    new_game(3, board=_short_brick_path(9), dice=2)  # nine is enough
+    for check in (lambda doc: Superstition.check_new_options({"board": doc}), board_module.parse_board):
+        with pytest.raises(BadGameData) as refused:
+            check(_short_brick_path(spaces))
+        assert "needs at least 9 spaces" in refused.value.plain and "shut each other in" in refused.value.plain
+    Superstition.check_new_options({"board": _short_brick_path(9)})  # nine is enough
