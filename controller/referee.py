@@ -22,6 +22,7 @@ from typing import Any
 from controller.config import Config
 from controller.games import get_game
 from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
+from controller.games.words import listed
 from controller.journal import Journal, JournalError
 from controller.referee_board import sensed
 from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
@@ -60,6 +61,13 @@ def board_options(game: str, config: Config) -> dict[str, Any]:
         challenge = "sensors" if ref.board == "sensors" else "digital"
         return {"challenge": challenge, "outcome_window_ms": ref.trap_window_ms}
     return {}
+
+
+def _bad_data(exc: BadGameData) -> Outcome:
+    """A new game refused for its board, deck or tiles. People read the loader's plain reason; its
+    message, naming the file's entry as the file spells it, and where, stay in the data for scripts
+    and whoever edits the file."""
+    return Outcome(False, [], exc.plain, {"detail": str(exc), "at": exc.at})
 
 
 class Referee:
@@ -204,9 +212,7 @@ class Referee:
             # An engine refusing its options or data files (BadGameData) is an answer, not a
             # failure: the game was never made, so the running one goes on untouched.
             if isinstance(exc, BadGameData):
-                # People read the loader's plain reason; its message, naming the file's entry as the
-                # file spells it, and where it is stay in the data, for scripts and whoever edits the file.
-                return Outcome(False, [], exc.plain, {"detail": str(exc), "at": exc.at})
+                return _bad_data(exc)
             return Outcome(False, [], str(exc))
         return Outcome(True, events, None, data)
 
@@ -234,7 +240,7 @@ class Referee:
         try:
             get_game(game).check_new_options(options or {})
         except BadGameData as exc:
-            return Outcome(False, [], exc.plain, {"detail": str(exc), "at": exc.at})
+            return _bad_data(exc)
         payload = {
             "game": game,
             "players": [p.strip() for p in players],
@@ -460,7 +466,7 @@ class Referee:
         if not kinds:
             return f"{game.players[seat]} to play."
         steps = [game.action_words(k) + (f" ({n} choices)" if n > 1 else "") for k, n in kinds.items()]
-        choice = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " or " + steps[-1]
+        choice = listed(steps, "or")
         return f"{game.players[seat]} to play: {choice}."
 
     def state(self) -> dict[str, Any]:

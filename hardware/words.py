@@ -9,8 +9,11 @@ hub's warnings name the part ("the Mummy tomb's end A switch") and its reading
 
 from __future__ import annotations
 
-_TRAPS = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
-_TOMBS = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf"}
+# The named parts as a person calls them (the guided self-test's prompts use them too).
+NAMES = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf", "ladder": "Ladder", "mirror": "Mirror",
+         "grave1": "first Grave", "grave2": "second Grave", "left": "left", "right": "right"}
+_TRAPS = {k: NAMES[k] for k in ("ladder", "mirror", "grave1", "grave2")}
+_TOMBS = {k: NAMES[k] for k in ("mummy", "monster", "wolf")}
 _TRAP_PARTS = {"peg_a": "peg A", "peg_b": "peg B", "sprung": "spring switch"}
 _TOMB_SWITCHES = {"end_a": "end A switch", "middle": "middle switch", "end_b": "end B switch"}
 _VALUES = {
@@ -51,9 +54,10 @@ def switch(role: str) -> str:
 
 
 def parts(labels: list[str] | tuple[str, ...]) -> str:
-    """Several parts in one phrase: "A", "A and B", "A, B and C"."""
-    named = [part(label) for label in labels]
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1] if named else "nothing"
+    """Several parts in one phrase: "A", "A and B", "A, B and C" (as ``controller.games.words.listed``,
+    which the sensor layer may not import)."""
+    named = [part(label) for label in labels] or ["nothing"]
+    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
 
 
 def reading(value: str) -> str:

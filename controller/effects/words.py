@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import game_title
+from controller.games.words import listed
 from controller.games.terror import POSITION_WORDS
 
 TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave",
@@ -22,12 +23,6 @@ def name_of(players: Sequence[str], seat: Any) -> str | None:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(players):
         return None
     return players[seat]
-
-
-def join_names(names: Sequence[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def seat_of(data: Mapping[str, Any]) -> int | None:
@@ -93,13 +88,13 @@ def fields(game: str, event_type: str, data: Mapping[str, Any], players: Sequenc
     winners = data.get("seats") if "seats" in data else data.get("winners")
     if isinstance(winners, list):
         names = [n for n in (name_of(players, w) for w in winners) if n]
-        out["winners"] = join_names(names) if names else None
+        out["winners"] = listed(names) if names else None
     elif event_type == "won":
         out["winners"] = out["player"]
     scores = data.get("scores")
     if isinstance(scores, list) and all(isinstance(s, int) for s in scores):
         parts = [f"{name_of(players, i) or 'a player'} {s}" for i, s in enumerate(scores)]
-        out["scores"] = join_names(parts)
+        out["scores"] = listed(parts)
     if isinstance(data.get("message"), str):
         out["what"] = str(data["message"])
     number = data.get("number", data.get("total"))

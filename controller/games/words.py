@@ -3,6 +3,8 @@ people), and places counted as players count them ("the third brick after the ga
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _ORD = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 
 
@@ -15,6 +17,12 @@ def ordinal(n: int) -> str:
 def ordinal_word(n: int) -> str:
     """first, second, ... tenth, then 11th, 12th, 21st: how a player counts spaces along a path."""
     return _ORD[n] if 0 <= n < len(_ORD) else ordinal(n)
+
+
+def listed(items: Sequence[str], last: str = "and") -> str:
+    """Items in one phrase as a person says them: "A", "A and B", "A, B and C" (``last="or"``: "A, B or C")."""
+    items = list(items)
+    return ", ".join(items[:-1]) + f" {last} " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def cap(text: str) -> str:

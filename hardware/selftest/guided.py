@@ -24,10 +24,8 @@ from hardware.observation import Observation
 from hardware.selftest.checks import Probe
 from hardware.selftest.report import StepResult, StepStatus
 from hardware.sensors import BINARY_VALUES, closed_for
-from hardware.words import capital, part, parts, reading
+from hardware.words import NAMES, capital, part, parts, reading
 
-NAMES = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf", "ladder": "Ladder", "mirror": "Mirror",
-         "grave1": "first Grave", "grave2": "second Grave", "left": "left", "right": "right"}
 TOMB_PLACES = {"end_a": "the near end", "middle": "the middle", "end_b": "the far end"}
 WRONG_ANSWER_GRACE_S = 1.0  # after a wrong part answered, how long the right one still has
 LINGER_S = 0.1  # after the right answer, watch this long more for a second (crossed) answer

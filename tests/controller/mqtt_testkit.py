@@ -92,6 +92,18 @@ class Subscriber:
                 self._cond.wait(left)
             return list(self.messages)
 
+    def wait_quiet(self, quiet: float, timeout: float = 10.0) -> list[Message]:
+        """Wait until no message has arrived for ``quiet`` seconds (a flood's answers have settled)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                count = len(self.messages)
+                self._cond.wait(min(quiet, max(0.0, deadline - time.monotonic())))
+                if len(self.messages) == count:
+                    return list(self.messages)
+                if time.monotonic() >= deadline:
+                    raise AssertionError(f"messages kept coming for {timeout} s: {len(self.messages)}")
+
     def on(self, topic: str) -> list[Message]:
         with self._cond:
             return [m for m in self.messages if m.topic == topic]

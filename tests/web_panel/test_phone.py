@@ -496,7 +496,7 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     said = ann.text_content("#left")
     assert said.startswith("This phone now plays as Bo") and "seat" not in said.split("Bo")[0], said
     assert ann.locator("button.act").count() == 0
-    check_phone_page(ann, "the page of the seat this phone left for another", errors)
+    check_phone_page(ann, "the page of the seat this phone left for another", errors, shot_name="phone-seat-moved")
     with ann.expect_navigation():
         ann.locator("#join-new").tap()
     ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === 'Bo'")
@@ -519,7 +519,8 @@ def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: P
     assert "did not answer" in said and "may have been made" in said and "refused" not in said, said
     assert fake.table not in said and "'" not in said and not RAW_ID.search(said), said
     assert player.locator("#left").is_hidden()  # the seat is still held: no "join again"
-    check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e])
+    check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e],
+                     shot_name="phone-not-answered")
 
 
 SLEEP_AND_WAKE = """async (ms) => {

@@ -90,13 +90,7 @@ class DogsGame(Game):
     max_players = 4
     # A tile drawn from the face-down deck, a spook turned from the face-down pool.
     DOOR_EVENTS = frozenset({"tile_drawn", "spook_placed"})
-    ACTION_WORDS = {
-        "place_tile": "place the tile", "place_dog": "put the dog on its tile", "roll": "roll the dice",
-        "choose": "choose a die", "back": "take the choice back", "move_dog": "move the dog",
-        "pick_spook": "pick a spook", "move_spook": "move the spook", "wrestle": "wrestle a dog",
-        "attack": "attack a spook", "bork": "bork", "done": "stop here", "decline": "let the attack go",
-        "escape": "flee", "bat_target": "choose the bat's target",
-    }
+    ACTION_WORDS = KIND_WORDS  # the waiting line says them as the refusals do
 
     def __init__(self, state: DogsState) -> None:
         self.st = state

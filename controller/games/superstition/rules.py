@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..base import Action, Event, IllegalAction, MalformedAction
+from ..words import listed
 from .board import TRAP_NAMES
 from .flow import HANDLERS, jump_block, trade_partner
 from .moves import CHARM_NAMES, WHAMMY_NAMES, Walk
@@ -263,12 +264,12 @@ def _reason(game: "Superstition", action: Action) -> str | None:
             full = [DIRECTION_WORDS[w.direction] for w in walks if not w.short]
             short = [DIRECTION_WORDS[w.direction] for w in walks if w.short]
             if full and not short:
-                return f"you can still move {_either(full)}; the full count must be moved"
+                return f"you can still move {listed(full, 'or')}; the full count must be moved"
             if short:
                 # Two dice: the stop on the Whammy next to the pawn is a move, and the only one
                 # that way; "the full count" would name a move the pawn does not have.
-                stop = f"stop on the Whammy on the next space {_either(short)} (two dice never throw 1)"
-                return f"you can still move {_either(full)} or {stop}" if full else f"you can still {stop}"
+                stop = f"stop on the Whammy on the next space {listed(short, 'or')} (two dice never throw 1)"
+                return f"you can still move {listed(full, 'or')} or {stop}" if full else f"you can still {stop}"
         elif jump_block(game, p) is None:
             return "you can jump the Wizard's Tomb"
     if kind == "jump":
@@ -297,11 +298,6 @@ def _reason(game: "Superstition", action: Action) -> str | None:
             left = ", ".join(CHARM_NAMES.get(c, c) for c in game.pools["charms"])
             return f"that Charm is not in the tomb (left: {left})"
     return None
-
-
-def _either(words: list[str]) -> str:
-    """``["clockwise", "onto the platform"]`` as "clockwise or onto the platform"."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _space_block(game: "Superstition", space: str) -> str | None:
