@@ -520,3 +520,275 @@ def test_300_random_games_end_and_the_seat_to_act_always_has_an_action(dice: int
                 action = rnd.choice(legal if (not plain or rnd.random() < 0.05) else plain)
             game.apply(action)
         assert game.legal_actions() == [] and len(game.winners) == 1
+
+
+# ----- whole random games through the public API alone, checked against the rulebook's words ---------
+# Everything below reads only what a table sees: public_view(), the mover's own player_view() (for the
+# Charm it holds) and the events. Nothing here calls the engine's move code or reads its state, so a
+# rule the engine and its own helpers got wrong together still shows.
+PUBLIC_OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"dice": 2},
+    {"step_off": "counts"},
+    {"challenge": "sensors", "tokens": "table", "dice": 2},
+    {"tokens": "table", "dice_source": "table"},
+    {"dice": 2, "step_off": "counts", "colours": ["yellow", "green", "blue", "red"]},
+]
+
+
+class _RulebookWatch:
+    """Checks one step at a time, from views and events, what the rulebook says of it."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        board = view["board"]
+        self.board = board
+        self.ring_of = {s: "brick" for s in board["brick_path"]} | {s: "stone" for s in board["stone_path"]}
+        self.platform_trap = {p["space"]: t for t, p in board["platforms"].items()}
+        self.side_trap = {p["tomb_side"]: t for t, p in board["platforms"].items() if p.get("tomb_side")}
+        self.circles = set(board["start_circles"].values())
+        self.drawn: set[int] = set()
+        self.turn: int | None = None
+        self.rolls: dict[int, int] = {}
+        self.seen: set[str] = set()
+
+    def kind(self, space: str) -> str:
+        if space in self.ring_of:
+            return self.ring_of[space]
+        if space in self.platform_trap:
+            return "platform"
+        if space in self.side_trap:
+            return "tomb_side"
+        assert space in self.circles, space
+        return "circle"
+
+    def forced(self, leg: str, zapped: list[str]) -> dict[str, str]:
+        """Entrance space -> platform the pawn must stop on (rules 4, 8; Part II 3, 4)."""
+        plat = self.board["platforms"]
+
+        def either(traps: tuple[str, str]) -> list[str]:
+            # Rules 10, 12 and Part II 4: the one that zapped you is passed, until both have.
+            left = [t for t in traps if t not in zapped]
+            return left or list(traps)
+
+        if leg == "in1":
+            return {plat[t]["brick_entrance"]: plat[t]["space"] for t in ("ladder", "mirror")}
+        if leg == "in2":
+            return {plat[t]["front"]: plat[t]["space"] for t in either(("grave1", "grave2"))}
+        if leg == "out1":
+            return {plat[t]["stone_exit"]: plat[t]["space"] for t in either(("ladder", "mirror"))}
+        return {}
+
+    def step(self, action: Action, events: list[Any], was: dict[str, Any], mine: dict[str, Any],
+             now: dict[str, Any]) -> None:
+        board = self.board
+        n = len(was["players"])
+        types = [e.type for e in events]
+        self.seen.update(types)
+        where = {q["seat"]: q["space"] for q in was["players"]}
+        for event in events:
+            data = event.data
+            if event.type == "opening_roll":
+                self.rolls[data["player"]] = data["total"]
+            elif event.type == "opening_tie":
+                best = max(self.rolls.values())
+                assert sorted(data["players"]) == sorted(s for s, v in self.rolls.items() if v == best)
+                self.rolls = {}
+            elif event.type == "first_player":
+                # Rule 1: "The highest throw of the dice goes first."
+                best = max(self.rolls.values())
+                assert [s for s, v in self.rolls.items() if v == best] == [data["player"]], self.rolls
+            elif event.type == "turn_started":
+                # Rule 1: "Players take turns, clockwise" (rising seat order).
+                if self.turn is not None:
+                    assert data["player"] == (self.turn + 1) % n, (self.turn, data)
+                self.turn = data["player"]
+            elif event.type == "moved":
+                self._moved(action, data, was, mine, types)
+            elif event.type == "challenge_resolved":
+                self._resolved(data, was, now)
+            elif event.type == "drew_tokens":
+                # Rule 11 draws one of each; Part II rule 2: "Do not take additional Whammys and Charms."
+                assert data["player"] not in self.drawn
+                assert was["players"][data["player"]]["leg"] == "in2" and "challenge_resolved" in types \
+                    or was["phase"] == "draw"
+                self.drawn.add(data["player"])
+            elif event.type == "jumped_tomb":
+                # Part II rule 1: over the tomb to the other side, never onto a pawn (bar a trade).
+                assert was["players"][data["player"]]["leg"] == "tomb"
+                assert data["to"] in self.side_trap and data["to"] != data["from"]
+                if data["from"] in self.platform_trap:
+                    assert self.side_trap[data["to"]] != self.platform_trap[data["from"]]
+                if "traded_places" not in types:
+                    assert data["to"] not in where.values()
+            elif event.type == "turn_passed" and was["phase"] == "move":
+                # Rule 3 / Whammy rule 4: the turn ends without a move only when blocked both ways.
+                assert not [w for w in mine["walks"].values() if not w["charm"]], mine["walks"]
+        # One pawn a space; Whammies only on the paths; the game ends exactly when someone is home.
+        assert len({q["space"] for q in now["players"]}) == n
+        assert all(self.kind(w["space"]) in ("brick", "stone") for w in now["whammies"])
+        assert ("won" in types) == (now["phase"] == "over")
+        self._whammies(action, was, mine, now)
+
+    def _moved(self, action: Action, data: dict[str, Any], was: dict[str, Any], mine: dict[str, Any],
+               types: list[str]) -> None:
+        board = self.board
+        seat = data["player"]
+        pawn = was["players"][seat]
+        leg = pawn["leg"]
+        leaving = leg in LEAVING
+        path: list[str] = data["path"]
+        start = data["from"]
+        assert seat == action.player and start == pawn["space"]
+        others = {q["space"] for q in was["players"] if q["seat"] != seat}
+        # Rule 3: "You can't pass another player" (nor share a space).
+        assert not others & set(path), (data, others)
+        whammies = {w["space"]: w["whammy"] for w in was["whammies"]}
+        start_kind = self.kind(start)
+        counted = len(path)
+        # Rule 6 (going in, step_off free) and Part II rule 1 (placed in front of the Grave): uncounted.
+        if start_kind == "tomb_side" or (
+            start_kind == "platform" and not leaving and was["options"]["step_off"] == "free"
+        ):
+            counted -= 1
+        forced = self.forced(leg, pawn["zapped_by"])
+        end_kind = self.kind(path[-1])
+        if data["direction"] == "in":
+            # Standing on the entrance, any throw goes onto the platform.
+            assert start in forced and path == [forced[start]]
+        else:
+            ring_part = [s for s in path if s in self.ring_of]
+            line = [start] * (start in self.ring_of) + ring_part
+            assert len({self.ring_of[s] for s in line}) == 1, data
+            ring = board[f"{self.ring_of[line[0]]}_path"]
+            step = 1 if data["direction"] == "cw" else -1
+            # Rule 2: one ring, one direction.
+            for a, b in zip(line, line[1:]):
+                assert ring[(ring.index(a) + step) % len(ring)] == b, data
+            if end_kind == "platform":
+                # Rules 4 and 8: "Exact count is not necessary"; the platform's circle counts one space.
+                assert counted <= data["roll"] and path[-2] in forced and forced[path[-2]] == path[-1], data
+            elif data.get("short"):
+                # Two dice: the stop on a Whammy on the very next space (interpretation 11).
+                assert was["options"]["dice"] == 2 and leaving and path[-1] in whammies and counted == 1
+            else:
+                # Rule 2: "You must move your full dice count."
+                assert counted == data["roll"], (data, counted)
+            # Rules 4 and 8: "You must stop on the Superstition platform": no entrance is walked past,
+            # except the one whose trap just zapped the pawn there after both did (rule 12, Part II 4).
+            for i, space in enumerate(path[:-1]):
+                if space in forced:
+                    assert path[i + 1] == forced[space], data
+            if start in forced:
+                zapped = pawn["zapped_by"]
+                trap = self.platform_trap[forced[start]]
+                assert forced[start] in others or (zapped and zapped[-1] == trap), data
+        if end_kind == "circle":
+            # Winner: "land by exact count on his matching color circle", out of the gate.
+            assert leaving and path[-1] == board["start_circles"][pawn["colour"]]
+            assert [start, *path][-2] == board["gate"] and "won" in types
+        if leaving:
+            # Whammy rules 1, 2: passing a Whammy needs the Charm that works against it.
+            passed = [whammies[s] for i, s in enumerate(path[:-1])
+                      if s in whammies and not (i == 0 and start_kind == "tomb_side")]
+            charm = mine["you"]["charm"]
+            assert all(WHAMMY_CHARM[w] == charm for w in passed), (data, whammies, charm)
+            assert (action.kind == "charm_move") == bool(passed), action
+        else:
+            # Whammy rule 1: "Players going in Graveyard can go by Whammies."
+            assert action.kind == "move"
+        # Whammy rule 3: "If in leaving you land by exact count on a Whammy, you may pick it up".
+        landed = leaving and path[-1] in whammies and end_kind in ("brick", "stone")
+        assert ("landed_on_whammy" in types) == landed, data
+
+    def _resolved(self, data: dict[str, Any], was: dict[str, Any], now: dict[str, Any]) -> None:
+        seat, trap, zapped = data["player"], data["trap"], data["zapped"]
+        platform = self.board["platforms"][trap]
+        leg = was["players"][seat]["leg"]
+        after = now["players"][seat]
+        if leg == "in1":
+            assert trap in ("ladder", "mirror")
+            if zapped:  # rule 7: "put your pawn back on the matching color circle"
+                assert after["space"] == self.board["start_circles"][after["colour"]] and after["leg"] == "in1"
+            else:  # rule 6: sneaked by, on to the stone path
+                assert after["space"] == platform["space"] and after["leg"] == "in2"
+        elif leg == "in2":
+            assert trap in ("grave1", "grave2")
+            if zapped:  # rule 10: "put your pawn on the space in the front of the Grave"
+                assert after["space"] == platform["front"] and after["leg"] == "in2"
+            else:  # rule 11: beside the tomb (waiting on the platform while that space is taken)
+                assert after["leg"] == "tomb" and after["space"] in (platform["tomb_side"], platform["space"])
+        elif leg == "tomb":
+            assert trap in ("grave1", "grave2")
+            if zapped:  # Part II rule 2: "you lose your turn" and jump back next time
+                assert after["leg"] == "tomb" and after["space"] == platform["tomb_side"]
+            else:  # Part II rule 1: "place your pawn on the stone path in front"
+                assert after["leg"] == "out1" and after["space"] in (platform["front"], platform["tomb_side"])
+        else:
+            assert leg == "out1" and trap in ("ladder", "mirror")
+            if zapped:  # Part II rule 4: "put your pawn back on the stone path"
+                assert after["space"] == platform["stone_exit"] and after["leg"] == "out1"
+            else:
+                assert after["space"] == platform["space"] and after["leg"] == "out2"
+
+    def _whammies(self, action: Action, was: dict[str, Any], mine: dict[str, Any], now: dict[str, Any]) -> None:
+        before = {w["space"]: w["whammy"] for w in was["whammies"]}
+        after = {w["space"]: w["whammy"] for w in now["whammies"]}
+        pawns = {q["space"] for q in was["players"]}
+        if action.kind == "place_whammy":
+            # Whammy rule 1: "At any time during your turn, you may place your Whammy on a brick or stone
+            # path space" (the documented reading: an empty one, not while a trap is watched or reset).
+            space = action.params["space"]
+            assert was["phase"] not in ("opening", "outcome", "reset", "draw")
+            assert mine["you"]["whammy"] is not None and space not in before and space not in pawns
+            assert after == {**before, space: mine["you"]["whammy"]}
+        elif action.kind == "relocate_whammy":
+            # Whammy rule 3: "place it on any other path space", in the same turn.
+            moved_from = next(s for s in before if s not in after)
+            assert moved_from == was["players"][action.player]["space"]
+            assert after == {**{s: w for s, w in before.items() if s != moved_from},
+                             action.params["to"]: before[moved_from]}
+        else:
+            assert after == before, action
+
+
+def _play_public(n: int, seed: int, options: dict[str, Any], rnd: random.Random, spiteful: bool) -> set[str]:
+    game = G.new(NAMES[:n], seed, options)
+    watch = _RulebookWatch(game.public_view())
+    steps = 0
+    while not game.is_over:
+        steps += 1
+        assert steps < 20_000, "a random game did not finish"
+        legal = game.legal_actions()
+        seat = game.current_player
+        assert legal and seat is not None and all(a.player == seat for a in legal)
+        was, mine = game.public_view(), game.player_view(seat)
+        if spiteful:
+            action = _spiteful_choice(game, legal, rnd)
+        else:
+            plain = [a for a in legal if a.kind != "place_whammy"]
+            action = rnd.choice(legal if (not plain or rnd.random() < 0.05) else plain)
+        events = game.apply(action)
+        watch.step(action, events, was, mine, game.public_view())
+    assert game.legal_actions() == [] and len(game.winners) == 1
+    return watch.seen
+
+
+@pytest.mark.parametrize("option_index", range(len(PUBLIC_OPTION_SETS)))
+def test_random_games_seen_through_the_public_api_follow_the_rulebook(option_index: int) -> None:
+    seen: set[str] = set()
+    for k in range(8):
+        n = 4 if "colours" in PUBLIC_OPTION_SETS[option_index] else 2 + k % 3
+        seed = 7_000 + 100 * option_index + k
+        seen |= _play_public(n, seed, PUBLIC_OPTION_SETS[option_index], random.Random(seed), spiteful=k % 2 == 1)
+    # The games reached the rules being checked.
+    assert {"challenge_resolved", "drew_tokens", "jumped_tomb", "won", "turn_passed"} <= seen, seen
+
+
+@pytest.mark.slow
+def test_600_random_games_seen_through_the_public_api_follow_the_rulebook() -> None:
+    seen: set[str] = set()
+    for k in range(600):
+        options = PUBLIC_OPTION_SETS[k % len(PUBLIC_OPTION_SETS)]
+        n = 4 if "colours" in options else 2 + (k // len(PUBLIC_OPTION_SETS)) % 3
+        seen |= _play_public(n, 20_000 + k, options, random.Random(k), spiteful=k % 2 == 1)
+    assert {"landed_on_whammy", "whammy_moved", "traded_places", "opening_tie"} <= seen, seen
