@@ -187,3 +187,87 @@ def test_waiting_beside_the_tomb_blocked_in_front_ends_the_turn() -> None:
     put(game, 1, "s12", leg="in2", zapped=("grave2",))
     throw(game, 4)
     assert kinds(game) == {"end_turn"}
+
+
+# ----- Rules the other files check only in passing, each against the rulebook's words ------------
+def test_setup_every_pawn_starts_on_its_own_colour_circle_outside_the_gate() -> None:
+    """To Play the Game: "All players now choose a pawn. Place your pawn on the matching color circle
+    outside the Graveyard gate." Nobody holds a Whammy or a Charm yet (rule 11 draws them)."""
+    game = new_game(4, colours=["green", "red", "yellow", "blue"])
+    view = game.public_view()
+    circles = view["board"]["start_circles"]
+    for seat, colour in enumerate(["green", "red", "yellow", "blue"]):
+        player = view["players"][seat]
+        assert player["colour"] == colour and player["space"] == circles[colour] and player["part"] == 1
+        assert game.player_view(seat)["you"]["whammy"] is None and game.player_view(seat)["you"]["charm"] is None
+    assert view["whammies"] == []
+
+
+def test_rule5_once_a_peg_is_touched_it_is_the_one_taken() -> None:
+    """Rule 5, IMPORTANT: "Once you touch a peg, you must take that one." With the sensors, the other
+    peg (or the same one again) is refused while the trap's outcome is awaited."""
+    game = new_game(challenge="sensors")
+    begin(game)
+    put(game, 0, "b7")
+    throw(game, 3)
+    act(game, "move", direction="cw")
+    act(game, "pull_peg", trap="ladder", peg="a")
+    for peg in "ab":
+        rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": peg}), "waiting for the trap's outcome")
+    assert game.public_view()["challenge"] == {"trap": "ladder", "peg": "a"}
+
+
+def test_rule5_digital_the_first_peg_named_settles_the_challenge() -> None:
+    game = new_game()
+    begin(game)
+    put(game, 0, "b7")
+    throw(game, 3)
+    act(game, "move", direction="cw")
+    game.traps["ladder"]["live"] = "b"
+    act(game, "pull_peg", trap="ladder", peg="a")  # sneaked by: the second throw is due
+    assert kinds(game) == {"roll"}
+    rejected(game, Action("pull_peg", 0, {"trap": "ladder", "peg": "b"}), "you cannot pull that peg now")
+
+
+def test_part2_rule4_zapped_by_both_on_the_way_out_keeps_trying_at_either() -> None:
+    """Part II rule 4: "If you get zapped by both, keep trying at either one until you sneak by."
+    Put back in front of the Mirror by the Mirror after the Ladder zapped it too, the pawn may try the
+    Mirror again or walk on towards the Ladder."""
+    game = new_game()
+    begin(game)
+    put(game, 0, "s7", leg="out1", zapped=("ladder",))
+    throw(game, 2)
+    act(game, "move", direction="cw")
+    assert game.phase == "challenge" and game.challenge == {"trap": "mirror", "peg": None}
+    game.traps["mirror"]["live"] = "a"
+    act(game, "pull_peg", trap="mirror", peg="a")
+    assert game.pawns[0] == {"space": "s8", "leg": "out1", "zapped": ["ladder", "mirror"], "target": None}
+    throw(game, 1)  # Bob, on his start circle
+    act(game, "move", direction="cw")
+    throw(game, 5)
+    assert directions(game) == {"in", "cw", "ccw"}
+    # A long throw towards the Ladder now stops on it: the Ladder may be tried again too.
+    act(game, "move", direction="cw")
+    assert game.pawns[0]["space"] == "s13"
+    throw(game, 1)
+    act(game, "move", direction="cw")
+    throw(game, 6)
+    act(game, "move", direction="cw")
+    assert game.pawns[0]["space"] == "ladder" and game.challenge == {"trap": "ladder", "peg": None}
+
+
+def test_winner_the_first_home_ends_the_game_and_nobody_plays_on() -> None:
+    """Winner of the Game: "The first player to successfully escape the Graveyard and land by exact
+    count on his matching color circle is THE WINNER!" Nothing is played after that."""
+    game = new_game(3)
+    begin(game)
+    give(game, 1, "the_raven", "wishbone")
+    put(game, 0, "b2", leg="out2")
+    throw(game, 3)
+    events = act(game, "move", direction="ccw")
+    assert events_of(events, "won")[0].data == {"player": 0}
+    assert game.is_over and game.winners == [0] and game.current_player is None
+    assert game.legal_actions() == []
+    for seat in range(3):
+        for action in (Action("roll", seat, {"value": 3}), Action("place_whammy", seat, {"space": "b5"})):
+            rejected(game, action, "the game is over")
