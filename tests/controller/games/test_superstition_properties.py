@@ -580,7 +580,6 @@ class _RulebookWatch:
 
     def step(self, action: Action, events: list[Any], was: dict[str, Any], mine: dict[str, Any],
              now: dict[str, Any]) -> None:
-        board = self.board
         n = len(was["players"])
         types = [e.type for e in events]
         self.seen.update(types)
