@@ -117,3 +117,23 @@ def test_as_many_cards_as_you_wish_on_your_turn() -> None:
     act(g, "end_turn", 0)
     # The extra turn is Ann's again, and her third card is still hers to play.
     assert g.current_player == 0 and "move-pawn-3" in g.s.pawns[0][1].cards
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"card": "extra-turn-1", "target": [1, 0]}, "Second Chance does not take a pawn to act on"),
+    ({"card": "switch-1"}, "Body Swap needs a pawn to act on"),
+    ({"card": "move-pawn-1", "target": [1, 0]}, "Ghostly Push needs a space to move to"),
+    ({"card": "move-pawn-1", "target": [1, 0], "to": [7, 0], "pawn": 0},
+     "Ghostly Push does not take which of your pawns plays it"),
+])
+def test_a_card_played_with_missing_or_extra_parts_is_refused_in_words(params: dict, said: str) -> None:
+    # A refusal reaches a person: it names the card by its title and its parts in words, not by ids.
+    g = new_game()
+    for card in ("extra-turn-1", "switch-1", "move-pawn-1"):
+        give(g, 0, 0, card)
+    phase(g, 0, "roll")
+    before = g.to_json()
+    with pytest.raises(IllegalAction) as refused:
+        act(g, "play_card", 0, **params)
+    assert str(refused.value) == said
+    assert g.to_json() == before
