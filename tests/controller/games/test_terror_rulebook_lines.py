@@ -137,3 +137,20 @@ def test_a_card_played_with_missing_or_extra_parts_is_refused_in_words(params: d
         act(g, "play_card", 0, **params)
     assert str(refused.value) == said
     assert g.to_json() == before
+
+
+def test_body_swap_between_pawns_on_the_same_space_is_refused_and_the_card_kept() -> None:
+    # docs/rules/terror.md, "Body Swap": pawns sharing a space have no places to switch ("Pawns may share
+    # spaces"), so nothing is switched, no space acts again (no second card from the same "G"), and the
+    # card stays saved.
+    g = new_game()
+    put(g, 0, 0, [7, 3])  # a "G"
+    put(g, 1, 0, [7, 3])
+    give(g, 0, 0, "switch-1")
+    phase(g, 0, "roll")
+    before = g.to_json()
+    with pytest.raises(IllegalAction, match="already share a space"):
+        act(g, "play_card", 0, card="switch-1", target=[1, 0], pawn=0)
+    assert g.to_json() == before
+    assert not [a for a in g.legal_actions() if a.kind == "play_card" and a.params.get("target") == [1, 0]
+                and a.params.get("pawn") == 0]
