@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import Event, IllegalAction, MalformedAction
+from ..words import listed
 from .state import PAWN_LABELS, TURN_PHASES, State
 
 if TYPE_CHECKING:
@@ -38,10 +39,10 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     allowed |= {"target", "to", "path"} if card.effect == "move_pawn" else set()
     extra = set(params) - allowed
     if extra:
-        raise MalformedAction(f"a {card.effect} card does not take {', '.join(sorted(extra))}")
+        raise MalformedAction(f"{card.title} does not take {_parts(extra)}")
     missing = allowed - {"path", "pawn"} - set(params)
     if missing:
-        raise MalformedAction(f"a {card.effect} card needs {', '.join(sorted(missing))}")
+        raise MalformedAction(f"{card.title} needs {_parts(missing)}")
     acting = holder
     if "pawn" in params:
         acting = game._pawn_param(params["pawn"])
@@ -108,6 +109,15 @@ def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Even
     ]
     target.pos = path[-1]
     return events + game.land(ts, tk, may_draw=may_draw(ts))
+
+
+# A play's parts as the refusal says them: a person may read it, so no parameter names.
+_PART_WORDS = {"target": "a pawn to act on", "to": "a space to move to", "path": "a path",
+               "pawn": "which of your pawns plays it"}
+
+
+def _parts(keys: set[str]) -> str:
+    return listed([_PART_WORDS[k] for k in sorted(keys)])
 
 
 def _discard(s: State, seat: int, pawn: int, card_id: str) -> None:

@@ -13,7 +13,14 @@ never keeps the turn (test_terror_board_taken.py). These check, from the ruleboo
 - the end of the game: over exactly when the ghost is destroyed or at most one player has a pawn
   left ("News from the Crypt"), with the right winners; then nothing more is accepted;
 - turn order: clockwise over the players still in the game, an extra turn (Second Chance) keeps
-  the seat, and an extra turn is lost with the player's last pawn ("Grave News").
+  the seat, and an extra turn is lost with the player's last pawn ("Grave News");
+- the legal actions themselves, against sets worked out here from the space types the public view
+  shows (not from the engine's move search): every walk of the full count ("Basic Pawn Movement":
+  orthogonal steps, no doubling back, bushes, pits and the Gate platform block, the Crypt only
+  from the Exit and with any part of the count left), for the die and for every card that moves a
+  pawn (never one on a Skeleton Hand); the skull drop; a Monster card's targets; the timing of
+  Play Now or Later! cards; and where a die move ends and what the space did ("Gameboard Spaces");
+- every one of the deck's cards in exactly one place, and no pawn on a pit, bushes or an Arrow.
 
 A deck with more Play Anytime! cards (a deck may have them) puts cards into every phase, the skull
 drop and a waiting Monster card included.
@@ -94,6 +101,119 @@ def _check_listed_against_apply(game: Terror, rng: random.Random) -> None:
         else:
             raise AssertionError(f"{action.to_text()} was taken though not listed")
     assert game.to_json() == before, "a refusal changed the game"
+
+
+def _walks(cells: list[list[str | None]], crypt: tuple[int, int], exit_: tuple[int, int],
+           start: tuple[int, int], steps: int) -> set[tuple[int, int]]:
+    """Where a walk of ``steps`` from ``start`` may end, from the rulebook's movement rules alone."""
+    ends: set[tuple[int, int]] = set()
+
+    def walk(here: tuple[int, int], visited: frozenset[tuple[int, int]], left: int) -> None:
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            r, c = here[0] + dr, here[1] + dc
+            if not (0 <= r < len(cells) and 0 <= c < len(cells[0])) or (r, c) in visited:
+                continue
+            if cells[r][c] in (None, "bush", "pit", "gate"):
+                continue  # "Bushes and pits block all pawns"; nobody goes back onto the Gate platform
+            if (r, c) == crypt:
+                if here == exit_:
+                    ends.add(crypt)  # the Exit jump: the count need not be used up
+                continue
+            if left == 1:
+                ends.add((r, c))
+            else:
+                walk((r, c), visited | {(r, c)}, left - 1)
+
+    walk(start, frozenset({start}), steps)
+    return ends
+
+
+def _check_listed_against_rulebook(game: Terror) -> None:
+    """The legal actions are exactly the ones the rulebook allows, worked out here from the public view."""
+    s, view = game.s, game.public_view()
+    cells = view["board"]["cells"]
+    crypt, exit_ = tuple(view["board"]["crypt"]), tuple(view["board"]["exit"])
+    listed = game.legal_actions()
+    turn = s.turn
+
+    def reach(seat: int, steps: int) -> set[tuple[int, tuple[int, int]]]:
+        # "A pawn cannot move if it is on a Skeleton Hand space."
+        return {(k, end) for k, p in enumerate(view["players"][seat]["pawns"])
+                if p["pos"] is not None and cells[p["pos"][0]][p["pos"][1]] != "hand"
+                for end in _walks(cells, crypt, exit_, tuple(p["pos"]), steps)}
+
+    die = {(a.params["pawn"], tuple(a.params["to"])) for a in listed if a.kind == "move_pawn"}
+    assert die == (reach(turn, s.number) if s.phase == "move" else set()), "die moves"
+    # "How to Win": on the Crypt platform, with a ring under that pawn, not a Monster; once a turn, and
+    # instead of moving (docs/rules/terror.md, "Skull attempt").
+    skull = {a.params["pawn"] for a in listed if a.kind == "attempt_skull"}
+    assert skull == {k for k, p in enumerate(s.pawns[turn])
+                     if s.phase in ("move", "after_move") and not s.attempted
+                     and (s.phase == "move" or s.moved_pawn == k)
+                     and p.pos == game.board.crypt and p.monster is None
+                     and any(game.card(c).effect == "ring" for c in p.cards)}, "skull drops"
+    # "Monster Cards": any opponent's pawn or the pawn that drew it; never a pawn already a Monster.
+    targets = {tuple(a.params["target"]) for a in listed if a.kind == "place_monster"}
+    want: set[tuple[int, int]] = set()
+    if s.phase == "choose":
+        assert s.pending is not None
+        want = {(ts, tk) for ts, row in enumerate(s.pawns) for tk, p in enumerate(row)
+                if not p.out and p.monster is None
+                and (ts != s.pending["seat"] or tk == s.pending["pawn"])}
+    assert targets == want, "Monster card targets"
+    for seat, row in enumerate(s.pawns):
+        for card_id in (c for p in row for c in p.cards):
+            card = game.card(card_id)
+            plays = [a for a in listed if a.kind == "play_card" and a.params["card"] == card_id]
+            if card.kind == "later":
+                assert not plays, "a Play Later! card is never played by itself"
+                continue
+            if card.kind == "now_or_later" and (seat != turn or s.phase not in ("roll", "tomb", "move", "after_move")):
+                assert not plays, "a Play Now or Later! card waits for its holder's own turn"
+                continue
+            if card.effect == "move_pawn":
+                moved = {(tuple(a.params["target"]), tuple(a.params["to"])) for a in plays}
+                assert moved == {((ts, k), end) for ts in range(len(s.players))
+                                 for k, end in reach(ts, card.steps)}, f"{card.title} moves"
+
+
+def _check_landing(game: Terror, before: dict[str, Any], events: list[Event]) -> None:
+    """A die move ends where it was sent and the space there does what "Gameboard Spaces" says."""
+    rolled = next((e.data for e in events if e.type == "pawn_moved" and e.data["by"] == "roll"), None)
+    if rolled is None:
+        return
+    seat, k, to = rolled["seat"], rolled["pawn"], rolled["to"]
+    was = before["pawns"][seat][k]
+    before_cells = game.public_view()["board"]["cells"]  # a pawn move shifts no tomb: the board is the same
+    space = before_cells[to[0]][to[1]]
+    p = game.s.pawns[seat][k]
+    kinds = [e.type for e in events]
+    if str(space).startswith("arrow-"):
+        # "Arrow Space: Move your pawn immediately to the matching color Danger space!"
+        r, c = game.board.rc(p.pos or 0)
+        assert before_cells[r][c] == f"danger-{space[len('arrow-'):]}", "an Arrow sends to its Danger space"
+    else:
+        assert p.pos is not None and game.board.rc(p.pos) == to, "the move ends where it was sent"
+    drew = "card_drawn" in kinds or "deck_empty" in kinds
+    # "G" Space: a card for a pawn that is not a Monster; "Monster Rules": a Monster draws nothing.
+    assert drew == (space == "g" and was["monster"] is None), f"drawing on {space}"
+    if space == "potion":
+        assert p.monster is None, "a Magic Potion cures"
+    elif was["monster"] is not None:
+        assert p.monster == was["monster"], "only a Magic Potion cures a Monster"
+
+
+def _check_cards_and_spaces(game: Terror, strict_arrows: bool) -> None:
+    s, cells = game.s, game.public_view()["board"]["cells"]
+    held = sum(len(p.cards) + (p.monster is not None) for row in s.pawns for p in row)
+    assert held + len(s.draw) + len(s.discard) + (s.pending is not None) == len(game.deck), "a card was lost"
+    for row in s.pawns:
+        for p in row:
+            if p.pos is not None:
+                r, c = game.board.rc(p.pos)
+                assert cells[r][c] not in (None, "pit", "bush"), f"a pawn stands on {cells[r][c]}"
+                # Nobody stays on an Arrow (positions set up by hand may start there).
+                assert not (strict_arrows and str(cells[r][c]).startswith("arrow-")), "a pawn stays on an Arrow"
 
 
 def _reading(game: Terror, rng: random.Random) -> dict[str, str]:
@@ -268,12 +388,18 @@ def _scrambled(seed: int) -> Terror:
     return Terror.from_json(game.to_json())  # a position the saved-state checks accept
 
 
-def _play_and_check(game: Terror, rng: random.Random, seen: set[str], ends: dict[str, int], seed: int) -> None:
+def _play_and_check(game: Terror, rng: random.Random, seen: set[str], ends: dict[str, int], seed: int,
+                    strict_arrows: bool = True) -> None:
     for step in range(STEPS):
         if game.is_over:
             break
-        if step % 4 == 0:
-            _check_listed_against_apply(game, rng)
+        try:
+            if step % 4 == 0:
+                _check_listed_against_apply(game, rng)
+            _check_listed_against_rulebook(game)
+            _check_cards_and_spaces(game, strict_arrows)
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed} step {step}: {exc}") from exc
         before = game.to_json()
         try:
             events = _step(game, rng)
@@ -284,6 +410,7 @@ def _play_and_check(game: Terror, rng: random.Random, seen: set[str], ends: dict
         seen.update(e.type for e in events)
         try:
             _check_state(game, before, events)
+            _check_landing(game, before, events)
         except AssertionError as exc:
             raise AssertionError(f"seed {seed} step {step}: {[e.type for e in events]}: {exc}") from exc
     if game.is_over:
@@ -309,6 +436,6 @@ def test_random_positions_with_board_readings_follow_the_rulebook() -> None:
     ends = {"ghost": 0, "last_player": 0, "nobody": 0}
     seen: set[str] = set()
     for seed in range(SCRAMBLED):
-        _play_and_check(_scrambled(seed), random.Random(seed), seen, ends, seed)
+        _play_and_check(_scrambled(seed), random.Random(seed), seen, ends, seed, strict_arrows=False)
     assert ends["ghost"] and ends["last_player"], ends
     assert {"skull_void", "monster_reversed", "ring_stolen", "skull_hit", "player_out"} <= seen, sorted(seen)
