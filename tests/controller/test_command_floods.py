@@ -146,9 +146,10 @@ def test_a_sustained_flood_of_small_forged_commands_does_not_hold_up_a_signed_on
     """Small forged commands (valid JSON, a bad or no signature) from another client, as fast as it
     can publish them: each was decoded, encoded again and hashed in the controller's network thread,
     and the table's own signed command waited behind every one of them in the broker's stream
-    (2 to 9 s in runs with 30,000 of them, 50 ms without the flood). A forgery that cannot be signed
-    and gets no answer is now refused unread (1 to 2 s in the same runs), nothing of a forgery is
-    kept or queued for the worker, and no forgery changes anything."""
+    (2 to 9 s in runs with 30,000 of them on a quiet machine, 6 to 18 s on a loaded one; 50 ms
+    without the flood). A forgery that cannot be signed and gets no answer is now refused unread
+    (1 to 2 s, up to 10 s loaded), nothing of a forgery is kept or queued for the worker, and no
+    forgery changes anything."""
     decoded: list[int] = []
     real = mqtt_commands.loads_utf8
 
@@ -171,15 +172,15 @@ def test_a_sustained_flood_of_small_forged_commands_does_not_hold_up_a_signed_on
                                  stdout=subprocess.PIPE, text=True)
         # The flood has reached the controller (and used up the answers it may give) before we ask.
         wait_until(lambda: svc.link.counters()["refusals_unanswered"] > before + 2000, 30, "the flood arriving")
+        publishing = flood.poll() is None  # (the attacker may be done: its forgeries are still on the way)
         during = [_round_trip(cmd, 60) for _ in range(3)]
-        flooding = flood.poll() is None  # the signed commands were answered while the flood went on
         out, _ = flood.communicate(timeout=60)
         print(f"quiet {quiet * 1000:.1f} ms; during the flood {[round(d * 1000, 1) for d in during]} ms; "
-              f"{out.strip()} forged, still flooding: {flooding}")
+              f"{out.strip()} forged, the attacker still publishing at the first: {publishing}")
         assert out.strip() == str(count)
         # The broker hands the controller everything in one stream, so a signed command waits behind
         # the forgeries queued ahead of it (up to the broker's max_queued_messages, 10,000 here): a
-        # second or two on a quiet machine, 6 to 10 s on one loaded with other work, never without end.
+        # second or two on a quiet machine, up to 10 s on one loaded with other work, never without end.
         # The cost per forgery, which that wait is made of, is checked below, independent of the load.
         assert max(during) < 20.0, (during, quiet)
         assert svc.referee.game_id == game  # nothing forged was taken
@@ -187,6 +188,7 @@ def test_a_sustained_flood_of_small_forged_commands_does_not_hold_up_a_signed_on
         wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(cmd.replies("new_game"))
                    + len(cmd.replies("act")) + len(cmd.replies("sim")) >= count, 30, "every forgery refused")
         elapsed = time.monotonic() - start
+        print(f"decoded {len(decoded)} of {count} forged and 8 signed, in {elapsed:.1f} s")
         # Decoded: the new_game forgeries (a signature of the right shape must be checked), the answered
         # refusals (read for their id: 40 at once, then 20 a second) and the signed commands. Every
         # other forgery was refused unread (before, all 30,000 were decoded and a third hashed).
