@@ -239,7 +239,12 @@ def test_a_command_nested_deeper_than_any_of_the_contract_is_refused_before_it_i
     nothing nested just under the parser's limit gets as far as the signature check."""
     decoded: list[bytes] = []
     real = mqtt_commands.loads_utf8
-    monkeypatch.setattr(mqtt_commands, "loads_utf8", lambda raw: decoded.append(raw) or real(raw))
+
+    def counting(raw: bytes) -> Any:
+        decoded.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(mqtt_commands, "loads_utf8", counting)
     checker = mqtt_commands.CommandChecker(TOKEN, ("act",), lambda _id: False, table="t")
 
     def nested(depth: int) -> bytes:
