@@ -3,7 +3,10 @@
 Commands are checked in the network thread: size, UTF-8, JSON, id, name,
 signature (``controller.security.verify_command``: it covers the table and the
 command's name), the signed time ``ts`` and replay. Each refusal becomes a reply
-that names the problem; nothing reaches the referee.
+that names the problem; nothing reaches the referee. Past the rate of answered refusals
+(``mqtt_link``), a command that cannot be signed (:meth:`CommandChecker.doomed`: too large,
+an unknown name, nothing shaped like a signature) is refused without being decoded, so a
+flood of forgeries costs a search of their bytes each, and none is kept or queued.
 
 Replay: a command id that came with a valid signature is used for good. The
 worker writes it to the journal before it runs the command
@@ -25,7 +28,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from controller.security import COMMAND_WINDOW_S, loads_utf8, verify_command
+from controller.security import COMMAND_WINDOW_S, MAX_DEPTH, loads_utf8, too_deep, verify_command
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,12 @@ _ID_PEEK_BYTES = 4 * MAX_COMMAND_BYTES
 # A lone UTF-16 surrogate can only come from a \uD800-\uDFFF escape (UTF-8 cannot encode one): a
 # command without such an escape is not re-encoded to look for one, which cost as much as its parse.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+# Where a command carries a signature: ``"auth"`` and a string of 64 lowercase hex digits (an
+# HMAC-SHA256 hexdigest), each character spelled as it is or as a \u escape (JSON allows both).
+# A command with nothing like it cannot be signed, so it is refused without being decoded.
+_HEX_CHAR = rb"(?:[0-9a-f]|\\u00(?:3[0-9]|6[1-6]))"
+_AUTH_SHAPE = re.compile(rb'"(?:a|\\u0061)(?:u|\\u0075)(?:t|\\u0074)(?:h|\\u0068)"[ \t\n\r]*:[ \t\n\r]*"'
+                         + _HEX_CHAR + rb"{64}\"")
 
 
 @dataclass(frozen=True)
@@ -184,15 +193,29 @@ class CommandChecker:
         self._seen: dict[str, float] = {}  # ids passed on, perhaps not yet written down -> monotonic time
         self._lock = threading.Lock()
 
+    def doomed(self, name: str, raw: bytes) -> bool:
+        """Whether :meth:`check` is sure to refuse ``raw``, told without decoding it (microseconds).
+
+        True only when it cannot be a signed command: too large, an unknown name, or nothing that
+        could be a signature (``_AUTH_SHAPE``). False proves nothing: :meth:`check` decides.
+        """
+        if len(raw) > MAX_COMMAND_BYTES or name not in self._names:
+            return True
+        return _AUTH_SHAPE.search(raw) is None
+
     def check(self, name: str, raw: bytes) -> Command:
         if len(raw) > MAX_COMMAND_BYTES:
             raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
                                  _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
+        if too_deep(raw):
+            # Before decoding (controller.security.MAX_DEPTH): no command of the contract nests so
+            # deep, and one just under the parser's limit broke the signature check further down.
+            raise CommandRefused(f"bad JSON: nested too deeply (more than {MAX_DEPTH} levels)")
         try:
             payload = loads_utf8(raw)
         except ValueError as exc:
             raise CommandRefused(f"bad JSON: {exc}") from None
-        except RecursionError:
+        except RecursionError:  # not reached past too_deep; kept so that a parser change cannot crash us
             raise CommandRefused("bad JSON: nested too deeply") from None
         if not isinstance(payload, dict):
             raise CommandRefused(f"a command must be a JSON object, got {type(payload).__name__}")

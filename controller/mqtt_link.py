@@ -632,13 +632,16 @@ class MqttLink:
                 self._retained_commands_cleared += 1
             return
         raw = bytes(msg.payload)
-        oversized = len(raw) > MAX_COMMAND_BYTES
-        if oversized and not self._may_answer_refusal():
-            return  # refused whatever it says, and no answer to give: not even read for its id
+        # Anyone can send thousands of forgeries a second, and a signed command waits behind them in
+        # the broker's stream: one that cannot be signed (doomed) and will get no answer anyway is
+        # refused without being decoded or hashed. Only the answered ones are read, for their id.
+        doomed = self._checker.doomed(name, raw)
+        if doomed and not self._may_answer_refusal():
+            return  # counted (refusals_unanswered), neither read, answered nor logged
         try:
             command = self._checker.check(name, raw)
         except CommandRefused as exc:
-            if not oversized and not self._may_answer_refusal():
+            if not doomed and not self._may_answer_refusal():
                 return  # a flood: counted, neither answered nor logged
             log.info("refused %s command: %s", name, exc)
             # The command that took this id gets its own answer; this one must not pass for it.

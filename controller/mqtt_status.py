@@ -29,7 +29,7 @@ from typing import Any
 
 from controller import __version__
 from controller.mqtt_commands import dumps
-from controller.security import loads_utf8, signed_status, verify_status
+from controller.security import loads_utf8, signed_status, too_deep, verify_status
 
 
 class RunStatus:
@@ -76,7 +76,7 @@ class RunStatus:
         there, not "offline": it is not noted, and the older of the two stops as before.
         """
         try:
-            status = loads_utf8(payload) if payload else None
+            status = loads_utf8(payload) if payload and not too_deep(payload) else None
         except (ValueError, RecursionError):
             return
         if not isinstance(status, dict) or status.get("state") != "offline" \
@@ -99,7 +99,8 @@ class RunStatus:
         if not payload:
             return None  # a retained status cleared: no claim at all
         try:
-            status = loads_utf8(payload)
+            # Nested deeper than any status (controller.security.MAX_DEPTH): no status of ours, unread.
+            status = None if too_deep(payload) else loads_utf8(payload)
         except (ValueError, RecursionError):
             status = None
         if not isinstance(status, dict) or not verify_status(self._token, self.table, status):

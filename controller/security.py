@@ -45,6 +45,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -118,14 +119,42 @@ def loads_utf8(raw: bytes) -> Any:
     return json.loads(text)
 
 
+MAX_DEPTH = 64
+"""How deeply a message from the broker may nest. The contract's payloads nest a dozen levels at
+most; Python's parser stops near a thousand, and encoding a parsed message again (to check its
+signature, or for a page) goes deeper still, so a forgery nested just under the parser's limit
+broke whatever touched it next. Both ends refuse anything deeper than this before decoding it."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_INNERMOST = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
+
+
+def too_deep(payload: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text ``payload`` nests more than ``limit`` levels.
+
+    No recursion, and no walk in Python over what may be a megabyte of small lists: with its
+    strings emptied, each pass of a regular expression (in C) folds every innermost list or
+    object into a number, so it takes as many passes as the text has levels, ``limit`` at most.
+    """
+    if payload.count(b"[") + payload.count(b"{") <= limit:
+        return False  # it cannot: the common case, counted in C
+    text = _JSON_STRING.sub(b'""', payload)
+    for _ in range(limit):
+        text, folded = _INNERMOST.subn(b"0", text)
+        if not folded:
+            return False
+    return b"[" in text or b"{" in text
+
+
 # ----- commands: what the signature covers --------------------------------------------------
 COMMAND_WINDOW_S = 300
 """How far a command's signed ``ts`` may be from the controller's clock, either way, in seconds."""
 
 
 def _mac(token: str, parts: list[Any]) -> str:
-    return hmac.new(token.encode(), json.dumps(parts, sort_keys=True, separators=(",", ":"),
-                                               ensure_ascii=False).encode(), hashlib.sha256).hexdigest()
+    # hmac.digest is one call into OpenSSL: every forged command that looks signed is hashed here.
+    return hmac.digest(token.encode(), json.dumps(parts, sort_keys=True, separators=(",", ":"),
+                                                  ensure_ascii=False).encode(), "sha256").hex()
 
 
 def _body(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import socket
 import ssl
 import threading
@@ -46,7 +45,16 @@ import paho.mqtt.client as mqtt
 import controller.mqtt5 as mqtt5
 from controller.games import GAME_NAMES, get_game
 from controller.publication import PublicationError, Stamp
-from controller.security import SealError, loads_utf8, seal_command, signed_command, unseal_reply, verify
+from controller.security import (
+    MAX_DEPTH,
+    SealError,
+    loads_utf8,
+    seal_command,
+    signed_command,
+    too_deep,
+    unseal_reply,
+    verify,
+)
 
 from .fanout import Item, Subscriber
 from .interest import LIST_KINDS, Subscriptions, list_filters
@@ -189,33 +197,6 @@ def _names(value: Any) -> list[str]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-MAX_DEPTH = 64
-"""How deeply a message the panel cannot vouch for may nest. The contract's payloads nest a dozen
-levels at most; the panel's pages encode what it keeps again, in threads whose stack is already
-deep, so a forgery nested just under the parser's limit broke the table's page for everyone."""
-
-
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_INNERMOST = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
-
-
-def too_deep(payload: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether the JSON text ``payload`` nests more than ``limit`` levels.
-
-    No recursion, and no walk in Python over what may be a megabyte of small lists: with its
-    strings emptied, each pass of a regular expression (in C) folds every innermost list or
-    object into a number, so it takes as many passes as the text has levels, ``limit`` at most.
-    """
-    if payload.count(b"[") + payload.count(b"{") <= limit:
-        return False  # it cannot: the common case, counted in C
-    text = _JSON_STRING.sub(b'""', payload)
-    for _ in range(limit):
-        text, folded = _INNERMOST.subn(b"0", text)
-        if not folded:
-            return False
-    return b"[" in text or b"{" in text
 
 
 def _seat(text: str) -> int:
