@@ -79,21 +79,23 @@ class Referee:
             attack = {a.params["spook"] for a in legal if a.kind == "attack"}
             bork = {(a.params["token"], a.params["id"], a.params["x"], a.params["y"]) for a in legal
                     if a.kind == "bork"}
-            # "If no other dogs in the space have any snack cubes, then you may not do a Wrestle."
-            if not any(cards[o]["snacks"] for o in others):
-                assert not wrestle, (step, wrestle)
-            assert wrestle <= set(others)
-            assert attack <= set(here)
-            if step == "special":
-                assert attack == set(here) or wrestle, (attack, here)
-            # "If you end your action in an empty space you may perform a Bork."
-            if bork:
-                assert not others and not here and not snacks[sq], "a Bork from a square that is not empty"
+            # "Select one dog in the same space as you ... If no other dogs in the space have any snack
+            # cubes, then you may not do a Wrestle." / "you may perform an Attack" on a spook there.
+            may = pending.get("may")
+            can_wrestle = set(others) if any(cards[o]["snacks"] for o in others) else set()
+            assert wrestle == (can_wrestle if may in (None, "wrestle") else set()), (step, wrestle, others)
+            assert attack == (set(here) if may in (None, "attack") else set()), (step, attack, here)
+            assert wrestle or attack or bork, "a special step with nothing to do but stop"
+            # "If you end your action in an empty space you may perform a Bork" -- "Move any Spook or Dog
+            # token within three spaces to an adjacent space" (another player's dog: the default reading).
+            expected: set[tuple[str, int, int, int]] = set()
+            if may is None and not others and not here and not snacks[sq]:
                 near = within(board, sq, 3)
-                for token, ident, x, y in bork:
-                    pos = dogs[ident] if token == "dog" else (spooks[ident]["x"], spooks[ident]["y"])
-                    assert pos in near, "a Bork reaches further than three spaces"
-                    assert (x, y) in board and abs(x - pos[0]) + abs(y - pos[1]) == 1, "not an adjacent space"
+                tokens = [("dog", seat, pos) for seat, pos in dogs.items() if seat != me]
+                tokens += [("spook", i, (s["x"], s["y"])) for i, s in spooks.items()]
+                expected = {(token, ident, pos[0] + dx, pos[1] + dy) for token, ident, pos in tokens if pos in near
+                            for dx, dy in ORTHO if (pos[0] + dx, pos[1] + dy) in board}
+            assert bork == expected, "the Borks listed are not the rulebook's"
             assert any(a.kind == "done" for a in legal)
         if step == "move_dog":
             me = v["current_player"]
@@ -133,6 +135,8 @@ class Referee:
         for s in v["spooks"]:
             assert len(s["snacks"]) <= {"skeleton": 3, "bat": 1}.get(s["kind"], 0), s
         self._check_end(v, types)
+        if v["over"] and not before["over"]:
+            assert "game_over" in types, "the game ended without saying so"
 
     def _check_placing(self, before: dict[str, Any], action: Action) -> None:
         """"at least two squares on their Tile Cards line up with the already placed Tile Cards\""""
@@ -247,6 +251,7 @@ class Referee:
             should = all_out and (not v["spooks"] or not (v["snacks"] or any(s["snacks"] for s in v["spooks"])))
         assert v["over"] == should, ("over" if v["over"] else "not over", v["tiles_placed"], len(v["spooks"]),
                                      len(v["snacks"]))
-        assert ("game_over" in types) == (v["over"] and v["phase"] == "over" and "game_over" in types)
+        if "game_over" in types:
+            assert v["over"] and types.count("game_over") == 1
         if v["over"]:
             assert v["current_player"] is None and self.game.legal_actions() == []
