@@ -17,7 +17,7 @@ from ..base import Action, BadGameData, Event, Game, IllegalAction, MalformedAct
 from .actions import HANDLERS
 from .board import Graveyard, Square
 from .options import COLOURS, parse_options
-from .rules import draw_tile, settle, special_options, winners
+from .rules import draw_tile, game_should_end, settle, special_options, winners
 from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
 from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .views import public_view
@@ -162,6 +162,15 @@ class DogsGame(Game):
         for spook in game.st.spooks:
             if spook.pos is not None and spook.pos not in squares:
                 raise BadGameData(f"saved dogs state: spook {spook.id} is off the graveyard at {list(spook.pos)}")
+        # "The game ends immediately": play checks the end after every step, so a game at rest is
+        # over exactly when its end has come. Anything else would play on past the end, or end early.
+        ended = game_should_end(game.st)
+        if game.st.phase != "over" and ended:
+            raise BadGameData("saved dogs state: every tile is placed and the graveyard has no spook or no "
+                              "snack cube left, so the game should have ended")
+        if game.st.phase == "over" and not ended:
+            raise BadGameData("saved dogs state: the game is marked over before its end (tiles still to place, "
+                              "or spooks and snack cubes still in the graveyard)")
         return game
 
     # ----- geometry -------------------------------------------------------------

@@ -177,3 +177,28 @@ def test_no_wrestle_when_no_other_dog_on_the_square_has_cubes() -> None:
     act(game, "move_dog", x=3, y=0)
     with pytest.raises(IllegalAction, match="only when a dog there has snack cubes"):
         act(game, "wrestle", dog=0)
+
+
+@pytest.mark.parametrize("bare, dog, spook_from, filled", [
+    ((3, 0), (4, 0), (4, 2), [(5, 0)]),  # a Jack-O-Lantern whose cube is gone
+    ((5, 2), (5, 1), (5, 3), [(5, 0), (6, 1)]),  # a Gravestone whose spook has left
+])
+def test_a_concerned_dog_may_flee_to_a_bare_jack_o_lantern_or_gravestone(
+        bare: tuple[int, int], dog: tuple[int, int], spook_from: tuple[int, int],
+        filled: list[tuple[int, int]]) -> None:
+    """"Special Note: While Gravestones and Jack-O-Lanterns have Spooks and Snacks placed on them when
+    they first appear, they are considered empty spaces when there are no Tokens or Cubes upon them."
+    Concern: "move your Dog Token to an adjacent empty space if one is available." Squares with a cube
+    or a dog are not empty, so the bare one is the only way out."""
+    game = board()
+    assert game.geo.features[bare] in ("J", "G")
+    game.st.dogs = [(4, 1), dog]  # seat 0's dog fills one neighbour
+    for sq in filled:
+        snack_at(game, sq)
+    ghoul = put_spook(game, "ghoul", spook_from)
+    spook_turn(game, ghoul, 2)
+    rig(game, 6)
+    events = act(game, "move_spook", x=dog[0], y=dog[1])
+    concern = next(e for e in events if e.type == "concern")
+    assert concern.data["fled"] and game.st.dogs[1] == bare
+    assert "haunted" not in [e.type for e in events]  # no dog stayed to be haunted

@@ -11,7 +11,7 @@ import pytest
 from controller.games import Action, BadGameData, IllegalAction
 from controller.games.dogs import DogsGame
 
-from .test_dogs_kit import lab, setup_done
+from .test_dogs_kit import lab, rig, setup_done
 
 
 @pytest.mark.parametrize("colour", [{"a": 1}, ["blue"], 3, None])
@@ -115,3 +115,54 @@ def test_a_saved_min_contact_longer_than_a_tile_edge_is_refused() -> None:
     data["options"]["min_contact"] = 3
     with pytest.raises(BadGameData, match="option 'min_contact' is 3 but a tile edge has only 2 squares"):
         DogsGame.from_json(data)
+
+
+def test_a_saved_game_past_its_end_is_refused() -> None:
+    """"The game ends immediately once all the Snack Cubes have been removed from the Graveyard OR
+    there are no more Spooks in the Graveyard": a saved game with every tile out and no spook left
+    cannot still be going on (it used to load and accept a roll before it ended)."""
+    game = lab(2)
+    for spook in game.st.spooks:
+        spook.pos, spook.holder = None, 0
+    with pytest.raises(BadGameData, match="should have ended"):
+        DogsGame.from_json(json.loads(json.dumps(game.to_json())))
+    game = lab(2)
+    game.st.board_snacks = {}
+    game.st.removed = [c for c in ("red", "blue", "green", "yellow") for _ in range(4)]
+    with pytest.raises(BadGameData, match="should have ended"):
+        DogsGame.from_json(json.loads(json.dumps(game.to_json())))
+
+
+
+def test_a_saved_game_over_before_its_end_is_refused() -> None:
+    """"The game may not end until all 16 Tile Cards have been placed": a game marked over with
+    spooks and cubes still in the graveyard, or with tiles still to place, is not one play can reach."""
+    game = lab(2)
+    game.st.phase = "over"
+    with pytest.raises(BadGameData, match="over before its end"):
+        DogsGame.from_json(json.loads(json.dumps(game.to_json())))
+    game = setup_done(2, seed=3)
+    for spook in game.st.spooks:
+        spook.pos, spook.holder = None, 0
+    assert game.st.drawn is not None
+    game.st.deck.insert(0, game.st.drawn)
+    game.st.phase, game.st.drawn = "over", None
+    with pytest.raises(BadGameData, match="over before its end"):
+        DogsGame.from_json(json.loads(json.dumps(game.to_json())))
+
+
+def test_a_game_that_ended_in_play_saves_and_loads() -> None:
+    """Capturing the last spook ends the game; the finished game loads as it was, winners and all."""
+    game = lab(2)
+    for spook in game.st.spooks[1:]:
+        spook.pos, spook.holder = None, 1
+    game.st.spooks[0].pos = (1, 0)
+    rig(game, 1, 1, 6)
+    game.apply(Action("roll", 0))
+    game.apply(Action("choose", 0, {"die": 0, "action": "dog"}))
+    game.apply(Action("move_dog", 0, {"x": 1, "y": 0}))
+    game.apply(Action("attack", 0, {"spook": 0}))
+    assert game.is_over
+    data = json.loads(json.dumps(game.to_json()))
+    again = DogsGame.from_json(data)
+    assert again.to_json() == data and again.is_over and again.winners == game.winners
