@@ -22,8 +22,10 @@
     mine = null; seated = false;
     const who = $("me-name");
     if (who && who.parentElement) who.parentElement.textContent = "not seated";
-    const leave = document.querySelector('header form[action$="/leave"]');
-    if (leave) leave.style.display = "none";  // nothing to leave (its class would override "hidden")
+    // Nothing to leave: the whole "Leave" fold goes (its summary too, not only the form folded inside it),
+    // and closes, so a fold left open cannot come back with the seat.
+    const leave = $("leave");
+    if (leave) { leave.open = false; leave.hidden = true; }
     const reply = $("reply");
     if (reply) { reply.className = "reply"; reply.textContent = ""; }
     live.onchange("left");
