@@ -20,6 +20,9 @@
     a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : moved ? "Show my new seat" : "Join again";
     el.appendChild(a);
     mine = null; seated = false;
+    // Every control of the seat goes with it (panel.css): its moves, asking to take back "my" move (gm.js),
+    // buzzing on "my" turn (effects.js), whichever script draws them and whenever it does.
+    document.body.dataset.seated = "no";
     const who = $("me-name");
     if (who && who.parentElement) who.parentElement.textContent = "not seated";
     // Nothing to leave: the whole "Leave" fold goes (its summary too, not only the form folded inside it),
