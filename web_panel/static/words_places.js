@@ -207,13 +207,21 @@
   const PIPS = { 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
                  5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]] };
   const NS = "http://www.w3.org/2000/svg";
+  let ruler = null;
+  function wordWidth(text) {
+    ruler = ruler || document.createElement("canvas").getContext("2d");
+    if (!ruler) return text.length * 7;  // wide enough for the widest bold letters
+    ruler.font = "700 9px " + getComputedStyle(document.body).fontFamily;
+    return ruler.measureText(text).width;
+  }
   function die(face, word) {
     const svg = document.createElementNS(NS, "svg");
     const label = String(word || face);
     // A die showing a word ("Monster") is as wide as its word, at a size a person can read: a square
-    // die cut the word off at its edges. About 5.6 units a letter at this bold 9-unit type.
+    // die cut the word off at its edges. The word is measured in the page's own bold type (a die is
+    // 2em for 30 units, so the type's 9 units are 0.6em).
     const long = !PIPS[face] && label.length > 4;
-    const w = long ? Math.ceil(label.length * 5.6 + 8) : 30;
+    const w = long ? Math.ceil(wordWidth(label) + 10) : 30;
     svg.setAttribute("viewBox", `0 0 ${w} 30`);
     if (long) svg.style.width = (2 * w / 30).toFixed(2) + "em";
     svg.setAttribute("class", "die");
