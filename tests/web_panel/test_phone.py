@@ -24,7 +24,8 @@ from controller.security import join_code
 from tests.cut_proxy import CutProxy
 from web_panel.server import PanelServer
 
-from .browser_helpers import DRAWN_FOR_WIDTH, PHONE_HEIGHT, PHONE_WIDTHS, RAW_ID, check_phone_page, login, shot, watch_console
+from .browser_helpers import (DRAWN_FOR_WIDTH, PHONE_HEIGHT, PHONE_WIDTHS, RAW_ID, check_phone_page, login, shot,
+                              watch_console)
 from .engine_state import public_state
 from .fake_table import FakeTable
 
