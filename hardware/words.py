@@ -11,13 +11,16 @@ from __future__ import annotations
 
 # The named parts as a person calls them (the guided self-test's prompts use them too).
 NAMES = {"mummy": "Mummy", "monster": "Monster", "wolf": "Wolf", "ladder": "Ladder", "mirror": "Mirror",
-         "grave1": "first Grave", "grave2": "second Grave", "left": "left", "right": "right"}
+         "grave1": "first Grave", "grave2": "second Grave"}
 _TRAPS = {k: NAMES[k] for k in ("ladder", "mirror", "grave1", "grave2")}
 _TOMBS = {k: NAMES[k] for k in ("mummy", "monster", "wolf")}
+# A tomb's three stops, as the table page, the referee's guidance and docs/wiring.md name them; the
+# switches, the readings and the guided prompts ("Slide the Wolf tomb to end B") are all built from it.
+TOMB_PLACES = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}
 _TRAP_PARTS = {"peg_a": "peg A", "peg_b": "peg B", "sprung": "spring switch"}
-_TOMB_SWITCHES = {"end_a": "end A switch", "middle": "middle switch", "end_b": "end B switch"}
+_TOMB_SWITCHES = {k: f"{v.removeprefix('the ')} switch" for k, v in TOMB_PLACES.items()}
 _VALUES = {
-    "end_a": "at end A", "middle": "in the middle", "end_b": "at end B",
+    **{k: f"{'in' if k == 'middle' else 'at'} {v}" for k, v in TOMB_PLACES.items()},
     "moving": "between positions", "fault": "at two positions at once",
     "armed": "armed", "launched": "launched", "clear": "clear", "blocked": "blocked",
     "in": "in", "pulled": "pulled", "cocked": "cocked", "sprung": "sprung",

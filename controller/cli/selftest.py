@@ -20,6 +20,7 @@ import threading
 from typing import Any, TextIO
 
 from controller.cli import UsageError
+from hardware.words import reading
 
 MAX_STEP_TIMEOUT_S = 600.0
 EXIT_INCOMPLETE = 3  # nothing failed, but not every part was tested: not an OK
@@ -129,8 +130,10 @@ def main(args: argparse.Namespace) -> int:
             print(f"{lead}{r['status'].upper() + ': ' if args.guided else ''}{r['message']}", file=out, flush=True)
 
     if args.guided and not args.json:
+        # The tombs' stop in the words of every step and page (hardware.words), not a word of its own.
         print("Guided self-test: do each movement when asked; the board should start at rest "
-              "(tombs at the near end, pegs in, traps cocked, the ghost on its launcher).", file=out, flush=True)
+              f"(tombs {reading('end_a')}, pegs in, traps cocked, the Headless Ghost on its launcher).",
+              file=out, flush=True)
     report = run_selftest(config, faults=faults, guided=args.guided, step_timeout=args.step_timeout,
                           actor=actor if args.guided else None, control=control,
                           on_progress=on_progress, on_check=on_check)

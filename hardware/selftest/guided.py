@@ -1,6 +1,7 @@
 """The guided walk-through: every moving part, one step at a time, each with a timeout.
 
-A step asks for one movement ("Pull the Ladder's left peg") and then watches
+A step asks for one movement ("Pull peg A of the Ladder trap", in the words of
+``hardware.words``, which the table page and docs/wiring.md share) and then watches
 every input: the right sensor must reach the asked value, and no other part
 may answer (parts of the same trap may, since pulling the live peg springs
 it). A wrong answer is named as crossed wires; no answer is diagnosed from
@@ -24,9 +25,8 @@ from hardware.observation import Observation
 from hardware.selftest.checks import Probe
 from hardware.selftest.report import StepResult, StepStatus
 from hardware.sensors import BINARY_VALUES, closed_for
-from hardware.words import NAMES, capital, part, parts, reading
+from hardware.words import NAMES, TOMB_PLACES, capital, part, parts, reading, switch
 
-TOMB_PLACES = {"end_a": "the near end", "middle": "the middle", "end_b": "the far end"}
 WRONG_ANSWER_GRACE_S = 1.0  # after a wrong part answered, how long the right one still has
 LINGER_S = 0.1  # after the right answer, watch this long more for a second (crossed) answer
 
@@ -79,7 +79,6 @@ def plan_steps(config: HardwareConfig, start: Mapping[str, str] | None = None) -
         parts = sensor.id.split(".")
         sid = sensor.id
         if sensor.kind == "tomb":
-            name = NAMES[parts[1]]
             here = start.get(sid, "end_a")
             here = here if here in TOMB_PLACES else "end_a"
             order = [p for p in ("end_a", "middle", "end_b") if p != here]
@@ -87,11 +86,10 @@ def plan_steps(config: HardwareConfig, start: Mapping[str, str] | None = None) -
                 order = ["middle", "end_b"]
             for place in (*order, here):
                 verb = "back to" if place == here else "to"
-                steps.append(Step(f"{sid}.{place}", f"Slide the {name} tomb {verb} {TOMB_PLACES[place]}",
+                steps.append(Step(f"{sid}.{place}", f"Slide {part(sid)} {verb} {TOMB_PLACES[place]}",
                                   sid, (place,)))
         elif sensor.kind == "chute":
-            side = NAMES[parts[1]]
-            steps.append(Step(f"{sid}.drop", f"Drop the skull through the {side} chute", sid, ("blocked", "clear")))
+            steps.append(Step(f"{sid}.drop", f"Drop a skull through {part(sid)}", sid, ("blocked", "clear")))
         else:
             on, off = BINARY_VALUES[sensor.kind]
             away = off if start.get(sid, on) == on else on
@@ -104,14 +102,15 @@ def plan_steps(config: HardwareConfig, start: Mapping[str, str] | None = None) -
 
 def _prompt(kind: str, parts: list[str], value: str) -> str:
     if kind == "launcher":
-        return "Launch the ghost" if value == "launched" else "Put the ghost back on its launcher"
+        return "Launch the Headless Ghost" if value == "launched" else "Put the Headless Ghost back on its launcher"
     name = NAMES[parts[1]]
     if kind == "sprung":
         return f"Spring the {name} trap" if value == "sprung" else f"Cock the {name} trap again, both pegs in"
-    side = "left" if parts[2] == "peg_a" else "right"
+    # As the referee's guidance says it ("Push peg A of the Ladder trap back in."), and the page ("Ladder, peg A").
+    peg = f"{switch(parts[2])} of the {name} trap"
     if value == "pulled":
-        return f"Pull the {name}'s {side} peg"
-    return f"Put the {name}'s {side} peg back in (cock the trap again if it sprang)"
+        return f"Pull {peg}"
+    return f"Push {peg} back in (cock the trap again if it sprang)"
 
 
 @dataclass

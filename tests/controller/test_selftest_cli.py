@@ -121,6 +121,9 @@ def test_guided_terminal_shows_progress_and_q_stops_the_walk_through(tmp_path: P
     finally:
         proc.kill()
         proc.wait()
+    # The board at rest, in the words every step and page uses (hardware.words): end A, not a "near end".
+    opening = next(line for line in seen if line.startswith("Guided self-test:"))
+    assert "(tombs at end A, pegs in, traps cocked, the Headless Ghost on its launcher)" in opening, opening
     results = [line for line in seen if line.startswith("  -> ")]
     assert results[0].startswith("  -> PASS: The Wolf tomb answered: in the middle"), seen
     assert results[1:3] == ["  -> SKIPPED: skipped"] * 2  # s, then q (which also ends the walk-through)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -11,6 +12,7 @@ from hardware.selftest.guided import SimHand, Step, StepControl, plan_steps
 from hardware.selftest.report import Report, StepStatus, validate_report
 from hardware.selftest.runner import run_hardware
 from hardware.selftest.simboard import SimBoard
+from hardware.words import NAMES, TOMB_PLACES, part, reading, switch
 
 from .test_selftest_faults import GPIO_BOARD
 
@@ -39,13 +41,33 @@ class ScriptedPerson:
 def test_plan_covers_every_moving_part_with_the_issue_prompts() -> None:
     config = load_hardware_config(None)
     prompts = [s.prompt for s in plan_steps(config)]
-    for wanted in ("Slide the Wolf tomb to the far end", "Pull the Ladder's left peg", "Spring the Mirror trap",
-                   "Launch the ghost"):
+    # The parts by the names the table page, the referee's guidance and docs/wiring.md give them.
+    for wanted in ("Slide the Wolf tomb to end B", "Slide the Wolf tomb back to end A", "Pull peg A of the Ladder trap",
+                   "Spring the Mirror trap", "Launch the Headless Ghost"):
         assert wanted in prompts
     chute = load_hardware_config({"sensors": {"chute.left": {"pin": 2}}})
-    assert "Drop the skull through the left chute" in [s.prompt for s in plan_steps(chute)]
+    assert "Drop a skull through the left skull window" in [s.prompt for s in plan_steps(chute)]
     # every tomb position, both pegs both ways, spring and cock: each input is asked to change
     assert len(prompts) == 3 * 3 + 4 * 6 + 2
+
+
+def test_the_prompts_name_parts_and_places_as_every_other_message_does() -> None:
+    """One vocabulary (hardware.words): "end A", "peg B", never a near or far end or a left or right peg,
+    which name nothing on the table page, in the referee's guidance or in docs/wiring.md."""
+    config = load_hardware_config({"sensors": {"chute.left": {"pin": 2}}})
+    start = {"tomb.mummy": "end_a", "tomb.monster": "middle", "tomb.wolf": "end_b"}
+    for step in plan_steps(config) + plan_steps(config, start):
+        said = step.prompt.lower()
+        assert not re.search(r"\b(?:near|far|nearer|farther)\b|\b(?:left|right) peg\b|\bchute\b", said), step.prompt
+        assert not re.search(r"[a-z]+_[a-z]+|\w\.\w", step.prompt), step.prompt  # no id, no snake_case
+        place = step.values[-1]
+        if step.sensor.startswith("tomb."):
+            assert step.prompt.endswith(" " + TOMB_PLACES[place]), step.prompt
+            assert reading(place).endswith(TOMB_PLACES[place])  # the reading the step's result gives says the same
+        if step.sensor.startswith("trap.") and not step.sensor.endswith(".sprung"):
+            assert f"{switch(step.sensor.split('.')[2])} of the {NAMES[step.sensor.split('.')[1]]} trap" in step.prompt
+        if step.sensor.startswith("chute."):
+            assert part(step.sensor) in step.prompt
 
 
 def test_guided_run_with_a_skipped_and_a_timed_out_step() -> None:

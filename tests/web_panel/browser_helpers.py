@@ -143,11 +143,20 @@ SHOWN_THOUGH_HIDDEN = """() => [...document.querySelectorAll("[hidden]")]
   .map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + JSON.stringify((e.textContent || "").trim().slice(0, 60)))"""
 
 
+# A die showing a word ("Monster") cut off at the die's edges: "lonste" is not a word a person can read.
+CUT_DICE = """() => [...document.querySelectorAll("svg.die")].filter(svg => {
+  const text = svg.querySelector("text"), rect = svg.querySelector("rect");
+  if (!text || !rect) return false;
+  const t = text.getBBox(), r = rect.getBBox();
+  return t.width > 0 && (t.x < r.x - 0.5 || t.x + t.width > r.x + r.width + 0.5);
+}).map(svg => svg.getAttribute("aria-label"))"""
+
+
 def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, accessibility: bool = True,
                      shot_name: str | None = None) -> None:
     """The checks every page passes at 360 and 390 CSS px wide: every enabled button, link and board target
     is at least 44x44, nothing scrolls sideways (the document, and no element reaches past the screen's
-    sides, with every fold opened), no id or coordinate shows in the text, no console error;
+    sides, with every fold opened), no die's word cut off, no id or coordinate shows in the text, no console error;
     and (once, at 390) no serious or critical axe-core violation. The viewport is left at 390x844."""
     problems: list[str] = []
     for width in PHONE_WIDTHS:
@@ -161,6 +170,7 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
         problems += [f"{width}px: wider than the screen (folds opened): {w}" for w in page.evaluate(TOO_WIDE)]
         problems += [f"{width}px: hidden but shown (a style overrides the hidden attribute): {h}"
                      for h in page.evaluate(SHOWN_THOUGH_HIDDEN)]
+        problems += [f"{width}px: a die's word is cut off at its edges: {d!r}" for d in page.evaluate(CUT_DICE)]
         text = page.evaluate("document.body.innerText")
         for m in RAW_ID.finditer(text):
             problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,7 +24,8 @@ from controller.security import join_code
 from tests.cut_proxy import CutProxy
 from web_panel.server import PanelServer
 
-from .browser_helpers import DRAWN_FOR_WIDTH, RAW_ID, check_phone_page, login, shot, watch_console
+from .browser_helpers import (DRAWN_FOR_WIDTH, PHONE_HEIGHT, PHONE_WIDTHS, RAW_ID, check_phone_page, login, shot,
+                              watch_console)
 from .engine_state import public_state
 from .fake_table import FakeTable
 
@@ -455,6 +457,28 @@ def test_a_tap_on_a_pawn_standing_on_a_green_space_is_a_tap_on_that_space(phone:
     assert fake.commands == [] and errors == []
 
 
+# What a person whose seat is gone can tap: the way to a seat, never a stale "Leave" (it would leave nothing).
+SHOWN_CONTROLS = """() => [...document.querySelectorAll("button, a[href], summary, input:not([type=hidden])")]
+  .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
+                 getComputedStyle(e).visibility !== "hidden"; })
+  .map(e => (e.textContent || e.value || "").trim())"""
+
+
+def shows_only_what_a_person_without_a_seat_can_do(page: Any, way_in: str) -> None:
+    """No control of the seat that is gone: "Leave", asking to take back "my" move, buzzing on "my" turn,
+    nor an empty "Your moves"."""
+    for width in PHONE_WIDTHS:
+        page.set_viewport_size({"width": width, "height": PHONE_HEIGHT})
+        shown = page.evaluate(SHOWN_CONTROLS)
+        stale = [c for c in shown if re.search(r"leave|take back|my turn|my last", c, re.I)]
+        assert not stale, (width, shown)
+        assert page.locator("#your-moves, #actions, #gm-player").evaluate_all(
+            "els => els.filter(e => e.getBoundingClientRect().height > 0).map(e => e.id)") == [], width
+        assert way_in in shown, (width, shown)
+        assert "not seated" in page.text_content("header")
+        assert page.locator("#leave").is_hidden(), width
+
+
 def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(phone: Any, served: PanelServer,
                                                                                fake: FakeTable, token: str) -> None:
     """Two pages of one phone for one seat: leaving on one clears the other at once, saying what happened
@@ -477,6 +501,7 @@ def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(ph
     assert second.locator("button.act, svg#board [role=button]").count() == 0
     assert second.text_content("#hand") == "You have no seat in this game."
     assert second.text_content("#join-new") == "Join again"
+    shows_only_what_a_person_without_a_seat_can_do(second, "Join again")
     check_phone_page(second, "a second page after leaving on the first", errors)
 
 
@@ -486,8 +511,12 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     of the first seat stops showing its hand at once and points at the seat the phone now plays."""
     g = advance("superstition", 1, superstition_move)
     publish(fake, g)
+    # Ann's last move may be taken back: her page offers to ask for it, while it is her seat.
+    fake.state(**public_state(g, fake.table, 5), gm={"undo": {"steps": 1, "last": "Ann rolled", "last_seat": 0,
+                                                              "moves": ["Ann rolled"], "stops_at": None}})
     ann, _ = phone()
     join(ann, served.url, fake.table, token, 0)
+    ann.wait_for_selector("#gm-ask:not([hidden])")
     errors = watch_console(ann)
     other = ann.context.new_page()
     other.set_default_timeout(6000)
@@ -496,6 +525,7 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     said = ann.text_content("#left")
     assert said.startswith("This phone now plays as Bo") and "seat" not in said.split("Bo")[0], said
     assert ann.locator("button.act").count() == 0
+    shows_only_what_a_person_without_a_seat_can_do(ann, "Show my new seat")
     check_phone_page(ann, "the page of the seat this phone left for another", errors, shot_name="phone-seat-moved")
     with ann.expect_navigation():
         ann.locator("#join-new").tap()

@@ -74,7 +74,7 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         assert page.text_content("#reply") == "Guided self-test: started"  # started, not "done"
         assert int(page.text_content("#st-timeleft").split()[0]) > 0
         first = page.text_content("#st-prompt")
-        assert first  # the prompt for the person, e.g. "Pull the Ladder's left peg"
+        assert first  # the prompt for the person, e.g. "Pull peg A of the Ladder trap"
         # Let this step's clock run down a little, then watch what the page shows the moment step 2 begins:
         # its own full time, not what was left of step 1 (which, after a timeout, read "0 s left").
         timeout_s = page.evaluate("window.gkLive.health.selftest.current.timeout_s")
@@ -108,6 +108,11 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
         page.wait_for_selector("#st-sensors tr")
         live = page.locator("#st-sensors tr").all_text_contents()
         assert any(r.startswith("Ladder, peg A") and "edges" in r and "bounces" in r for r in live)
+        # The steps name the parts as this table does ("Ladder, peg A", "at end B"): the same peg A and
+        # end B, never a near or far end or a left or right peg that nothing else on the page names.
+        steps_text = page.text_content("#st-steps")
+        assert "Pull peg A of the Ladder trap" in steps_text and " to end B" in steps_text, steps_text
+        assert not re.search(r"\b(?:near|far) end\b|\b(?:left|right) peg\b", steps_text), steps_text
         # Nowhere on the page a sensor's or a check's id: a person reads the parts' names.
         text = page.inner_text("body")
         assert not re.search(r"\b(?:tomb|trap|chute|channel|idle|noise|wiring|broker|journal|data)\.[a-z]", text), text

@@ -20,10 +20,15 @@
     a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : moved ? "Show my new seat" : "Join again";
     el.appendChild(a);
     mine = null; seated = false;
+    // Every control of the seat goes with it (panel.css): its moves, asking to take back "my" move (gm.js),
+    // buzzing on "my" turn (effects.js), whichever script draws them and whenever it does.
+    document.body.dataset.seated = "no";
     const who = $("me-name");
     if (who && who.parentElement) who.parentElement.textContent = "not seated";
-    const leave = document.querySelector('header form[action$="/leave"]');
-    if (leave) leave.style.display = "none";  // nothing to leave (its class would override "hidden")
+    // Nothing to leave: the whole "Leave" fold goes (its summary too, not only the form folded inside it),
+    // and closes, so a fold left open cannot come back with the seat.
+    const leave = $("leave");
+    if (leave) { leave.open = false; leave.hidden = true; }
     const reply = $("reply");
     if (reply) { reply.className = "reply"; reply.textContent = ""; }
     live.onchange("left");

@@ -207,9 +207,23 @@
   const PIPS = { 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
                  5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]] };
   const NS = "http://www.w3.org/2000/svg";
+  let ruler = null;
+  function wordWidth(text) {
+    ruler = ruler || document.createElement("canvas").getContext("2d");
+    if (!ruler) return text.length * 7;  // wide enough for the widest bold letters
+    ruler.font = "700 9px " + getComputedStyle(document.body).fontFamily;
+    return ruler.measureText(text).width;
+  }
   function die(face, word) {
     const svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("viewBox", "0 0 30 30");
+    const label = String(word || face);
+    // A die showing a word ("Monster") is as wide as its word, at a size a person can read: a square
+    // die cut the word off at its edges. The word is measured in the page's own bold type (a die is
+    // 2em for 30 units, so the type's 9 units are 0.6em).
+    const long = !PIPS[face] && label.length > 4;
+    const w = long ? Math.ceil(wordWidth(label) + 10) : 30;
+    svg.setAttribute("viewBox", `0 0 ${w} 30`);
+    if (long) svg.style.width = (2 * w / 30).toFixed(2) + "em";
     svg.setAttribute("class", "die");
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", word || String(face));
@@ -219,10 +233,10 @@
       if (text !== undefined) e.textContent = text;
       svg.appendChild(e);
     };
-    add("rect", { x: 1, y: 1, width: 28, height: 28, rx: 6, fill: "#f2efe6", stroke: "#000" });
+    add("rect", { x: 1, y: 1, width: w - 2, height: 28, rx: 6, fill: "#f2efe6", stroke: "#000" });
     if (PIPS[face]) for (const [r, c] of PIPS[face]) add("circle", { cx: 8 + c * 7, cy: 8 + r * 7, r: 2.6, fill: "#111" });
-    else add("text", { x: 15, y: 19, "text-anchor": "middle", "font-size": String(word || face).length > 4 ? 8 : 10,
-                       fill: "#111", "font-weight": 700 }, String(word || face));
+    else add("text", { x: w / 2, y: 19, "text-anchor": "middle", "font-size": long ? 9 : 10,
+                       fill: "#111", "font-weight": 700 }, label);
     return svg;
   }
   /** The dice of a view, as [face, word] pairs: what the dice show now. */
