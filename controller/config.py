@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from controller.games import GAME_NAMES
+from controller.table_names import check_name, default_name
 
 
 class ConfigError(ValueError):
@@ -56,6 +57,11 @@ class TableConfig:
     token_file: str | None = None  # where a generated token is kept (beside the journal)
     token_kept: bool = False  # the generated token was read from token_file (False: made now, not yet kept)
     reveal_hands: bool = False  # history shows the hands of finished games (docs/referee.md)
+    name: str = ""  # what people read (table.name, or one made from the id); empty: default_name(id)
+
+    @property
+    def shown_name(self) -> str:
+        return self.name or default_name(self.id)
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,10 @@ def _table_id(v: Any) -> str | None:
     return "must be 1-64 letters, digits, '-' or '_' (it is part of MQTT topics)"
 
 
+def _table_name(v: Any) -> str | None:
+    return None if v is None else check_name(v)
+
+
 def _base_topic(v: Any) -> str | None:
     if not isinstance(v, str) or not v or v.startswith("/") or v.endswith("/"):
         return "must be a topic like 'gravekeeper' (no leading or trailing '/')"
@@ -199,6 +209,11 @@ def _mqtt_url(v: Any) -> str | None:
 # key -> (default, check, meaning).  Order is the order of docs/config.md.
 KEYS: dict[str, tuple[Any, Check, str]] = {
     "table.id": ("t1", _table_id, "Table id; part of every MQTT topic (`<base>/<id>/...`)."),
+    "table.name": (
+        None,
+        _table_name,
+        "What people read for this table on every page; unset: made from the id (`t1`: \"Table 1\").",
+    ),
     "table.token": (
         "",
         _text,
@@ -460,6 +475,7 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         token_file=token_file,
         token_kept=kept,
         reveal_hands=values["table.reveal_hands"],
+        name=(values["table.name"] or "").strip() or default_name(values["table.id"]),
     )
     return Config(
         table=table,

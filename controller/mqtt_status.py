@@ -62,9 +62,13 @@ class RunStatus:
             "instance": self.instance, "host": self._host, **extra}))
 
     def offline(self) -> bytes:
-        """The last will and the clean stop: they name the run too (see the module doc)."""
+        """The last will and the clean stop: they name the run too (see the module doc), and the
+        table by the name people read, which a panel keeps showing while the table is away."""
+        with self._lock:
+            name = self._extra.get("name")
+        named = {"name": name} if name is not None else {}
         return dumps(signed_status(self._token, self.table, {
-            "state": "offline", "table": self.table, "instance": self.instance, "since": self.since}))
+            "state": "offline", "table": self.table, **named, "instance": self.instance, "since": self.since}))
 
     def note_former(self, payload: bytes) -> None:
         """The status retained at our first connection: if it is a run's signed "offline", that run

@@ -23,13 +23,15 @@ GAME_PACKAGES = ("terror", "superstition", "dogs")
 # signing of messages (both ends must agree byte for byte), the players check of
 # the new-game form (so the panel refuses what the table would), the names of
 # a game's sensors, the checking of what a table publishes (signed by the table),
-# and the MQTT client settings both ends use (MQTT 5, the largest packet).
+# the MQTT client settings both ends use (MQTT 5, the largest packet), and the
+# table's display name (its check, and the one made from an id).
 PANEL_MAY_IMPORT = {
     "controller.games",
     "controller.security",
     "controller.publication",
     "controller.mqtt5",
     "controller.config",
+    "controller.table_names",
     "hardware.observation",
 }
 

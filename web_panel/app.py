@@ -82,7 +82,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @app.context_processor
     def _globals() -> dict[str, Any]:
-        return {"csrf_token": csrf_token, "base_topic": settings.base_topic}
+        # table_name(t): what a page shows for a table; its id stays in URLs and data attributes.
+        return {"csrf_token": csrf_token, "base_topic": settings.base_topic, "table_name": view.table_name}
 
     @app.after_request
     def _headers(response: Any) -> Any:

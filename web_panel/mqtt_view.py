@@ -44,6 +44,7 @@ import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
 from controller.games import GAME_NAMES, get_game
+from controller.table_names import default_name, shown_name
 from controller.publication import PublicationError, Stamp
 from controller.security import (
     MAX_DEPTH,
@@ -102,11 +103,22 @@ class TableView:
     game: dict[str, Any] | None = None  # the game the next event belongs to (see ``game_context``)
     glance: dict[str, Any] | None = None  # the retained ``summary`` topic: the table in plain words
     state_at: float | None = None  # this panel's monotonic clock when the table made ``state``, as best known
+    vouched: bool = False  # the panel holds the table's token, so its status was checked (``name``)
+
+    def name(self) -> str:
+        """What people read for the table: the name its status carries, else one made from the id.
+
+        The name is who the table is, so it is taken only from a status the panel could check (signed
+        with the table's token: a forged one is refused before it gets here). A panel without the token
+        cannot tell the table's name from anyone's, and shows the one made from the id.
+        """
+        return shown_name(self.table, (self.status or {}).get("name") if self.vouched else None)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything public, as one JSON object (what a page draws on connect)."""
         return {
             "table": self.table,
+            "name": self.name(),
             "status": self.status,
             "state": self.aged_state(),
             "sensors": self.sensors,
@@ -132,6 +144,7 @@ class TableView:
         mismatch = state.get("mismatch") if self.state is not None else None
         return {
             "table": self.table,
+            "name": self.name(),  # what people read; "table" stays for links and filters
             "room": room_of(self.table),
             "online": status.get("state") == "online",
             "game": state.get("game") or glance.get("game") or status.get("game"),
@@ -509,7 +522,8 @@ class MqttView:
     def _table(self, table: str) -> TableView:
         view = self._tables.get(table)
         if view is None:
-            view = TableView(table, events=deque(maxlen=self.settings.event_log_size))
+            view = TableView(table, events=deque(maxlen=self.settings.event_log_size),
+                             vouched=self.vouching.holds(table))
             self._tables[table] = view
         return view
 
@@ -724,6 +738,12 @@ class MqttView:
         with self._lock:
             return [self._tables[t].summary() for t in sorted(self._tables)
                     if self._tables[t].status is not None or self._tables[t].state is not None]
+
+    def table_name(self, table: str) -> str:
+        """What people read for ``table``: its announced name, or one made from the id until it is known."""
+        with self._lock:
+            view = self._tables.get(table)
+            return view.name() if view is not None else default_name(table)
 
     def has_table(self, table: str) -> bool:
         with self._lock:

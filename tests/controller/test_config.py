@@ -208,3 +208,39 @@ def test_player_names_with_control_characters_are_refused(tmp_path: Path) -> Non
 def test_player_names_may_hold_any_printable_text_emoji_included(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[table]\nplayers = ["Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]\n'))
     assert config.table.players == ("Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[table]\nname = ''\n", "table.name: must be a non-empty name, got ''"),
+        ("[table]\nname = '   '\n", "table.name: must be a non-empty name"),
+        ("[table]\nname = 3\n", "table.name: must be a non-empty name, got 3"),
+        ("[table]\nname = '" + "x" * 61 + "'\n", "table.name: must be at most 60 characters"),
+        ("[table]\nname = \"Kitchen\\ntable\"\n", "table.name: must be a name without control characters"),
+        ("[table]\nname = \"Kitchen\\ttable\"\n", "table.name: must be a name without control characters"),
+        ("[table]\nname = \"Kitchen\\u2028table\"\n", "table.name: must be a name without control characters"),
+    ],
+)
+def test_a_bad_table_name_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_table_name_is_trimmed_and_kept(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[table]\nid = 'k7'\nname = '  The kitchen 🦇 table  '\n"))
+    assert config.table.name == "The kitchen 🦇 table" and config.table.id == "k7"
+    assert load_config(write(tmp_path, "[table]\nname = '" + "x" * 60 + "'\n")).table.name == "x" * 60
+
+
+@pytest.mark.parametrize(
+    ("table_id", "name"),
+    [
+        ("t1", "Table 1"), ("t12", "Table 12"), ("table_03", "Table 3"), ("kitchen-table", "Kitchen table"),
+        ("room2", "Room 2"), ("7", "Table 7"), ("t98a2cdf2cd", "Table 98A2"), ("tabcdefabcd", "Table ABCD"),
+        ("club_back-room", "Club back room"), ("bar-t3", "Bar table 3"),
+    ],
+)
+def test_an_unnamed_table_gets_a_readable_name_from_its_id(tmp_path: Path, table_id: str, name: str) -> None:
+    assert load_config(overrides={"table.id": table_id, "journal.path": str(tmp_path / "j")}).table.name == name

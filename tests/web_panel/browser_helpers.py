@@ -58,6 +58,26 @@ MIN_TARGET_PX = 44
 RAW_ID = re.compile(r"\b[bs]\d+\b|\(-?\d+, ?-?\d+\)|\brows? \d|\bcolumns? \d|\btomb\.\w|\bseat \d|\b[a-z]+_[a-z_]+\b|"
                     r"\b(?:trap|chute|launcher)\.\w|\bgrave\d\b|\b(?:arrow|danger)-[a-z]+\b")
 
+# The ids of the tables a page is about (its body's, or a club list's lines'): kept in URLs and data
+# attributes for machines (and in an address shown to type), never shown as a word of the text nor in the
+# window's title: people read the table's name.
+TABLE_IDS = """() => [...new Set([...document.querySelectorAll("[data-table]")].map(e => e.dataset.table)
+  .filter(Boolean))]"""
+
+
+def table_ids_shown(page: Any, text: str) -> list[str]:
+    """Each table id of the page that shows in ``text`` or the page's title as a word of its own."""
+    found = []
+    for table in page.evaluate(TABLE_IDS):
+        word = re.compile(rf"(?<![\w/-]){re.escape(table)}(?![\w/-])")  # not inside a URL to type
+        for where, shown in (("text", text), ("title", page.title())):
+            m = word.search(shown)
+            if m:
+                found.append(f"the table id {table!r} in the {where}: "
+                             f"...{shown[max(0, m.start() - 40):m.end() + 40]!r}...")
+    return found
+
+
 TARGETS = """(min) => {
   const sel = "button, a[href], summary, input:not([type=hidden]), select, textarea, svg#board [role=button]";
   const out = [];
@@ -156,7 +176,8 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
                      shot_name: str | None = None) -> None:
     """The checks every page passes at 360 and 390 CSS px wide: every enabled button, link and board target
     is at least 44x44, nothing scrolls sideways (the document, and no element reaches past the screen's
-    sides, with every fold opened), no die's word cut off, no id or coordinate shows in the text, no console error;
+    sides, with every fold opened), no die's word cut off, no id or coordinate shows in the text (nor the table's
+    id in the text or the title: people read its name), no console error;
     and (once, at 390) no serious or critical axe-core violation. The viewport is left at 390x844."""
     problems: list[str] = []
     for width in PHONE_WIDTHS:
@@ -174,6 +195,7 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
         text = page.evaluate("document.body.innerText")
         for m in RAW_ID.finditer(text):
             problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")
+        problems += [f"{width}px: {t}" for t in table_ids_shown(page, text)]
         if shot_name:
             shot(page, f"{shot_name}-{width}")
     if accessibility:

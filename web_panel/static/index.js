@@ -35,7 +35,7 @@
     const a = el("a");
     a.href = "/t/" + encodeURIComponent(t.table);
     const head = el("span", "club-head");
-    head.append(el("span", "club-name", t.table), " ",
+    head.append(el("span", "club-name", t.name || "Table"), " ",  // the id stays in the link and data-table
       el("span", "badge " + (t.online ? "online" : "offline"), t.online ? "online" : "offline"));
     if (t.mismatch) head.append(" ", el("span", "badge mismatch", "board mismatch"));
     if (t.over) head.append(" ", el("span", "badge", "game over"));
@@ -62,7 +62,7 @@
     if (gameSel.value && t.game !== gameSel.value) return false;
     if (roomSel.value && t.room !== roomSel.value) return false;
     if (mismatchOnly.checked && !t.mismatch) return false;
-    const hay = [t.table, title(t), t.room || "", (t.players || []).join(" "), t.turn || ""].join(" ").toLowerCase();
+    const hay = [t.name || "", t.table, title(t), t.room || "", (t.players || []).join(" "), t.turn || ""].join(" ").toLowerCase();
     return words.every(w => hay.includes(w));
   }
 
@@ -82,7 +82,8 @@
     const shown = all.filter(t => matches(t, words)).sort((x, y) =>
       (mismatchFirst.checked ? Number(y.mismatch) - Number(x.mismatch) : 0) ||
       Number(y.online) - Number(x.online) ||
-      collator.compare(x.room || "", y.room || "") || collator.compare(x.table, y.table));
+      collator.compare(x.room || "", y.room || "") || collator.compare(x.name || "", y.name || "") ||
+      collator.compare(x.table, y.table));
     if (!all.length) {
       list.replaceChildren(el("li", "empty", "No table has reported to the broker yet."));
     } else {

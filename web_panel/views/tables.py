@@ -23,7 +23,7 @@ bp = Blueprint("tables", __name__)
 @bp.get("/")
 def index() -> str:
     current_session()
-    tables = sorted(mqtt_view().tables(), key=lambda t: (not t["mismatch"], t["room"] or "", t["table"]))
+    tables = sorted(mqtt_view().tables(), key=lambda t: (not t["mismatch"], t["room"] or "", t["name"], t["table"]))
     # The filter offers every game, played at some table or not: the names come from the games themselves.
     titles = {g: game_title(g) for g in GAME_NAMES}
     return render_template("index.html", tables=tables, broker=mqtt_view().connected.is_set(),
