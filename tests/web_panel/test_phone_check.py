@@ -39,3 +39,25 @@ def test_a_page_that_fits_passes(page: Any) -> None:
     page.set_content(PAGE.format(body="<details><summary style='display:block;min-height:48px'>Other</summary>"
                                        "<p>Short words.</p></details>"))
     check_phone_page(page, "a narrow page", accessibility=False)
+
+
+@pytest.mark.parametrize("shown", ["<p>playing as Ann at table <b>t98a2cdf2cd</b></p>",
+                                   "<p>t98a2cdf2cd</p>", "<p>Join t98a2cdf2cd.</p>"])
+def test_a_table_id_shown_as_text_is_caught(page: Any, shown: str) -> None:
+    page.set_content(PAGE.format(body=shown).replace("<body>", '<body data-table="t98a2cdf2cd">'))
+    with pytest.raises(AssertionError, match="the table id 't98a2cdf2cd' in the text"):
+        check_phone_page(page, "a table id", accessibility=False)
+
+
+def test_a_table_id_in_the_title_is_caught(page: Any) -> None:
+    page.set_content(PAGE.format(body="<p>Table 98A2</p>").replace("<title>t</title>", "<title>t98a2cdf2cd</title>")
+                     .replace("<body>", '<body data-table="t98a2cdf2cd">'))
+    with pytest.raises(AssertionError, match="the table id 't98a2cdf2cd' in the title"):
+        check_phone_page(page, "a table id", accessibility=False)
+
+
+def test_a_table_id_in_an_address_or_an_attribute_passes(page: Any) -> None:
+    page.set_content(PAGE.format(body='<ul><li data-table="t98a2cdf2cd"><a href="/t/t98a2cdf2cd" '
+                                      'style="display:block;min-height:48px">Table 98A2</a></li></ul>'
+                                      "<p>Or open http://pi.local:8080/t/t98a2cdf2cd/join on a phone.</p>"))
+    check_phone_page(page, "a table by its name", accessibility=False)
