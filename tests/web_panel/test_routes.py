@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 
 import web_panel
 from controller.security import join_code, verify, verify_command
+from controller.table_names import default_name
 from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
 
@@ -26,12 +27,14 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
     assert f'data-table="{fake.table}"' in html
     api = client.get("/api/tables").get_json()
     mine = [t for t in api["tables"] if t["table"] == fake.table]
-    assert mine == [{"table": fake.table, "room": None, "online": True, "game": "terror",
+    assert mine == [{"table": fake.table, "name": default_name(fake.table), "room": None, "online": True,
+                     "game": "terror",
                      "title": "Terror in the Graveyard",  # from the game's id when the table sends no summary
                      "players": ["Ann", "Bo"], "turn": "Ann", "waiting_for": "Roll the dice.",
                      "over": False, "mismatch": False, "mismatch_text": None,
                      "paused": False}]
     assert "Terror in the Graveyard" in html and ">terror<" not in html  # people read the title, not the id
+    assert f">{default_name(fake.table)}<" in html and f">{fake.table}<" not in html  # and the table's name
     assert api["broker"] == "connected"
 
 
