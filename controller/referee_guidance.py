@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Expectation
+from hardware.words import part
 
 _AT = {"end_a": "at end A", "middle": "in the middle", "end_b": "at end B"}
 _TO = {"end_a": "to end A", "middle": "to the middle", "end_b": "to end B"}
@@ -72,7 +73,7 @@ def label(sensor: str) -> str:
     if sensor == "launcher":
         return "the Headless Ghost's launcher"
     if parts[0] == "chute" and len(parts) == 2:
-        return f"the {parts[1]} Crypt window"
+        return part(sensor)  # one name for the Crypt's windows everywhere (hardware.words)
     return sensor
 
 
@@ -187,11 +188,10 @@ def problem_for(
             "Put the Headless Ghost back on its launcher.",
         )
     if sensor.startswith("chute.") and have == "blocked":
-        side = sensor.split(".")[1]
         return Problem(
             "chute_blocked",
-            f"Something blocks the {side} Crypt window.",
-            f"Take the skull out of the {side} Crypt window.",
+            f"Something blocks {part(sensor)}.",
+            f"Take the skull out of {part(sensor)}.",
         )
     if want is None:
         return Problem(

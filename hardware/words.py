@@ -47,7 +47,7 @@ def part(label: str) -> str:
     if label == "launcher":
         return "the Ghost launcher"
     if p[0] == "chute" and len(p) == 2 and p[1] in ("left", "right"):
-        return f"the {p[1]} skull window"
+        return f"the {p[1]} Crypt window"  # the rulebook's name, which the referee's guidance uses too
     return label.replace(".", " ").replace("_", " ")
 
 

@@ -203,7 +203,7 @@ def test_hello_with_too_few_channels_and_unmapped_changes_show_in_health(
     assert mcu["unmapped_changes"] == 1
     assert mcu["problems"] == [
         "The Ghost launcher uses MCU channel 3, but the board has only 3 channels",
-        "The left skull window uses MCU channel 4, but the board has only 3 channels",
+        "The left Crypt window uses MCU channel 4, but the board has only 3 channels",
     ]
 
 
@@ -211,9 +211,9 @@ def test_snapshot_missing_a_channel_is_a_problem_not_a_guess(rig: Callable[..., 
     levels = {k: v for k, v in AT_REST.items() if k != 4}
     r = rig(levels=levels)
     assert "chute.left" not in r.hub.snapshot()
-    assert r.hub.health()["links"]["mcu"]["problems"] == ["the MCU's reading lacks the left skull window (channel 4)"]
-    assert r.hub.health()["warnings"] == ["the MCU's reading lacks the left skull window (channel 4)",
-                                          "not read yet (waiting for the MCU): the left skull window"]
+    assert r.hub.health()["links"]["mcu"]["problems"] == ["the MCU's reading lacks the left Crypt window (channel 4)"]
+    assert r.hub.health()["warnings"] == ["the MCU's reading lacks the left Crypt window (channel 4)",
+                                          "not read yet (waiting for the MCU): the left Crypt window"]
 
 
 def test_mcu_outputs_go_through_the_link(rig: Callable[..., Rig]) -> None:

@@ -46,7 +46,7 @@ def test_plan_covers_every_moving_part_with_the_issue_prompts() -> None:
                    "Spring the Mirror trap", "Launch the Headless Ghost"):
         assert wanted in prompts
     chute = load_hardware_config({"sensors": {"chute.left": {"pin": 2}}})
-    assert "Drop a skull through the left skull window" in [s.prompt for s in plan_steps(chute)]
+    assert "Drop a skull through the left Crypt window" in [s.prompt for s in plan_steps(chute)]
     # every tomb position, both pegs both ways, spring and cock: each input is asked to change
     assert len(prompts) == 3 * 3 + 4 * 6 + 2
 

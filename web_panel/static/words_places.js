@@ -267,7 +267,7 @@
     const p = String(id).split(".");
     if (p[0] === "tomb" && p[1]) return W.humanize(p[1]) + " tomb";
     if (p[0] === "launcher") return "Ghost launcher";
-    if (p[0] === "chute" && p[1]) return "Skull window, " + p[1];
+    if (p[0] === "chute" && p[1]) return W.humanize(p[1]) + " Crypt window";  // as hardware/words.py and the referee say it
     if (p[0] === "trap" && p[1]) {
       const part = { peg_a: "peg A", peg_b: "peg B", sprung: "spring" }[p[2]] || W.humanize(p[2] || "").toLowerCase();
       const trap = TRAP[p[1]] || W.humanize(p[1]);
