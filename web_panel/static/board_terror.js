@@ -68,8 +68,11 @@
         if (t === "g") { card(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.55); continue; }
         if (t === "hand") { hand(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.8); continue; }
         const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] || "");
-        if (label) el(g, "text", { x: X([r, c]) + size / 2, y: Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9), "text-anchor": "middle",
-                                   fill: colour || "#e9e6df", "font-size": label.length > 2 ? 14 : 26, "font-weight": 700 }, label);
+        // The Crypt's word sits at the foot of its space: the Headless Ghost stands at the top (below).
+        const labelY = t === "crypt" ? Y([r, c]) + size - 5 : Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9);
+        if (label) el(g, "text", { x: X([r, c]) + size / 2, y: labelY, "text-anchor": "middle",
+                                   fill: colour || "#e9e6df", "font-size": t === "crypt" ? 12 : label.length > 2 ? 14 : 26,
+                                   "font-weight": 700 }, label);
       }
     }
     // The sliding platforms: their spaces outlined in the platform's colour, then the tomb on its track.
@@ -180,7 +183,8 @@
 
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;
-    const gx = X(b.crypt) + size - 16, gy = Y(b.crypt) + 18;
+    // At the top of the Crypt's space, clear of its word at the foot, standing or knocked off (turned).
+    const gx = X(b.crypt) + size - 16, gy = Y(b.crypt) + 14;
     const gg = el(svg, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
                               transform: ghostState === "destroyed" ? `rotate(90 ${gx} ${gy})` : "" });
     el(gg, "path", { d: `M${gx - 10} ${gy + 11} v-11 a10 10 0 0 1 20 0 v11 l-5 -4 l-5 4 l-5 -4 z`, fill: "#f2f2f2", stroke: "#000" });
