@@ -44,7 +44,6 @@ import paho.mqtt.client as mqtt
 
 import controller.mqtt5 as mqtt5
 from controller.games import GAME_NAMES, get_game
-from controller.table_names import default_name, shown_name
 from controller.publication import PublicationError, Stamp
 from controller.security import (
     MAX_DEPTH,
@@ -56,6 +55,7 @@ from controller.security import (
     unseal_reply,
     verify,
 )
+from controller.table_names import default_name, shown_name
 
 from .fanout import Item, Subscriber
 from .interest import LIST_KINDS, Subscriptions, list_filters
