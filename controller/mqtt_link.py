@@ -387,6 +387,10 @@ class MqttLink:
             self._persist_mark()
         return sent
 
+    def rehearse(self) -> None:
+        """Warm the signing of an event, changing nothing (the service's rehearsal, any thread)."""
+        self._publisher.rehearse()
+
     def _publish(self, topic: str, data: bytes, retain: bool, seq: int | None) -> None:
         info = self.client.publish(topic, data, qos=1, retain=retain)
         # paho keeps the message (and resends it after a reconnect) even when rc says "no connection".

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import json
 from typing import Any
 
@@ -531,6 +533,33 @@ def test_an_idle_referee_decides_an_observation_in_the_hubs_thread(
         assert state["mismatch"]["code"] == "foul_launch"
         assert seen == [("sensor-hub", "launched")]  # no hand-off to the worker on the way to the event
         assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
+
+
+def test_the_hub_rehearses_the_decision_before_each_window_closes_and_changes_nothing(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    t = "sv-rehearse"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
+        rehearsed: list[tuple[str, int]] = []  # the thread, and the journal's last seq at the time
+        inner = svc.referee.rehearse
+
+        def noted() -> None:
+            rehearsed.append((threading.current_thread().name, svc.journal.last_seq()))
+            inner()
+
+        svc.referee.rehearse = noted  # type: ignore[method-assign]
+        before = svc.hub.rehearsals[0]
+        for n, value in enumerate(("launched", "armed", "launched"), start=2):
+            svc.hub.simulate("launcher", value)
+            sub.wait_events(topic(t, "events"), n)
+        events = sub.events(topic(t, "events"))
+        assert [e["type"] for e in events] == ["game_started", "mismatch", "mismatch_cleared", "mismatch"]
+        assert [e["seq"] for e in events] == [1, 2, 3, 4]  # nothing the rehearsals wrote was kept
+        assert [name for name, _ in rehearsed] == ["sensor-hub"] * 3  # one a window, before its decision
+        assert [seq for _, seq in rehearsed] == [1, 2, 3]
+        assert svc.hub.rehearsals == (before + 3, 0)
 
 
 def test_observations_keep_their_order_while_the_worker_is_busy(
