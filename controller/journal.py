@@ -470,8 +470,9 @@ class Journal:
                 return False
             try:
                 now = time.time()
-                self._insert("observation", {"rehearsal": True, "time": now},
-                             [{"type": "rehearsal", "data": {}}], now, self._last_seq_locked())
+                stored, seq = self._insert("observation", {"rehearsal": True, "time": now},
+                                           [{"type": "rehearsal", "data": {}}], now, self._last_seq_locked())
+                public_body(seq, self.table, stored[0][1], now, stored[0][3])  # the outbox's bytes
             except (sqlite3.Error, JournalError):
                 pass  # what the real commit will say, if anything, it says then
             finally:
