@@ -118,12 +118,25 @@ class TableEffects:
         """
         if not self._enabled:
             return
-        for game, _path in self._service.config.effects.packs:
+        for game, path in self._service.config.effects.packs:
             with self._lock:
                 effects, error = load_effects(game, self._service.config.effects.pack_for(game))
                 self._packs[game] = effects
                 if error is not None:
                     self._errors[game] = error
+                    continue
+            self._name_outputs_elsewhere(effects, path)
+
+    def _name_outputs_elsewhere(self, effects: Effects, path: str) -> None:
+        """One line for an owner's light cues that name no output of this Pi (a typo lights nothing)."""
+        hub = self._service.hub
+        have = set(hub.output_names) if hub is not None else set()
+        missing = sorted(effects.pack.outputs - have)
+        if missing:
+            log.warning("effects pack %s: %s %s not an output of this Pi (%s under [hardware.outputs]); "
+                        "%s cues go out on the effects topic only, for home automation",
+                        path, ", ".join(repr(m) for m in missing), "is" if len(missing) == 1 else "are",
+                        "it has " + (", ".join(sorted(have)) or "none"), "those" if len(missing) > 1 else "its")
 
     def _effects_now(self) -> Effects | None:
         game = self._game()

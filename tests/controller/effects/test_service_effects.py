@@ -238,3 +238,17 @@ def test_a_missing_or_bad_owner_pack_is_reported_when_the_table_starts(
 def test_health_says_what_is_failing_in_words(mosquitto: Broker, make_service: MakeService) -> None:
     svc = make_service("fx-faults", **{"table.game": "terror"})
     assert svc.effects.health()["faults"] == []
+
+
+def test_an_owner_pack_lighting_an_output_the_pi_lacks_says_so_at_start(
+        mosquitto: Broker, make_service: MakeService, tmp_path: Any, caplog: Any) -> None:
+    """A typo in a light's name would otherwise light nothing and say nothing."""
+    pack = tmp_path / "mine.toml"
+    pack.write_text("[[rule]]\nname = 'flash'\nwhen = 'rolled'\ncues = [{ light = 'tabel_light' }]\n",
+                    encoding="utf-8")
+    with caplog.at_level("WARNING", logger="controller.service_effects"):
+        svc = make_service("fx-outputs", **{"table.game": "terror", "effects.terror": str(pack)})
+    assert svc.hub is not None and "tabel_light" not in svc.hub.output_names
+    lines = [r.getMessage() for r in caplog.records if "tabel_light" in r.getMessage()]
+    assert len(lines) == 1 and str(pack) in lines[0] and "[hardware.outputs]" in lines[0], lines
+    assert svc.effects.health()["error"] is None  # still a good pack: the light may be home automation's
