@@ -25,6 +25,7 @@ from typing import Any
 
 from controller.games import BadGameData
 from controller.games.dogs import DEFAULT_TILES_PATH, parse_tiles
+from controller.games.owner_words import check_words
 from controller.games.superstition import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
 from controller.games.superstition import parse_board
 from controller.games.terror import DEFAULT_BOARD as TERROR_BOARD
@@ -115,6 +116,7 @@ def parse_document(raw: bytes | str) -> Any:
 def validate(kind: Kind, doc: Any) -> None:
     """Check ``doc`` with the engine's own loader; :class:`BoardError` with the loader's reason and place."""
     try:
+        check_words(kind.option, doc)  # first: a loader's refusal may quote a tile's name, however long
         if kind.key == "terror-board":
             if not isinstance(doc, dict):
                 raise BadGameData("board: the board must be a JSON object", reason="This file is not a Terror board.")

@@ -70,33 +70,3 @@ def parse_json(text: str | bytes, what: str, path: Path | str) -> Any:
 def read_json(path: Path, what: str) -> Any:
     """The parsed JSON of ``path``; :class:`BadGameData` names ``what`` and the file if it cannot be."""
     return parse_json(read_text(path, what), what, path)
-
-
-# Text a person reads where the game shows it: a tile's or a card's name on a phone's line, a card's
-# words read aloud, a file's name in a list. Far above what the boxes print, far below what breaks a page.
-MAX_NAME_CHARS = 60
-MAX_WORDS_CHARS = 400
-MAX_NOTES_CHARS = 2000
-
-
-def too_long(value: str, limit: int) -> str | None:
-    """The words for ``value`` being over ``limit`` characters, or None when it fits."""
-    if len(value) <= limit:
-        return None
-    return f"too long: {len(value)} characters, at most {limit}"
-
-
-def check_file_words(data: Any, where: str) -> None:
-    """A data file's own ``name`` and ``notes``, when it has them: text, and not too long."""
-    if not isinstance(data, dict):
-        return
-    for key, limit, words, verb in (("name", MAX_NAME_CHARS, "The file's name", "is"),
-                                    ("notes", MAX_NOTES_CHARS, "The file's notes", "are")):
-        if key not in data:
-            continue
-        value = data[key]
-        if not isinstance(value, str):
-            raise BadGameData(f"{where}: {key} must be a string", reason=f"{words} must be written as text.")
-        problem = too_long(value, limit)
-        if problem:
-            raise BadGameData(f"{where}: {key} is {problem}", reason=f"{words} {verb} {problem}.")

@@ -277,6 +277,9 @@ TOO_LONG_OR_WRONG = [
     ("superstition-board", lambda d: d.update(name=["x"]), "name", "text"),
     ("superstition-board", lambda d: d.update(notes="n" * 5000), "notes", "too long"),
     ("dogs-tiles", lambda d: d.update(name=7), "name", "text"),
+    # Players tell the tile to place by its name ("Tile to place: Pumpkin Patch"): two alike, or none, would not do.
+    ("dogs-tiles", lambda d: d["tiles"][4].update(name=" pumpkin patch"), "Tile 5", "same name as tile 1"),
+    ("dogs-tiles", lambda d: d["tiles"][1].update(name="  "), "Tile 2", "no name"),
 ]
 
 

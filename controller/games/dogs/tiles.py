@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import BadGameData
-from ..datafile import MAX_NAME_CHARS, check_file_words, read_json, too_long
+from ..datafile import read_json
 
 DEFAULT_TILES_PATH = Path(__file__).with_name("data") / "tiles.json"
 
@@ -89,7 +89,6 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
 
     if not isinstance(data, Mapping):
         raise bad(f"{source}: the document must be a JSON object with 'size' and 'tiles'", "This file is not a set of tiles.")
-    check_file_words(dict(data), source)
     size = data.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
         raise bad(f"{source}: 'size' must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}",
@@ -114,10 +113,6 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
             raise bad(f"{where}: 'id' must be a non-empty string", f"{words} has no name for the machine to know it by.", tile)
         where = f"{where} ({tile_id!r})"
         name = raw.get("name", tile_id)
-        # Checked before the name goes into the words: a refusal must not quote a page of text.
-        problem = too_long(name, MAX_NAME_CHARS) if isinstance(name, str) else None
-        if problem:
-            raise bad(f"{where}: 'name' is {problem}", f"{words} has a name that is {problem}.", tile)
         if isinstance(name, str) and name.strip():
             words = f"{words}, \u201c{name.strip()}\u201d,"
         if tile_id in seen:

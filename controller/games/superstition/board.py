@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import BadGameData
-from ..datafile import check_file_words, read_json
+from ..datafile import read_json
 from ..words import cap
 
 DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "board.json"
@@ -140,7 +140,6 @@ def parse_board(data: Any, where: str = "board", *, min_path: int = MIN_PATH) ->
     unknown = sorted(set(data) - _TOP_KEYS - _OPTIONAL_TOP_KEYS)
     if unknown:
         raise bad(f"key {unknown[0]!r}", "is not a board key", "The file has parts a Superstition board does not have.")
-    check_file_words(data, where)
 
     raw_spaces = data["spaces"]
     if not isinstance(raw_spaces, Mapping) or not raw_spaces:

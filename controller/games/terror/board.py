@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import BadGameData
-from ..datafile import check_file_words, read_bytes
+from ..datafile import read_bytes
 from ..words import cap
 from .words import COLOURS, POSITION_WORDS, kind_noun, kind_words, place_words
 
@@ -333,7 +333,6 @@ def _validate(data: Any, where: str, digest: str) -> Board:
     if unknown:
         raise _fail(where, f"unknown key(s) {', '.join(sorted(unknown))}",
                     reason="The file has parts a Terror board does not have.")
-    check_file_words(data, where)
     layout = data.get("layout")
     if not isinstance(layout, list) or not layout or not all(isinstance(r, str) for r in layout):
         raise _fail(where, "layout must be a non-empty list of strings",

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import BadGameData
-from ..datafile import MAX_NAME_CHARS, MAX_WORDS_CHARS, check_file_words, read_text, too_long
+from ..datafile import read_text
 from ..words import ordinal
 
 KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")
@@ -151,7 +151,6 @@ def _validate(data: Any, where: str) -> Deck:
     unknown = set(data) - {"cards", "name", "notes"}
     if unknown:
         raise bad(f"{where}: unknown key(s) {', '.join(sorted(unknown))}", "The file has parts a card mix does not have.")
-    check_file_words(dict(data), where)
     if len(data["cards"]) > DECK_SIZE:
         raise bad(f"{where}: the deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}",
                   f"The deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}.", DECK_SIZE)
@@ -167,12 +166,6 @@ def _validate(data: Any, where: str) -> Deck:
         else:
             raise bad(f"{at}: id must be a non-empty string", f"{card} has no name for the machine to know it by.", n)
         title = raw.get("title")
-        # Checked before the title goes into the words: a refusal must not quote a page of text.
-        for text_key, limit, words in (("title", MAX_NAME_CHARS, "a title"), ("text", MAX_WORDS_CHARS, "words")):
-            value = raw.get(text_key)
-            problem = too_long(value, limit) if isinstance(value, str) else None
-            if problem:
-                raise bad(f"{at}: {text_key} is {problem}", f"{card} has {words} {problem}.", n)
         if isinstance(title, str) and title.strip():
             card = f"{card}, \u201c{title.strip()}\u201d,"
         extra = set(raw) - {"id", "kind", "effect", "title", "text", "steps"}
