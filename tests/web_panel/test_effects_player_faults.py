@@ -135,3 +135,25 @@ def test_a_voice_language_this_device_lacks_falls_back_and_says_so(pages: Any) -
     box = page.locator("#fx-lang").bounding_box()
     assert box is not None and box["height"] >= 44
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+@pytest.mark.parametrize("width", [360, 390])
+@pytest.mark.parametrize("who", ["table", "player"])
+def test_the_controls_and_a_note_fit_a_phone(pages: Any, width: int, who: str) -> None:
+    page = pages(width, 740)
+    html = PAGE.replace('data-page="table"', f'data-page="{who}" data-seat="0"')
+    page.route(ORIGIN + "/**", lambda route: route.fulfill(path=str(STATIC / route.request.url.split("/static/")[1]))
+               if "/static/" in route.request.url else route.fulfill(status=204, body="")
+               if route.request.url.endswith("/fx/stream") else route.fulfill(status=200, content_type="text/html",
+                                                                               body=html))
+    page.add_init_script("window.__prefs = {lang: 'de-DE'};" + HOOK % {
+        "fail_audio": 99, "voices": '["en-US"]', "stuck": "false", "voice_fails": "false"})
+    page.goto(ORIGIN + "/" + who)
+    page.wait_for_selector("#fx-controls")
+    page.evaluate("cues => window.GKEffects.play(cues)", CUES)  # two notes: the sound and the voice's language
+    assert len(_notes(page)) == 2
+    small = page.evaluate("""() => [...document.querySelectorAll('#fx-controls button, #fx-controls select, '
+                                                     + '#fx-controls input')]
+        .map(e => e.getBoundingClientRect()).filter(r => r.width < 44 || r.height < 44).length""")
+    assert small == 0
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
