@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.games import BadGameData
+from controller.games import BadGameData, game_title
 from controller.games.dogs import DEFAULT_TILES_PATH, parse_tiles
 from controller.games.owner_words import check_words
 from controller.games.superstition import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
@@ -224,7 +224,8 @@ class BoardStore:
         for key, name in choices.items():
             kind = kind_of(key)
             if kind.game != game:
-                raise BoardError(f"a {kind.title} is not for the game {game!r}")
+                raise BoardError(f"a {kind.title} is not for {game_title(game, 'that game')}: it belongs to "
+                                 f"{game_title(kind.game)}")
             if name and name != DEFAULT_NAME:
                 out[kind.option] = self.load(kind, name)
         size = sent_size(out)

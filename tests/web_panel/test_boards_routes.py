@@ -130,7 +130,8 @@ def test_new_game_options_carry_the_documents(client: FlaskClient, table_id: str
     r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=mine")
     assert r.get_json() == {"ok": True, "options": {"board": _bushed()}}
     r = client.get(f"/api/t/{table_id}/boards/options/dogs?terror-board=mine")
-    assert r.status_code == 422 and "not for the game 'dogs'" in r.get_json()["error"]
+    error = r.get_json()["error"]
+    assert r.status_code == 422 and "is not for Graveyard Dogs: it belongs to Terror in the Graveyard" in error, error
     r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=missing")
     assert r.status_code == 422 and "no saved" in r.get_json()["error"]
 
