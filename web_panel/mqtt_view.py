@@ -126,27 +126,30 @@ class TableView:
         return {**self.state, "age_ms": max(0, round((time.monotonic() - self.state_at) * 1000))}
 
     def summary(self) -> dict[str, Any]:
+        # Every field is checked for its type: a table the panel cannot vouch for shows whatever
+        # anyone published there, and one list line of the wrong type broke the whole club list.
         status = self.status or {}
         state = self.state or {}
         glance = self.glance or {}
         mismatch = state.get("mismatch") if self.state is not None else None
+        gm = state.get("gm") if isinstance(state.get("gm"), dict) else {}
+        game = _text(state.get("game")) or _text(glance.get("game")) or _text(status.get("game"))
         return {
             "table": self.table,
             "room": room_of(self.table),
             "online": status.get("state") == "online",
-            "game": state.get("game") or glance.get("game") or status.get("game"),
+            "game": game,
             # What people read: the game's title (the id stays in "game" for machines).
-            "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
-            "players": state.get("players") or _names(glance.get("players")),
+            "title": _text(glance.get("title")) or game_title(game),
+            "players": _players(state.get("players")) or _names(glance.get("players")),
             "turn": _text(glance.get("turn")) or _turn(state),
-            "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
-            "over": bool(state.get("over") if self.state is not None else glance.get("over")),
+            "waiting_for": _text(state.get("waiting_for")) or _text(glance.get("waiting_for")),
+            "over": (state.get("over") is True) if self.state is not None else glance.get("over") is True,
             "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
-            "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
+            "mismatch_text": _text(mismatch.get("message") if isinstance(mismatch, dict)
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
             # the game master paused it
-            "paused": bool((state.get("gm") or {}).get("paused")) if self.state is not None
-            else glance.get("paused") is True,
+            "paused": bool(gm.get("paused")) if self.state is not None else glance.get("paused") is True,
         }
 
 
@@ -188,6 +191,11 @@ def _turn(state: dict[str, Any]) -> str | None:
     if state.get("over") or not isinstance(players, list) or isinstance(seat, bool) or not isinstance(seat, int):
         return None
     return _text(players[seat]) if 0 <= seat < len(players) else None
+
+
+def _players(value: Any) -> list[str]:
+    """The players' names from a state: a list of text, or none (never a forgery's other types)."""
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
 
 
 def _names(value: Any) -> list[str]:
