@@ -48,7 +48,7 @@ from controller.mqtt_status import RunStatus
 from controller.mqtt_write import CallerWriteClient
 from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
 from controller.put_right import PutRightGate
-from controller.security import signed
+from controller.security import signed_reply
 
 log = logging.getLogger(__name__)
 
@@ -319,8 +319,9 @@ class MqttLink:
             body["error"] = error
         if data is not None:
             body["data"] = dict(data)
-        # Signed like the commands: anyone on the broker could otherwise answer in the table's name.
-        body = signed(self._token, body)
+        # Signed like the commands, for this table and reply topic: anyone on the broker could otherwise
+        # answer in the table's name, or pass another table's refusal (same token) off as this one's.
+        body = signed_reply(self._token, self._table, name, body)
         with self._lock:
             self._replies.append((self.topics.reply(name), dumps(body)))
 
