@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,7 @@ c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-receiver")
 c.on_connect = on_connect
 c.on_subscribe = lambda *a: (sys.stdout.write("READY 0\n"), sys.stdout.flush())
 c.on_message = on_message
+c.on_disconnect = lambda *a: sys.exit(0)  # the broker is gone (the bench ended or failed): so is this
 c.connect("127.0.0.1", port)
 c.loop_forever()
 """
@@ -285,9 +287,30 @@ class BenchService(Service):
         link.client._sock_send = timed_send  # type: ignore[method-assign]
 
 
+# --compare: (name, the rehearsal on, the link writes its events itself)
+COMPARED = (("without the rehearsal", False, True), ("with paho's thread writing the event", True, False),
+            ("without either (as before 2026-12-02)", False, False))
+
+
+@dataclass
+class Variant:
+    name: str
+    rehearsal: bool
+    writes: bool
+    settled: list[float] = field(default_factory=list)
+    late: list[float] = field(default_factory=list)
+    stages: list[dict[str, float]] | None = None
+
+
 def controller_round(svc: BenchService, receiver: Receiver, samples: int, gap: float,
-                     value: list[str], stages: list[dict[str, float]] | None = None
-                     ) -> tuple[list[float], list[float]]:
+                     value: list[str], stages: list[dict[str, float]] | None = None,
+                     late: list[float] | None = None) -> tuple[list[float], list[float]]:
+    """Flip the launcher ``samples`` times: (settled -> arrival, first edge -> arrival) of each.
+
+    ``late`` receives how long after its window's end each input was settled (the hub's
+    wake-up, and anything that ran on its thread before the window's end: the rehearsal).
+    """
+    window = svc.config.hardware.sensor("launcher").window
     topic = f"gk/{TABLE}/events"
     settled, edge = [], []
     pause = threading.Event()
@@ -301,6 +324,8 @@ def controller_round(svc: BenchService, receiver: Receiver, samples: int, gap: f
         arrival = receiver.arrivals[topic][n]
         settled.append(arrival - settled_at)
         edge.append(arrival - first_edge)
+        if late is not None:
+            late.append(settled_at - first_edge - window)
         if stages is not None:
             stages.append({**svc.stamps, "arrival": arrival,
                            **{f"cpu_{k}": v for k, v in svc.cpu.items()}})
@@ -356,6 +381,9 @@ def main() -> int:
     ap.add_argument("--gap-ms", type=float, default=5.0, help="pause between samples (default 5 ms)")
     ap.add_argument("--dir", help="directory for the journal (default: a temp dir on the disk under /tmp)")
     ap.add_argument("--stages", action="store_true", help="also stamp and report the controller's stages")
+    ap.add_argument("--compare", action="store_true",
+                    help="also run the controller without its rehearsal before a window closes, with paho's "
+                         "thread writing its events, and without either, alternated")
     args = ap.parse_args()
     if args.samples < 1 or args.rounds < 1:
         ap.error("--samples and --rounds must be at least 1")
@@ -390,6 +418,25 @@ def main() -> int:
         settled: list[float] = []
         edge: list[float] = []
         value = ["armed"]
+        late: list[float] = []  # settled after the window's end, by so much
+        rehearse = svc.hub._on_window_closing
+        assert rehearse is not None
+        rehearsals: list[tuple[float, float]] = []  # each rehearsal's wall and CPU time
+
+        def timed_rehearsal() -> None:
+            t0, c0 = time.monotonic(), time.thread_time()
+            try:
+                rehearse()
+            finally:
+                rehearsals.append((time.monotonic() - t0, time.thread_time() - c0))
+
+        # --compare: the controller without each of the two cuts of 2026-12-02, then without both
+        # (as it was before them), alternated with the others in every round.
+        variants = {name: Variant(name, rehearsal, writes) for name, rehearsal, writes in COMPARED} \
+            if args.compare else {}
+        for v in variants.values():
+            v.stages = [] if args.stages else None
+        svc.hub._on_window_closing = timed_rehearsal
         # A controller sample lasts the launcher's stability window longer than the pause; the
         # others pause that much more, so every kind runs at the same cadence. (Code that ran
         # 25 ms ago is slower than code that ran 5 ms ago, a disk flush too, on these machines.)
@@ -398,11 +445,17 @@ def main() -> int:
         controller_round(svc, receiver, 20, gap, value)
         for _ in range(args.rounds):
             floor += bare_round(port, receiver, args.samples, cadence, floor_db, floor_commits, floor_commit_cpu)
-            s, e = controller_round(svc, receiver, args.samples, gap, value, stages)
+            s, e = controller_round(svc, receiver, args.samples, gap, value, stages, late)
             settled += s
             edge += e
             bare += bare_round(port, receiver, args.samples, cadence)
             fsync += fsync_round(tmp / "fsync.bin", args.samples, cadence)
+            for v in variants.values():
+                svc.hub._on_window_closing = timed_rehearsal if v.rehearsal else None
+                svc.link._caller_writes = v.writes
+                v.settled += controller_round(svc, receiver, args.samples, gap, value, v.stages, v.late)[0]
+                svc.hub._on_window_closing = timed_rehearsal
+                svc.link._caller_writes = True
         svc.stop()
         receiver.close()
         floor_db.close()
@@ -415,7 +468,8 @@ def main() -> int:
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average "
           f"{os.getloadavg()[0]:.2f} after the run; journal on {tmp}")
     print(f"command: python bench/bench_edge_to_event.py --samples {args.samples} --rounds {args.rounds}"
-          f"{' --dir ' + args.dir if args.dir else ''}{' --stages' if args.stages else ''}\n")
+          f"{' --dir ' + args.dir if args.dir else ''}{' --stages' if args.stages else ''}"
+          f"{' --compare' if args.compare else ''}\n")
     print("| path | samples | p50 ms | p99 ms | max ms |")
     print("|---|---|---|---|---|")
     print(row("durable floor: SQLite commit (WAL, FULL), then paho publish -> subscriber", floor))
@@ -424,16 +478,30 @@ def main() -> int:
     print(row("controller: first raw edge -> event (adds the 20 ms launcher window)", edge))
     print(row("bare paho publish -> subscriber (QoS 1, TCP_NODELAY)", bare))
     print(row("raw fsync: an event's bytes appended, then os.fsync", fsync))
+    for v in variants.values():
+        print(row(f"controller {v.name}", v.settled))
+    print(row("the rehearsal before the launcher's window closes (its wall time)", [w for w, _ in rehearsals]))
+    print(row("the same, its CPU time", [c for _, c in rehearsals]))
+    print(row("settled after the window's end by (the hub's wake-up)", late))
+    for v in variants.values():
+        print(row(f"the same, {v.name}", v.late))
     print(f"\ncontroller / durable floor, p99: {p99:.2f}x (target <= {TARGET_P99}x: {verdict(p99, TARGET_P99)})")
     print(f"controller / durable floor, p50: {p50:.2f}x (target <= {TARGET_P50}x: {verdict(p50, TARGET_P50)})")
     print(f"durable floor / bare paho: p50 {pct(floor, 50) / pct(bare, 50):.2f}x, "
           f"p99 {pct(floor, 99) / pct(bare, 99):.2f}x; raw fsync p99 {pct(fsync, 99) * 1000:.3f} ms")
+    for v in variants.values():
+        print(f"controller {v.name} / durable floor: p50 {pct(v.settled, 50) / pct(floor, 50):.2f}x, "
+              f"p99 {pct(v.settled, 99) / pct(floor, 99):.2f}x")
     if stages is not None:
         print(f"\nthe floor's commit, CPU time: p50 {pct(floor_commit_cpu, 50) * 1000:.3f} ms, "
               f"p99 {pct(floor_commit_cpu, 99) * 1000:.3f} ms")
         inline = svc.inline
         print(f"\ndecided in the hub's thread: {sum(inline)} of {len(inline)} observations")
         print("\n".join(stage_table(stages)))
+        for v in variants.values():
+            if v.stages:
+                print(f"\nthe controller {v.name}:\n")
+                print("\n".join(stage_table(v.stages)))
     return 0 if p99 <= TARGET_P99 and p50 <= TARGET_P50 else 1
 
 

@@ -96,6 +96,7 @@ CREATE TABLE IF NOT EXISTS used_commands (
 RECENT_EVENTS = 1024  # public events kept in memory for the outbox (a broker outage's backlog reads SQL)
 CHECKPOINT_EVERY = 64  # commits between background checkpoints (SQLite's default is about 1000 pages)
 CHECKPOINT_JOIN_S = 5.0
+BUSY_TIMEOUT_MS = 5000  # how long a write waits for another table's writer of the same file
 
 
 class JournalError(ValueError):
@@ -245,7 +246,7 @@ class Journal:
             raise JournalError(f"cannot open journal {self.path}: {exc}") from None
         try:
             self._check_foreign(create)
-            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             if not create:
                 # A reader (`replay`, the self-test) writes nothing: no write lock to wait for
                 # while the controller commits, and a user who may only read the file can.
@@ -443,6 +444,45 @@ class Journal:
             )
             stored.append((seq, event["type"], at, data_text))
         return stored, seq
+
+    def rehearse(self) -> bool:
+        """Write a decision's rows as :meth:`record_many` would, then roll them back: nothing is stored.
+
+        The sensor hub calls it (through the referee) just before a window closes, so that SQLite's
+        code, its statements and the pages a commit touches are warm when the observation's real
+        commit follows (see ``controller/service.py``, ``_rehearse``). It never waits for the file's
+        lock (another table's writer may hold it: then it does nothing) and never raises.
+        Returns whether it ran.
+        """
+        if not self._writer:
+            return False
+        with self._lock:
+            if self._closed:
+                return False
+            db = self._db
+            try:
+                db.execute("PRAGMA busy_timeout=0")  # never wait: this is only a rehearsal
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                finally:
+                    db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            except sqlite3.Error:
+                return False
+            try:
+                now = time.time()
+                stored, seq = self._insert("observation", {"rehearsal": True, "time": now},
+                                           [{"type": "rehearsal", "data": {}}], now, self._last_seq_locked())
+                public_body(seq, self.table, stored[0][1], now, stored[0][3])  # the outbox's bytes
+            except (sqlite3.Error, JournalError):
+                pass  # what the real commit will say, if anything, it says then
+            finally:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.exception("journal: the rehearsal's rollback failed")
+                if db.in_transaction:  # the next decision's BEGIN would fail inside it
+                    db.rollback()
+            return True
 
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""

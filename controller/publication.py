@@ -124,6 +124,19 @@ class Publisher:
         return signed_part + _AUTH_MARK + mac + b'"}'
 
 
+    def rehearse(self) -> None:
+        """Hash a sample as :meth:`sign` would, changing nothing (no counter is used): see the sensor
+        hub's rehearsal before a window closes (``controller/service.py``, ``_rehearse``)."""
+        inner = self._inner.copy()
+        inner.update(_REHEARSAL)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        outer.hexdigest()
+
+
+_REHEARSAL = b'{"pub":{"table":"","topic":"events","run":"","since":0,"n":0},"seq":0,"type":"","data":{}}'
+
+
 def _stamp_head(table: str, topic: str, run: str, since: float) -> bytes:
     """``{"pub":`` and the stamp's JSON up to the value of ``n`` (the key order the readers see)."""
     fixed = json.dumps({"table": table, "topic": topic, "run": run, "since": since}, separators=(",", ":"))

@@ -24,7 +24,7 @@ from controller.games import get_game
 from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
 from controller.games.words import listed
 from controller.journal import Journal, JournalError
-from controller.referee_board import sensed
+from controller.referee_board import check_board, sensed
 from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
 from controller.security import game_seed
 from hardware.observation import Observation
@@ -277,6 +277,19 @@ class Referee:
         if outcome.ok and outcome.data is not None:
             outcome.data["events"] = outcome.events
         return outcome
+
+    def rehearse(self) -> None:
+        """Run what deciding an observation runs, changing nothing: the board check, the journal's write.
+
+        Called under the service's decision lock just before a sensor window closes (see
+        ``controller/service.py``, ``_rehearse``); the core is only read and the journal rolls back.
+        """
+        if self.board != "sensors":
+            return
+        game = self.core.game
+        if game is not None and not game.is_over:
+            check_board(game, dict(self.core.sensors), None)
+        self.journal.rehearse()
 
     def observe(self, obs: Observation) -> Outcome:
         if self.board != "sensors":

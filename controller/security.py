@@ -10,8 +10,9 @@ in clear text and the control token itself never travels at all:
   command signed too far from its clock (:data:`COMMAND_WINDOW_S`) and any id
   it has seen with a valid signature before (kept in the journal for good), so
   a captured command cannot be replayed. Replies are signed too
-  (:func:`signed`), so nobody else on the broker can answer in the table's
-  name, and so is the controller's ``status`` (:func:`signed_status`), so
+  (:func:`signed_reply`, for the table and the command's reply topic), so nobody
+  else on the broker can answer in the table's name, nor pass one table's answer off
+  as another's, and so is the controller's ``status`` (:func:`signed_status`), so
   nobody else can claim to be a newer run of the table and stop it.
 * Everything sealed is padded first (:func:`padded`: private views to 16 KiB,
   actions to 1 KiB, replies to 4 KiB), so its length does not tell the secret.
@@ -184,6 +185,32 @@ def signed_command(token: str, table: str, name: str, payload: Mapping[str, Any]
 def verify_command(token: str, table: str, name: str, payload: Mapping[str, Any]) -> bool:
     auth = payload.get("auth")
     return isinstance(auth, str) and hmac.compare_digest(auth, sign_command(token, table, name, payload))
+
+
+def sign_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> str:
+    """The ``auth`` of the table's reply on ``reply/<name>``: the canonical JSON of
+    ``["gravekeeper-reply", table, name, body]``.
+
+    A reply names its command by id only, and one token may serve several tables: signed over the
+    body alone, one table's refusal of a copy of another table's command (the same id, "not
+    authorised") was a signed answer to that command. The table and the command's name are in what
+    is signed, so a reply counts only on the table and reply topic it was made for.
+    """
+    return _mac(token, ["gravekeeper-reply", table, name, _body(payload)])
+
+
+def signed_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    out = _body(payload)
+    out["auth"] = sign_reply(token, table, name, out)
+    return out
+
+
+def verify_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> bool:
+    auth = payload.get("auth")
+    try:
+        return isinstance(auth, str) and hmac.compare_digest(auth, sign_reply(token, table, name, payload))
+    except RecursionError:  # as in verify: nested just under the parser's limit, no reply of a table
+        return False
 
 
 def sign_status(token: str, table: str, payload: Mapping[str, Any]) -> str:

@@ -299,7 +299,7 @@ class Service:
             warnings.simplefilter("always")
             try:
                 hub = SensorHub(cfg.hardware, on_observation=self._on_observation, simulate=cfg.simulate,
-                                pin_factory=self._pin_factory)
+                                pin_factory=self._pin_factory, on_window_closing=self._rehearse)
                 hub.start()
             except Exception as exc:  # noqa: BLE001 - reported as one line by `run`
                 hint = "" if "--simulate" in str(exc) else " (use --simulate to try it without hardware)"
@@ -393,6 +393,25 @@ class Service:
             self._lock.release()
         self._queue.put(_Decided())
         return True
+
+    def _rehearse(self) -> None:
+        """Just before a sensor window closes (the hub's thread): warm the decision that may follow.
+
+        An observation is decided 20 ms or more after the last decision, and in that time the
+        views, the broker and everything else on the machine have taken the CPU's caches: the same
+        code runs several times slower cold than warm. Here the hub's thread runs it once more,
+        changing nothing (the referee only reads the board check, the journal rolls its write back,
+        the link hashes a sample), inside the window the debouncer waits anyway. Skipped when
+        the worker holds the referee: the observation then waits for it, and is decided there.
+        """
+        if not self._inline or self._stopped.is_set() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            self.referee.rehearse()
+        finally:
+            self._lock.release()
+        if self.link is not None:
+            self.link.rehearse()
 
     def _events_committed(self) -> None:
         """The referee's decision is durable: hand its events to paho now, before anything else runs.

@@ -77,6 +77,7 @@ class TableEffects:
             also=self._moment if ha.discovery else None,
         )
         self.player.start()
+        self._load_owner_packs()
         service.referee.on_events = self._on_events
 
     def close(self) -> None:
@@ -109,6 +110,33 @@ class TableEffects:
     def _players_now(self) -> list[str]:
         game = self._service.referee.game if self._service.referee is not None else None
         return list(getattr(game, "players", []) or [])
+
+    def _load_owner_packs(self) -> None:
+        """Read every configured pack now (before the first event): an owner sees a typo as the table starts.
+
+        ``load_effects`` logs what is wrong with each; the error of the game in play shows in health.
+        """
+        if not self._enabled:
+            return
+        for game, path in self._service.config.effects.packs:
+            with self._lock:
+                effects, error = load_effects(game, self._service.config.effects.pack_for(game))
+                self._packs[game] = effects
+                if error is not None:
+                    self._errors[game] = error
+                    continue
+            self._name_outputs_elsewhere(effects, path)
+
+    def _name_outputs_elsewhere(self, effects: Effects, path: str) -> None:
+        """One line for an owner's light cues that name no output of this Pi (a typo lights nothing)."""
+        hub = self._service.hub
+        have = set(hub.output_names) if hub is not None else set()
+        missing = sorted(effects.pack.outputs - have)
+        if missing:
+            log.warning("effects pack %s: %s %s not an output of this Pi (%s under [hardware.outputs]); "
+                        "%s cues go out on the effects topic only, for home automation",
+                        path, ", ".join(repr(m) for m in missing), "is" if len(missing) == 1 else "are",
+                        "it has " + (", ".join(sorted(have)) or "none"), "those" if len(missing) > 1 else "its")
 
     def _effects_now(self) -> Effects | None:
         game = self._game()
@@ -206,5 +234,7 @@ class TableEffects:
 
     def health(self) -> dict[str, Any]:
         counters = dict(self.player.counters) if self.player is not None else {}
+        faults = self.player.faults if self.player is not None else []
         return {"enabled": self._enabled, "error": self._errors.get(self._game() or ""), **counters,
+                "faults": faults,  # what is failing now (an output, Home Assistant), each logged once
                 "discovery_restored": self.config_restored}  # someone else's discovery config, put right

@@ -37,6 +37,7 @@ MAX_SIM_BOUNCE_MS = 1000.0
 # Where the simulator puts each kind of sensor at start: a board ready to play.
 SIM_REST = {"tomb": "end_a", "peg": "in", "sprung": "cocked", "launcher": "armed", "chute": "clear"}
 _STOP = object()
+WINDOW_LEAD_S = 0.002  # see SensorHub: how long before a window closes on_window_closing runs
 
 
 class HardwareError(RuntimeError):
@@ -59,6 +60,13 @@ class SensorHub:
     slower should queue it. ``on_health``,
     if given, receives ``health()`` whenever the MCU link changes state.
 
+    ``on_window_closing``, if given, is called from the worker thread once per
+    pending window, ``window_lead`` seconds before it closes (a window closer
+    than that is left alone): the service rehearses the decision that may
+    follow, so that its code and data are warm when the observation comes
+    (``docs/performance.md``, "Sensor edge to MQTT event"). It must change
+    nothing and return quickly; an error it raises is logged and counted.
+
     ``pin_factory`` is the gpiozero factory for GPIO inputs and outputs
     (default: gpiozero's own choice, lgpio on a Pi). ``simulate=True`` uses a
     ``MockFactory`` instead and runs MCU channels on a virtual MCU behind the
@@ -71,12 +79,19 @@ class SensorHub:
                  pin_factory: Factory | None = None, simulate: bool = False,
                  mcu_link_factory: Callable[..., Any] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 on_health: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_health: Callable[[dict[str, Any]], None] | None = None,
+                 on_window_closing: Callable[[], None] | None = None,
+                 window_lead: float = WINDOW_LEAD_S) -> None:
         if not isinstance(config, HardwareConfig):
             raise TypeError(f"config must be a HardwareConfig (see load_hardware_config), got {type(config).__name__}")
         self.config = config
         self._on_observation = on_observation
         self._on_health = on_health
+        self._on_window_closing = on_window_closing
+        self._window_lead = window_lead
+        self._rehearsed: float | None = None  # the deadline on_window_closing last ran before
+        self._rehearsals = 0
+        self._rehearsal_errors = 0
         self._simulate = simulate
         if simulate and pin_factory is None and config.uses("gpio"):
             pin_factory = MockFactory(pin_class=MockPWMPin)
@@ -238,6 +253,11 @@ class SensorHub:
         with self._lock:
             return self._engine.snapshot()
 
+    @property
+    def rehearsals(self) -> tuple[int, int]:
+        """How many times ``on_window_closing`` ran, and how many of those raised."""
+        return self._rehearsals, self._rehearsal_errors
+
     def health(self) -> dict[str, Any]:
         """Link states (gpio, mcu: online/offline/absent), MCU counters, per-input edge statistics."""
         with self._lock:
@@ -365,6 +385,24 @@ class SensorHub:
         except queue.Empty:
             return None
 
+    def _next_item_rehearsing(self, deadline: float | None) -> Any:
+        """:meth:`_next_item`, but first, once per window, ``on_window_closing`` just before it closes."""
+        if deadline is not None and self._on_window_closing is not None and self._rehearsed != deadline:
+            early = deadline - self._window_lead
+            if early - self._clock() > self._window_lead / 4:  # closer: it could run into the window's end
+                item = self._next_item(early)
+                if item is not None:
+                    return item  # an edge first: the window may move, and is looked at again
+                self._rehearsed = deadline
+                self._rehearsals += 1
+                try:
+                    self._on_window_closing()
+                except Exception:  # noqa: BLE001 - a rehearsal must never cost the sensors a window
+                    self._rehearsal_errors += 1
+                    if self._rehearsal_errors == 1:
+                        log.exception("the rehearsal before a sensor window closes failed (logged once)")
+        return self._next_item(deadline)
+
     def _run(self) -> None:
         while not self._stop.is_set():
             with self._lock:
@@ -374,7 +412,7 @@ class SensorHub:
                     self._worker_errors += 1
                     log.exception("sensor worker failed reading its timers")
                     deadline = self._clock() + 0.01  # look again soon rather than sleep on the queue
-            item = self._next_item(deadline)
+            item = self._next_item_rehearsing(deadline)
             # Take every queued event before judging any deadline: if this thread
             # was held up, a later edge of the same burst may already be waiting.
             items = []

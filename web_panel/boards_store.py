@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.games import BadGameData
+from controller.games import BadGameData, game_title
 from controller.games.dogs import DEFAULT_TILES_PATH, parse_tiles
+from controller.games.owner_words import check_words
 from controller.games.superstition import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
 from controller.games.superstition import parse_board
 from controller.games.terror import DEFAULT_BOARD as TERROR_BOARD
@@ -32,6 +33,11 @@ from controller.games.terror import DEFAULT_CARDS as TERROR_CARDS
 from controller.games.terror import load_board, load_deck
 
 MAX_DOCUMENT_BYTES = 48 * 1024  # the default deck, the largest file, is about 12 KiB
+# A new game carries its files in its options, inside a command the table refuses over 16 KiB
+# (controller/mqtt_commands.py); the rest of it (players' names, signature) takes under 3 KiB.
+# Counted as the command sends them (json.dumps: spaces after separators, non-ASCII escaped).
+# The default Terror board and deck together take 11.4 KiB.
+MAX_OPTIONS_BYTES = 13 * 1024
 # Letters, digits, spaces and - _ . : safe as a file name everywhere, and never a path.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,47}")
 DEFAULT_NAME = "default"
@@ -110,6 +116,7 @@ def parse_document(raw: bytes | str) -> Any:
 def validate(kind: Kind, doc: Any) -> None:
     """Check ``doc`` with the engine's own loader; :class:`BoardError` with the loader's reason and place."""
     try:
+        check_words(kind.option, doc)  # first: a loader's refusal may quote a tile's name, however long
         if kind.key == "terror-board":
             if not isinstance(doc, dict):
                 raise BadGameData("board: the board must be a JSON object", reason="This file is not a Terror board.")
@@ -127,6 +134,19 @@ def validate(kind: Kind, doc: Any) -> None:
         raise BoardError(str(exc), exc.at, exc.reason) from None
     except (TypeError, RecursionError) as exc:  # a loader meeting a shape it never expected
         raise BoardError(f"{kind.option}: not a {kind.title} ({exc})", reason=f"This file is not a {kind.title}.") from None
+    size = sent_size(doc)
+    if size > MAX_OPTIONS_BYTES:
+        raise BoardError(f"this {kind.title} is too large to start a game with: {_kib(size)} as the table receives "
+                         f"it, at most {_kib(MAX_OPTIONS_BYTES)}; shorten its words or notes")
+
+
+def sent_size(doc: Any) -> int:
+    """How many bytes ``doc`` takes in a new-game command, as the panel sends it."""
+    return len(json.dumps(doc).encode("utf-8"))
+
+
+def _kib(size: int) -> str:
+    return f"{size / 1024:.1f} KiB"
 
 
 class BoardStore:
@@ -204,7 +224,14 @@ class BoardStore:
         for key, name in choices.items():
             kind = kind_of(key)
             if kind.game != game:
-                raise BoardError(f"a {kind.title} is not for the game {game!r}")
+                raise BoardError(f"a {kind.title} is not for {game_title(game, 'that game')}: it belongs to "
+                                 f"{game_title(kind.game)}")
             if name and name != DEFAULT_NAME:
                 out[kind.option] = self.load(kind, name)
+        size = sent_size(out)
+        if size > MAX_OPTIONS_BYTES:
+            titles = " and ".join(kind_of(k).title for k, n in choices.items() if n and n != DEFAULT_NAME)
+            raise BoardError(f"your {titles} are too large together to start a game with: {_kib(size)} as the table "
+                             f"receives them, at most {_kib(MAX_OPTIONS_BYTES)}; shorten their words or notes, or "
+                             "start with the one that comes with the game for one of them")
         return out

@@ -53,7 +53,7 @@ from controller.security import (
     signed_command,
     too_deep,
     unseal_reply,
-    verify,
+    verify_reply,
 )
 from controller.table_names import default_name, shown_name
 
@@ -138,28 +138,31 @@ class TableView:
         return {**self.state, "age_ms": max(0, round((time.monotonic() - self.state_at) * 1000))}
 
     def summary(self) -> dict[str, Any]:
+        # Every field is checked for its type: a table the panel cannot vouch for shows whatever
+        # anyone published there, and one list line of the wrong type broke the whole club list.
         status = self.status or {}
         state = self.state or {}
         glance = self.glance or {}
         mismatch = state.get("mismatch") if self.state is not None else None
+        gm = state.get("gm") if isinstance(state.get("gm"), dict) else {}
+        game = _text(state.get("game")) or _text(glance.get("game")) or _text(status.get("game"))
         return {
             "table": self.table,
             "name": self.name(),  # what people read; "table" stays for links and filters
             "room": room_of(self.table),
             "online": status.get("state") == "online",
-            "game": state.get("game") or glance.get("game") or status.get("game"),
+            "game": game,
             # What people read: the game's title (the id stays in "game" for machines).
-            "title": _text(glance.get("title")) or game_title(state.get("game") or glance.get("game") or status.get("game")),
-            "players": state.get("players") or _names(glance.get("players")),
+            "title": _text(glance.get("title")) or game_title(game),
+            "players": _players(state.get("players")) or _names(glance.get("players")),
             "turn": _text(glance.get("turn")) or _turn(state),
-            "waiting_for": _text(state.get("waiting_for") or glance.get("waiting_for")),
-            "over": bool(state.get("over") if self.state is not None else glance.get("over")),
+            "waiting_for": _text(state.get("waiting_for")) or _text(glance.get("waiting_for")),
+            "over": (state.get("over") is True) if self.state is not None else glance.get("over") is True,
             "mismatch": bool(mismatch) if self.state is not None else glance.get("mismatch") is True,
-            "mismatch_text": _text((mismatch or {}).get("message") if isinstance(mismatch, dict)
+            "mismatch_text": _text(mismatch.get("message") if isinstance(mismatch, dict)
                                    else glance.get("mismatch") is True and glance.get("mismatch_text")),
             # the game master paused it
-            "paused": bool((state.get("gm") or {}).get("paused")) if self.state is not None
-            else glance.get("paused") is True,
+            "paused": bool(gm.get("paused")) if self.state is not None else glance.get("paused") is True,
         }
 
 
@@ -203,6 +206,11 @@ def _turn(state: dict[str, Any]) -> str | None:
     return _text(players[seat]) if 0 <= seat < len(players) else None
 
 
+def _players(value: Any) -> list[str]:
+    """The players' names from a state: a list of text, or none (never a forgery's other types)."""
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
+
+
 def _names(value: Any) -> list[str]:
     """The players from a summary, which words them as one line ("Ann, Bo")."""
     return [name for name in value.split(", ") if name] if isinstance(value, str) else []
@@ -237,7 +245,7 @@ class MqttView:
         self._subscribers: dict[str, set[Subscriber]] = {}
         # id -> done, the signed reply, the token, an unsigned "not authorised" kept in case no signed one comes
         # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name)
-        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str]] = {}
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
         self._last_resync: dict[str, float] = {}
         self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
         self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
@@ -414,7 +422,7 @@ class MqttView:
                 self._refuse(table, rel, exc)
                 return
         if kind == "reply" and len(parts) == 3:
-            self._on_reply(parts[2], data)
+            self._on_reply(table, parts[2], data)
         elif kind == "private" and len(parts) == 3:
             if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)
@@ -859,7 +867,7 @@ class MqttView:
         box: list[dict[str, Any]] = []
         unsigned: list[dict[str, Any]] = []
         with self.changed:
-            self._pending[cmd_id] = (done, box, token, unsigned, name)
+            self._pending[cmd_id] = (done, box, token, unsigned, name, table)
             self.changed.notify_all()
         try:
             fields = build(cmd_id)
@@ -885,7 +893,7 @@ class MqttView:
             with self._lock:
                 self._pending.pop(cmd_id, None)
 
-    def _on_reply(self, name: str, data: dict[str, Any]) -> None:
+    def _on_reply(self, table: str, name: str, data: dict[str, Any]) -> None:
         cmd_id = data.get("id")
         if not isinstance(cmd_id, str):
             return
@@ -893,7 +901,12 @@ class MqttView:
             pending = self._pending.get(cmd_id)
         if pending is None:
             return
-        done, box, token, unsigned, sent_as = pending
+        done, box, token, unsigned, sent_as, sent_to = pending
+        # Anyone can publish a copy of this command on another table's topic: that table refuses it
+        # (signed for another table) and, when one token serves both, signs the refusal with it.
+        # Only this table's answer, on its own reply topic and signed for it, answers the command.
+        if table != sent_to:
+            return
         # Anyone who sees the command go by can publish it again with its id, exactly or altered,
         # on any command topic, and the table answers that copy too (signed: "replayed command id",
         # "not authorised", "unknown command"), often before the command itself, which waits for
@@ -907,7 +920,7 @@ class MqttView:
         # faster than the table: taken at once, it would show a move the table made as refused (and
         # the player would make it again). So it is kept aside and shown only if no signed answer
         # comes before the command's timeout.
-        if not verify(token, data):
+        if not verify_reply(token, table, name, data):
             if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
                 with self._lock:
                     if not unsigned:

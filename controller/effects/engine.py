@@ -13,11 +13,12 @@ patterns on the Pi's own outputs.
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import string
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,9 @@ class EffectsPlayer:
         self._thread: threading.Thread | None = None
         self._busy = False  # a batch is being played (drain waits for it)
         self.counters = {"events": 0, "played": 0, "dropped": 0, "stale": 0, "failed": 0}
+        # What is failing now ("the light 'lamp'", "Home Assistant's device triggers") -> the first error:
+        # logged once when it starts failing and once when it works again, not once per cue.
+        self._faults: dict[str, str] = {}
 
     def start(self) -> None:
         if self._thread is None:
@@ -196,11 +200,29 @@ class EffectsPlayer:
                 self._busy = True
             for _ in range(min(SLICE, len(pending))):
                 event = pending.popleft()
-                try:
+                with self._guard(f"the cues of {event.get('type')!s}"):
                     self._play(event)
-                except Exception:  # noqa: BLE001 - one bad cue must not silence the table
-                    self.counters["failed"] += 1
-                    log.exception("effects: could not play %s", event.get("type"))
+
+    @property
+    def faults(self) -> list[str]:
+        """What is failing now, in words (health)."""
+        return sorted(f"{what}: {error}" for what, error in self._faults.items())
+
+    @contextlib.contextmanager
+    def _guard(self, what: str) -> Iterator[None]:
+        """Run one part of playing; a failure is counted, and logged only when ``what`` starts failing."""
+        try:
+            yield
+        except Exception as exc:  # noqa: BLE001 - one bad output must not silence the table
+            self.counters["failed"] += 1
+            if what not in self._faults:
+                self._faults[what] = str(exc) or type(exc).__name__
+                log.exception("effects: %s failed; the other cues still play, and this is not logged again "
+                              "until it works", what)
+        else:
+            if what in self._faults:
+                del self._faults[what]
+                log.info("effects: %s works again", what)
 
     def _play(self, event: Mapping[str, Any]) -> None:
         self.counters["events"] += 1
@@ -209,7 +231,8 @@ class EffectsPlayer:
             self.counters["stale"] += 1  # a backlog after an outage: the moment has passed
             return
         if self._also is not None:
-            self._also(event)
+            with self._guard("Home Assistant's device triggers"):
+                self._also(event)
         effects = self._effects()
         if effects is None:
             return
@@ -217,11 +240,13 @@ class EffectsPlayer:
         if played is None:
             return
         self.counters["played"] += 1
-        self._publish(played.to_json(self._table))
+        with self._guard("publishing on the effects topic"):
+            self._publish(played.to_json(self._table))
         if self._lights is not None:
             for cue in played.cues:
                 if cue["kind"] == "light":
-                    self._lights(cue["value"], cue)
+                    with self._guard(f"the light {cue['value']!r}"):
+                        self._lights(cue["value"], cue)
 
 
 __all__ = ["Effects", "EffectsPlayer", "Played", "Rule", "load_effects"]

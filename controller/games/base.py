@@ -303,6 +303,11 @@ class Game(ABC):
         :meth:`new` also rebuilds games a journal holds, so it keeps accepting what it once
         did; a check added later goes here, and the referee runs it before a new game only.
         """
+        from .owner_words import check_words  # here, not at the top: owner_words imports this module
+
+        for option in ("board", "cards", "tiles"):
+            if isinstance(options.get(option), Mapping):
+                check_words(option, options[option], f"option {option!r}")
 
     @abstractmethod
     def apply(self, action: Action) -> list[Event]:

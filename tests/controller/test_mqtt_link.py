@@ -17,7 +17,7 @@ import pytest
 from controller.config import MqttConfig
 from controller.journal import Journal
 from controller.mqtt_link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
-from controller.security import signed_command, verify
+from controller.security import signed_command, verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -347,7 +347,8 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
             unknown = cmd.send("dance", {})
             replies = cmd.sub.wait_for(lambda m: len(m) >= 4)
             by_topic = [(m.topic, m.json()) for m in replies]
-            assert all(verify(TOKEN, body) for _, body in by_topic)  # every reply is signed by the table
+            # every reply is signed by the table, for its own reply topic
+            assert all(verify_reply(TOKEN, "lk7", where.rsplit("/", 1)[1], body) for where, body in by_topic)
             for _, body in by_topic:
                 del body["auth"]
             assert ("gk/lk7/reply/act", {"id": None, "ok": False, "error": by_topic[0][1]["error"]}) == by_topic[0]
@@ -588,7 +589,7 @@ def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Br
             pump.do(lambda l: l.reply("act", "s1", False, sealed="QUJD"))
             sub.wait_for(lambda m: any(x.json().get("id") == "s1" for x in m))
             (reply,) = [x.json() for x in sub.on("gk/lks/reply/act")]
-            assert verify(TOKEN, reply) and reply.pop("auth")
+            assert verify_reply(TOKEN, "lks", "act", reply) and reply.pop("auth")
             assert reply == {"id": "s1", "ok": False, "sealed": "QUJD"}
         finally:
             link.close()

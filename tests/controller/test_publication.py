@@ -137,3 +137,11 @@ def test_signing_gives_the_bytes_of_the_whole_stamp_encoded_for_every_message() 
         assert payload == _reference_sign("tok", stamp, body)
         data, got = open_publication(KEY, "Tåble \"1\"", topic, payload)
         assert got == Stamp(p.since, "run-ø", n) and data == json.loads(body)
+
+
+def test_a_rehearsal_signs_nothing_and_uses_no_counter() -> None:
+    """The sensor hub's rehearsal warms the hashing only: the next message is still number 1."""
+    rehearsed, plain = publisher(), publisher()
+    rehearsed.rehearse()
+    rehearsed.rehearse()
+    assert rehearsed.sign("events", b'{"seq":1}') == plain.sign("events", b'{"seq":1}')

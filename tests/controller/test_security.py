@@ -99,3 +99,18 @@ def test_a_secret_is_compared_whatever_the_length_of_the_guess() -> None:
     assert same_secret("tok-123", "tok-123") and same_secret(b"ABCDEF", "ABCDEF")
     for guess in ("", "t", "tok-12", "tok-1234", "tok-124", "TOK-123", "tok-123\x00", "tök-123"):
         assert not same_secret(guess, "tok-123"), guess
+
+
+def test_a_reply_is_signed_for_its_table_and_command() -> None:
+    from controller.security import sign_command, sign_reply, sign_status, signed_reply, verify_reply
+
+    reply = signed_reply("tok", "t1", "act", {"id": "1", "ok": False, "error": "not authorised: bad signature"})
+    assert verify_reply("tok", "t1", "act", reply)
+    assert not verify_reply("tok", "t2", "act", reply)  # another table sharing the token
+    assert not verify_reply("tok", "t1", "undo", reply)  # another command's reply topic
+    assert not verify_reply("other", "t1", "act", reply)
+    assert not verify_reply("tok", "t1", "act", {**reply, "ok": True})
+    assert not verify_reply("tok", "t1", "act", signed("tok", {k: v for k, v in reply.items() if k != "auth"}))
+    body = {"id": "1", "ok": True}
+    assert len({sign_reply("tok", "t1", "act", body), sign_command("tok", "t1", "act", body),
+                sign_status("tok", "t1", body), signed("tok", body)["auth"]}) == 4

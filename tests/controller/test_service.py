@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import json
 from typing import Any
 
@@ -9,7 +11,7 @@ import pytest
 
 from controller.games import Action
 from controller.mqtt_link import MAX_COMMAND_BYTES
-from controller.security import signed_status, unseal, verify
+from controller.security import signed_status, unseal, verify_reply
 from controller.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
@@ -233,7 +235,7 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
         try:
             roll = {"kind": "roll", "player": 0, "params": {}}
             reply, opened = cmd.call_sealed(0, roll)
-            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify(TOKEN, reply), reply
+            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
             assert opened["ok"] is True  # the verdict is sealed too: a clear 'ok' could be flipped
             events = opened["data"]["events"]
             assert events and opened["data"]["action"] == roll
@@ -247,7 +249,7 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
             before = state_of(svc)
             moved = {"kind": "end_turn", "player": 1, "params": {}}
             reply, opened = cmd.call_sealed(0, moved)
-            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify(TOKEN, reply)
+            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply)
             assert "sealed for seat 0 is for seat 1" in opened["error"]
             assert state_of(svc) == before
             # The same signed bytes again: refused as a replay, and nothing is opened twice.
@@ -391,7 +393,7 @@ def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service
             reply, opened = cmd.call_sealed(seat, action)
         finally:
             cmd.close()
-        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify(TOKEN, reply), reply
+        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
         assert opened["error"], opened  # the sender still learns why
         assert svc.journal.last_seq() == before
         last = svc.journal.last_seq()
@@ -448,7 +450,7 @@ def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto
         original = svc.referee.act
         svc.call(lambda s: setattr(s.referee, "act", boom))
         reply = cmd.call("act", {"action": {"kind": "roll", "player": 0}})
-        assert verify(TOKEN, reply) and reply.pop("auth")
+        assert verify_reply(TOKEN, t, "act", reply) and reply.pop("auth")
         assert reply == {"id": reply["id"], "ok": False, "error": "internal error in act: RuntimeError"}
         svc.call(lambda s: setattr(s.referee, "act", original))
         assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
@@ -531,6 +533,35 @@ def test_an_idle_referee_decides_an_observation_in_the_hubs_thread(
         assert state["mismatch"]["code"] == "foul_launch"
         assert seen == [("sensor-hub", "launched")]  # no hand-off to the worker on the way to the event
         assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
+
+
+def test_the_hub_rehearses_the_decision_before_each_window_closes_and_changes_nothing(
+    mosquitto: Broker, make_service: MakeService
+) -> None:
+    t = "sv-rehearse"
+    with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"), topic(t, "events"))) as sub:
+        svc = make_service(t, **{"table.game": "terror"})
+        sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
+        rehearsed: list[tuple[str, int]] = []  # the thread, and the journal's last seq at the time
+        inner = svc.referee.rehearse
+
+        def noted() -> None:
+            rehearsed.append((threading.current_thread().name, svc.journal.last_seq()))
+            inner()
+
+        svc.referee.rehearse = noted  # type: ignore[method-assign]
+        before = svc.hub.rehearsals[0]
+        for n, value in enumerate(("launched", "armed", "launched"), start=2):
+            svc.hub.simulate("launcher", value)
+            sub.wait_events(topic(t, "events"), n)
+        events = sub.events(topic(t, "events"))
+        assert [e["type"] for e in events] == ["game_started", "mismatch", "mismatch_cleared", "mismatch"]
+        assert [e["seq"] for e in events] == [1, 2, 3, 4]  # nothing the rehearsals wrote was kept
+        # One a window, on the hub's thread, before its decision. A loaded machine may skip one (the
+        # hub came too late to the window's last 2 ms, or the worker still held the referee).
+        assert 1 <= len(rehearsed) <= 3 and {name for name, _ in rehearsed} == {"sensor-hub"}, rehearsed
+        assert all(1 <= seq <= 3 for _, seq in rehearsed), rehearsed
+        assert svc.hub.rehearsals[0] - before <= 3 and svc.hub.rehearsals[1] == 0
 
 
 def test_observations_keep_their_order_while_the_worker_is_busy(

@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.publication import Publisher
-from controller.security import seal, seal_reply, signed, signed_status, unseal_command, verify_command
+from controller.security import seal, seal_reply, signed_reply, signed_status, unseal_command, verify_command
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -84,7 +84,7 @@ class FakeTable:
                      "sealed": seal_reply(self.reply_token or self.token, self.table, cmd["seat"], cmd["id"], inner)}
         else:
             reply = {"id": cmd.get("id"), **self.handler(name, cmd)}
-        client.publish(self.topic(f"reply/{name}"), json.dumps(signed(self.token, reply)), 1)
+        client.publish(self.topic(f"reply/{name}"), json.dumps(signed_reply(self.token, self.table, name, reply)), 1)
 
     def action_of(self, cmd: dict[str, Any]) -> Any:
         """The action of an act as the table reads it: opened when sealed."""

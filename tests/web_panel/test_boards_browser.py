@@ -450,3 +450,32 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
             _verdict_ok(page)
         assert page.evaluate(FITS) == {"wide": False, "small": 0}, ("tablet", path)
         check_phone_page(page, path)
+
+
+@pytest.mark.parametrize("service", ["dogs"], indirect=True)
+def test_an_import_refused_for_its_size_or_its_words_is_said_in_words_on_a_phone(
+        page: Any, service: RunningService, tmp_path: Path) -> None:
+    """At 360 px, the refusal of a huge file or of a tile's name too long fits the screen and saves nothing."""
+    svc = service
+    login(page, svc.panel_url, svc.table, svc.token)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{svc.panel_url}t/{svc.table}/boards")
+    form = "form.import[data-kind='dogs-tiles']"
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b'{"name": "' + b"x" * (300 * 1024) + b'"}')
+    tiles = json.loads(KINDS["dogs-tiles"].default_file.read_text(encoding="utf-8"))
+    tiles["tiles"][1]["name"] = "Moonlit" * 150
+    wordy = tmp_path / "wordy.json"
+    wordy.write_text(json.dumps(tiles), encoding="utf-8")
+    for path, said in ((huge, "larger than 48 KiB"), (wordy, "Tile 2 has a name that is too long")):
+        page.set_input_files(f"{form} input[type=file]", str(path))
+        page.fill(f"{form} input[name=name]", "From a friend")
+        page.evaluate(f"document.querySelector(\"{form} .reply\").className = 'reply'")
+        page.click(f"{form} button")
+        page.wait_for_function(f"document.querySelector(\"{form} .reply\").className.includes('err')")
+        reply = page.inner_text(f"{form} .reply")
+        assert reply.startswith("Not imported, nothing was saved. ") and said in reply, reply
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), reply
+    names = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
+                          f"{svc.panel_url}api/t/{svc.table}/boards")["kinds"]["dogs-tiles"]["names"]
+    assert names == []

@@ -18,6 +18,7 @@ from web_panel import PanelSettings, create_app
 from web_panel.boards_store import KINDS
 from web_panel.mqtt_view import MqttView
 
+from .browser_helpers import RAW_ID
 from .conftest import csrf_of, login
 from .fake_table import FakeTable
 
@@ -129,7 +130,8 @@ def test_new_game_options_carry_the_documents(client: FlaskClient, table_id: str
     r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=mine")
     assert r.get_json() == {"ok": True, "options": {"board": _bushed()}}
     r = client.get(f"/api/t/{table_id}/boards/options/dogs?terror-board=mine")
-    assert r.status_code == 422 and "not for the game 'dogs'" in r.get_json()["error"]
+    error = r.get_json()["error"]
+    assert r.status_code == 422 and "is not for Graveyard Dogs: it belongs to Terror in the Graveyard" in error, error
     r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=missing")
     assert r.status_code == 422 and "no saved" in r.get_json()["error"]
 
@@ -252,3 +254,97 @@ def test_every_kind_exports_and_imports_the_same_data(client: FlaskClient, table
     assert exported.status_code == 200 and json.loads(exported.data) == edited
     assert _post(client, f"/api/t/{table_id}/boards/{key}/theirs", csrf, exported.data).status_code == 200
     assert client.get(f"/api/t/{table_id}/boards/{key}/theirs").data == exported.data
+
+
+def _default(key: str) -> Any:
+    return json.loads(KINDS[key].default_file.read_text(encoding="utf-8"))
+
+
+def _edited(key: str, edit: Any) -> Any:
+    doc = _default(key)
+    edit(doc)
+    return doc
+
+
+# Text a person reads on the table (a tile's name, a card's title and words, the file's name) has a
+# length that fits where it is shown, and a type; each refusal says which tile or card, in words.
+TOO_LONG_OR_WRONG = [
+    ("dogs-tiles", lambda d: d["tiles"][1].update(name="Moon " * 200), "Tile 2", "too long"),
+    ("terror-cards", lambda d: d["cards"][1].update(title="Wrapped " * 60), "The 2nd card", "too long"),
+    ("terror-cards", lambda d: d["cards"][1].update(text="Old bandages. " * 200), "The 2nd card", "too long"),
+    ("terror-cards", lambda d: d.update(name=5), "name", "text"),
+    ("terror-cards", lambda d: d.update(name="Deck " * 100), "name", "too long"),
+    ("terror-board", lambda d: d.update(name="Board " * 100), "name", "too long"),
+    ("superstition-board", lambda d: d.update(name=["x"]), "name", "text"),
+    ("superstition-board", lambda d: d.update(notes="n" * 5000), "notes", "too long"),
+    ("dogs-tiles", lambda d: d.update(name=7), "name", "text"),
+    # Players tell the tile to place by its name ("Tile to place: Pumpkin Patch"): two alike, or none, would not do.
+    ("dogs-tiles", lambda d: d["tiles"][4].update(name=" pumpkin patch"), "Tile 5", "same name as tile 1"),
+    ("dogs-tiles", lambda d: d["tiles"][1].update(name="  "), "Tile 2", "no name"),
+]
+
+
+@pytest.mark.parametrize(("key", "edit", "where", "what"), TOO_LONG_OR_WRONG)
+def test_too_long_or_wrongly_typed_text_is_refused_in_words(client: FlaskClient, table_id: str, token: str,
+                                                           boards: Path, key: str, edit: Any, where: str,
+                                                           what: str) -> None:
+    csrf = login(client, table_id, token)
+    assert _post(client, f"/api/t/{table_id}/boards/{key}/mine", csrf, _default(key)).status_code == 200
+    before = (boards / key / "mine.json").read_bytes()
+    r = _post(client, f"/api/t/{table_id}/boards/{key}/mine", csrf, _edited(key, edit))
+    body = r.get_json()
+    assert r.status_code == 422, body
+    assert where in body["reason"] and what in body["reason"], body["reason"]
+    assert not RAW_ID.search(body["reason"]), body["reason"]
+    assert (boards / key / "mine.json").read_bytes() == before  # the saved file is unchanged
+
+
+def test_a_card_mix_too_large_to_start_a_game_is_refused_when_saved(client: FlaskClient, table_id: str,
+                                                                    token: str, boards: Path) -> None:
+    """Each card's words may be long, but the mix travels in the new-game command: it must fit there."""
+    csrf = login(client, table_id, token)
+
+    def wordy(d: Any) -> None:
+        for card in d["cards"]:
+            card["text"] = (card["text"] + " ") * 2  # twice the words: each card fine, the mix too big
+    doc = _edited("terror-cards", wordy)
+    r = _post(client, f"/api/t/{table_id}/boards/terror-cards/wordy", csrf, doc)
+    body = r.get_json()
+    assert r.status_code == 422, body
+    assert "too large to start a game" in body["reason"] and "KiB" in body["reason"], body["reason"]
+    assert not (boards / "terror-cards" / "wordy.json").exists()
+
+
+def test_a_board_and_card_mix_too_large_together_are_refused_in_words(client: FlaskClient, table_id: str,
+                                                                     token: str, boards: Path) -> None:
+    csrf = login(client, table_id, token)
+
+    def wordy(d: Any) -> None:
+        for card in d["cards"]:
+            card["text"] = card["text"] + " " + card["text"][:60]
+    deck = _edited("terror-cards", wordy)
+    assert _post(client, f"/api/t/{table_id}/boards/terror-cards/wordy", csrf, deck).status_code == 200
+    board = _bushed()
+    board["notes"] = "My own printing, bought at a fair. " * 20
+    assert _post(client, f"/api/t/{table_id}/boards/terror-board/mine", csrf, board).status_code == 200
+    r = client.get(f"/api/t/{table_id}/boards/options/terror?terror-board=mine&terror-cards=wordy")
+    body = r.get_json()
+    assert r.status_code == 422, body
+    assert "together" in body["reason"] and "KiB" in body["reason"], body["reason"]
+    # Each alone still starts a game.
+    assert client.get(f"/api/t/{table_id}/boards/options/terror?terror-cards=wordy").status_code == 200
+
+
+def test_a_huge_upload_is_refused_in_words_and_saves_nothing(client: FlaskClient, table_id: str, token: str,
+                                                            boards: Path) -> None:
+    csrf = login(client, table_id, token)
+    huge = b'{"name": "' + b"x" * (200 * 1024) + b'"}'
+    for url in (f"/api/t/{table_id}/boards/dogs-tiles/huge", f"/api/t/{table_id}/boards/dogs-tiles/check"):
+        r = _post(client, url, csrf, huge)
+        body = r.get_json()
+        assert r.status_code in (413, 422), body
+        assert "48 KiB" in body["reason"], body
+    assert not (boards / "dogs-tiles" / "huge.json").exists()
+    r = _post(client, f"/api/t/{table_id}/boards/dogs-tiles/notjson", csrf, b"PK\x03\x04 a zip file")
+    assert r.status_code == 422 and "not" in r.get_json()["reason"]
+    assert not (boards / "dogs-tiles" / "notjson.json").exists()

@@ -22,6 +22,7 @@
   }
 
   // ----- the list page: import a shared file under a name ------------------------------------------
+  const MAX_FILE_BYTES = 48 * 1024;  // web_panel/boards_store.py MAX_DOCUMENT_BYTES: the panel refuses more
   for (const form of document.querySelectorAll("form.import")) {
     form.addEventListener("submit", async e => {
       e.preventDefault();
@@ -29,6 +30,13 @@
       const file = form.elements.file.files[0];
       const name = form.elements.name.value.trim();
       if (!file) return;
+      if (file.size > MAX_FILE_BYTES) {
+        // Not read at all: a phone would hold the whole of a wrong file in memory only to send it back.
+        out.className = "reply err";
+        out.textContent = "Not imported, nothing was saved. The file is " + Math.round(file.size / 1024) +
+          " KiB, larger than " + MAX_FILE_BYTES / 1024 + " KiB: a board, card mix or set of tiles takes a few KiB.";
+        return;
+      }
       const text = await file.text();
       const r = await post(apiUrl(form.dataset.kind, name), text);
       out.className = "reply " + (r.ok ? "ok" : "err");

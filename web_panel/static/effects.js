@@ -24,9 +24,52 @@
   const prefs = load();
   function save() { try { localStorage.setItem(KEY, JSON.stringify(prefs)); } catch (e) { /* private mode: this visit only */ } }
 
+  // ----- a device that fails: said once, in words, under the controls ---------------------------
+  // One note per kind of fault ("sound", "voice", "lang"), shown while it lasts and counted once, so a
+  // sound card that fails on every cue is one line, not one per cue; it goes when the fault does.
+  const notes = {};
+  let box = null;
+  function report(kind, text) {
+    if (notes[kind] && !notes[kind].hidden) return;
+    if (!notes[kind]) {
+      const p = document.createElement("p");
+      p.className = "fx-note";
+      p.setAttribute("role", "status");
+      notes[kind] = p;
+      (box || document.querySelector("main") || body).appendChild(p);
+    }
+    notes[kind].textContent = text;
+    notes[kind].hidden = false;
+    body.dataset.effectsFaults = String(Number(body.dataset.effectsFaults || 0) + 1);
+  }
+  function cleared(kind) { if (notes[kind]) notes[kind].hidden = true; }
+
+  const pageLang = () => document.documentElement.lang || "en";
+  // A language by its name ("English", "German (Germany)"), not its code ("en", "de-DE").
+  const named = l => {
+    try { return new Intl.DisplayNames([pageLang()], { type: "language" }).of(l) || l; }
+    catch (e) { return l; }
+  };
+  // The language lines are spoken in: the one chosen on this device if it has a voice for it, else
+  // the page's. A choice kept from another visit may name a voice this device no longer has; speaking
+  // it anyway gives silence or a voice reading the words as another language.
+  function voiceLang() {
+    const want = prefs.lang || pageLang();
+    const voices = (window.speechSynthesis && speechSynthesis.getVoices()) || [];
+    const base = l => String(l).toLowerCase().split(/[-_]/)[0];
+    if (want === pageLang() || !voices.length || voices.some(v => base(v.lang) === base(want))) {
+      cleared("lang");
+      return want;
+    }
+    report("lang", "There is no " + named(want) + " voice on this device: lines are spoken in " +
+      named(pageLang()) + ". Pick another voice in the list.");
+    return pageLang();
+  }
+
   // ----- sounds, made here -------------------------------------------------------------
   let ctx = null;
   function audio() {
+    if (ctx && ctx.state === "closed") ctx = null;  // closed under us (the device's audio was reset)
     if (!ctx) {
       const AC = window.AudioContext || window.webkitAudioContext;
       if (!AC) return null;
@@ -63,6 +106,16 @@
     card: [["noise", 0, 0.05], [0.06, 700, 0.08, "triangle"]],
   };
   function playSound(name, volume) {
+    try {
+      makeSound(name, volume);
+      cleared("sound");
+    } catch (e) {
+      ctx = null;  // a fresh audio context on the next cue: the device may have recovered by then
+      report("sound", "Sound could not play on this device. It is tried again with the next cue; " +
+        "if it stays silent, reload the page.");
+    }
+  }
+  function makeSound(name, volume) {
     const notes = SOUNDS[name];
     const ac = notes && audio();
     if (!ac) return;
@@ -99,15 +152,37 @@
   }
 
   // ----- speech ---------------------------------------------------------------------------
+  // Longer than any line takes (200 characters at most) with a few queued behind it: a voice still
+  // "speaking" after this has hung, as some browsers' speech does, and would hold every later line.
+  const STUCK_MS = 30000;
+  let busySince = 0;
+  const VOICE_FAILED = "The voice could not speak on this device. Lines are tried again as they come; " +
+    "pick another voice in the list if it stays silent.";
   function say(text) {
     const synth = window.speechSynthesis;
     if (!synth || !window.SpeechSynthesisUtterance) return;
-    const u = new SpeechSynthesisUtterance(text);
-    u.lang = prefs.lang || document.documentElement.lang || "en";
-    u.volume = Math.max(0, Math.min(1, prefs.volume));
-    const voice = (synth.getVoices() || []).find(v => v.lang === u.lang);
-    if (voice) u.voice = voice;
-    synth.speak(u);
+    try {
+      if ((synth.speaking || synth.pending) && busySince && Date.now() - busySince > STUCK_MS) {
+        synth.cancel();
+        busySince = 0;
+        report("voice", "The voice stopped answering and was restarted.");
+      }
+      const u = new SpeechSynthesisUtterance(text);
+      u.lang = voiceLang();
+      u.volume = Math.max(0, Math.min(1, prefs.volume));
+      const voice = (synth.getVoices() || []).find(v => v.lang === u.lang);
+      if (voice) u.voice = voice;
+      u.onend = () => { busySince = 0; cleared("voice"); };
+      u.onerror = e => {
+        busySince = 0;
+        if (e && (e.error === "interrupted" || e.error === "canceled")) return;  // cut short on purpose
+        report("voice", VOICE_FAILED);
+      };
+      if (!busySince) busySince = Date.now();
+      synth.speak(u);
+    } catch (e) {
+      report("voice", VOICE_FAILED);
+    }
   }
 
   // ----- animation ------------------------------------------------------------------------
@@ -126,24 +201,27 @@
     if (!msg || !Array.isArray(msg.cues)) return;
     for (const cue of msg.cues) {
       if (!cue || typeof cue.kind !== "string") continue;
-      if (cue.kind === "vibrate") {
-        const forMe = cue.value === "all" || (seat !== null && cue.seat === seat);
-        if (isPlayer && forMe && prefs.vibrate && navigator.vibrate) navigator.vibrate(cue.ms || [200]);
-      } else if (cue.kind === "animate") {
-        animate(String(cue.value));
-      } else if (prefs.sound && cue.kind === "sound") {
-        playSound(String(cue.value), cue.volume);
-      } else if (prefs.sound && cue.kind === "say") {
-        say(String(cue.value));
-      }
+      try { playCue(cue); } catch (e) { /* one cue the device refuses must not silence the rest */ }
     }
     body.dataset.effectsPlayed = String(Number(body.dataset.effectsPlayed || 0) + 1);
+  }
+  function playCue(cue) {
+    if (cue.kind === "vibrate") {
+      const forMe = cue.value === "all" || (seat !== null && cue.seat === seat);
+      if (isPlayer && forMe && prefs.vibrate && navigator.vibrate) navigator.vibrate(cue.ms || [200]);
+    } else if (cue.kind === "animate") {
+      animate(String(cue.value));
+    } else if (prefs.sound && cue.kind === "sound") {
+      playSound(String(cue.value), cue.volume);
+    } else if (prefs.sound && cue.kind === "say") {
+      say(String(cue.value));
+    }
   }
   window.GKEffects = { play: play, prefs: prefs };
 
   // ----- the device's controls -------------------------------------------------------------
   function controls() {
-    const box = document.createElement("div");
+    box = document.createElement("div");
     box.className = "fx-controls";
     box.id = "fx-controls";
     const toggle = document.createElement("button");
@@ -168,25 +246,21 @@
     const lang = document.createElement("select");
     lang.id = "fx-lang";
     lang.setAttribute("aria-label", "Language of the voice");
-    // A language by its name ("English", "German (Germany)"), not its code ("en", "de-DE").
-    const named = l => {
-      try { return new Intl.DisplayNames([document.documentElement.lang || "en"], { type: "language" }).of(l) || l; }
-      catch (e) { return l; }
-    };
     const fill = () => {
-      const langs = new Set([(document.documentElement.lang || "en")]);
+      const speaking = voiceLang();
+      const langs = new Set([pageLang()]);
       for (const v of (window.speechSynthesis && speechSynthesis.getVoices()) || []) langs.add(v.lang);
       lang.textContent = "";
       for (const l of langs) {
         const o = document.createElement("option");
         o.value = l; o.textContent = "Voice: " + named(l);
-        if (l === (prefs.lang || document.documentElement.lang || "en")) o.selected = true;
+        if (l === speaking) o.selected = true;
         lang.appendChild(o);
       }
     };
     fill();
     if (window.speechSynthesis) speechSynthesis.onvoiceschanged = fill;
-    lang.addEventListener("change", () => { prefs.lang = lang.value; save(); });
+    lang.addEventListener("change", () => { prefs.lang = lang.value; save(); voiceLang(); });
     box.append(toggle, vol, lang);
     if (isPlayer) {
       const vib = document.createElement("button");

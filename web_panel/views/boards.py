@@ -17,7 +17,8 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request
 from controller.games.terror import catalogue as card_catalogue
 
 from ..auth import check_csrf, control_token
-from ..boards_store import DEFAULT_NAME, KINDS, BoardError, BoardStore, Kind, kind_of, parse_document, validate
+from ..boards_store import (DEFAULT_NAME, KINDS, MAX_DOCUMENT_BYTES, BoardError, BoardStore, Kind, kind_of,
+                            parse_document, validate)
 from .common import known_table, settings
 
 bp = Blueprint("boards", __name__)
@@ -52,6 +53,15 @@ def _kind(key: str) -> Kind:
 def _refusal(exc: BoardError, status: int = 422) -> Any:
     # ``error`` names the file's entry (machines, hand edits); ``reason`` is what a person reads.
     return jsonify({"ok": False, "error": str(exc), "reason": exc.reason, "at": exc.at}), status
+
+
+def _too_big() -> Any:
+    """A body over the file limit is refused unread, in words: not the server's bare "too large"."""
+    length = request.content_length
+    if length is not None and length > MAX_DOCUMENT_BYTES:
+        return _refusal(BoardError(f"the file is {length // 1024} KiB, larger than {MAX_DOCUMENT_BYTES // 1024} KiB: "
+                                   "a board, card mix or set of tiles takes a few KiB; nothing was saved"), 413)
+    return None
 
 
 @bp.get("/t/<table>/boards")
@@ -104,6 +114,8 @@ def check(table: str, key: str) -> Any:
     _allowed(table)
     check_csrf()
     kind = _kind(key)
+    if (refused := _too_big()) is not None:
+        return refused
     try:
         validate(kind, parse_document(request.get_data(cache=False)))
     except BoardError as exc:
@@ -118,6 +130,8 @@ def save(table: str, key: str, name: str) -> Any:
     check_csrf()
     kind = _kind(key)
     store = _writable_store()
+    if (refused := _too_big()) is not None:
+        return refused
     try:
         store.save(kind, name, parse_document(request.get_data(cache=False)))
     except BoardError as exc:

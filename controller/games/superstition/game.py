@@ -114,6 +114,7 @@ class Superstition(RulesMixin, Game):
 
     @classmethod
     def check_new_options(cls, options: Mapping[str, Any]) -> None:
+        super().check_new_options(options)
         board = options.get("board")
         if isinstance(board, Mapping):
             parse_board(board, where="option 'board'")  # every check, the newest included

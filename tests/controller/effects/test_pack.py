@@ -34,17 +34,24 @@ MOMENTS = {
                ("cured", {"seat": 1, "pawn": 1, "label": "boy", "by": "potion"}),
                ("skull_attempt", {"seat": 0, "pawn": 0, "label": "girl"}),
                ("skull_hit", {"seat": 0, "pawn": 0, "label": "girl"}),
+               # "Your pawn is paralyzed!" (Skeleton Hand space), and a Magic Ring stolen by a card
+               ("paralysed", {"seat": 1, "pawn": 0, "label": "girl"}),
+               ("ring_stolen", {"from": {"seat": 1, "label": "boy"}, "to": {"seat": 0, "label": "girl"}}),
                ("game_won", {"seats": [0], "reason": "ghost"})],
     "superstition": [("peg_pulled", {"player": 0, "trap": "ladder", "peg": "a"}),
                      ("challenge_resolved", {"player": 0, "trap": "mirror", "peg": "b", "zapped": True}),
                      ("challenge_resolved", {"player": 0, "trap": "grave1", "peg": "a", "zapped": False}),
                      ("whammy_placed", {"player": 1, "space": "b12", "whammy": "the_raven", "name": "The Raven"}),
                      ("moved", {"player": 1, "from": "s3", "to": "s7", "charm": "wishbone"}),
+                     # over the Wizard's Tomb with a Whammy and a Charm, to the other Grave
+                     ("jumped_tomb", {"player": 1, "from": "s4", "to": "s9"}),
                      ("won", {"player": 1})],
     "dogs": [("borked", {"seat": 0, "token": "spook", "id": 0, "x": 1, "y": 1}),
              ("attacked", {"seat": 0, "spook": 2, "kind": "skeleton", "roll": 5, "captured": True}),
              ("haunted", {"spook": 0, "kind": "ghoul", "dogs": [0], "removed": {}}),
              ("spook_placed", {"id": 1, "kind": "skeleton", "x": 0, "y": 1}),
+             # a Wrestle: both dogs roll, the higher takes a snack
+             ("wrestled", {"seat": 0, "other": 1, "rolls": [5, 2], "winner": 0, "snack": "bone"}),
              ("game_over", {"scores": [5, 3], "winners": [0], "friends": False})],
 }
 COMMON = [("turn_started", {"seat": 1, "player": 1}), ("mismatch", {"code": "x", "message": "The Wolf tomb moved."}),

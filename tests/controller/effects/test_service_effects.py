@@ -160,3 +160,95 @@ def test_the_effects_player_gets_a_decisions_events_only_after_they_are_publishe
         sub.wait_for(lambda m: any(x.json()["type"] == "mismatch_cleared" for x in m))
         assert offered.wait(5)
     assert seen and all(offered_seq <= sent for offered_seq, sent in seen), seen
+
+
+def test_a_failing_output_is_reported_once_and_the_rest_still_plays(caplog: Any) -> None:
+    """A dead light (an unplugged board) must not flood the log or silence the other cues and lights."""
+    published: list[dict[str, Any]] = []
+    lit: list[str] = []
+
+    def lights(output: str, cue: Any) -> None:
+        if output == "dead_light":
+            raise OSError("the output board does not answer")
+        lit.append(output)
+
+    def home_assistant(event: Any) -> None:
+        raise RuntimeError("device trigger failed")
+
+    pack = parse_pack("[[rule]]\nname = 'r'\nwhen = 'rolled'\n"
+                      "cues = [{ light = 'dead_light' }, { light = 'good_light' }, { sound = 'roll' }]\n")
+    player = EffectsPlayer("t", effects=lambda: Effects("terror", pack), players=lambda: ["Ann"],
+                           publish=published.append, lights=lights, also=home_assistant, clock=lambda: 0.0)
+    player.start()
+    try:
+        with caplog.at_level("INFO", logger="controller.effects.engine"):
+            for i in range(5):
+                player.offer([{"seq": i, "time": 0.0, "type": "rolled", "data": {"seat": 0}}])
+                assert player.drain(5)
+        assert [b["seq"] for b in published] == [0, 1, 2, 3, 4]  # Home Assistant failing stops no cue
+        assert lit == ["good_light"] * 5  # the light after the dead one still lights
+        errors = [r for r in caplog.records if r.levelname in ("ERROR", "WARNING")]
+        assert len(errors) == 2, [r.getMessage() for r in errors]  # one for the light, one for Home Assistant
+        messages = " ".join(r.getMessage() for r in errors)
+        assert "dead_light" in messages and "Home Assistant" in messages
+        assert player.counters["failed"] == 10
+    finally:
+        player.close()
+
+
+def test_an_output_that_works_again_is_said_once() -> None:
+    broken = threading.Event()
+    broken.set()
+
+    def lights(output: str, cue: Any) -> None:
+        if broken.is_set():
+            raise OSError("no answer")
+
+    pack = parse_pack("[[rule]]\nname = 'r'\nwhen = 'rolled'\ncues = [{ light = 'lamp' }]\n")
+    player = EffectsPlayer("t", effects=lambda: Effects("terror", pack), players=lambda: ["Ann"],
+                           publish=lambda body: None, lights=lights, clock=lambda: 0.0)
+    player.start()
+    try:
+        player.offer([{"seq": 1, "time": 0.0, "type": "rolled", "data": {}}])
+        assert player.drain(5)
+        assert "lamp" in " ".join(player.faults)
+        broken.clear()
+        player.offer([{"seq": 2, "time": 0.0, "type": "rolled", "data": {}}])
+        assert player.drain(5)
+        assert player.faults == []
+    finally:
+        player.close()
+
+
+def test_a_missing_or_bad_owner_pack_is_reported_when_the_table_starts(
+        mosquitto: Broker, make_service: MakeService, tmp_path: Any, caplog: Any) -> None:
+    """The owner sees the mistake at once, not only when the first event of that game plays."""
+    missing = tmp_path / "my-terror.toml"  # a typo in the config: no such file
+    broken = tmp_path / "my-dogs.toml"
+    broken.write_text("[[rule]\nname = 'x'\n", encoding="utf-8")
+    with caplog.at_level("ERROR", logger="controller.effects.engine"):
+        svc = make_service("fx-start", **{"table.game": "terror", "effects.terror": str(missing),
+                                          "effects.dogs": str(broken)})
+        error = svc.effects.health()["error"]
+    assert error is not None and str(missing) in error and "No such file" in error
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert str(missing) in logged and str(broken) in logged and "not valid TOML" in logged
+
+
+def test_health_says_what_is_failing_in_words(mosquitto: Broker, make_service: MakeService) -> None:
+    svc = make_service("fx-faults", **{"table.game": "terror"})
+    assert svc.effects.health()["faults"] == []
+
+
+def test_an_owner_pack_lighting_an_output_the_pi_lacks_says_so_at_start(
+        mosquitto: Broker, make_service: MakeService, tmp_path: Any, caplog: Any) -> None:
+    """A typo in a light's name would otherwise light nothing and say nothing."""
+    pack = tmp_path / "mine.toml"
+    pack.write_text("[[rule]]\nname = 'flash'\nwhen = 'rolled'\ncues = [{ light = 'tabel_light' }]\n",
+                    encoding="utf-8")
+    with caplog.at_level("WARNING", logger="controller.service_effects"):
+        svc = make_service("fx-outputs", **{"table.game": "terror", "effects.terror": str(pack)})
+    assert svc.hub is not None and "tabel_light" not in svc.hub.output_names
+    lines = [r.getMessage() for r in caplog.records if "tabel_light" in r.getMessage()]
+    assert len(lines) == 1 and str(pack) in lines[0] and "[hardware.outputs]" in lines[0], lines
+    assert svc.effects.health()["error"] is None  # still a good pack: the light may be home automation's
