@@ -174,7 +174,9 @@
     $("gm-trust").disabled = !st.mismatch;
     const out = (gm.out_of_service || []);
     const broken = new Set(out.map(s => s.sensor));
-    const ids = Object.keys((live.sensors && live.sensors.sensors) || {}).filter(s => !broken.has(s)).sort();
+    // Only this game's sensors: a trap marked broken in a Terror game would change nothing the table does.
+    const ids = Object.keys((live.sensors && live.sensors.sensors) || {})
+      .filter(s => !broken.has(s) && window.GKLive.gameReads(st.game, s)).sort();
     const key = ids.join(",");
     if (key !== sensorKey) {
       sensorKey = key;

@@ -145,7 +145,11 @@
       box.appendChild(b);
     });
     if (!box.childNodes.length) {
-      box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over." : "Nothing to do until it is your turn.";
+      // Paused, or the player's own turn waiting on the board (a tomb to slide, a piece to put back after
+      // an undo): "until it is your turn" would be wrong, so the page says what the table waits for.
+      const held = !!(st.gm && st.gm.paused) || st.current_player === seat;
+      box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over."
+        : held && st.waiting_for ? "Nothing to press on your phone now. " + st.waiting_for : "Nothing to do until it is your turn.";
     }
   }
 

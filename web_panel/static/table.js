@@ -201,8 +201,7 @@
     // Value and age from the same code as the self-test page (GKLive.sensorFacts), so the two agree.
     const facts = window.GKLive.sensorFacts(live.sensors);
     // The current game's sensors first; the rest of the board's sensors under a fold.
-    const kinds = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[(live.state || {}).game];
-    const mine = id => !kinds || kinds.includes(id.split(".")[0]);
+    const mine = id => window.GKLive.gameReads((live.state || {}).game, id);
     tbody.innerHTML = "";
     if (other) other.innerHTML = "";
     let others = 0;
