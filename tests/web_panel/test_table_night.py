@@ -95,3 +95,22 @@ def test_the_game_master_marks_broken_only_a_sensor_this_game_reads(phone: Any, 
     options = gm.eval_on_selector_all("#gm-sensor option", "os => os.map(o => o.value)")
     assert {"tomb.wolf", "launcher", "chute.left"} <= set(options)
     assert not [o for o in options if o.startswith("trap.")], f"a Terror game offers Superstition's traps: {options}"
+
+
+def test_the_game_master_is_not_sent_to_the_virtual_board_while_paused(phone: Any, served: PanelServer,
+                                                                        fake: FakeTable, token: str) -> None:
+    """Paused, nothing on the board is judged: "the table waits for the board, do it on the virtual
+    board" would send the game master to make a move the table does not take."""
+    g = advance(*GAMES["terror"])
+    publish(fake, g, simulate=True)
+    gm, _ = phone()
+    login(gm, served.url, fake.table, token)
+    gm.wait_for_selector("#sim:not([hidden])")
+    # The table waited for a tomb to slide when the game master paused.
+    slide = {"kind": "move_tomb", "prompt": "Slide the Wolf tomb one position.", "player": g.current_player,
+             "accepts": {"tomb.wolf": {"end_a": {}, "end_b": {}}}, "requires": {}, "action": None}
+    hold(fake, g, 6, gm={"paused": {"since": 0, "by": "referee", "reason": ""}}, expects=[slide],
+         waiting_for="The game is paused: every timer has stopped until the referee resumes it.")
+    gm.wait_for_function("document.getElementById('actions').textContent.includes('paused')")
+    assert "waits for the board" not in gm.text_content("#actions")
+    assert gm.locator("#to-sim").count() == 0
