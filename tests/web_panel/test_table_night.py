@@ -114,3 +114,19 @@ def test_the_game_master_is_not_sent_to_the_virtual_board_while_paused(phone: An
     gm.wait_for_function("document.getElementById('actions').textContent.includes('paused')")
     assert "waits for the board" not in gm.text_content("#actions")
     assert gm.locator("#to-sim").count() == 0
+
+
+def test_a_move_taken_back_is_no_longer_reported_done_on_the_phone(phone: Any, served: PanelServer,
+                                                                     fake: FakeTable, token: str) -> None:
+    """The player's "End the turn: done" under their moves, after the game master took that move back,
+    tells them something that is no longer so."""
+    g = advance(*GAMES["terror"])
+    publish(fake, g)
+    player, _ = phone()
+    join(player, served.url, fake.table, token, g.current_player)
+    fake.handler = lambda name, cmd: {"ok": True}
+    player.locator("#actions button.act").first.tap()
+    player.wait_for_function("document.getElementById('reply').textContent.endsWith(': done')")
+    fake.event("undone", {"move": "Ann ends the turn", "by": "referee", "put_back": []})
+    player.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('took back'))")
+    player.wait_for_function("!document.getElementById('reply').textContent.includes('done')")

@@ -68,8 +68,22 @@
     return (pv.legal || []).filter(a => a.player === seat);
   }
 
+  // The referee took a move back: a "...: done" under the moves would report a move that no longer
+  // stands, so it goes (a refusal, or a reply still on its way, stays).
+  let undoneSeq = null;
+  function forgetUndoneReply() {
+    const undone = live.events.filter(ev => ev.type === "undone").pop();
+    const seq = undone ? undone.seq : -1;
+    if (undoneSeq !== null && seq > undoneSeq) {
+      const reply = $("reply");
+      if (reply && reply.classList.contains("ok")) { reply.className = "reply"; reply.textContent = ""; }
+    }
+    undoneSeq = seq;
+  }
+
   function render() {
     window.GKLive.renderCommon(live);
+    forgetUndoneReply();
     const st = live.state || {};
     const legal = myLegal();
     // A move that needs this player's Charm shows where it goes only in their own view.
