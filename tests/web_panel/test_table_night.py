@@ -130,3 +130,21 @@ def test_a_move_taken_back_is_no_longer_reported_done_on_the_phone(phone: Any, s
     fake.event("undone", {"move": "Ann ends the turn", "by": "referee", "put_back": []})
     player.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('took back'))")
     player.wait_for_function("!document.getElementById('reply').textContent.includes('done')")
+
+
+def test_a_game_that_senses_nothing_offers_no_sensor_corrections(phone: Any, served: PanelServer,
+                                                                 fake: FakeTable, token: str) -> None:
+    """Graveyard dogs reads no sensor: an empty sensor list, a "Mark it broken" and a "Trust the board"
+    that can never be pressed only puzzle the game master."""
+    g = advance(*GAMES["dogs"])
+    publish(fake, g, simulate=True)
+    reading = {"changed": 990.0, "seen": 999.0, "source": "sim", "online": True}
+    fake.publish("sensors", {"time": time.time(), "monotonic": 1000.0, "sensors": {
+        "tomb.wolf": {"value": "middle", **reading}, "trap.ladder.sprung": {"value": "cocked", **reading}}})
+    gm, _ = phone()
+    login(gm, served.url, fake.table, token)
+    gm.wait_for_selector("#gm-undo")
+    gm.wait_for_selector("#gm-sensor", state="attached")
+    for control in ("#gm-broken", "#gm-trust", "#gm-sensor"):
+        gm.wait_for_selector(control, state="hidden")
+    assert gm.is_visible("#gm-pause")
