@@ -14,7 +14,7 @@ import pytest
 
 from web_panel.server import PanelServer
 
-from .browser_helpers import login
+from .browser_helpers import check_phone_page, login
 from .engine_state import public_state
 from .fake_table import FakeTable
 from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap  # noqa: F401 (phone: the fixture)
@@ -148,3 +148,26 @@ def test_a_game_that_senses_nothing_offers_no_sensor_corrections(phone: Any, ser
     for control in ("#gm-broken", "#gm-trust", "#gm-sensor"):
         gm.wait_for_selector(control, state="hidden")
     assert gm.is_visible("#gm-pause")
+
+
+def test_a_seated_player_who_opens_the_join_page_or_the_table_finds_their_own_page(
+        phone: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
+    """A player scans the join code again, or taps "gravekeeper" and then the table: the phone still
+    holds their seat, so both pages lead back to it instead of asking for the code again."""
+    g = advance(*GAMES["superstition"])
+    publish(fake, g)
+    player, errors = phone()
+    join(player, served.url, fake.table, token, 1)
+    player.goto(served.url + f"t/{fake.table}/join")
+    assert g.players[1] in player.text_content("#seated")
+    check_phone_page(player, "the join page of a phone that holds a seat", errors)
+    player.locator("#my-page").tap()
+    player.wait_for_url(f"**/t/{fake.table}/me")
+    player.goto(served.url + f"t/{fake.table}")
+    link = player.locator("#join-link")
+    assert g.players[1] in link.text_content()
+    link.tap()
+    player.wait_for_url(f"**/t/{fake.table}/me")
+    stranger, _ = phone()
+    stranger.goto(served.url + f"t/{fake.table}/join")
+    assert stranger.locator("#seated").count() == 0
