@@ -184,6 +184,9 @@
 
   function draw(svg, state, ctx) {
     routeTaps(svg);
+    // A move proposed before the game moved on (a pause, an undo, another's move) is dropped before the
+    // board is drawn, so neither its way on the board nor "Tap Move here" outlives the confirm bar.
+    if (B.proposal && !(ctx.legal || []).some(a => same(a, B.proposal.action))) B.proposal = null;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     targets = [];
     svgNow = svg;
@@ -203,7 +206,6 @@
         drawn = { handled: new Set(), hint: "The board could not be drawn: " + e.message };
       }
     }
-    if (B.proposal && !(ctx.legal || []).some(a => same(a, B.proposal.action))) B.proposal = null;
     renderConfirm(state, ctx, drawn);
     renderNotes(drawn);
     // For tests and people poking at the page: the width the hit areas were sized for.

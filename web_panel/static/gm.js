@@ -79,7 +79,7 @@
     row.appendChild(el("button", { type: "button", id: "gm-undo" }, "Undo the last move"));
     row.appendChild(el("button", { type: "button", id: "gm-pause" }, "Pause"));
     card.appendChild(row);
-    const fix = el("div", { class: "section" });
+    const fix = el("div", { class: "section", id: "gm-fix" });
     fix.appendChild(el("h2", {}, "Correct a misread"));
     const dbox = el("div", { id: "gm-declare-box" });
     dbox.appendChild(el("span", { class: "label" }, "What really happened"));
@@ -174,7 +174,9 @@
     $("gm-trust").disabled = !st.mismatch;
     const out = (gm.out_of_service || []);
     const broken = new Set(out.map(s => s.sensor));
-    const ids = Object.keys((live.sensors && live.sensors.sensors) || {}).filter(s => !broken.has(s)).sort();
+    // Only this game's sensors: a trap marked broken in a Terror game would change nothing the table does.
+    const ids = Object.keys((live.sensors && live.sensors.sensors) || {})
+      .filter(s => !broken.has(s) && window.GKLive.gameReads(st.game, s)).sort();
     const key = ids.join(",");
     if (key !== sensorKey) {
       sensorKey = key;
@@ -183,6 +185,8 @@
       for (const id of ids) { const o = el("option", { value: id }, sensorLabel(id)); sel.appendChild(o); }
     }
     $("gm-broken").disabled = !ids.length || !st.game;
+    // A game that reads no sensor (Graveyard dogs) has no misread to correct: the whole fold goes.
+    $("gm-fix").hidden = !declare.length && !windows.length && !ids.length && !out.length && !st.mismatch;
     $("gm-out").textContent = out.length ? "Out of service for this game (enter their moves by hand): " + out.map(s => s.label).join(", ") + "." : "";
   }
 

@@ -379,8 +379,18 @@
     return out;
   }
 
+  /** Whether ``game`` reads sensor ``id`` (a board carries every game's sensors): the table's sensor strip
+   *  puts the others under a fold, and the game master is offered only these to mark broken. An unknown
+   *  game reads them all, so nothing is hidden from the referee. */
+  const READS = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] };
+  function gameReads(game, id) {
+    const kinds = READS[game];
+    return !kinds || kinds.includes(String(id).split(".")[0]);
+  }
+
   window.GKLive = GKLive;
   window.GKLive.sensorFacts = sensorFacts;
+  window.GKLive.gameReads = gameReads;
   /** performance.now() when the table made this state (undefined for a state this page did not receive). */
   window.GKLive.stateMadeAt = st => (st && typeof st === "object" ? madeAt.get(st) : undefined);
   window.GKLive.sendCommand = sendCommand;

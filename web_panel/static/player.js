@@ -68,8 +68,22 @@
     return (pv.legal || []).filter(a => a.player === seat);
   }
 
+  // The referee took a move back: a "...: done" under the moves would report a move that no longer
+  // stands, so it goes (a refusal, or a reply still on its way, stays).
+  let undoneSeq = null;
+  function forgetUndoneReply() {
+    const undone = live.events.filter(ev => ev.type === "undone").pop();
+    const seq = undone ? undone.seq : -1;
+    if (undoneSeq !== null && seq > undoneSeq) {
+      const reply = $("reply");
+      if (reply && reply.classList.contains("ok")) { reply.className = "reply"; reply.textContent = ""; }
+    }
+    undoneSeq = seq;
+  }
+
   function render() {
     window.GKLive.renderCommon(live);
+    forgetUndoneReply();
     const st = live.state || {};
     const legal = myLegal();
     // A move that needs this player's Charm shows where it goes only in their own view.
@@ -145,7 +159,11 @@
       box.appendChild(b);
     });
     if (!box.childNodes.length) {
-      box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over." : "Nothing to do until it is your turn.";
+      // Paused, or the player's own turn waiting on the board (a tomb to slide, a piece to put back after
+      // an undo): "until it is your turn" would be wrong, so the page says what the table waits for.
+      const held = !!(st.gm && st.gm.paused) || st.current_player === seat;
+      box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over."
+        : held && st.waiting_for ? "Nothing to press on your phone now. " + st.waiting_for : "Nothing to do until it is your turn.";
     }
   }
 

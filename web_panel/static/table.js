@@ -67,7 +67,8 @@
   // Nothing to press here: the table waits for the board. In --simulate the virtual board is that board.
   function nothingHere(box, st, ctx) {
     box.textContent = "Nothing to do from here: " + (st.waiting_for || "wait.");
-    if (!ctx.simulate || !((st.expects || []).length)) return;
+    // Paused, nothing on the board is judged: no pointing at the virtual board until the game resumes.
+    if (!ctx.simulate || !((st.expects || []).length) || (st.gm && st.gm.paused)) return;
     box.textContent = "Nothing to press here: the table waits for the board. " + (st.waiting_for || "");
     const a = document.createElement("a");
     a.href = "#sim"; a.id = "to-sim"; a.className = "button-link"; a.textContent = "Do it on the virtual board ↓";
@@ -201,8 +202,7 @@
     // Value and age from the same code as the self-test page (GKLive.sensorFacts), so the two agree.
     const facts = window.GKLive.sensorFacts(live.sensors);
     // The current game's sensors first; the rest of the board's sensors under a fold.
-    const kinds = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[(live.state || {}).game];
-    const mine = id => !kinds || kinds.includes(id.split(".")[0]);
+    const mine = id => window.GKLive.gameReads((live.state || {}).game, id);
     tbody.innerHTML = "";
     if (other) other.innerHTML = "";
     let others = 0;

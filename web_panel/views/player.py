@@ -27,11 +27,22 @@ def _normalise(code: str) -> bytes:
     return "".join(c for c in code.upper() if c.isalnum()).encode()
 
 
+def seated_name(table: str) -> str | None:
+    """The name of the seat this phone holds in the table's current game, if it holds one: a player who
+    scans the join code again, or opens the table page, is shown the way back to their own page."""
+    state = mqtt_view().state(table) or {}
+    seat = joined_seat(table, state.get("game_id"))
+    players = state.get("players") or []
+    if seat is None:
+        return None
+    return str(players[seat]) if 0 <= seat < len(players) else f"player {seat + 1}"
+
+
 @bp.get("/t/<table>/join")
 def join_form(table: str) -> str:
     known_table(table)
     current_session()
-    return render_template("join.html", table=table, error=None)
+    return render_template("join.html", table=table, error=None, seated=seated_name(table))
 
 
 @bp.post("/t/<table>/join")
@@ -39,7 +50,8 @@ def join(table: str) -> Any:
     known_table(table)
     # A mistyped code shows the form again with the reason (and keeps its status for scripts).
     return form_again(lambda: _join(table),
-                      lambda reason: render_template("join.html", table=table, error=reason))
+                      lambda reason: render_template("join.html", table=table, error=reason,
+                                                     seated=seated_name(table)))
 
 
 def _join(table: str) -> Any:

@@ -16,6 +16,7 @@ from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..mqtt_view import LIST
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
+from .player import seated_name
 
 bp = Blueprint("tables", __name__)
 
@@ -110,6 +111,7 @@ def render_table(table: str, login_error: str | None = None) -> str:
         join_local=bool(join_url) and not other_devices_can_use(join_url),
         join_qr=Markup(qr_svg(join_url)) if join_url else None,  # segno's own SVG, no user text in it
         login_error=login_error,
+        seated=seated_name(table),
     )
 
 
