@@ -47,6 +47,8 @@ def test_a_finished_game(name: str, phone: Any, served: PanelServer, fake: FakeT
     spectator, s_errors = phone()
     spectator.goto(served.url + f"t/{fake.table}")
     spectator.wait_for_selector("#over:not([hidden])")
+    # The line that says what the table waits for reads as a sentence once the game is over too.
+    assert "Waiting for" not in spectator.inner_text(".waiting"), spectator.inner_text(".waiting")
     check_phone_page(spectator, f"{name}: a spectator's page of a finished game", s_errors,
                      shot_name=f"phone-{name}-over-spectator")
     for seat in (0, 1):
