@@ -287,16 +287,14 @@ class BenchService(Service):
         link.client._sock_send = timed_send  # type: ignore[method-assign]
 
 
-# --compare: (name, the rehearsal on, the link writes its events itself)
-COMPARED = (("without the rehearsal", False, True), ("with paho's thread writing the event", True, False),
-            ("without either (as before 2026-12-02)", False, False))
+# --compare: (name, the rehearsal on)
+COMPARED = (("without the rehearsal", False),)
 
 
 @dataclass
 class Variant:
     name: str
     rehearsal: bool
-    writes: bool
     settled: list[float] = field(default_factory=list)
     late: list[float] = field(default_factory=list)
     stages: list[dict[str, float]] | None = None
@@ -382,8 +380,7 @@ def main() -> int:
     ap.add_argument("--dir", help="directory for the journal (default: a temp dir on the disk under /tmp)")
     ap.add_argument("--stages", action="store_true", help="also stamp and report the controller's stages")
     ap.add_argument("--compare", action="store_true",
-                    help="also run the controller without its rehearsal before a window closes, with paho's "
-                         "thread writing its events, and without either, alternated")
+                    help="also run the controller without its rehearsal before a window closes, alternated")
     args = ap.parse_args()
     if args.samples < 1 or args.rounds < 1:
         ap.error("--samples and --rounds must be at least 1")
@@ -430,10 +427,9 @@ def main() -> int:
             finally:
                 rehearsals.append((time.monotonic() - t0, time.thread_time() - c0))
 
-        # --compare: the controller without each of the two cuts of 2026-12-02, then without both
-        # (as it was before them), alternated with the others in every round.
-        variants = {name: Variant(name, rehearsal, writes) for name, rehearsal, writes in COMPARED} \
-            if args.compare else {}
+        # --compare: the controller without its rehearsal (as before 2026-12-02), alternated with the
+        # others in every round.
+        variants = {name: Variant(name, rehearsal) for name, rehearsal in COMPARED} if args.compare else {}
         for v in variants.values():
             v.stages = [] if args.stages else None
         svc.hub._on_window_closing = timed_rehearsal
@@ -452,10 +448,8 @@ def main() -> int:
             fsync += fsync_round(tmp / "fsync.bin", args.samples, cadence)
             for v in variants.values():
                 svc.hub._on_window_closing = timed_rehearsal if v.rehearsal else None
-                svc.link._caller_writes = v.writes
                 v.settled += controller_round(svc, receiver, args.samples, gap, value, v.stages, v.late)[0]
                 svc.hub._on_window_closing = timed_rehearsal
-                svc.link._caller_writes = True
         svc.stop()
         receiver.close()
         floor_db.close()

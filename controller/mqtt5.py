@@ -50,17 +50,16 @@ MAX_PACKET_BYTES = MAX_PAYLOAD_BYTES + (64 << 10)
 UNSUPPORTED_PROTOCOL = 132  # CONNACK reason "Unsupported protocol version" (MQTT 5, 3.2.2.2)
 
 
-def new_client(client_id: str, *, mqtt5: bool = True, cls: type[mqtt.Client] = mqtt.Client) -> mqtt.Client:
+def new_client(client_id: str, *, mqtt5: bool = True) -> mqtt.Client:
     """A paho 2 client (callback API version 2) speaking MQTT 5, or 3.1.1 when ``mqtt5`` is False.
 
     Both start every connection with a clean session (MQTT 5: clean start and no
-    session expiry), as the 3.1.1 clients always did. ``cls`` may be a subclass of paho's
-    client (the controller's link: :class:`~controller.mqtt_write.CallerWriteClient`).
+    session expiry), as the 3.1.1 clients always did.
     """
     if mqtt5:
-        return cls(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-    return cls(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
-               protocol=mqtt.MQTTv311)
+        return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
+                       protocol=mqtt.MQTTv311)
 
 
 def is_mqtt5(client: mqtt.Client) -> bool:

@@ -23,7 +23,6 @@ before the worker sees them; each refusal gets a reply naming the problem.
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
 import logging
 import socket
@@ -45,7 +44,6 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
     dumps,
 )
 from controller.mqtt_status import RunStatus
-from controller.mqtt_write import CallerWriteClient
 from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
 from controller.put_right import PutRightGate
 from controller.security import signed_reply
@@ -176,7 +174,6 @@ class MqttLink:
         self._retained: dict[str, bytes] = {}
         self._dirty: dict[str, None] = {}
         self._published_events = 0
-        self._caller_writes = True  # see flush; False: paho's thread writes every packet (a benchmark's baseline)
         self._need_marker_check = True
 
         # A fixed id per table: a restarted controller takes over the session of the one that
@@ -184,8 +181,7 @@ class MqttLink:
         # "online", instead of a keepalive later, on top of it.
         client_id = settings.client_id or f"gravekeeper-{table}"
         # MQTT 5, so the broker learns the largest packet we take (controller.mqtt5).
-        self.client: CallerWriteClient = mqtt5.new_client(  # type: ignore[assignment]
-            client_id, mqtt5=mqtt5_protocol, cls=CallerWriteClient)
+        self.client = mqtt5.new_client(client_id, mqtt5=mqtt5_protocol)
         self.client.max_inflight_messages_set(PAHO_INFLIGHT)
         self.client.reconnect_delay_set(min_delay=1, max_delay=4)
         if settings.username:
@@ -360,13 +356,11 @@ class MqttLink:
         if room > 0 and self._sent_seq < last:
             # The journal hands over each event's public bytes (only EVENT_KEYS, never a private
             # part), encoded once when it was recorded: signed as they are, not decoded and re-encoded.
-            # The events leave from this thread, without waking paho's (controller.mqtt_write).
-            with self.client.writing_here() if self._caller_writes else contextlib.nullcontext():
-                for seq, body in self._journal.public_after(self._sent_seq, limit=room):
-                    sent += 1
-                    self._publish(self.topics.events, self._publisher.sign("events", body), False, seq)
-                    self._sent_seq = seq
-                    self._published_events += 1
+            for seq, body in self._journal.public_after(self._sent_seq, limit=room):
+                sent += 1
+                self._publish(self.topics.events, self._publisher.sign("events", body), False, seq)
+                self._sent_seq = seq
+                self._published_events += 1
             room = WINDOW - len(self._inflight)
         if self._sent_seq < last:
             backlog = True  # retained state must not overtake the events it includes
