@@ -204,3 +204,18 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, what: str =
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         stop.wait(0.01)
+
+
+def listening_client(host: str, port: int, client_id: str, topics: list[str],
+                     on_message: Callable[[mqtt.Client, Any, mqtt.MQTTMessage], None]) -> mqtt.Client:
+    """A client of someone else on the broker (an attacker, a copier), subscribed to ``topics`` at QoS 1
+    before it is returned; ``on_message`` runs on its network thread. Stop it with disconnect()."""
+    ready = threading.Event()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
+    client.on_message = on_message
+    client.on_connect = lambda c, *a: c.subscribe([(t, 1) for t in topics])
+    client.on_subscribe = lambda *a: ready.set()
+    client.connect(host, port)
+    client.loop_start()
+    assert ready.wait(5), f"{client_id} was not subscribed in time"
+    return client

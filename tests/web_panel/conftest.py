@@ -13,6 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.conftest import Broker
+from tests.controller.service_testkit import BASE
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView
 from web_panel.server import PanelServer, start_panel
@@ -45,6 +46,15 @@ def fake(mosquitto: Broker, table_id: str, token: str) -> Iterator[FakeTable]:
     yield table
     table.clear()
     table.close()
+
+
+@pytest.fixture
+def bare_view(mosquitto: Broker) -> Iterator[MqttView]:
+    """The panel's MQTT side alone, for every table on the broker (no pages): its commands and replies."""
+    view = MqttView(PanelSettings(broker_port=mosquitto.port, base_topic=BASE, command_timeout=5.0))
+    view.start(wait=5)
+    yield view
+    view.close()
 
 
 @pytest.fixture

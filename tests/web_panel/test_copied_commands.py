@@ -10,7 +10,6 @@ journal). The panel took the first signed answer with its id: a roll the table m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -18,9 +17,8 @@ import pytest
 
 from controller.security import verify_reply
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.mqtt_testkit import Commander, Subscriber, listening_client
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
-from web_panel import PanelSettings
 from web_panel.mqtt_view import MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
@@ -28,7 +26,6 @@ __all__ = ["make_service"]  # the fixture, imported for pytest
 
 def copier(broker: Broker, table: str, how: str) -> mqtt.Client:
     """A client that publishes a copy of every command it sees, at once."""
-    ready: list[bool] = []
     copied: set[str] = set()
 
     def copy(client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
@@ -43,37 +40,22 @@ def copier(broker: Broker, table: str, how: str) -> mqtt.Client:
         else:  # another command's topic
             client.publish(topic(table, "cmd", "dance"), json.dumps({"id": cmd_id}), qos=0)
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"copier-{how}")
-    client.on_message = copy
-    client.on_connect = lambda c, *a: c.subscribe(topic(table, "cmd", "+"), qos=1)
-    client.on_subscribe = lambda *a: ready.append(True)
-    client.connect(broker.host, broker.port)
-    client.loop_start()
-    wait_until(lambda: bool(ready), 5, "the copier subscribed")
-    return client
-
-
-@pytest.fixture
-def panel(mosquitto: Broker) -> Iterator[MqttView]:
-    view = MqttView(PanelSettings(broker_port=mosquitto.port, base_topic=BASE, command_timeout=5.0))
-    view.start(wait=5)
-    yield view
-    view.close()
+    return listening_client(broker.host, broker.port, f"copier-{how}", [topic(table, "cmd", "+")], copy)
 
 
 @pytest.mark.parametrize("how", ["exact", "unsigned", "other topic"])
 def test_a_copy_of_the_panels_command_does_not_answer_it(mosquitto: Broker, make_service: MakeService,
-                                                         panel: MqttView, how: str) -> None:
+                                                         bare_view: MqttView, how: str) -> None:
     t = f"copy-{how.replace(' ', '-')}"
     svc = make_service(t, **{"referee.board": "manual", "table.game": "terror"})
-    panel.hold(t)
+    bare_view.hold(t)
     replies = Subscriber(mosquitto.host, mosquitto.port, (topic(t, "reply", "+"),)).start()
     attacker = copier(mosquitto, t, how)
     try:
-        resync = panel.command(t, "resync", {}, TOKEN)
+        resync = bare_view.command(t, "resync", {}, TOKEN)
         assert resync["ok"] is True, resync
         before = svc.journal.last_seq()
-        rolled = panel.act(t, {"kind": "roll", "player": 0, "params": {}}, TOKEN)
+        rolled = bare_view.act(t, {"kind": "roll", "player": 0, "params": {}}, TOKEN)
         assert rolled["ok"] is True, rolled  # the table's answer to the roll, not to its copy
         assert svc.journal.last_seq() > before
         # The copies were answered, signed, and marked as a copy's: a script still reads why.

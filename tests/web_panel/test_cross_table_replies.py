@@ -10,9 +10,7 @@ showed as refused on the player's phone (who then played it again).
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -20,9 +18,8 @@ import pytest
 
 from controller.security import verify_reply
 from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Subscriber, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
-from web_panel import PanelSettings
+from tests.controller.mqtt_testkit import Subscriber, listening_client
+from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic
 from web_panel.mqtt_view import MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
@@ -31,7 +28,6 @@ __all__ = ["make_service"]  # the fixture, imported for pytest
 def cross_copier(broker: Broker, here: str, there: str, relay: bool) -> mqtt.Client:
     """Copies every command of table ``here`` to table ``there``; with ``relay``, also publishes
     every reply of ``there`` on ``here``'s reply topic of the same name."""
-    ready: list[bool] = []
     seen: set[bytes] = set()
 
     def on_message(client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
@@ -44,36 +40,19 @@ def cross_copier(broker: Broker, here: str, there: str, relay: bool) -> mqtt.Cli
         elif relay:
             client.publish(topic(here, "reply", parts[3]), msg.payload, qos=0)
 
-    def on_connect(client: mqtt.Client, *args: Any) -> None:
-        client.subscribe([(topic(here, "cmd", "+"), 1), (topic(there, "reply", "+"), 1)])
-
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"cross-{here}")
-    client.on_message = on_message
-    client.on_connect = on_connect
-    client.on_subscribe = lambda *a: ready.append(True)
-    client.connect(broker.host, broker.port)
-    client.loop_start()
-    wait_until(lambda: bool(ready), 5, "the copier subscribed")
-    return client
-
-
-@pytest.fixture
-def panel(mosquitto: Broker) -> Iterator[MqttView]:
-    view = MqttView(PanelSettings(broker_port=mosquitto.port, base_topic=BASE, command_timeout=5.0))
-    view.start(wait=5)
-    yield view
-    view.close()
+    return listening_client(broker.host, broker.port, f"cross-{here}",
+                            [topic(here, "cmd", "+"), topic(there, "reply", "+")], on_message)
 
 
 @pytest.mark.parametrize("relay", [False, True], ids=["on-its-own-topic", "relayed-here"])
 def test_another_tables_answer_does_not_answer_this_tables_command(
-        mosquitto: Broker, make_service: MakeService, panel: MqttView, relay: bool) -> None:
+        mosquitto: Broker, make_service: MakeService, bare_view: MqttView, relay: bool) -> None:
     here, there = f"xt-here-{int(relay)}", f"xt-there-{int(relay)}"
     svc = make_service(here, **{"referee.board": "manual", "table.game": "terror"})
     make_service(there, **{"referee.board": "manual", "table.game": "terror"})
-    panel.hold(here)
+    bare_view.hold(here)
     if not relay:
-        panel.hold(there)  # a club's panel watches every table; relayed, it need not
+        bare_view.hold(there)  # a club's panel watches every table; relayed, it need not
     replies = Subscriber(mosquitto.host, mosquitto.port,
                          (topic(there, "reply", "+"), topic(here, "reply", "+"))).start()
     attacker = cross_copier(mosquitto, here, there, relay)
@@ -86,7 +65,7 @@ def test_another_tables_answer_does_not_answer_this_tables_command(
         busy.start()
         before = svc.journal.last_seq()
         actor = threading.Thread(target=lambda: answer.append(
-            panel.act(here, {"kind": "roll", "player": 0, "params": {}}, TOKEN)), daemon=True)
+            bare_view.act(here, {"kind": "roll", "player": 0, "params": {}}, TOKEN)), daemon=True)
         actor.start()
         where = here if relay else there
         replies.wait_for(lambda ms: any(m.topic == topic(where, "reply", "act") for m in ms))

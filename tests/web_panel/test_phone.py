@@ -194,6 +194,13 @@ MOVES = {
 }
 
 
+def tested_move(g: Any, kind: str, seat: int) -> Any:
+    """The move of ``kind`` the phone tests make for ``seat``: with a pawn, the first pawn the game offers."""
+    first = g.legal_actions()[0]
+    return next(a for a in g.legal_actions() if a.kind == kind and a.player == seat and
+                (kind != "move_pawn" or a.params["pawn"] == first.params.get("pawn", 0)))
+
+
 @pytest.mark.parametrize("name", list(MOVES))
 def test_a_move_is_drawn_where_it_goes_before_it_is_sent(name: str, phone: Any, served: PanelServer,
                                                          fake: FakeTable, token: str) -> None:
@@ -201,8 +208,7 @@ def test_a_move_is_drawn_where_it_goes_before_it_is_sent(name: str, phone: Any, 
     g = advance(game, seed, want)
     publish(fake, g)
     seat = g.current_player
-    move = next(a for a in g.legal_actions() if a.kind == kind and a.player == seat and
-                (kind != "move_pawn" or a.params["pawn"] == (g.legal_actions()[0].params.get("pawn", 0))))
+    move = tested_move(g, kind, seat)
     player, errors = phone()
     join(player, served.url, fake.table, token, seat)
     fake.handler = lambda name, cmd: {"ok": True}

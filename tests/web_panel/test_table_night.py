@@ -17,7 +17,7 @@ from web_panel.server import PanelServer
 from .browser_helpers import check_phone_page, login
 from .engine_state import public_state
 from .fake_table import FakeTable
-from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap  # noqa: F401 (phone: the fixture)
+from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap, tested_move  # noqa: F401 (phone: the fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +39,7 @@ def test_a_move_being_chosen_goes_when_the_game_master_pauses(name: str, phone: 
     g = advance(game, seed, want)
     publish(fake, g)
     seat = g.current_player
-    move = next(a for a in g.legal_actions() if a.kind == kind and a.player == seat and
-                (kind != "move_pawn" or a.params["pawn"] == (g.legal_actions()[0].params.get("pawn", 0))))
+    move = tested_move(g, kind, seat)
     player, _ = phone()
     join(player, served.url, fake.table, token, seat)
     if kind == "move_pawn" and player.locator(f"#choose-{seat}-{move.params['pawn']}").count():
