@@ -60,19 +60,20 @@ def test_someone_elses_message_on_a_retained_topic_is_put_right_and_counted(mosq
             forged = json.dumps({"seq": 9, "players": ["FORGED"]})
             forger.publish("gk/lf2/state", forged, qos=1, retain=True).wait_for_publish(5)
             forger.publish("gk/lf2/events", forged, qos=1).wait_for_publish(5)
-            wait_until(lambda: link.counters()["retained_restored"] >= 1, 5, "the state put back")
-            wait_until(lambda: link.counters()["foreign_publications"] == 2, 5, "both forgeries counted")
+            # Generous bounds: a loaded CI machine (two workers and their browsers) has taken over 5 s.
+            wait_until(lambda: link.counters()["retained_restored"] >= 1, 20, "the state put back")
+            wait_until(lambda: link.counters()["foreign_publications"] == 2, 20, "both forgeries counted")
             # The counter goes up when the put-right is queued; the broker holds it a moment later.
-            wait_until(lambda: _retained_players(mosquitto) == ["Ann"], 5, "the broker to hold the table's state")
+            wait_until(lambda: _retained_players(mosquitto) == ["Ann"], 20, "the broker to hold the table's state")
             # A flood is put right a few times a second, not once per forgery.
             before = link.counters()["retained_restored"]
             for _ in range(200):
                 forger.publish("gk/lf2/state", forged, qos=1, retain=True)
             forger.publish("gk/lf2/state", forged, qos=1, retain=True).wait_for_publish(5)
             wait_until(lambda: link.counters()["foreign_publications"] == 203, 10, "the flood to arrive")
-            wait_until(lambda: link.counters()["retained_restored"] > before, 5, "the state put back after the flood")
+            wait_until(lambda: link.counters()["retained_restored"] > before, 20, "the state put back after the flood")
             # After the flood the broker holds the table's own state again.
-            wait_until(lambda: _retained_players(mosquitto) == ["Ann"], 5, "the state put back after the flood")
+            wait_until(lambda: _retained_players(mosquitto) == ["Ann"], 20, "the state put back after the flood")
             restored = link.counters()["retained_restored"] - before
             assert restored <= 8, restored
         finally:

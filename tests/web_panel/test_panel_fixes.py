@@ -156,6 +156,9 @@ def test_the_new_game_form_starts_from_the_last_game(pages: Any, served: PanelSe
     page = pages()
     login(page, served.url, fake.table, token)
     page.click("#new-game-box summary")
+    # The form's script enables Start once it has set the form up (on a loaded machine it may still be
+    # loading when the page shows): a game chosen before that would not switch the house rules.
+    page.wait_for_selector("#ng-start:not([disabled])")
     titles = page.locator("#ng-game option").all_text_contents()
     assert titles == [get_game(name).title for name in GAME_NAMES]  # titles, never ids
     assert page.input_value("#ng-game") == "superstition" and page.input_value("#ng-players") == "Ann, Bo, Cy"
