@@ -194,7 +194,7 @@ MOVES = {
 }
 
 
-def tested_move(g: Any, kind: str, seat: int) -> Any:
+def move_to_make(g: Any, kind: str, seat: int) -> Any:
     """The move of ``kind`` the phone tests make for ``seat``: with a pawn, the first pawn the game offers."""
     first = g.legal_actions()[0]
     return next(a for a in g.legal_actions() if a.kind == kind and a.player == seat and
@@ -208,7 +208,7 @@ def test_a_move_is_drawn_where_it_goes_before_it_is_sent(name: str, phone: Any, 
     g = advance(game, seed, want)
     publish(fake, g)
     seat = g.current_player
-    move = tested_move(g, kind, seat)
+    move = move_to_make(g, kind, seat)
     player, errors = phone()
     join(player, served.url, fake.table, token, seat)
     fake.handler = lambda name, cmd: {"ok": True}

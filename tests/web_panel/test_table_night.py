@@ -17,7 +17,7 @@ from web_panel.server import PanelServer
 from .browser_helpers import check_phone_page, login
 from .engine_state import public_state
 from .fake_table import FakeTable
-from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap, tested_move  # noqa: F401 (phone: the fixture)
+from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap, move_to_make  # noqa: F401 (phone: the fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def test_a_move_being_chosen_goes_when_the_game_master_pauses(name: str, phone: 
     g = advance(game, seed, want)
     publish(fake, g)
     seat = g.current_player
-    move = tested_move(g, kind, seat)
+    move = move_to_make(g, kind, seat)
     player, _ = phone()
     join(player, served.url, fake.table, token, seat)
     if kind == "move_pawn" and player.locator(f"#choose-{seat}-{move.params['pawn']}").count():
