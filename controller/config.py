@@ -57,11 +57,7 @@ class TableConfig:
     token_file: str | None = None  # where a generated token is kept (beside the journal)
     token_kept: bool = False  # the generated token was read from token_file (False: made now, not yet kept)
     reveal_hands: bool = False  # history shows the hands of finished games (docs/referee.md)
-    name: str = ""  # what people read (table.name, or one made from the id); empty: default_name(id)
-
-    @property
-    def shown_name(self) -> str:
-        return self.name or default_name(self.id)
+    name: str = ""  # what people read: table.name, or one made from the id (load_config fills it)
 
 
 @dataclass(frozen=True)

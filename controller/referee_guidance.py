@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Expectation
-from hardware.words import part
+from hardware.words import TOMB_PLACES, part, reading
 
-_AT = {"end_a": "at end A", "middle": "in the middle", "end_b": "at end B"}
-_TO = {"end_a": "to end A", "middle": "to the middle", "end_b": "to end B"}
+# A tomb's stops in the words the self-test and the table page use (hardware.words.TOMB_PLACES).
+_AT = {place: reading(place) for place in TOMB_PLACES}
+_TO = {place: f"to {words}" for place, words in TOMB_PLACES.items()}
 _TRAP = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
 
 # lower ranks are reported first

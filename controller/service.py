@@ -175,7 +175,7 @@ class Service:
                 on_command=lambda c: self._enqueue(_Cmd(c)),
                 on_wake=self._wake,
                 # "name": what people read for the table (table.name), signed with the rest of the status.
-                status={"game": self._game_name(), "simulate": cfg.simulate, "name": cfg.table.shown_name},
+                status={"game": self._game_name(), "simulate": cfg.simulate, "name": cfg.table.name},
                 on_conflict=self._on_conflict,
                 # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
                 mqtt5_protocol=getattr(self.broker, "embedded", None) is None,

@@ -119,13 +119,20 @@ class TableEffects:
         if not self._enabled:
             return
         for game, path in self._service.config.effects.packs:
-            with self._lock:
+            effects = self._pack(game)
+            if self._errors.get(game) is None:
+                self._name_outputs_elsewhere(effects, path)
+
+    def _pack(self, game: str) -> Effects:
+        """The game's effects, read once (a broken pack: the built-in one, and its error noted)."""
+        with self._lock:
+            effects = self._packs.get(game)
+            if effects is None:
                 effects, error = load_effects(game, self._service.config.effects.pack_for(game))
                 self._packs[game] = effects
                 if error is not None:
                     self._errors[game] = error
-                    continue
-            self._name_outputs_elsewhere(effects, path)
+            return effects
 
     def _name_outputs_elsewhere(self, effects: Effects, path: str) -> None:
         """One line for an owner's light cues that name no output of this Pi (a typo lights nothing)."""
@@ -142,13 +149,7 @@ class TableEffects:
         game = self._game()
         if game is None:
             return None
-        with self._lock:
-            effects = self._packs.get(game)
-            if effects is None:
-                effects, error = load_effects(game, self._service.config.effects.pack_for(game))
-                self._packs[game] = effects
-                if error is not None:
-                    self._errors[game] = error
+        effects = self._pack(game)
         return effects if self._enabled else None
 
     def _publish_cues(self, body: dict[str, Any]) -> None:
