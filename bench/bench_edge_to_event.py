@@ -53,9 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
-from controller.broker import BrokerChoice  # noqa: E402
+from controller.mqtt.broker import BrokerChoice  # noqa: E402
 from controller.config import load_config  # noqa: E402
-from controller.service import Service  # noqa: E402
+from controller.service.service import Service  # noqa: E402
 
 TARGET_P99 = 1.1  # controller / durable floor, shared/DESIGN.md
 TARGET_P50 = 1.2

@@ -35,8 +35,8 @@ from bench_referee import Timed, pct, play  # noqa: E402
 
 from controller.config import load_config  # noqa: E402
 from controller.effects.engine import EffectsPlayer, load_effects  # noqa: E402
-from controller.journal import Journal  # noqa: E402
-from controller.referee import Referee  # noqa: E402
+from controller.store.journal import Journal  # noqa: E402
+from controller.referee.live import Referee  # noqa: E402
 from hardware.patterns import Pattern, PatternPlayer  # noqa: E402
 
 TARGET = 1.05
@@ -89,7 +89,7 @@ def one_round(game: str, decisions: int, seed: int, effects: bool, journal: bool
             player = EffectsPlayer("bench", effects=lambda: pack, players=lambda: ["Ann", "Bo", "Cy"],
                                    publish=publish, lights=lights, clock=lambda: 0.0)
             player.start()
-            # As in the service (controller/service_effects.py): the decision only notes its events;
+            # As in the service (controller/service/effects.py): the decision only notes its events;
             # the worker offers them to the player after publishing, outside the decision.
             pending: list[dict[str, Any]] = []
             ref.on_events = pending.extend

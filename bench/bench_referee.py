@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.config import load_config  # noqa: E402
 from controller.games.base import Action  # noqa: E402
-from controller.journal import Journal  # noqa: E402
-from controller.referee import Referee  # noqa: E402
+from controller.store.journal import Journal  # noqa: E402
+from controller.referee.live import Referee  # noqa: E402
 from hardware.observation import ALL_SENSORS, Observation  # noqa: E402
 
 TARGET_MS = 1.0

@@ -27,9 +27,9 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.broker import BrokerChoice  # noqa: E402
+from controller.mqtt.broker import BrokerChoice  # noqa: E402
 from controller.config import load_config  # noqa: E402
-from controller.service import Service  # noqa: E402
+from controller.service.service import Service  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from club_stages import stamp_service  # noqa: E402

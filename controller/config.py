@@ -17,7 +17,6 @@ import os
 import re
 import stat
 import tomllib
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from controller.games import GAME_NAMES
-from controller.table_names import check_name, default_name
+from controller.protocol.payloads import check_players
+from controller.protocol.names import check_name, default_name
 
 
 class ConfigError(ValueError):
@@ -162,19 +162,6 @@ def _base_topic(v: Any) -> str | None:
 
 def _game(v: Any) -> str | None:
     return None if v in GAME_NAMES else f"must be one of {', '.join(GAME_NAMES)}"
-
-
-def check_players(v: Any) -> str | None:
-    """The complaint about a list of seat names, or None; also used for the new_game command."""
-    if not isinstance(v, (list, tuple)) or not v:
-        return "must be a list of player names"
-    if not all(isinstance(p, str) and p.strip() and len(p) <= 40 for p in v):
-        return "must be a list of non-empty names of at most 40 characters"
-    if any(unicodedata.category(ch) == "Cc" for p in v for ch in p):  # emoji joiners are fine
-        return "must be names without control characters (tabs, new lines)"
-    if len({p.strip().casefold() for p in v}) != len(v):
-        return "must not repeat a name (two players have the same name)"
-    return None
 
 
 def _seed(v: Any) -> str | None:
@@ -451,7 +438,7 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
     journal_path = os.path.expanduser(values["journal.path"] or _default_journal_path(values["table.id"]))
     generated, kept, token_file = not token, False, None
     if generated:
-        from controller.token_file import TokenFileError, make_token, read_token, token_path
+        from controller.store.token_file import TokenFileError, make_token, read_token, token_path
 
         path = token_path(journal_path)
         token_file = str(path)

@@ -27,11 +27,11 @@ GAME_PACKAGES = ("terror", "superstition", "dogs")
 # table's display name (its check, and the one made from an id).
 PANEL_MAY_IMPORT = {
     "controller.games",
-    "controller.security",
-    "controller.publication",
-    "controller.mqtt5",
+    "controller.protocol.security",
+    "controller.protocol.publication",
+    "controller.protocol.mqtt5",
     "controller.config",
-    "controller.table_names",
+    "controller.protocol.names",
     "hardware.observation",
 }
 
@@ -173,7 +173,7 @@ def test_each_game_package_exports_its_game_class() -> None:
     ("controller/games/terror/probe.py", "from ..dogs.state import Spook\n", "another"),
     ("hardware/probe.py", "from controller.config import Config\n", "must not import the controller"),
     ("firmware_bridge/probe.py", "import hardware.debounce\n", "neither"),
-    ("web_panel/probe.py", "from controller.referee import Referee\n", "over MQTT"),
+    ("web_panel/probe.py", "from controller.referee.live import Referee\n", "over MQTT"),
     ("web_panel/probe.py", "from controller.games.terror.board import load_board\n", "exports"),
     ("controller/probe.py", "from web_panel.server import start_panel\n", "child process"),
     ("controller/cli/probe.py", "from controller.games.dogs.state import Spook\n", "exports"),

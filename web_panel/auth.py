@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from flask import abort, current_app, g, request, session
 
-from controller.security import same_secret
+from controller.protocol.security import same_secret
 
 SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000

@@ -34,7 +34,7 @@ from controller.games.terror import load_board, load_deck
 
 MAX_DOCUMENT_BYTES = 48 * 1024  # the default deck, the largest file, is about 12 KiB
 # A new game carries its files in its options, inside a command the table refuses over 16 KiB
-# (controller/mqtt_commands.py); the rest of it (players' names, signature) takes under 3 KiB.
+# (controller/protocol/commands.py); the rest of it (players' names, signature) takes under 3 KiB.
 # Counted as the command sends them (json.dumps: spaces after separators, non-ASCII escaped).
 # The default Terror board and deck together take 11.4 KiB.
 MAX_OPTIONS_BYTES = 13 * 1024

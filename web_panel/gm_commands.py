@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.games import Action, MalformedAction
-from hardware.observation import sensor_values
+from controller.protocol.payloads import sensor_values
 
 GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct", "history")
 HISTORY_OPS = ("games", "steps", "board", "export", "sensors")

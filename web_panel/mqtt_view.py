@@ -11,14 +11,14 @@ once), then every event since it was first watched, merged by seq. It fans
 every change out to the SSE clients watching that table. It also
 sends signed commands and waits for their replies.
 
-An ``act`` for a seat is sent sealed for that seat (``controller.security.
+An ``act`` for a seat is sent sealed for that seat (``controller.protocol.security.
 seal_command``) and its reply opened here, so a spectator on the broker never
 reads a player's move, nor the reason the table refused it.
 
 Messages a table signs (``state``, ``events``, ``recent``, ``sensors``,
 ``health``, ``private/<seat>``, ...) are taken only when they verify, if the panel holds the
 table's token (``web_panel.trust``); the client announces the largest packet
-it takes (MQTT 5, ``controller.mqtt5``), so no broker sends it a bigger one.
+it takes (MQTT 5, ``controller.protocol.mqtt5``), so no broker sends it a bigger one.
 
 Sealed private views are stored sealed. They are opened only when a player's
 own stream asks for them (see ``views/player.py``), so nothing secret sits in
@@ -42,10 +42,10 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-import controller.mqtt5 as mqtt5
+import controller.protocol.mqtt5 as mqtt5
 from controller.games import GAME_NAMES, get_game
-from controller.publication import PublicationError, Stamp
-from controller.security import (
+from controller.protocol.publication import PublicationError, Stamp
+from controller.protocol.security import (
     MAX_DEPTH,
     SealError,
     loads_utf8,
@@ -55,7 +55,7 @@ from controller.security import (
     unseal_reply,
     verify_reply,
 )
-from controller.table_names import default_name, shown_name
+from controller.protocol.names import default_name, shown_name
 
 from .fanout import Item, Subscriber
 from .interest import LIST_KINDS, Subscriptions, list_filters

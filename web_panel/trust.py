@@ -2,7 +2,7 @@
 
 The controller signs every message it publishes on ``state``, ``events``,
 ``sensors``, ``health``, ``private/<seat>``, ``effects``, ``summary`` and
-``recent`` (``controller.publication``).
+``recent`` (``controller.protocol.publication``).
 A panel that holds a table's control token takes only messages that verify
 under it, for that table and topic, and newer than the last one it took
 (so an old signed state published again cannot take the place of the
@@ -23,8 +23,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from controller.publication import Freshness, PublicationError, Stamp, open_publication, publication_key
-from controller.security import verify_status
+from controller.protocol.publication import Freshness, PublicationError, Stamp, open_publication, publication_key
+from controller.protocol.security import verify_status
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class Vouching:
         return open_publication(key, table, topic, payload)
 
     def check_status(self, table: str, payload: dict[str, Any]) -> None:
-        """A ``status`` the table signed (``controller.security.signed_status``), and of its newest run.
+        """A ``status`` the table signed (``controller.protocol.security.signed_status``), and of its newest run.
 
         The status says whether the table is online, and a panel refuses commands to an offline
         table, so a forged "offline" would silence it. :class:`PublicationError` otherwise: an

@@ -67,9 +67,9 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    from controller.broker import BrokerError, choose_broker
-    from controller.journal import JournalError
-    from controller.service import Service, ServiceError
+    from controller.mqtt.broker import BrokerError, choose_broker
+    from controller.store.journal import JournalError
+    from controller.service.service import Service, ServiceError
 
     stop = threading.Event()
 
@@ -139,7 +139,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
-    from controller.token_file import panel_state_dir
+    from controller.store.token_file import panel_state_dir
 
     mqtt = config.mqtt
     settings = dict(
@@ -178,7 +178,7 @@ def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:
     """
     from dataclasses import replace
 
-    from controller.token_file import TokenFileError, make_token, write_token
+    from controller.store.token_file import TokenFileError, make_token, write_token
 
     table = config.table
     if not table.token_generated:

@@ -77,7 +77,7 @@ class TerminalPerson:
 
 def main(args: argparse.Namespace) -> int:
     from controller.config import ConfigError, load_config
-    from controller.selftest import run_selftest
+    from controller.service.selftest import run_selftest
     from hardware.selftest.faults import FaultError, parse_faults
     from hardware.selftest.guided import StepControl
     from hardware.selftest.report import CheckResult
@@ -154,7 +154,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _publish(config: Any, data: dict[str, Any], faults: Any) -> str:
     """The last report goes on the retained health topic, when the broker let the self-test in."""
-    from controller.selftest import publish_report
+    from controller.service.selftest import publish_report
     from hardware.selftest.faults import has
 
     auth = next((c for c in data["checks"] if c["id"] == "broker.auth"), None)

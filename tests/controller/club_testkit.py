@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from controller.broker import choose_broker
-from controller.service import Service
+from controller.mqtt.broker import choose_broker
+from controller.service.service import Service
 from tests.conftest import Broker, make_broker
 from tests.controller.service_testkit import service_config
 

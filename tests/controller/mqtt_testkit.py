@@ -13,7 +13,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.security import seal_command, signed_command, unseal_reply
+from controller.protocol.security import seal_command, signed_command, unseal_reply
 
 _ids = itertools.count(1)
 

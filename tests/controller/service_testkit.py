@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from controller.broker import choose_broker
+from controller.mqtt.broker import choose_broker
 from controller.config import load_config
-from controller.service import Service
+from controller.service.service import Service
 from tests.conftest import Broker
 
 TOKEN = "service-test-token"

@@ -11,7 +11,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.broker import EmbeddedBroker, broker_configured, choose_broker, mqtt_answers
+from controller.mqtt.broker import EmbeddedBroker, broker_configured, choose_broker, mqtt_answers
 from controller.config import MqttConfig
 from tests.conftest import Broker, free_port
 from tests.controller.mqtt_testkit import Subscriber
@@ -130,7 +130,7 @@ def test_a_port_held_by_something_else_moves_the_embedded_broker_to_a_free_port(
 
 
 def test_the_embedded_broker_listens_on_loopback_only() -> None:
-    from controller.broker import BrokerError
+    from controller.mqtt.broker import BrokerError
 
     with pytest.raises(BrokerError, match="loopback only"):
         EmbeddedBroker("0.0.0.0", 0)

@@ -15,8 +15,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.publication import open_publication, publication_key
-from controller.security import verify_status
+from controller.protocol.publication import open_publication, publication_key
+from controller.protocol.security import verify_status
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import TOKEN as SERVICE_TOKEN
@@ -246,7 +246,7 @@ def test_a_former_runs_status_replayed_does_not_stop_a_run_whose_clock_is_behind
     """A Pi without a real-time clock may start with a clock behind the run it replaces. The former
     run's own signed status, captured from the broker and published again live, then looked like a
     newer run's claim: the controller stopped with status 3, and systemd does not restart that."""
-    from controller.security import signed_status
+    from controller.protocol.security import signed_status
 
     table = "atk-clock"
     topic = f"gravekeeper/{table}/status"

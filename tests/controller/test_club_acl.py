@@ -18,8 +18,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.security import signed_command
-from controller.service import Service
+from controller.protocol.security import signed_command
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import acl_broker, flip_launcher, start_table
 from tests.controller.mqtt_testkit import Message, Subscriber

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.service import Service
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import flip_launcher, start_table
 from tests.controller.mqtt_testkit import Message, Subscriber

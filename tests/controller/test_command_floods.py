@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-import controller.mqtt_commands as mqtt_commands
-from controller.security import signed_command
+import controller.protocol.commands as mqtt_commands
+from controller.protocol.security import signed_command
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
@@ -234,7 +234,7 @@ def test_only_a_command_that_cannot_be_signed_is_refused_unread() -> None:
 
 def test_a_command_nested_deeper_than_any_of_the_contract_is_refused_before_it_is_decoded(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """One limit for every message from the broker (controller.security.MAX_DEPTH, the panel's too):
+    """One limit for every message from the broker (controller.protocol.security.MAX_DEPTH, the panel's too):
     a signed command nested past it is refused as "nested too deeply" without being decoded, so
     nothing nested just under the parser's limit gets as far as the signature check."""
     decoded: list[bytes] = []

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from controller.security import COMMAND_WINDOW_S, sign_command, signed_command, signed_status
-from controller.service import Service
+from controller.protocol.security import COMMAND_WINDOW_S, sign_command, signed_command, signed_status
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from controller.broker import BrokerChoice, EmbeddedBroker
-from controller.service import Service
+from controller.mqtt.broker import BrokerChoice, EmbeddedBroker
+from controller.service.service import Service
 from tests.conftest import Broker, make_broker
 from tests.controller.mqtt_testkit import Subscriber, wait_until
 from tests.controller.service_testkit import MakeService, make_service, service_config, topic

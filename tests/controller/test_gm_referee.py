@@ -9,8 +9,8 @@ import pytest
 
 from controller.cli import main
 from controller.games.base import Action
-from controller.gm import game_master
-from controller.referee import Referee
+from controller.referee.live_gm import game_master
+from controller.referee.live import Referee
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
 from tests.controller.test_referee_games import TERROR_REST, TRAPS_REST, drive_to, seed_rolling
 
@@ -284,8 +284,8 @@ def test_a_restart_while_paused_stays_paused_and_the_window_starts_afresh_at_res
 def test_home_assistant_knows_every_event_the_game_master_emits() -> None:
     import re
 
-    import controller.gm_core as gm_core
-    from controller.homeassistant import COMMON_EVENTS
+    import controller.referee.gm as gm_core
+    from controller.mqtt.homeassistant import COMMON_EVENTS
 
     source = Path(gm_core.__file__).read_text()
     emitted = set(re.findall(r'_event\("([a-z_]+)"', source)) | {"corrected"}

@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from controller.journal import Journal
-from controller.service import Service
+from controller.store.journal import Journal
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
@@ -268,7 +268,7 @@ def test_end_a_window_and_trust_the_board_over_mqtt(open_table: OpenTable) -> No
 
 def test_a_history_answer_too_big_for_the_broker_is_refused_with_the_way_to_read_it(
         open_table: OpenTable, monkeypatch: Any) -> None:
-    from controller import gm_commands
+    from controller.service import gm_commands
 
     t = "gm-big"
     _, cmd, _ = open_table(t, "terror")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal, JournalError
+from controller.store.journal import Journal, JournalError
 from tests.controller.journal_damage import damage_the_inputs
 
 
@@ -212,7 +212,7 @@ def test_one_writer_per_table(tmp_path: Path) -> None:
 def test_a_killed_writer_does_not_leave_its_table_locked(tmp_path: Path) -> None:
     path = tmp_path / "j.journal"
     code = (
-        "import os, sys; from controller.journal import Journal; "
+        "import os, sys; from controller.store.journal import Journal; "
         "j = Journal(sys.argv[1], table='t1'); j.record('command', {}, [{'type': 'a', 'data': {}}]); "
         "print('ready', flush=True); sys.stdin.readline()"
     )
@@ -288,7 +288,7 @@ def test_the_writers_recent_events_read_as_the_file_does(tmp_path: Path) -> None
 
 
 def test_the_wal_is_checkpointed_in_the_background_and_stays_small(tmp_path: Path) -> None:
-    from controller.journal import CHECKPOINT_EVERY
+    from controller.store.journal import CHECKPOINT_EVERY
 
     path = tmp_path / "j.journal"
     wal = tmp_path / "j.journal-wal"
@@ -427,8 +427,8 @@ def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Pat
     public dict (compact JSON, UTF-8, keys seq, table, type, time, data), from memory and from the file."""
     import json
 
-    from controller.mqtt_commands import dumps
-    from controller.mqtt_link import EVENT_KEYS
+    from controller.protocol.commands import dumps
+    from controller.mqtt.link import EVENT_KEYS
 
     path = tmp_path / "j.journal"
     events = [
@@ -455,7 +455,7 @@ def test_the_journal_stores_json_as_json_dumps_writes_it() -> None:
     """The journal's encoder is built once; what it writes is what json.dumps (sorted, compact) writes."""
     import json
 
-    from controller.journal import _dumps
+    from controller.store.journal import _dumps
 
     values: list[object] = [
         {"b": 1, "a": [1.5, -0.0, 1e300, None, True], "é": {"z": "Ann’s dog", "y": "\\u0000\\n"}},

@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from controller.journal import BUSY_TIMEOUT_MS, Journal
+from controller.store.journal import BUSY_TIMEOUT_MS, Journal
 
 
 def ev(kind: str, **data: object) -> dict[str, object]:

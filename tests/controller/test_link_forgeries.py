@@ -8,8 +8,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.journal import Journal
-from controller.publication import open_publication, publication_key
+from controller.store.journal import Journal
+from controller.protocol.publication import open_publication, publication_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, wait_until
 
@@ -152,7 +152,7 @@ def _retained_private(broker: Broker, table: str) -> set[str]:
 
 def test_someone_elses_message_on_a_private_topic_no_seat_has_is_deleted(mosquitto: Broker, tmp_path: Path,
                                                                          pump: Pump, monkeypatch: pytest.MonkeyPatch) -> None:
-    import controller.mqtt_link as mqtt_link
+    import controller.mqtt.link as mqtt_link
 
     monkeypatch.setattr(mqtt_link, "STRAYS_WAITING", 5)
     with Journal(tmp_path / "j.sqlite", table="lf5") as journal:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from controller.config import MqttConfig
-from controller.journal import Journal
-from controller.mqtt_link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
-from controller.security import signed_command, verify_reply
+from controller.store.journal import Journal
+from controller.mqtt.link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
+from controller.protocol.security import signed_command, verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -106,7 +106,7 @@ def test_events_go_out_in_order_and_the_cursor_follows_the_acks(mosquitto: Broke
         assert link.wait_online(5)
         events = sub.wait_events("gk/lk1/events", 30)
         assert seqs(events) == list(range(1, 31))
-        # The event's own fields, and the table's signature (controller.publication).
+        # The event's own fields, and the table's signature (controller.protocol.publication).
         assert set(events[0]) == {"seq", "table", "type", "time", "data", "pub", "auth"}
         record(journal, 5, 30)
         pump.wake()
@@ -317,7 +317,7 @@ def test_checker_refuses_a_ts_that_is_not_a_time_by_name(ts: Any) -> None:
     fields = {} if ts is None else {"ts": ts}
     raw = json.dumps(signed_command(TOKEN, "chk", "act", {"id": "x1", **fields})).encode()
     if ts is None:  # signed_command fills ts in: take it out again, and sign what is left
-        from controller.security import sign_command
+        from controller.protocol.security import sign_command
 
         body = {k: v for k, v in json.loads(raw).items() if k not in ("ts", "auth")}
         raw = json.dumps({**body, "auth": sign_command(TOKEN, "chk", "act", body)}).encode()
@@ -370,7 +370,7 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
 
 
 def test_a_large_backlog_drains_in_order_through_the_window(mosquitto: Broker, tmp_path: Path, pump: Pump) -> None:
-    from controller.mqtt_link import WINDOW
+    from controller.mqtt.link import WINDOW
 
     with Journal(tmp_path / "j.sqlite", table="lk8") as journal:
         journal_events = 2 * WINDOW + 37
@@ -548,7 +548,7 @@ def test_unpaired_surrogates_are_refused_and_never_stop_the_network_thread(
 
 
 def test_a_reply_with_text_that_cannot_be_encoded_is_still_valid_json() -> None:
-    from controller.mqtt_commands import dumps
+    from controller.protocol.commands import dumps
 
     assert json.loads(dumps({"id": "a\ud800b", "ok": False})) == {"id": "a\ud800b", "ok": False}
     assert dumps({"id": "\u00e9"}) == '{"id":"\u00e9"}'.encode()
@@ -557,7 +557,7 @@ def test_a_reply_with_text_that_cannot_be_encoded_is_still_valid_json() -> None:
 def test_a_journal_that_cannot_be_read_refuses_the_command_with_its_id() -> None:
     import sqlite3
 
-    from controller.journal import JournalError
+    from controller.store.journal import JournalError
 
     def damaged(cid: str) -> bool:
         raise JournalError("journal /x cannot be read: database disk image is malformed")

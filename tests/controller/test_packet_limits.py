@@ -17,8 +17,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import psutil
 
-from controller import mqtt5
-from controller.broker import EmbeddedBroker
+from controller.protocol import mqtt5
+from controller.mqtt.broker import EmbeddedBroker
 from tests.conftest import Broker, free_port
 
 from .mqtt_testkit import Commander, Subscriber

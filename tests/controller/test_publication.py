@@ -1,4 +1,4 @@
-"""Signed publications (controller.publication): what verifies, and what a reader refuses."""
+"""Signed publications (controller.protocol.publication): what verifies, and what a reader refuses."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from controller.publication import (
+from controller.protocol.publication import (
     Freshness,
     PublicationError,
     Publisher,
@@ -15,7 +15,7 @@ from controller.publication import (
     open_publication,
     publication_key,
 )
-from controller.security import sign
+from controller.protocol.security import sign
 
 KEY = publication_key("tok")
 

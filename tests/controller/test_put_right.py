@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.put_right import EVERY_S, PutRightGate
+from controller.mqtt.put_right import EVERY_S, PutRightGate
 
 
 def test_a_forgery_is_put_right_at_once_then_at_most_every_interval_and_never_lost() -> None:

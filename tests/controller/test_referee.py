@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from controller.games.base import Action
-from controller.journal import Journal, JournalError
-from controller.referee import Referee
-from controller.referee_replay import replay
+from controller.store.journal import Journal, JournalError
+from controller.referee.live import Referee
+from controller.referee.replay import replay
 from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee, obs, types
 
 
@@ -817,7 +817,7 @@ def test_a_new_game_whose_options_the_engine_refuses_is_an_answer_not_an_excepti
 
 
 def test_a_trap_re_cocked_too_early_is_told_how_to_get_back() -> None:
-    from controller.referee_guidance import problem_for
+    from controller.referee.guidance import problem_for
 
     problem = problem_for("trap.ladder.sprung", "sprung", "cocked", {}, [])
     assert problem.what == "The Ladder trap was re-cocked too early."

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from controller.referee import Referee
+from controller.referee.live import Referee
 from hardware.observation import Observation, sensor_values
-from controller.journal import Journal
+from controller.store.journal import Journal
 from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from controller.cli import main
 from controller.games.base import Action
-from controller.journal import Journal
+from controller.store.journal import Journal
 from tests.controller.journal_damage import damage_the_inputs
 from tests.controller.test_referee_fakegame import REST, Clock, make_referee, obs
 

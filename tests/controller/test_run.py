@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from controller.security import unseal
+from controller.protocol.security import unseal
 from tests.conftest import Broker, free_port
 from tests.controller.journal_damage import damage_the_inputs
 from tests.controller.mqtt_testkit import Commander, Subscriber
@@ -176,7 +176,7 @@ def test_kill_9_at_several_points_loses_and_doubles_nothing(mosquitto: Broker, t
                 state = sub.wait_latest(f"gravekeeper/{table}/state",
                                         lambda s: s["seq"] >= (before["seq"] if before else 0))
                 if before is not None:
-                    # The same state; only the signature's stamp names the new run (controller.publication).
+                    # The same state; only the signature's stamp names the new run (controller.protocol.publication).
                     unsigned = ("pub", "auth")
                     assert {k: v for k, v in state.items() if k not in unsigned} == \
                         {k: v for k, v in before.items() if k not in unsigned}
@@ -200,7 +200,7 @@ def test_sigterm_closes_the_journal_so_replay_can_read_it(mosquitto: Broker, tmp
         assert run.terminate() == 0
     finally:
         run.close()
-    from controller.journal import Journal
+    from controller.store.journal import Journal
 
     with Journal(tmp_path / f"{table}.journal", table=table, create=False) as journal:
         assert journal.integrity_check() == "ok"
@@ -323,7 +323,7 @@ def test_game_option_never_replaces_a_game_in_progress(mosquitto: Broker, tmp_pa
 
 def _damage_a_played_journal(tmp_path: Path, table: str) -> Path:
     """A journal with a game in it whose input pages were then overwritten (a bad SD card)."""
-    from controller.journal import Journal
+    from controller.store.journal import Journal
 
     path = tmp_path / f"{table}.journal"
     with Journal(path, table=table) as journal:
@@ -338,7 +338,7 @@ def test_a_journal_that_cannot_be_restored_exits_2_with_one_line(mosquitto: Brok
                                                                  damage: str) -> None:
     import sqlite3
 
-    from controller.journal import Journal
+    from controller.store.journal import Journal
 
     table = f"rn-bad-{damage}"
     cfg = write_config(tmp_path, table, board="manual")

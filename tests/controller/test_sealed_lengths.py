@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from controller import service_views
-from controller.security import PAD_VIEW, unseal
-from controller.service import Service
+from controller.service import views as service_views
+from controller.protocol.security import PAD_VIEW, unseal
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from controller.config import MqttConfig, load_config
-from controller.journal import Journal
-from controller.selftest import check_broker, check_data, check_journal
+from controller.store.journal import Journal
+from controller.service.selftest import check_broker, check_data, check_journal
 from hardware.selftest.report import CheckResult, Status
 from tests.conftest import Broker, free_port, make_broker
 
@@ -141,7 +141,7 @@ def test_every_shipped_data_file_validates_and_a_bad_one_is_named(tmp_path: Path
 def test_published_report_keeps_the_rest_of_the_retained_health(mosquitto: Broker) -> None:
     import paho.mqtt.client as paho
 
-    from controller.selftest import publish_report
+    from controller.service.selftest import publish_report
     from tests.controller.mqtt_testkit import Subscriber
 
     topic = "gravekeeper/st-merge/health"
@@ -165,7 +165,7 @@ def test_service_checks_report_every_documented_check_even_without_a_broker(tmp_
     """docs/selftest.md lists broker.reachable and broker.auth; a disconnected service must not drop one."""
     from types import SimpleNamespace
 
-    from controller.selftest import service_checks
+    from controller.service.selftest import service_checks
 
     link = SimpleNamespace(connected=False, health=lambda: {"state": "offline"})
     journal = SimpleNamespace(integrity_check=lambda: "ok")

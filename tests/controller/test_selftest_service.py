@@ -133,8 +133,8 @@ def test_a_chattering_sensor_during_a_game_is_a_live_warning_on_the_health_topic
 
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from controller.broker import choose_broker
-    from controller.service import Service
+    from controller.mqtt.broker import choose_broker
+    from controller.service.service import Service
     from tests.controller.service_testkit import service_config
 
     t = "st-chatter"

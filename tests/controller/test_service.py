@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from controller.games import Action
-from controller.mqtt_link import MAX_COMMAND_BYTES
-from controller.security import signed_status, unseal, verify_reply
-from controller.service import Service
+from controller.mqtt.link import MAX_COMMAND_BYTES
+from controller.protocol.security import signed_status, unseal, verify_reply
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
@@ -217,7 +217,7 @@ def test_private_views_open_only_with_the_token_and_seat(mosquitto: Broker, make
     with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "private", "+"),)) as sub:
         sealed = sub.wait_latest(topic(t, "private", "1"), lambda p: True)["sealed"]
         assert unseal(TOKEN, t, 1, sealed)["seat"] == 1
-        from controller.security import SealError
+        from controller.protocol.security import SealError
 
         with pytest.raises(SealError):
             unseal("another-token", t, 1, sealed)
@@ -459,7 +459,7 @@ def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto
 
 
 def test_a_restart_reconciles_with_a_board_that_changed_while_it_was_down(mosquitto: Broker, tmp_path: Any) -> None:
-    from controller.broker import choose_broker
+    from controller.mqtt.broker import choose_broker
     from tests.controller.service_testkit import service_config
 
     class MovedBoard(Service):
@@ -512,7 +512,7 @@ def _note_deciding_threads(svc: Service) -> list[tuple[str, str]]:
 
 def _end_worker(svc: Service) -> None:
     """Stop only the service's worker thread, as if it were busy for ever."""
-    from controller.service import _STOP
+    from controller.service.service import _STOP
 
     svc._queue.put(_STOP)
     assert svc._worker is not None
@@ -603,7 +603,7 @@ def test_an_observation_never_overtakes_an_input_still_in_the_queue(mosquitto: B
                                                                    make_service: MakeService) -> None:
     import threading
 
-    from controller.service import _Call
+    from controller.service.service import _Call
     from hardware.observation import Observation
 
     svc = make_service("sv-overtake", **{"table.game": "terror"})
@@ -624,7 +624,7 @@ def test_an_observation_never_overtakes_an_input_still_in_the_queue(mosquitto: B
 
 
 def test_views_of_a_decision_made_as_the_service_stops_still_go_out(mosquitto: Broker, tmp_path: Any) -> None:
-    from controller.broker import choose_broker
+    from controller.mqtt.broker import choose_broker
     from hardware.observation import Observation
     from tests.controller.service_testkit import service_config
 

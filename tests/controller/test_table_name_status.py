@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.security import verify_status
+from controller.protocol.security import verify_status
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic

@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterator
 
 from controller.games import Action, Game, get_game
-from controller.place_words import dogs_square, ordinal, superstition_space
-from controller.undo import pieces_back
+from controller.referee.place_words import dogs_square, ordinal, superstition_space
+from controller.referee.undo import pieces_back
 
 RAW = re.compile(r"\(-?\d+, -?\d+\)|\b[bs]\d+\b|tomb\.|start\.")
 
@@ -81,7 +81,7 @@ def random_positions(game: Game, *, seed: int, steps: int) -> Iterator[list[Acti
 
 def test_a_step_to_take_back_is_described_in_words() -> None:
     """The engine describes a dog's move by its square, and so does the undo card."""
-    from controller.undo import describe_step
+    from controller.referee.undo import describe_step
 
     game = get_game("dogs").new(["Ann", "Bo"], seed=3)
     seen = 0
@@ -96,7 +96,7 @@ def test_a_step_to_take_back_is_described_in_words() -> None:
 
 def test_every_games_steps_are_the_engines_own_words_without_ids() -> None:
     """Each step is worded by its game's describe, which already names squares and spaces."""
-    from controller.undo import describe_step
+    from controller.referee.undo import describe_step
 
     for name in ("terror", "superstition", "dogs"):
         game = get_game(name).new(["Ann", "Bo"], seed=5)
@@ -111,7 +111,7 @@ def test_every_games_steps_are_the_engines_own_words_without_ids() -> None:
 
 def test_a_players_name_that_looks_like_a_space_id_is_kept() -> None:
     """Only the engine words a place, where it names one: never a player's own name."""
-    from controller.undo import describe_step
+    from controller.referee.undo import describe_step
 
     game = get_game("superstition").new(["b1", "s2"], seed=1)
     actions = game.legal_actions()

@@ -17,7 +17,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.security import signed_command
+from controller.protocol.security import signed_command
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic

@@ -1,6 +1,6 @@
 """The hub's call just before a window closes (``on_window_closing``): once per window, never in its way.
 
-The service rehearses the decision that may follow there (``controller/service.py``); these
+The service rehearses the decision that may follow there (``controller/service/service.py``); these
 tests hold the hub's side: when it is called, how often, and that nothing it does or raises
 costs the sensors an observation.
 """

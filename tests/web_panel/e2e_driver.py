@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.games import Action, Game, get_game
-from controller.security import game_seed
+from controller.protocol.security import game_seed
 
 Policy = Callable[[Game, random.Random], Action]
 

@@ -21,8 +21,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.publication import Publisher
-from controller.security import seal, seal_reply, signed_reply, signed_status, unseal_command, verify_command
+from controller.protocol.publication import Publisher
+from controller.protocol.security import seal, seal_reply, signed_reply, signed_status, unseal_command, verify_command
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -46,7 +46,7 @@ class FakeTable:
         self.signer = Publisher(token, table, uuid.uuid4().hex[:16], time.time())
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
         self._status_token = token
-        # The table's status and last will are signed, as the controller's are (controller.security).
+        # The table's status and last will are signed, as the controller's are (controller.protocol.security).
         self._client.will_set(self.topic("status"), json.dumps(
             signed_status(token, table, {"state": "offline", "table": table, "since": 0})), 1, True)
         self._client.on_connect = self._on_connect

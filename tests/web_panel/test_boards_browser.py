@@ -18,7 +18,7 @@ import pytest
 
 from controller.games import Action, Game, get_game
 from controller.games.terror import load_board
-from controller.security import game_seed
+from controller.protocol.security import game_seed
 from tests.conftest import Broker
 from web_panel.boards_store import KINDS
 

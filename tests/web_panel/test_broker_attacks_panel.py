@@ -8,7 +8,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.publication import open_publication, publication_key
+from controller.protocol.publication import open_publication, publication_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.run_testkit import RunProcess

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from controller.games import Action
-from controller.security import join_code
+from controller.protocol.security import join_code
 from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel

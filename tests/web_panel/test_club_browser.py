@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from controller.service import Service
+from controller.service.service import Service
 from tests.conftest import make_broker
 from tests.controller.club_testkit import flip_launcher, start_table
 from tests.controller.service_testkit import TOKEN

@@ -17,8 +17,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.publication import Publisher
-from controller.security import signed_status
+from controller.protocol.publication import Publisher
+from controller.protocol.security import signed_status
 from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.service import Service
+from controller.service.service import Service
 from tests.conftest import Broker, make_broker
 from tests.controller.club_testkit import REPO, flip_launcher, start_table
 from tests.controller.mqtt_testkit import Subscriber

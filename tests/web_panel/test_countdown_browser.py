@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from controller.games import Action, Game, get_game
-from controller.security import game_seed, join_code
+from controller.protocol.security import game_seed, join_code
 from tests.conftest import Broker
 from web_panel.server import PanelServer
 

@@ -16,7 +16,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.security import verify_reply
+from controller.protocol.security import verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, listening_client
 from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from controller.referee_guidance import label
+from controller.referee.guidance import label
 from hardware.words import capital, part
 
 pytestmark = [pytest.mark.browser]

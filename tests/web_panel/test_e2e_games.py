@@ -20,7 +20,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games import Action, Game, get_game
-from controller.security import game_seed, join_code
+from controller.protocol.security import game_seed, join_code
 from tests.conftest import Broker
 
 from .browser_helpers import DRAWN_FOR_WIDTH, check_phone_page, login, shot, watch_console

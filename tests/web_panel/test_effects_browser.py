@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.security import join_code
+from controller.protocol.security import join_code
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 

@@ -1,7 +1,7 @@
 """Forged and replayed publications never reach a page of a panel that holds the table's token.
 
 Anyone on the broker can publish on a table's ``state``, ``events``, ``health``
-(retained too). The table signs what it publishes (``controller.publication``);
+(retained too). The table signs what it publishes (``controller.protocol.publication``);
 the panel shows only what verifies and is newer than what it holds, and counts
 the rest. A panel without the token says it cannot vouch for the table.
 """
@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from flask.testing import FlaskClient
 
-from controller.publication import Publisher, open_publication, publication_key
+from controller.protocol.publication import Publisher, open_publication, publication_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from web_panel import PanelSettings, create_app
@@ -195,7 +195,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
 
 def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: FakeTable, token: str) -> None:
     """A hand the player held earlier, published again, never replaces the one they hold now."""
-    from controller.security import seal
+    from controller.protocol.security import seal
 
     view: MqttView = client.application.extensions["gravekeeper"]
     old = fake.signer.sign("private/0", json.dumps(
@@ -213,7 +213,7 @@ def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: Fa
 def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClient, fake: FakeTable) -> None:
     """A forged "offline" would make the panel refuse the table's commands; an unsigned deletion would
     drop it from the list. Neither reaches the panel, nor does an older run's genuine status."""
-    from controller.security import signed_status
+    from controller.protocol.security import signed_status
 
     view: MqttView = client.application.extensions["gravekeeper"]
     fake.publish("status", {"state": "online", "table": fake.table, "game": "terror", "since": 100.0})

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.security import join_code, unseal
+from controller.protocol.security import join_code, unseal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 

@@ -18,7 +18,7 @@ import pytest
 
 from controller.games import get_game
 from controller.games.base import Action
-from controller.security import game_seed
+from controller.protocol.security import game_seed
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from controller.security import join_code
+from controller.protocol.security import join_code
 
 from .browser_helpers import check_phone_page, login, watch_console
 from .service_runner import RunningService

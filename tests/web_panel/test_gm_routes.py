@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from controller.security import join_code
+from controller.protocol.security import join_code
 
 from .conftest import csrf_of, login
 from .fake_table import FakeTable

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from controller.referee import Referee
+from controller.referee.live import Referee
 from tests.conftest import Broker
 from tests.controller.test_referee_fakegame import make_referee
 

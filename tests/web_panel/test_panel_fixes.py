@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.games import GAME_NAMES, get_game
-from controller.security import join_code
+from controller.protocol.security import join_code
 from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import PanelServer

@@ -12,8 +12,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.publication import Publisher
-from controller.security import join_code, signed_status
+from controller.protocol.publication import Publisher
+from controller.protocol.security import join_code, signed_status
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
 from web_panel.mqtt_view import MqttView

@@ -20,7 +20,7 @@ import pytest
 from controller.games import Game, get_game
 from controller.games.terror import Terror
 from controller.games.terror.words import place_words
-from controller.security import join_code
+from controller.protocol.security import join_code
 from tests.cut_proxy import CutProxy
 from web_panel.server import PanelServer
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from controller.security import join_code
+from controller.protocol.security import join_code
 from web_panel.server import PanelServer
 
 from .browser_helpers import check_phone_page

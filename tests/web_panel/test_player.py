@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import join_code
+from controller.protocol.security import join_code
 from web_panel.mqtt_view import MqttView
 
 from .conftest import csrf_of

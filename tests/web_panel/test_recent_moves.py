@@ -20,13 +20,13 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games.base import Action
-from controller.journal import public_body
-from controller.mqtt_commands import dumps
-from controller.mqtt_link import EVENT_KEYS
-from controller.publication import Publisher, open_publication, publication_key
-from controller.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
-from controller.security import join_code
-from controller.service import Service
+from controller.store.journal import public_body
+from controller.protocol.commands import dumps
+from controller.mqtt.link import EVENT_KEYS
+from controller.protocol.publication import Publisher, open_publication, publication_key
+from controller.service.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
+from controller.protocol.security import join_code
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import start_table
 from tests.controller.mqtt_testkit import Subscriber

@@ -13,8 +13,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import web_panel
-from controller.security import join_code, verify_command, verify_reply
-from controller.table_names import default_name
+from controller.protocol.security import join_code, verify_command, verify_reply
+from controller.protocol.names import default_name
 from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
 
@@ -410,7 +410,7 @@ def test_the_join_page_and_static_files(client: FlaskClient, fake: FakeTable) ->
 
 
 def test_the_panel_checks_the_same_commands_the_controller_answers() -> None:
-    from controller.service_commands import COMMANDS as ANSWERED
+    from controller.service.commands import COMMANDS as ANSWERED
     from web_panel.commands import COMMANDS as CHECKED
 
     assert CHECKED == ANSWERED  # two lists (the panel child keeps its imports light): they must not drift

@@ -14,8 +14,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import join_code
-from controller.service import Service
+from controller.protocol.security import join_code
+from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.security import join_code, signed_reply, verify_command
+from controller.protocol.security import join_code, signed_reply, verify_command
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
@@ -202,7 +202,7 @@ def test_a_table_that_starts_its_numbering_again_is_followed() -> None:
 
 
 def test_the_panel_works_with_the_embedded_broker_of_a_fresh_machine(token: str, table_id: str) -> None:
-    from controller.broker import EmbeddedBroker
+    from controller.mqtt.broker import EmbeddedBroker
     from tests.conftest import free_port
 
     port = free_port()
@@ -231,7 +231,7 @@ def test_the_panel_works_with_the_embedded_broker_of_a_fresh_machine(token: str,
 
 
 def test_a_deleted_private_view_is_forgotten() -> None:
-    from controller.security import seal
+    from controller.protocol.security import seal
 
     app = create_app({"START_MQTT": False})
     view: MqttView = app.extensions["gravekeeper"]

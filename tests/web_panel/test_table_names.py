@@ -7,8 +7,8 @@ import re
 
 from flask.testing import FlaskClient
 
-from controller.security import signed_status
-from controller.table_names import default_name
+from controller.protocol.security import signed_status
+from controller.protocol.names import default_name
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView

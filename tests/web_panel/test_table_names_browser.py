@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from controller.table_names import default_name
+from controller.protocol.names import default_name
 from web_panel.server import PanelServer
 
 from .browser_helpers import PHONE_WIDTHS, check_phone_page, login

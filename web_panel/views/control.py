@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
 
-from controller.security import join_code, same_secret
+from controller.protocol.security import join_code, same_secret
 
 from ..auth import check_csrf, control_token, current_session, guessing, joined_seat, remember
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate

@@ -2,7 +2,7 @@
 
 The panel asks the table (the ``history`` command, signed with the token this
 panel holds or the one the visitor logged in with) and shows what it answers.
-The table answers with public information only (``controller/history.py``):
+The table answers with public information only (``controller/referee/history.py``):
 what a spectator could see at each step, and the hands of a finished game
 only when the table's setting allows it. So these pages are open to everyone.
 """

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
-from controller.security import SealError, join_code, same_secret, unseal
+from controller.protocol.security import SealError, join_code, same_secret, unseal
 
 from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember
 from ..fanout import Item

@@ -9,7 +9,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.put_right import EVERY_S
+from controller.mqtt.put_right import EVERY_S
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
@@ -67,7 +67,7 @@ def test_discovery_is_valid_and_points_at_live_topics(mosquitto: Broker, make_se
         public = {"seq", "game", "title", "players", "turn", "waiting_for", "over", "winners", "mismatch",
                   "mismatch_text", "tomb_mummy", "tomb_monster", "tomb_wolf", "ghost", "trap_ladder",
                   "trap_mirror", "trap_grave1", "trap_grave2", "paused"}
-        signature = {"pub", "auth"}  # the table's signature (controller.publication)
+        signature = {"pub", "auth"}  # the table's signature (controller.protocol.publication)
         assert set(retained[topic(t, "summary")]) <= public | signature
         words = {k: v for k, v in retained[topic(t, "summary")].items() if k not in signature}
         assert not re.search(r"peg|charm|whammy|hand|ring", str(words).lower())
@@ -169,7 +169,7 @@ def test_the_event_entity_lists_every_event_type_the_engine_emits(game: str) -> 
     from pathlib import Path
 
     import controller.games
-    from controller.homeassistant import GAME_EVENTS
+    from controller.mqtt.homeassistant import GAME_EVENTS
 
     package = Path(controller.games.__file__).parent / game
     source = "\n".join(p.read_text(encoding="utf-8") for p in package.glob("*.py"))

@@ -246,7 +246,7 @@ def test_an_owner_pack_lighting_an_output_the_pi_lacks_says_so_at_start(
     pack = tmp_path / "mine.toml"
     pack.write_text("[[rule]]\nname = 'flash'\nwhen = 'rolled'\ncues = [{ light = 'tabel_light' }]\n",
                     encoding="utf-8")
-    with caplog.at_level("WARNING", logger="controller.service_effects"):
+    with caplog.at_level("WARNING", logger="controller.service.effects"):
         svc = make_service("fx-outputs", **{"table.game": "terror", "effects.terror": str(pack)})
     assert svc.hub is not None and "tabel_light" not in svc.hub.output_names
     lines = [r.getMessage() for r in caplog.records if "tabel_light" in r.getMessage()]

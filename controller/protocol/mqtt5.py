@@ -17,7 +17,7 @@ under another client id, so it never takes over the real session) and
 speaks 3.1.1 to a broker that does not answer it in MQTT 5. A refusal later
 on (the broker was replaced) falls back the same way
 (:func:`fall_back_to_v311`), as paho itself falls back from 3.1.1 to 3.1.
-Such a broker can only be protected by its own limit (``controller.broker``
+Such a broker can only be protected by its own limit (``controller.mqtt.broker``
 sets one for the embedded broker). A caller that knows the broker speaks
 3.1.1 only (``gravekeeper run`` with its embedded broker) asks for 3.1.1 at
 once. Over TLS the client does not ask first: it connects with MQTT 5.

@@ -1,6 +1,6 @@
 """The game master on the running referee: checks each request, journals it, keeps the timers right.
 
-The decisions themselves are in :mod:`controller.gm_core` (pure, replayed from
+The decisions themselves are in :mod:`controller.referee.gm` (pure, replayed from
 the journal). What depends on the moment is here: a correction's reason is
 required, a command id is single-use, and a pause stops every timer of the
 referee (an outcome window, a grace period) where it stood, so a resume
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller.gm_core import CORRECTIONS, OPS
+from controller.referee.gm import CORRECTIONS, OPS
 
 if TYPE_CHECKING:
-    from controller.referee import Outcome, Referee
+    from controller.referee.live import Outcome, Referee
 
 MAX_REASON = 200
 MAX_BY = 40
@@ -80,7 +80,7 @@ def payload_for(op: str, fields: Mapping[str, Any], by: str) -> dict[str, Any]:
 def game_master(referee: Referee, op: str, fields: Mapping[str, Any], *, by: str = "referee",
                 command_id: str | None = None) -> Outcome:
     """Decide one game-master request on ``referee``; an :class:`Outcome` like ``act``'s."""
-    from controller.referee import Outcome
+    from controller.referee.live import Outcome
 
     if command_id is not None and referee.journal.has_command(command_id):
         return Outcome(False, [], f"command id {command_id!r} was already used")

@@ -450,7 +450,7 @@ class Journal:
 
         The sensor hub calls it (through the referee) just before a window closes, so that SQLite's
         code, its statements and the pages a commit touches are warm when the observation's real
-        commit follows (see ``controller/service.py``, ``_rehearse``). It never waits for the file's
+        commit follows (see ``controller/service/service.py``, ``_rehearse``). It never waits for the file's
         lock (another table's writer may hold it: then it does nothing) and never raises.
         Returns whether it ran.
         """
@@ -647,7 +647,7 @@ class Journal:
     def add_sensor_counts(self, game_id: str, bounces: Mapping[str, int]) -> None:
         """Add ``bounces`` (sensor -> bounces counted since the last call) to game ``game_id``'s totals.
 
-        Statistics for the history's sensor table (``controller/bounce_ledger.py``), written
+        Statistics for the history's sensor table (``controller/store/bounce_ledger.py``), written
         now and then, never on a decision's path. A new table in schema 1, like ``used_commands``.
         """
         rows = [(self.table, str(game_id), str(sensor), int(n)) for sensor, n in sorted(bounces.items()) if n > 0]

@@ -172,7 +172,7 @@ def publish_report(mqtt: MqttConfig, table: str, report: Mapping[str, Any], *,
 
 def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_MS) -> list[CheckResult]:
     """``journal.writable`` (the write lock can be taken) and ``journal.integrity``; nothing is written."""
-    from controller.journal import Journal, JournalError
+    from controller.store.journal import Journal, JournalError
 
     path = Path(path)
     if not path.exists():

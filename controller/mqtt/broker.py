@@ -28,7 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.mqtt5 import MAX_PACKET_BYTES
+from controller.protocol.mqtt5 import MAX_PACKET_BYTES
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The game master's MQTT commands: undo, undo_request, undo_answer, pause, resume, correct, history.
 
-Signed and checked like every command (``controller.mqtt_commands``); the
+Signed and checked like every command (``controller.protocol.commands``); the
 handlers run in the service's worker under its decision lock, except
 ``history``, which reads the journal through a connection of its own in a
 thread of its own, so a long replay never holds up a sensor reading. Fields
@@ -14,19 +14,19 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller.gm import game_master
-from controller.gm_core import CORRECTIONS
-from controller.history import History, HistoryError
-from controller.mqtt_commands import dumps
-from controller.mqtt_link import Command
+from controller.referee.live_gm import game_master
+from controller.referee.gm import CORRECTIONS
+from controller.referee.history import History, HistoryError
+from controller.protocol.commands import dumps
+from controller.mqtt.link import Command
 
 if TYPE_CHECKING:
-    from controller.service import Service
+    from controller.service.service import Service
 
 log = logging.getLogger(__name__)
 
 GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct", "history")
-# A history reply must stay under the packet size the panel announces (controller/mqtt5.py), with room
+# A history reply must stay under the packet size the panel announces (controller/protocol/mqtt5.py), with room
 # for the reply's own fields and signature: the broker would drop a bigger one without a word.
 MAX_HISTORY_REPLY_BYTES = 900 * 1024
 HISTORY_OPS = ("games", "steps", "board", "export", "sensors")
@@ -35,7 +35,7 @@ Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> dict[str, Any]:
-    from controller.service_commands import ENVELOPE  # the signed command's own fields (id, ts, auth)
+    from controller.service.commands import ENVELOPE  # the signed command's own fields (id, ts, auth)
 
     unknown = sorted(set(payload) - allowed - ENVELOPE)
     if unknown:
@@ -108,7 +108,7 @@ def start_history(service: Service, cmd: Command) -> None:
 
 
 def _run_history(service: Service, cmd: Command, fields: dict[str, Any]) -> None:
-    from controller.journal import Journal, JournalError
+    from controller.store.journal import Journal, JournalError
 
     try:
         with _history_lock:

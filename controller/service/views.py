@@ -12,7 +12,7 @@ changes, the live monitor finds or clears something, or a self-test reports.
 A hardware failure that holds play is shown as the state's ``mismatch``, so it
 gets the same banner as a board that does not match the game.
 
-The current game's latest events (``recent``, ``controller.recent``) are
+The current game's latest events (``recent``, ``controller.service.recent``) are
 published at most once a second, from the worker's round after a change's
 events and views have gone out: off the decision's path.
 """
@@ -24,14 +24,14 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller.mqtt_commands import PRIVATE_SEATS
-from controller.recent import RecentEvents
-from controller.security import seal
-from controller.service_commands import selftest_hooks
-from controller.summary import build_summary
+from controller.protocol.commands import PRIVATE_SEATS
+from controller.service.recent import RecentEvents
+from controller.protocol.security import seal
+from controller.service.commands import selftest_hooks
+from controller.service.summary import build_summary
 
 if TYPE_CHECKING:
-    from controller.service import Service
+    from controller.service.service import Service
 
 HEALTH_EVERY_S = 10.0
 
@@ -153,7 +153,7 @@ class ServiceViews:
             warnings.extend(live.pop("warnings", []))
         counters = {**service._counters, **service.link.counters()}
         config = service.config
-        # Sensors the referee marked broken for this game (controller/gm_core.py): out of service.
+        # Sensors the referee marked broken for this game (controller/referee/gm.py): out of service.
         out_of_service = service.referee.core.gm.public(None)["out_of_service"] if service.referee else []
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
                 "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,

@@ -1,11 +1,11 @@
 """The MQTT commands of the running controller: new_game, act, sim, resync, selftest.
 
-Split from ``controller.service`` so that module keeps to its worker, views and
+Split from ``controller.service.service`` so that module keeps to its worker, views and
 health. The handlers run where the service calls them: in its worker thread,
-under its decision lock (see ``controller.service``).
+under its decision lock (see ``controller.service.service``).
 
 ``act`` comes in two forms (``docs/topics.md``). The sealed one carries
-``seat`` and ``sealed`` (``controller.security.seal_command``): it is opened
+``seat`` and ``sealed`` (``controller.protocol.security.seal_command``): it is opened
 here, its action must be that seat's, and its reply carries the error or data
 sealed for that seat, so neither the action nor a refusal naming a card is
 ever readable on the broker. A sealed body that cannot be opened is refused in
@@ -26,14 +26,14 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller import gm_commands
-from controller.config import check_players
-from controller.gm_commands import GM_COMMANDS
-from controller.mqtt_link import Command
-from controller.security import SealError, seal_reply, unseal_command
+from controller.service import gm_commands
+from controller.protocol.payloads import check_players
+from controller.service.gm_commands import GM_COMMANDS
+from controller.mqtt.link import Command
+from controller.protocol.security import SealError, seal_reply, unseal_command
 
 if TYPE_CHECKING:
-    from controller.service import Service
+    from controller.service.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class CommandHandler:
         run: Callable[[], Reply]
         try:
             # Spent before it runs, whatever comes of it: a capture replayed later, after a
-            # restart too, finds the id taken (controller.mqtt_commands, docs/topics.md).
+            # restart too, finds the id taken (controller.protocol.commands, docs/topics.md).
             service.journal.use_command(cmd.id)
         except (ValueError, sqlite3.Error, OSError) as exc:  # JournalError is a ValueError
             service._counters["refused"] += 1
@@ -75,7 +75,7 @@ class CommandHandler:
         if cmd.name == "new_game" or (cmd.name == "history" and cmd.payload.get("op") == "sensors"):
             service.flush_bounces(force=True)  # the bounces so far: the game that ends, or the table asked for
         if cmd.name == "history":
-            gm_commands.start_history(service, cmd)  # answered from its own thread (controller/gm_commands.py)
+            gm_commands.start_history(service, cmd)  # answered from its own thread (controller/service/gm_commands.py)
             return False
         try:
             if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
@@ -288,7 +288,7 @@ def selftest_hooks() -> Any:
     """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
     global _hooks
     if _hooks is None:  # once: every observation asks, and import_module is Python code each time
-        _hooks = importlib.import_module("controller.selftest")
+        _hooks = importlib.import_module("controller.service.selftest")
     return _hooks
 
 

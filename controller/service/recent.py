@@ -4,9 +4,9 @@ Events are not retained, so a page opened on a table that nobody was watching
 would show an empty list of moves until the next one. The controller keeps
 the current game's most recent public events (at most ``MAX_EVENTS``, and at
 most ``MAX_BYTES`` of them as JSON) and publishes them, retained and signed
-like ``state`` (``controller.publication``), so a panel that starts watching
+like ``state`` (``controller.protocol.publication``), so a panel that starts watching
 the table mid-game shows them at once. Each event is exactly what was
-published on ``<t>/events`` (``controller.mqtt_link.EVENT_KEYS``), with its
+published on ``<t>/events`` (``controller.mqtt.link.EVENT_KEYS``), with its
 ``seq``, oldest first: the very bytes the journal hands the link
 (``Journal.public_after``), never decoded and encoded again. A new game (its
 ``game_started`` event) empties it.
@@ -23,10 +23,10 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from controller.mqtt_commands import dumps
+from controller.protocol.commands import dumps
 
 MAX_EVENTS = 100  # a game's last hundred moves is far more than a page opened mid-game needs to catch up
-MAX_BYTES = 48 << 10  # the events' JSON; small beside the 1 MiB a panel takes (controller.mqtt5)
+MAX_BYTES = 48 << 10  # the events' JSON; small beside the 1 MiB a panel takes (controller.protocol.mqtt5)
 EVERY_S = 1.0
 
 
@@ -35,7 +35,7 @@ class EventSource(Protocol):
     def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]: ...
 
 
-# An event's public body starts {"seq":N,"table":"...","type":"..." (controller.journal.public_body).
+# An event's public body starts {"seq":N,"table":"...","type":"..." (controller.store.journal.public_body).
 # Inside a JSON string every '"' is escaped, so the first ',"type":' is the key itself, never the
 # table's text, and it comes before the data (which may hold a "type" of its own).
 _TYPE_KEY = b',"type":'

@@ -1,6 +1,6 @@
 """The running controller: config -> journal -> referee -> sensors -> MQTT.
 
-The :class:`~controller.referee.Referee` is single-threaded by design: it is
+The :class:`~controller.referee.live.Referee` is single-threaded by design: it is
 used only under the service's decision lock (``_lock``), by one thread at a
 time. A worker thread takes everything that can change the game from one
 queue: observations from the sensor hub, commands from MQTT, calls, and
@@ -22,16 +22,16 @@ them), and the worker is then woken to build the views, off that path.
 
 After every change the worker hands the link the new retained payloads (state,
 sealed private views, sensors, health, and at most once a second the current game's latest
-events: ``controller.service_views``) and calls :meth:`MqttLink.flush`, which
+events: ``controller.service.views``) and calls :meth:`MqttLink.flush`, which
 publishes events first and retained topics after them. Events, retained
 topics and replies are published only under the decision lock, which is what
 keeps them in order (the link's own status message is independent of them).
 
-Commands are answered by ``controller.service_commands``, called from the
+Commands are answered by ``controller.service.commands``, called from the
 worker. The ``selftest`` command is routed to
 ``hardware.selftest.run_for_service(hub, payload, publish)``, looked up when
 the command arrives; its report goes on the retained health topic. The
-self-test's live monitor is fed through the hooks of ``controller.selftest``
+self-test's live monitor is fed through the hooks of ``controller.service.selftest``
 (imported when first needed): every observation (a guided walk-through holds
 its moves back from the referee), a tick with the health checks, its findings
 in the health payload, and a halt that refuses moves while the board cannot be
@@ -51,13 +51,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.bounce_ledger import BounceLedger
-from controller.broker import BrokerChoice
+from controller.store.bounce_ledger import BounceLedger
+from controller.mqtt.broker import BrokerChoice
 from controller.config import Config
-from controller.mqtt_link import Command, MqttLink
-from controller.service_commands import COMMANDS, CommandHandler, selftest_hooks
-from controller.service_effects import TableEffects
-from controller.service_views import ServiceViews
+from controller.mqtt.link import Command, MqttLink
+from controller.service.commands import COMMANDS, CommandHandler, selftest_hooks
+from controller.service.effects import TableEffects
+from controller.service.views import ServiceViews
 
 log = logging.getLogger(__name__)
 
@@ -140,15 +140,15 @@ class Service:
         self._commands = CommandHandler(self)
         self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
         self.effects = TableEffects(self)  # cues and Home Assistant, in a thread of their own
-        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/bounce_ledger.py)
+        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/store/bounce_ledger.py)
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
-        from controller.journal import Journal, JournalError
-        from controller.referee import Referee
+        from controller.store.journal import Journal, JournalError
+        from controller.referee.live import Referee
 
         cfg = self.config
         try:

@@ -126,7 +126,7 @@ class Publisher:
 
     def rehearse(self) -> None:
         """Hash a sample as :meth:`sign` would, changing nothing (no counter is used): see the sensor
-        hub's rehearsal before a window closes (``controller/service.py``, ``_rehearse``)."""
+        hub's rehearsal before a window closes (``controller/service/service.py``, ``_rehearse``)."""
         inner = self._inner.copy()
         inner.update(_REHEARSAL)
         outer = self._outer.copy()

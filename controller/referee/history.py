@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games.base import Action
-from controller.journal import Journal
-from controller.referee_core import RefereeCore
-from controller.referee_guidance import label
-from controller.referee_replay import describe_event, describe_input
+from controller.store.journal import Journal
+from controller.referee.core import RefereeCore
+from controller.referee.guidance import label
+from controller.referee.replay import describe_event, describe_input
 
 MAX_EXPORT_CHARS = 900_000  # a reply stays under the panel's 1 MiB message limit
 _REFEREE_EVENTS = {"game_started", "mismatch", "mismatch_cleared", "undone", "undo_requested", "undo_declined",
@@ -287,7 +287,7 @@ class History:
     def sensors(self, journal: Journal) -> dict[str, Any]:
         """Per sensor, across every game: readings, mismatches, corrections, times marked broken, and bounces.
 
-        Bounces are journalled per game by the running controller (``controller/bounce_ledger.py``):
+        Bounces are journalled per game by the running controller (``controller/store/bounce_ledger.py``):
         ``bounces`` is their sum over every game, ``bounce_games`` how many games saw any.
         The list is in order of trouble (:func:`_trouble`), the worst first.
         """

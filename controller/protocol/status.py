@@ -8,12 +8,12 @@ started (``since``). The older of two runs stops when it sees any status of
 the newer: with one client id, that is the will or the "online" it finds when
 it comes back. A status of an older run is left alone: it is a controller that
 died or stopped before this one started, or the older one, which stops by this
-rule. :class:`~controller.mqtt_link.MqttLink` also leaves alone the status
+rule. :class:`~controller.mqtt.link.MqttLink` also leaves alone the status
 already retained at its first connection: ``since`` is a wall clock, and a Pi
 without a real-time clock may start with one behind the run it replaces.
 
 Every status is signed under the table's control token
-(``controller.security.signed_status``). Anyone on the broker may publish on
+(``controller.protocol.security.signed_status``). Anyone on the broker may publish on
 the status topic, so only a signed claim of a newer run stops this one; any
 other status is ignored and counted (``status_refused`` in health).
 """
@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller import __version__
-from controller.mqtt_commands import dumps
-from controller.security import loads_utf8, signed_status, too_deep, verify_status
+from controller.protocol.commands import dumps
+from controller.protocol.security import loads_utf8, signed_status, too_deep, verify_status
 
 
 class RunStatus:
@@ -103,7 +103,7 @@ class RunStatus:
         if not payload:
             return None  # a retained status cleared: no claim at all
         try:
-            # Nested deeper than any status (controller.security.MAX_DEPTH): no status of ours, unread.
+            # Nested deeper than any status (controller.protocol.security.MAX_DEPTH): no status of ours, unread.
             status = None if too_deep(payload) else loads_utf8(payload)
         except (ValueError, RecursionError):
             status = None

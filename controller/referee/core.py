@@ -18,12 +18,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from controller import gm_core
+from controller.referee import gm as gm_core
 from controller.games import get_game
 from controller.games.base import Action, Event, Game, IllegalAction
-from controller.referee_board import BoardCheck, board_kinds, catch_up_explains, check_board, explains, is_foul
-from controller.referee_guidance import describe
-from controller.undo import UndoLog
+from controller.referee.board import BoardCheck, board_kinds, catch_up_explains, check_board, explains, is_foul
+from controller.referee.guidance import describe
+from controller.referee.undo import UndoLog
 from hardware.observation import sensor_values
 
 MAX_STEPS = 16  # board actions one input may set off; a guard against an engine that loops
@@ -89,7 +89,7 @@ class RefereeCore:
         self.pending = False  # an unexplained reading inside its grace period
         self.pending_moving_only = False
         self.setup = False  # a new game whose board has not yet matched it: differences are set-up work
-        self.gm = gm_core.GmState()  # undo, pause, corrections of the current game (controller/gm_core.py)
+        self.gm = gm_core.GmState()  # undo, pause, corrections of the current game (controller/referee/gm.py)
 
     # ----- what a new game carries over -------------------------------------------
     def board_state(self) -> dict[str, Any]:
@@ -180,7 +180,7 @@ class RefereeCore:
         return gm_core.decide(self, p)
 
     def _play(self, action: Action, at: float, source: str) -> list[dict[str, Any]]:
-        """Apply one engine action and keep it as a step the referee may take back (controller/undo.py)."""
+        """Apply one engine action and keep it as a step the referee may take back (controller/referee/undo.py)."""
         assert self.game is not None
         rng_before = self.game.rng_state()
         engine_events = self.game.apply(action)

@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from controller.effects.engine import Effects, EffectsPlayer, load_effects
-from controller.homeassistant import Discovery
-from controller.put_right import PutRightGate
+from controller.mqtt.homeassistant import Discovery
+from controller.mqtt.put_right import PutRightGate
 
 if TYPE_CHECKING:
-    from controller.service import Service
+    from controller.service.service import Service
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """MQTT topic names and the checks every incoming command passes before the worker sees it.
 
 Commands are checked in the network thread: size, UTF-8, JSON, id, name,
-signature (``controller.security.verify_command``: it covers the table and the
+signature (``controller.protocol.security.verify_command``: it covers the table and the
 command's name), the signed time ``ts`` and replay. Each refusal becomes a reply
 that names the problem; nothing reaches the referee. Past the rate of answered refusals
 (``mqtt_link``), a command that cannot be signed (:meth:`CommandChecker.doomed`: too large,
@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from controller.security import COMMAND_WINDOW_S, MAX_DEPTH, loads_utf8, too_deep, verify_command
+from controller.protocol.security import COMMAND_WINDOW_S, MAX_DEPTH, loads_utf8, too_deep, verify_command
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ class CommandChecker:
             raise CommandRefused(f"payload too large: {len(raw)} bytes (the limit is {MAX_COMMAND_BYTES})",
                                  _id_of(raw) if len(raw) <= _ID_PEEK_BYTES else None)
         if too_deep(raw):
-            # Before decoding (controller.security.MAX_DEPTH): no command of the contract nests so
+            # Before decoding (controller.protocol.security.MAX_DEPTH): no command of the contract nests so
             # deep, and one just under the parser's limit broke the signature check further down.
             raise CommandRefused(f"bad JSON: nested too deeply (more than {MAX_DEPTH} levels)")
         try:

@@ -16,7 +16,7 @@ acknowledgement not yet written down), the first connection reads our own
 retained ``state``: it is always published after the events it includes, so if
 it belongs to the same game its ``seq`` proves the broker already has those.
 
-Commands are checked in the network thread (``controller.mqtt_commands``)
+Commands are checked in the network thread (``controller.protocol.commands``)
 before the worker sees them; each refusal gets a reply naming the problem.
 """
 
@@ -34,8 +34,8 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
-from controller import mqtt5
-from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's public names
+from controller.protocol import mqtt5
+from controller.protocol.commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
     Command,
     CommandChecker,
@@ -43,10 +43,10 @@ from controller.mqtt_commands import (  # noqa: F401 - re-exported: the link's p
     Topics,
     dumps,
 )
-from controller.mqtt_status import RunStatus
-from controller.publication import PublicationError, Publisher, check_body, open_publication, publication_key
-from controller.put_right import PutRightGate
-from controller.security import signed_reply
+from controller.protocol.status import RunStatus
+from controller.protocol.publication import PublicationError, Publisher, check_body, open_publication, publication_key
+from controller.mqtt.put_right import PutRightGate
+from controller.protocol.security import signed_reply
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class MqttLink:
         self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
         self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
-        # Everything on state, events, sensors, health and private/ is signed (controller.publication).
+        # Everything on state, events, sensors, health and private/ is signed (controller.protocol.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)
         self._pub_key = publication_key(token)
         self._prefix = self.topics.command("")[: -len("cmd/")]
@@ -180,7 +180,7 @@ class MqttLink:
         # died, so the broker sends that one's last will ("offline") at once, before our
         # "online", instead of a keepalive later, on top of it.
         client_id = settings.client_id or f"gravekeeper-{table}"
-        # MQTT 5, so the broker learns the largest packet we take (controller.mqtt5).
+        # MQTT 5, so the broker learns the largest packet we take (controller.protocol.mqtt5).
         self.client = mqtt5.new_client(client_id, mqtt5=mqtt5_protocol)
         self.client.max_inflight_messages_set(PAHO_INFLIGHT)
         self.client.reconnect_delay_set(min_delay=1, max_delay=4)
@@ -268,7 +268,7 @@ class MqttLink:
         For messages nothing is ordered against and nothing must wait for: an
         effect cue is worthless later, and discovery is published again on
         every connection. ``sign`` stamps and signs a JSON object as the table's
-        other publications are (``controller.publication``). Paho's publish and
+        other publications are (``controller.protocol.publication``). Paho's publish and
         the publisher are thread-safe, so any thread may call this.
         """
         if self._closed or not self.client.is_connected():
@@ -728,7 +728,7 @@ class MqttLink:
 
     # ----- health ---------------------------------------------------------
     def _check_status(self, msg: mqtt.MQTTMessage) -> None:
-        """A newer controller of this table on the broker: stop, and say why (``controller.mqtt_status``)."""
+        """A newer controller of this table on the broker: stop, and say why (``controller.protocol.status``)."""
         payload = bytes(msg.payload)
         with self._lock:
             first = msg.retain and self._connects <= 1

@@ -1,7 +1,7 @@
 """A table at a glance, in plain words: the retained ``gravekeeper/<t>/summary`` topic.
 
 Built from the public state and the sensors only, so it holds no secret. Home
-Assistant's entities read it (``controller.homeassistant``), and so can any
+Assistant's entities read it (``controller.mqtt.homeassistant``), and so can any
 dashboard that wants "Ann to play" rather than seat numbers and sensor ids.
 """
 

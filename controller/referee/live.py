@@ -1,6 +1,6 @@
 """The referee: the engine, the sensed board and the journal, kept in agreement.
 
-Every decision is made by :class:`~controller.referee_core.RefereeCore` from a
+Every decision is made by :class:`~controller.referee.core.RefereeCore` from a
 plain payload, written to the journal in one transaction with its events, and
 only then reported. On start the journal is replayed into a fresh core, so
 after ``kill -9`` the state is identical; the service then calls
@@ -23,10 +23,10 @@ from controller.config import Config
 from controller.games import get_game
 from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
 from controller.games.words import listed
-from controller.journal import Journal, JournalError
-from controller.referee_board import check_board, sensed
-from controller.referee_core import RefereeCore, Refused, same_events, validate_sensors
-from controller.security import game_seed
+from controller.store.journal import Journal, JournalError
+from controller.referee.board import check_board, sensed
+from controller.referee.core import RefereeCore, Refused, same_events, validate_sensors
+from controller.protocol.security import game_seed
 from hardware.observation import Observation
 
 __all__ = ["Outcome", "Referee", "Refused"]
@@ -95,7 +95,7 @@ class Referee:
         # A sensor reading the journal could not store did not happen, but the board did change:
         # the service should reconcile with the sensors as they are once it can (see observe()).
         self.needs_reconcile = False
-        self.paused_at: float | None = None  # when the game master paused the game (controller/gm.py)
+        self.paused_at: float | None = None  # when the game master paused the game (controller/referee/live_gm.py)
         # Told of every batch of events once it is durable (the effects player); set by the service
         # after the restore, so replaying the journal plays nothing.
         self.on_events: Callable[[list[dict[str, Any]]], None] | None = None
@@ -282,7 +282,7 @@ class Referee:
         """Run what deciding an observation runs, changing nothing: the board check, the journal's write.
 
         Called under the service's decision lock just before a sensor window closes (see
-        ``controller/service.py``, ``_rehearse``); the core is only read and the journal rolls back.
+        ``controller/service/service.py``, ``_rehearse``); the core is only read and the journal rolls back.
         """
         if self.board != "sensors":
             return

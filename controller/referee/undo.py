@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Action, Event, Game
-from controller.referee_guidance import label
+from controller.referee.guidance import label
 from controller.games.terror import Terror, place_at
-from controller.place_words import dogs_square, superstition_space
+from controller.referee.place_words import dogs_square, superstition_space
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ on ``<prefix>/device/gravekeeper_<table>/config`` (retained): the ``dev`` and
 - an ``event`` entity carrying the game's events, with their types listed;
 - device triggers for the main moments on ``gravekeeper/<t>/moment``.
 
-The entities read the retained ``summary`` topic (``controller.summary``),
+The entities read the retained ``summary`` topic (``controller.service.summary``),
 which is in plain words and holds no secret. Discovery is published again
 whenever Home Assistant's birth message (``<prefix>/status`` = ``online``)
 arrives, and an empty retained config removes the device when discovery is
@@ -59,7 +59,7 @@ GAME_EVENTS = {  # every event type each engine emits (a test keeps this complet
     ),
 }
 COMMON_EVENTS = ("game_started", "mismatch", "mismatch_cleared",
-                 # the game master's (controller/gm_core.py): every game has them
+                 # the game master's (controller/referee/gm.py): every game has them
                  "undone", "undo_requested", "undo_declined", "paused", "resumed", "corrected")
 
 

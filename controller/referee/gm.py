@@ -7,7 +7,7 @@ the journal: an undo is a new input whose events say what was taken back.
 
 Ops (``docs/referee.md``, "The game master"):
 
-* ``undo``: take back the last step (see :mod:`controller.undo`); on a sensed
+* ``undo``: take back the last step (see :mod:`controller.referee.undo`); on a sensed
   board the pieces it moved must go back before play goes on.
 * ``undo_request`` / ``undo_decline``: a player asks to take back their own
   last move; the referee approves it (``undo`` with ``request``) or declines.
@@ -17,7 +17,7 @@ Ops (``docs/referee.md``, "The game master"):
 * ``trust_board``: the board's position as it stands becomes the game's.
 * ``broken``: a sensor is out of service for the rest of this game.
 
-A refusal raises :class:`~controller.referee_core.Refused` before anything changed.
+A refusal raises :class:`~controller.referee.core.Refused` before anything changed.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
-from controller.referee_guidance import label
-from controller.undo import UndoLog, describe_step, pieces_back, put_back, put_back_words
+from controller.referee.guidance import label
+from controller.referee.undo import UndoLog, describe_step, pieces_back, put_back, put_back_words
 from hardware.observation import sensor_values
 
 if TYPE_CHECKING:
-    from controller.referee_core import RefereeCore
+    from controller.referee.core import RefereeCore
 
 OPS = ("undo", "undo_request", "undo_decline", "pause", "resume", "declare", "end_window", "trust_board", "broken")
 CORRECTIONS = ("declare", "end_window", "trust_board", "broken")
@@ -69,7 +69,7 @@ def _event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
 
 
 def _refuse(message: str) -> NoReturn:
-    from controller.referee_core import Refused
+    from controller.referee.core import Refused
 
     raise Refused(message)
 
