@@ -54,9 +54,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_sse import free_port, wait_port  # noqa: E402 - the same helpers as the one-table SSE bench
-from club_stages import report  # noqa: E402
-from club_tables import TOKEN, LocalTables  # noqa: E402
+from bench_sse import free_port, wait_port
+from club_stages import report
+from club_tables import TOKEN, LocalTables
+
 PROBES = ROOT / "bench" / "club_probes.py"
 
 

@@ -26,9 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import controller.protocol.security as security  # noqa: E402
-from controller.games import get_game  # noqa: E402
-from controller.store.journal import Journal  # noqa: E402
+from controller.games import get_game
+from controller.protocol import security
+from controller.store.journal import Journal
 
 
 def _views(n: int) -> list[dict[str, Any]]:

@@ -33,13 +33,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gpiozero.pins.mock import MockFactory  # noqa: E402
+from gpiozero.pins.mock import MockFactory
 
-from hardware.config import load_hardware_config  # noqa: E402
-from hardware.debounce import StableFilter  # noqa: E402
-from hardware.hub import SensorHub  # noqa: E402
-from hardware.observation import Observation  # noqa: E402
-from hardware.simulator import bounce_trace, play_trace, worst_gap_trace  # noqa: E402
+from hardware.config import load_hardware_config
+from hardware.debounce import StableFilter
+from hardware.hub import SensorHub
+from hardware.observation import Observation
+from hardware.simulator import bounce_trace, play_trace, worst_gap_trace
 
 PIN = 13  # the launcher in the default map
 BASE_PIN = 2

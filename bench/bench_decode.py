@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.framing import FrameDecoder  # noqa: E402
+from firmware_bridge import protocol as p
+from firmware_bridge.framing import FrameDecoder
 
 LINE_BYTES_PER_S = 1_000_000 / 10
 TARGET = 50.0

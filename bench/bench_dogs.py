@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.games.base import Action  # noqa: E402
-from controller.games.dogs import DogsGame  # noqa: E402
-from controller.games.dogs.game import _act  # noqa: E402
-from controller.games.dogs.state import Placement, Spook  # noqa: E402
+from controller.games.base import Action
+from controller.games.dogs import DogsGame
+from controller.games.dogs.game import _act
+from controller.games.dogs.state import Placement, Spook
 
 TARGET_MS = 1.0
 

@@ -51,11 +51,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import paho.mqtt.client as mqtt  # noqa: E402
+import paho.mqtt.client as mqtt
 
-from controller.mqtt.broker import BrokerChoice  # noqa: E402
-from controller.config import load_config  # noqa: E402
-from controller.service.service import Service  # noqa: E402
+from controller.config import load_config
+from controller.mqtt.broker import BrokerChoice
+from controller.service.service import Service
 
 TARGET_P99 = 1.1  # controller / durable floor, shared/DESIGN.md
 TARGET_P50 = 1.2

@@ -31,13 +31,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_referee import Timed, pct, play  # noqa: E402
+from bench_referee import Timed, pct, play
 
-from controller.config import load_config  # noqa: E402
-from controller.effects.engine import EffectsPlayer, load_effects  # noqa: E402
-from controller.store.journal import Journal  # noqa: E402
-from controller.referee.live import Referee  # noqa: E402
-from hardware.patterns import Pattern, PatternPlayer  # noqa: E402
+from controller.config import load_config
+from controller.effects.engine import EffectsPlayer, load_effects
+from controller.referee.live import Referee
+from controller.store.journal import Journal
+from hardware.patterns import Pattern, PatternPlayer
 
 TARGET = 1.05
 

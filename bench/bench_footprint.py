@@ -41,7 +41,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_edge_to_event import free_port, start_mosquitto  # noqa: E402  (same directory)
+from bench_edge_to_event import free_port, start_mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {"online_s": 2.0, "rss_mb": 50.0, "cpu_pct": 1.0}

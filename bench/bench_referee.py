@@ -31,11 +31,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.config import load_config  # noqa: E402
-from controller.games.base import Action  # noqa: E402
-from controller.store.journal import Journal  # noqa: E402
-from controller.referee.live import Referee  # noqa: E402
-from hardware.observation import ALL_SENSORS, Observation  # noqa: E402
+from controller.config import load_config
+from controller.games.base import Action
+from controller.referee.live import Referee
+from controller.store.journal import Journal
+from hardware.observation import ALL_SENSORS, Observation
 
 TARGET_MS = 1.0
 REST = {s: ("cocked" if s.endswith("sprung") else "in") for s in ALL_SENSORS if s.startswith("trap.")}

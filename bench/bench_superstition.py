@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.games import Action  # noqa: E402
-from controller.games.superstition import Superstition  # noqa: E402
+from controller.games import Action
+from controller.games.superstition import Superstition
 
 TARGET_MS = 1.0
 IDLE_S = 0.0002  # pause before each timed call of the worst positions

@@ -26,9 +26,9 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import statistics
 import platform
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.games.terror import Terror  # noqa: E402
-from controller.games.terror.board import ALL_CONFIGS, load_board  # noqa: E402
+from controller.games.terror import Terror
+from controller.games.terror.board import ALL_CONFIGS, load_board
 
 TARGET_MS = 1.0
 

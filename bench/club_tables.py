@@ -27,12 +27,12 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.mqtt.broker import BrokerChoice  # noqa: E402
-from controller.config import load_config  # noqa: E402
-from controller.service.service import Service  # noqa: E402
+from controller.config import load_config
+from controller.mqtt.broker import BrokerChoice
+from controller.service.service import Service
 
 sys.path.insert(0, str(ROOT / "bench"))
-from club_stages import stamp_service  # noqa: E402
+from club_stages import stamp_service
 
 TOKEN = "bench-club-token"
 

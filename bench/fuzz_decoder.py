@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.framing import BadFrame, FrameDecoder  # noqa: E402
+from firmware_bridge import protocol as p
+from firmware_bridge.framing import BadFrame, FrameDecoder
 
 
 def random_message(rng: random.Random, i: int) -> p.Message:

@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from controller.games import GAME_NAMES
-from controller.protocol.payloads import check_players
 from controller.protocol.names import check_name, default_name
+from controller.protocol.payloads import check_players
 
 
 class ConfigError(ValueError):
@@ -428,7 +428,9 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         values[key] = value
     explicit = set(flat)
     token = values["table.token"]
-    from controller.games import get_game  # lazy: only the configured engine is imported
+    from controller.games import (
+        get_game,  # lazy: only the configured engine is imported
+    )
 
     game_cls = get_game(values["table.game"])
     n = len(values["table.players"])
@@ -438,7 +440,12 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
     journal_path = os.path.expanduser(values["journal.path"] or _default_journal_path(values["table.id"]))
     generated, kept, token_file = not token, False, None
     if generated:
-        from controller.store.token_file import TokenFileError, make_token, read_token, token_path
+        from controller.store.token_file import (
+            TokenFileError,
+            make_token,
+            read_token,
+            token_path,
+        )
 
         path = token_path(journal_path)
         token_file = str(path)

@@ -15,7 +15,14 @@ from typing import NamedTuple
 
 from cobs import cobs
 
-from firmware_bridge.protocol import MAX_ENCODED, PROTOCOL_VERSION, ChangeMsg, Frame, FrameError, decode_payload
+from firmware_bridge.protocol import (
+    MAX_ENCODED,
+    PROTOCOL_VERSION,
+    ChangeMsg,
+    Frame,
+    FrameError,
+    decode_payload,
+)
 from firmware_bridge.protocol import decode as decode_frame
 
 # version, type, seq, channel, level, time, crc: a whole CHANGE payload

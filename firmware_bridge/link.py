@@ -32,6 +32,7 @@ import serial
 
 from firmware_bridge.framing import BadFrame, FrameDecoder
 from firmware_bridge.protocol import (
+    PROTOCOL_VERSION,
     ChangeMsg,
     Frame,
     GetHelloMsg,
@@ -40,7 +41,6 @@ from firmware_bridge.protocol import (
     Hello,
     HelloMsg,
     Message,
-    PROTOCOL_VERSION,
     NakCode,
     NakMsg,
     PingMsg,

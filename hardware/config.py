@@ -44,7 +44,7 @@ PULLS = ("up", "down", "none")
 LEVELS = ("low", "high")
 OUTPUT_KINDS = ("led", "pwm_led", "buzzer")
 # BCM numbers on the 40-pin header; 2 and 3 carry fixed 1.8 kOhm pull-ups.
-GPIO_PINS = range(0, 28)
+GPIO_PINS = range(28)
 FIXED_PULL_UP_PINS = (2, 3)
 # The Pi's primary UART (the device names it goes by) is wired to GPIO 14 (TX) and 15 (RX).
 PI_UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
@@ -293,7 +293,7 @@ def _input(data: Any, path: str, *, allow_extra: tuple[str, ...] = ()) -> tuple[
         _check_keys(data, ("source", "channel", "active", *allow_extra), path)
         if "channel" not in data:
             raise _err(f"{path}.channel", "required for an mcu input")
-        channel = _integer(data["channel"], f"{path}.channel", range(0, 256), "channel")
+        channel = _integer(data["channel"], f"{path}.channel", range(256), "channel")
         active_high = _choice(data.get("active", "low"), f"{path}.active", LEVELS) == "high"
         return InputSpec("mcu", channel=channel, active_high=active_high), extra
     _check_keys(data, ("source", *allow_extra), path)
@@ -350,7 +350,7 @@ def _output(name: str, data: Any, path: str) -> OutputSpec:
     _check_keys(data, ("kind", "source", "channel", "active"), path)
     if "channel" not in data:
         raise _err(f"{path}.channel", "required for an mcu output")
-    channel = _integer(data["channel"], f"{path}.channel", range(0, 256), "channel")
+    channel = _integer(data["channel"], f"{path}.channel", range(256), "channel")
     return OutputSpec(name, kind, "mcu", channel=channel, active_high=active_high)
 
 

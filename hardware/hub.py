@@ -187,7 +187,9 @@ class SensorHub:
         port = self.config.mcu.port
         factory = self._link_factory
         if factory is None:
-            from firmware_bridge.link import McuLink  # imports point down; loaded only when used
+            from firmware_bridge.link import (
+                McuLink,  # imports point down; loaded only when used
+            )
 
             factory = McuLink
             if self._simulate:
@@ -397,7 +399,7 @@ class SensorHub:
                 self._rehearsals += 1
                 try:
                     self._on_window_closing()
-                except Exception:  # noqa: BLE001 - a rehearsal must never cost the sensors a window
+                except Exception:
                     self._rehearsal_errors += 1
                     if self._rehearsal_errors == 1:
                         log.exception("the rehearsal before a sensor window closes failed (logged once)")

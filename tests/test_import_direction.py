@@ -158,7 +158,7 @@ def test_imports_point_down(name: str) -> None:
 
 
 def test_each_game_package_exports_its_game_class() -> None:
-    import controller.games as games
+    from controller import games
 
     for name in games.GAME_NAMES:
         cls = games.get_game(name)

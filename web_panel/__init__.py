@@ -8,7 +8,7 @@ control tokens. See ``docs/panel.md``.
 from .app import create_app
 from .settings import PanelSettings, SettingsError
 
-__all__ = ["PanelSettings", "SettingsError", "create_app", "start_panel", "PanelServer"]
+__all__ = ["PanelServer", "PanelSettings", "SettingsError", "create_app", "start_panel"]
 
 
 def __getattr__(name: str) -> object:

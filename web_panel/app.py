@@ -9,7 +9,13 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .auth import TABLE_LOGIN_FAILURES_ALLOWED, JoinGuard, SessionStore, csrf_token, current_session
+from .auth import (
+    TABLE_LOGIN_FAILURES_ALLOWED,
+    JoinGuard,
+    SessionStore,
+    csrf_token,
+    current_session,
+)
 from .mqtt_view import MqttView
 from .panel_state import FileSessionStore, secret_key, state_folder
 from .settings import PanelSettings

@@ -67,7 +67,12 @@ def _start(settings: PanelSettings) -> Any:
 
 def where(settings: PanelSettings, url: str, port: int) -> dict[str, Any]:
     """The addresses to print: every URL of the panel, the join page's and its QR code."""
-    from web_panel.reach import join_path, other_devices_can_use, qr_terminal, reach_urls
+    from web_panel.reach import (
+        join_path,
+        other_devices_can_use,
+        qr_terminal,
+        reach_urls,
+    )
 
     urls = reach_urls(settings.listen_host, port)
     joins = reach_urls(settings.listen_host, port, join_path(settings.home_table))

@@ -11,9 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from controller.protocol.payloads import check_players
 from controller.games import GAME_NAMES, Action, MalformedAction
-from controller.protocol.payloads import sensor_values
+from controller.protocol.payloads import check_players, sensor_values
 
 from .gm_commands import GM_CHECKS, GM_COMMANDS, GmCommandError
 from .house_rules import HouseRuleError, check_house_rules

@@ -18,7 +18,7 @@ def encode_sse(kind: str, data: Any) -> str:
 class Item:
     """One change for the streams: its SSE text is made once, not once per watching client."""
 
-    __slots__ = ("kind", "data", "_text")
+    __slots__ = ("_text", "data", "kind")
 
     def __init__(self, kind: str, data: Any) -> None:
         self.kind, self.data, self._text = kind, data, None

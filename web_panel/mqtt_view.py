@@ -42,8 +42,9 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-import controller.protocol.mqtt5 as mqtt5
 from controller.games import GAME_NAMES, get_game
+from controller.protocol import mqtt5
+from controller.protocol.names import default_name, shown_name
 from controller.protocol.publication import PublicationError, Stamp
 from controller.protocol.security import (
     MAX_DEPTH,
@@ -55,7 +56,6 @@ from controller.protocol.security import (
     unseal_reply,
     verify_reply,
 )
-from controller.protocol.names import default_name, shown_name
 
 from .fanout import Item, Subscriber
 from .interest import LIST_KINDS, Subscriptions, list_filters
@@ -321,7 +321,7 @@ class MqttView:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             self.handle(msg.topic, msg.payload, retained=bool(msg.retain))
-        except Exception:  # noqa: BLE001 - one bad message must not kill paho's thread
+        except Exception:
             log.exception("panel: failed to handle a message on %s", msg.topic)
 
     # ----- the picture -------------------------------------------------------------

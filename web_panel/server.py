@@ -36,7 +36,7 @@ class _QuietHandler(WSGIRequestHandler):
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
 
-    def log(self, type: str, message: str, *args: object) -> None:  # noqa: A002 - werkzeug's signature
+    def log(self, type: str, message: str, *args: object) -> None:
         level = logging.DEBUG if type == "info" else logging.WARNING
         log.log(level, "%s %s", self.address_string(), message % args)
 

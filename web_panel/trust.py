@@ -23,7 +23,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from controller.protocol.publication import Freshness, PublicationError, Stamp, open_publication, publication_key
+from controller.protocol.publication import (
+    Freshness,
+    PublicationError,
+    Stamp,
+    open_publication,
+    publication_key,
+)
 from controller.protocol.security import verify_status
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from controller.cli import UsageError
-from controller.store.journal import Journal, JournalError
 from controller.referee.replay import describe_event, replay
+from controller.store.journal import Journal, JournalError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

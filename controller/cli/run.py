@@ -22,7 +22,13 @@ from types import FrameType
 from typing import Any
 
 from controller.cli import UsageError
-from controller.cli.panel_process import PanelPortBusy, PanelProcess, PanelStopped, busy_line, where_lines
+from controller.cli.panel_process import (
+    PanelPortBusy,
+    PanelProcess,
+    PanelStopped,
+    busy_line,
+    where_lines,
+)
 
 ONLINE_WAIT_S = 5.0
 EXIT_TABLE_TAKEN = 3  # another controller runs this table id (docs/deploy.md: not restarted)
@@ -68,8 +74,8 @@ def main(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from controller.mqtt.broker import BrokerError, choose_broker
-    from controller.store.journal import JournalError
     from controller.service.service import Service, ServiceError
+    from controller.store.journal import JournalError
 
     stop = threading.Event()
 

@@ -76,15 +76,15 @@ class TerminalPerson:
 
 
 def main(args: argparse.Namespace) -> int:
+    import warnings
+
+    from gpiozero import PinFactoryFallback
+
     from controller.config import ConfigError, load_config
     from controller.service.selftest import run_selftest
     from hardware.selftest.faults import FaultError, parse_faults
     from hardware.selftest.guided import StepControl
     from hardware.selftest.report import CheckResult
-
-    import warnings
-
-    from gpiozero import PinFactoryFallback
 
     # gpiozero explains each pin library it could not load; hardware.open already says what matters.
     warnings.simplefilter("ignore", PinFactoryFallback)

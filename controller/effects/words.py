@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import game_title
-from controller.games.words import listed
 from controller.games.terror import POSITION_WORDS
+from controller.games.words import listed
 
 TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave",
               "grave2": "the second Grave"}

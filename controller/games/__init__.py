@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import importlib
 
-from .base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
+from .base import (
+    Action,
+    BadGameData,
+    Event,
+    Expectation,
+    Game,
+    IllegalAction,
+    MalformedAction,
+)
 
 __all__ = [
+    "GAME_NAMES",
     "Action",
     "BadGameData",
     "Event",
@@ -18,7 +27,6 @@ __all__ = [
     "Game",
     "IllegalAction",
     "MalformedAction",
-    "GAME_NAMES",
     "game_title",
     "get_game",
     "register",

@@ -102,7 +102,7 @@ class Action:
         return {"kind": self.kind, "player": self.player, "params": dict(self.params)}
 
     @classmethod
-    def from_json(cls, data: JSON) -> "Action":
+    def from_json(cls, data: JSON) -> Action:
         if isinstance(data, (str, bytes)):
             try:
                 data = json.loads(data)
@@ -127,7 +127,7 @@ class Action:
         return " ".join(parts)
 
     @classmethod
-    def from_text(cls, text: str) -> "Action":
+    def from_text(cls, text: str) -> Action:
         text = text.strip()
         if not text:
             raise MalformedAction("empty action text")
@@ -181,7 +181,7 @@ class Event:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> "Event":
+    def from_json(cls, data: Mapping[str, JSON]) -> Event:
         return cls(
             type=data["type"],
             data=data.get("data") or {},
@@ -303,7 +303,9 @@ class Game(ABC):
         :meth:`new` also rebuilds games a journal holds, so it keeps accepting what it once
         did; a check added later goes here, and the referee runs it before a new game only.
         """
-        from .owner_words import check_words  # here, not at the top: owner_words imports this module
+        from .owner_words import (
+            check_words,  # here, not at the top: owner_words imports this module
+        )
 
         for option in ("board", "cards", "tiles"):
             if isinstance(options.get(option), Mapping):

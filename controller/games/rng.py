@@ -63,7 +63,7 @@ class Rng:
         return f"{self.state:016x}"
 
     @classmethod
-    def from_json(cls, data: object) -> "Rng":
+    def from_json(cls, data: object) -> Rng:
         if not isinstance(data, str):
             raise ValueError(f"rng state must be a hex string, got {type(data).__name__}")
         try:

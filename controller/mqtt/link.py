@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
+from controller.mqtt.put_right import PutRightGate
 from controller.protocol import mqtt5
 from controller.protocol.commands import (  # noqa: F401 - re-exported: the link's public names
     MAX_COMMAND_BYTES,
@@ -43,10 +44,15 @@ from controller.protocol.commands import (  # noqa: F401 - re-exported: the link
     Topics,
     dumps,
 )
-from controller.protocol.status import RunStatus
-from controller.protocol.publication import PublicationError, Publisher, check_body, open_publication, publication_key
-from controller.mqtt.put_right import PutRightGate
+from controller.protocol.publication import (
+    PublicationError,
+    Publisher,
+    check_body,
+    open_publication,
+    publication_key,
+)
 from controller.protocol.security import signed_reply
+from controller.protocol.status import RunStatus
 
 log = logging.getLogger(__name__)
 
@@ -585,7 +591,7 @@ class MqttLink:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             self._take_message(msg)
-        except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+        except Exception:
             log.exception("could not handle a message on %s", msg.topic)
 
     def _take_message(self, msg: mqtt.MQTTMessage) -> None:
@@ -654,7 +660,7 @@ class MqttLink:
             self.reply(name, exc.command_id, False, error=str(exc), copy=copy)
             self._on_wake()
             return
-        except Exception:  # noqa: BLE001 - an exception here would end paho's network thread
+        except Exception:
             if not self._may_answer_refusal():
                 return  # whatever broke, a flood of it must not flood the replies or the log
             log.exception("could not check a %s command", name)

@@ -28,7 +28,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from controller.protocol.security import COMMAND_WINDOW_S, MAX_DEPTH, loads_utf8, too_deep, verify_command
+from controller.protocol.security import (
+    COMMAND_WINDOW_S,
+    MAX_DEPTH,
+    loads_utf8,
+    too_deep,
+    verify_command,
+)
 
 log = logging.getLogger(__name__)
 

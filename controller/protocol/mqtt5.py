@@ -144,8 +144,8 @@ def _ask_once(host: str, port: int) -> Callable[[mqtt.Client, Any], None]:
 def _downgrade(client: mqtt.Client) -> None:
     # paho keeps the protocol in a private field and switches it the same way to fall back
     # from 3.1.1 to 3.1; there is no public setter. Properties are sent only by MQTT 5 clients.
-    client._protocol = mqtt.MQTTv311  # noqa: SLF001
-    client._clean_session = True  # noqa: SLF001 - unset for an MQTT 5 client; 3.1.1 reads it
+    client._protocol = mqtt.MQTTv311
+    client._clean_session = True
 
 
 def fall_back_to_v311(client: mqtt.Client, reason: Any) -> bool:

@@ -293,7 +293,7 @@ def seal(token: str, table: str, seat: int, obj: Any, *, public_size: int = 0) -
 def unseal(token: str, table: str, seat: int, sealed: str) -> Any:
     try:
         return _decrypt(_key(token, table, seat), f"{table}/{seat}".encode(), sealed)
-    except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
+    except Exception as exc:
         raise SealError(f"cannot open the private view of seat {seat} on table {table!r}") from exc
 
 
@@ -329,7 +329,7 @@ def _unseal_for(label: str, token: str, table: str, seat: int, command_id: str |
         raise SealError(f"cannot open a {what} for seat {seat!r}")
     try:
         return _decrypt(_command_key(token, table, seat), _command_aad(label, table, seat, command_id), sealed)
-    except Exception as exc:  # noqa: BLE001 - every failure means the same thing to the caller
+    except Exception as exc:
         raise SealError(f"the {what} does not open for seat {seat} of command {str(command_id)!r} "
                         f"(another token, seat or command id, or altered on the way)") from exc
 

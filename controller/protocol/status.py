@@ -29,7 +29,12 @@ from typing import Any
 
 from controller import __version__
 from controller.protocol.commands import dumps
-from controller.protocol.security import loads_utf8, signed_status, too_deep, verify_status
+from controller.protocol.security import (
+    loads_utf8,
+    signed_status,
+    too_deep,
+    verify_status,
+)
 
 
 class RunStatus:

@@ -18,10 +18,17 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from controller.referee import gm as gm_core
 from controller.games import get_game
 from controller.games.base import Action, Event, Game, IllegalAction
-from controller.referee.board import BoardCheck, board_kinds, catch_up_explains, check_board, explains, is_foul
+from controller.referee import gm as gm_core
+from controller.referee.board import (
+    BoardCheck,
+    board_kinds,
+    catch_up_explains,
+    check_board,
+    explains,
+    is_foul,
+)
 from controller.referee.guidance import describe
 from controller.referee.undo import UndoLog
 from hardware.observation import sensor_values

@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
 from controller.referee.guidance import label
-from controller.referee.undo import UndoLog, describe_step, pieces_back, put_back, put_back_words
+from controller.referee.undo import (
+    UndoLog,
+    describe_step,
+    pieces_back,
+    put_back,
+    put_back_words,
+)
 from hardware.observation import sensor_values
 
 if TYPE_CHECKING:

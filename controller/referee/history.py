@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games.base import Action
-from controller.store.journal import Journal
 from controller.referee.core import RefereeCore
 from controller.referee.guidance import label
 from controller.referee.replay import describe_event, describe_input
+from controller.store.journal import Journal
 
 MAX_EXPORT_CHARS = 900_000  # a reply stays under the panel's 1 MiB message limit
 _REFEREE_EVENTS = {"game_started", "mismatch", "mismatch_cleared", "undone", "undo_requested", "undo_declined",

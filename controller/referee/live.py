@@ -23,10 +23,10 @@ from controller.config import Config
 from controller.games import get_game
 from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
 from controller.games.words import listed
-from controller.store.journal import Journal, JournalError
+from controller.protocol.security import game_seed
 from controller.referee.board import check_board, sensed
 from controller.referee.core import RefereeCore, Refused, same_events, validate_sensors
-from controller.protocol.security import game_seed
+from controller.store.journal import Journal, JournalError
 from hardware.observation import Observation
 
 __all__ = ["Outcome", "Referee", "Refused"]
@@ -269,7 +269,7 @@ class Referee:
             return Outcome(False, [], str(exc))
         try:
             text = self.core.game.describe(action) if self.core.game is not None else action.to_text()
-        except Exception:  # noqa: BLE001 - a description must never refuse a legal action
+        except Exception:
             log.exception("could not word %s; its raw text is shown instead", action.to_text())
             text = action.to_text()
         payload = {"action": action.to_json(), "command_id": command_id}

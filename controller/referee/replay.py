@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games.base import Action
-from controller.store.journal import Journal
 from controller.referee.core import RefereeCore, same_events
 from controller.referee.guidance import label
+from controller.store.journal import Journal
 
 
 @dataclass

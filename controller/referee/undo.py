@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Action, Event, Game
-from controller.referee.guidance import label
 from controller.games.terror import Terror, place_at
+from controller.referee.guidance import label
 from controller.referee.place_words import dogs_square, superstition_space
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before:
 def describe_step(game: Game, action: Action) -> str:
     try:
         text = game.describe(action)  # the engine's own words: its squares and spaces named as players do
-    except Exception:  # noqa: BLE001 - words must never stop a move
+    except Exception:
         # The fallback is the action's raw text (ids, not plain words): say why in the log.
         log.exception("could not word a %s step in plain words", action.kind)
         text = action.to_text()

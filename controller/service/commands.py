@@ -26,11 +26,11 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller.service import gm_commands
-from controller.protocol.payloads import check_players
-from controller.service.gm_commands import GM_COMMANDS
 from controller.mqtt.link import Command
+from controller.protocol.payloads import check_players
 from controller.protocol.security import SealError, seal_reply, unseal_command
+from controller.service import gm_commands
+from controller.service.gm_commands import GM_COMMANDS
 
 if TYPE_CHECKING:
     from controller.service.service import Service
@@ -94,7 +94,7 @@ class CommandHandler:
             ok, error, data, changed = run()
         except ValueError as exc:
             ok, error, data, changed = False, str(exc), None, False
-        except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
+        except Exception as exc:
             log.exception("%s command %s failed", cmd.name, cmd.id)
             # The referee restores itself from the journal when a decision fails half-way.
             ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True

@@ -14,11 +14,11 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from controller.referee.live_gm import game_master
+from controller.mqtt.link import Command
+from controller.protocol.commands import dumps
 from controller.referee.gm import CORRECTIONS
 from controller.referee.history import History, HistoryError
-from controller.protocol.commands import dumps
-from controller.mqtt.link import Command
+from controller.referee.live_gm import game_master
 
 if TYPE_CHECKING:
     from controller.service.service import Service
@@ -35,7 +35,9 @@ Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> dict[str, Any]:
-    from controller.service.commands import ENVELOPE  # the signed command's own fields (id, ts, auth)
+    from controller.service.commands import (
+        ENVELOPE,  # the signed command's own fields (id, ts, auth)
+    )
 
     unknown = sorted(set(payload) - allowed - ENVELOPE)
     if unknown:
@@ -122,7 +124,7 @@ def _run_history(service: Service, cmd: Command, fields: dict[str, Any]) -> None
         _reply(service, cmd, True, None, data)
     except (HistoryError, JournalError, ValueError) as exc:
         _reply(service, cmd, False, f"history: {exc}", None)
-    except Exception as exc:  # noqa: BLE001 - the sender must still get an answer
+    except Exception as exc:
         log.exception("history command %s failed", cmd.id)
         _reply(service, cmd, False, f"internal error in history: {type(exc).__name__}", None)
 

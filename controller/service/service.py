@@ -51,13 +51,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.store.bounce_ledger import BounceLedger
-from controller.mqtt.broker import BrokerChoice
 from controller.config import Config
+from controller.mqtt.broker import BrokerChoice
 from controller.mqtt.link import Command, MqttLink
 from controller.service.commands import COMMANDS, CommandHandler, selftest_hooks
 from controller.service.effects import TableEffects
 from controller.service.views import ServiceViews
+from controller.store.bounce_ledger import BounceLedger
 
 log = logging.getLogger(__name__)
 
@@ -147,13 +147,13 @@ class Service:
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
-        from controller.store.journal import Journal, JournalError
         from controller.referee.live import Referee
+        from controller.store.journal import Journal, JournalError
 
         cfg = self.config
         try:
             self.journal = Journal(cfg.journal.path, table=self.table)
-        except Exception as exc:  # noqa: BLE001 - any failure here is "cannot open the journal"
+        except Exception as exc:
             raise ServiceError(f"journal.path: cannot open {cfg.journal.path!r}: {exc}") from exc
         try:
             try:
@@ -219,7 +219,7 @@ class Service:
                     if self.link is not None and not self._worker.is_alive():
                         self.views.refresh()
                         self.views.maybe_recent(0.0, force=True)
-                except Exception:  # noqa: BLE001 - stopping goes on
+                except Exception:
                     log.exception("could not build the last views")
                 finally:
                     self._lock.release()
@@ -301,7 +301,7 @@ class Service:
                 hub = SensorHub(cfg.hardware, on_observation=self._on_observation, simulate=cfg.simulate,
                                 pin_factory=self._pin_factory, on_window_closing=self._rehearse)
                 hub.start()
-            except Exception as exc:  # noqa: BLE001 - reported as one line by `run`
+            except Exception as exc:
                 hint = "" if "--simulate" in str(exc) else " (use --simulate to try it without hardware)"
                 raise ServiceError(
                     f"hardware: cannot start the sensors: {exc}{hint}; "
@@ -363,7 +363,7 @@ class Service:
         try:
             if self.hub is not None and selftest_hooks().observed(self, obs):
                 return  # a self-test walk-through holds the board: its moves are not game moves
-        except Exception:  # noqa: BLE001 - a broken self-test must never cost the referee an observation
+        except Exception:
             log.exception("self-test hook failed on %s", obs)
         if not obs.initial and self._decide_here(obs):
             return
@@ -387,7 +387,7 @@ class Service:
                 self._counters["observations"] += 1
                 # Its events were handed to the link by the commit itself (_events_committed).
                 self._note(self.referee.observe(obs))
-            except Exception:  # noqa: BLE001 - as in the worker: one bad input must not stop the sensors
+            except Exception:
                 log.exception("error while deciding %r", obs)
         finally:
             self._lock.release()
@@ -479,7 +479,7 @@ class Service:
                     break
             if changed:
                 self.link.flush(events_only=True, persist=False)  # events first, views after
-        except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
+        except Exception:
             log.exception("worker: error while handling %r", item)
             changed = True  # the referee may have restored itself from the journal: show it
         return changed
@@ -498,7 +498,7 @@ class Service:
             self.flush_bounces()
             self.effects.tick()
             self.link.flush(persist=self._queue.empty())
-        except Exception:  # noqa: BLE001 - the worker must survive a bug in one input
+        except Exception:
             log.exception("worker: error while publishing after %r", item)
 
     def _handle(self, item: Any) -> bool:
@@ -547,7 +547,7 @@ class Service:
                 self.bounces.flush(self.hub, self.journal, self.referee.game_id)
             else:
                 self.bounces.maybe_flush(self.hub, self.journal, self.referee.game_id)
-        except Exception:  # noqa: BLE001 - statistics never stop the referee; the next flush tries again
+        except Exception:
             log.exception("could not journal the sensors' bounce counts")
 
     def _reconcile(self) -> bool:

@@ -59,4 +59,4 @@ def build_summary(state: Mapping[str, Any], sensors: Mapping[str, str]) -> dict[
     return out
 
 
-__all__ = ["build_summary", "TRAP_WORDS"]
+__all__ = ["TRAP_WORDS", "build_summary"]

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from controller.protocol.commands import PRIVATE_SEATS
-from controller.service.recent import RecentEvents
 from controller.protocol.security import seal
 from controller.service.commands import selftest_hooks
+from controller.service.recent import RecentEvents
 from controller.service.summary import build_summary
 
 if TYPE_CHECKING:

@@ -328,7 +328,7 @@ class Journal:
             self._lock_file = None
 
     # ----- plumbing ---------------------------------------------------------------
-    def _transaction(self) -> "_Transaction":
+    def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
     def _check_open(self) -> None:
@@ -344,7 +344,7 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"journal {self.path} cannot be read: {exc}") from None
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(
@@ -411,7 +411,7 @@ class Journal:
         if on_commit is not None:
             try:
                 on_commit()
-            except Exception:  # noqa: BLE001 - a caller that sees an error would think nothing was recorded
+            except Exception:
                 log.exception("journal: the call after a commit failed")
         return [[{"seq": s, "table": table, "type": t, "time": at, "data": json.loads(text)}
                  for s, t, at, text in batch] for batch in rows]

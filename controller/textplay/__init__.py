@@ -55,7 +55,7 @@ class Chance:
     skull_hit: float = 0.5  # the skull leaves by one of the Crypt's two windows
 
     @classmethod
-    def for_seed(cls, seed: int, skull_hit: float = 0.5) -> "Chance":
+    def for_seed(cls, seed: int, skull_hit: float = 0.5) -> Chance:
         # A string seed is hashed with SHA-512 by random.Random: the same on every run and machine.
         return cls(random.Random(f"gravekeeper play {seed}"), skull_hit)
 

@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game
-from controller.games.terror import POSITION_WORDS, Terror, card_title, describe_action, space_at
+from controller.games.terror import (
+    POSITION_WORDS,
+    Terror,
+    card_title,
+    describe_action,
+    space_at,
+)
 from controller.games.terror import describe_event as describe_terror_event
 
 from . import Chance

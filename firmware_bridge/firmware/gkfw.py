@@ -17,7 +17,8 @@ import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for type checkers only: MicroPython has no typing module
-    from typing import Callable, Protocol, Sequence
+    from collections.abc import Callable, Sequence
+    from typing import Protocol
 
     class InputPin(Protocol):
         def value(self) -> int: ...

@@ -8,10 +8,10 @@
 # Change the pin tables below to match your wiring; channel numbers are the
 # positions in INPUT_PINS and OUTPUT_PINS, and the host's config refers to them.
 
-import machine
 import time
 
 import gkfw
+import machine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for type checkers only: MicroPython has no typing module

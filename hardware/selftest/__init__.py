@@ -4,6 +4,13 @@
 the CLI's own run is :func:`hardware.selftest.runner.run_hardware`. See ``docs/selftest.md``.
 """
 
-from hardware.selftest.session import halt, live_health, observed, run_for_service, stop, tick
+from hardware.selftest.session import (
+    halt,
+    live_health,
+    observed,
+    run_for_service,
+    stop,
+    tick,
+)
 
 __all__ = ["halt", "live_health", "observed", "run_for_service", "stop", "tick"]

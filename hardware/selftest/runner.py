@@ -14,9 +14,25 @@ from gpiozero import GPIOZeroError
 
 from hardware.config import HardwareConfig
 from hardware.hub import HardwareError, SensorHub
-from hardware.selftest.checks import Probe, check_channels, check_impossible, check_noise, check_wiring, quiet_counts
+from hardware.selftest.checks import (
+    Probe,
+    check_channels,
+    check_impossible,
+    check_noise,
+    check_wiring,
+    quiet_counts,
+)
 from hardware.selftest.faults import Fault
-from hardware.selftest.guided import Actor, Person, Progress, SimHand, StepControl, plan_steps, run_steps, wait_idle
+from hardware.selftest.guided import (
+    Actor,
+    Person,
+    Progress,
+    SimHand,
+    StepControl,
+    plan_steps,
+    run_steps,
+    wait_idle,
+)
 from hardware.selftest.mcu_checks import check_mcu
 from hardware.selftest.report import CheckResult, Status, StepResult
 from hardware.selftest.simboard import SimBoard

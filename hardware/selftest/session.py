@@ -116,7 +116,7 @@ def tick(hub: Any, game: Any, now: float) -> bool:
         try:
             expected = dict(game.expected_board())
             waiting = {s for exp in game.expects() for s in exp.sensors()}
-        except Exception:  # noqa: BLE001 - the monitor must never break the service
+        except Exception:
             log.exception("live monitor: cannot read the game's expectations")
     before = {f.key for f in session.monitor.active}
     session.monitor.update(now, sensors, expected=expected, waiting=waiting)
@@ -248,7 +248,10 @@ def _skipped(name: str, names: set[str]) -> bool:
 
 
 def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> None:
-    from hardware.selftest.runner import automatic_checks, sim_step_timeout  # the MCU checks pull in the link
+    from hardware.selftest.runner import (  # the MCU checks pull in the link
+        automatic_checks,
+        sim_step_timeout,
+    )
 
     hub = session.hub
     report = Report(guided=guided)
@@ -258,7 +261,7 @@ def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> N
         try:
             publish({**report.to_json(), "running": session.running and state.get("running", True),
                      "current": state["current"]})
-        except Exception:  # noqa: BLE001 - a report that cannot be shown must not stop the test
+        except Exception:
             log.exception("selftest: publishing the report failed")
 
     def on_check(item: CheckResult) -> None:
@@ -299,7 +302,7 @@ def _run(session: _Session, guided: bool, timeout: float, publish: Publish) -> N
                       timeout=timeout if guided else sim_step_timeout(hub.config), control=session.control,
                       on_progress=on_progress,
                       person=guided, noisy=noisy)
-    except Exception as exc:  # noqa: BLE001 - say so in the report rather than die silently
+    except Exception as exc:
         log.exception("selftest run failed")
         report.add(CheckResult("selftest.error", "selftest", Status.FAIL, f"the self-test stopped: {exc}"))
     finally:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from controller.mqtt.broker import choose_broker
 from controller.config import load_config
+from controller.mqtt.broker import choose_broker
 from controller.service.service import Service
 from tests.conftest import Broker
 

@@ -22,8 +22,8 @@ def test_a_short_run_reports_both_ratios_to_the_durable_floor_and_every_stage(tm
     )
     out = proc.stdout
     assert proc.returncode in (0, 1), proc.stderr  # 1 only means a target was missed on this machine
-    p99 = re.search(r"^controller / durable floor, p99: [0-9.]+x \(target <= 1\.1x: (met|MISSED)\)$", out, re.M)
-    p50 = re.search(r"^controller / durable floor, p50: [0-9.]+x \(target <= 1\.2x: (met|MISSED)\)$", out, re.M)
+    p99 = re.search(r"^controller / durable floor, p99: [0-9.]+x \(target <= 1\.1x: (met|MISSED)\)$", out, re.MULTILINE)
+    p50 = re.search(r"^controller / durable floor, p50: [0-9.]+x \(target <= 1\.2x: (met|MISSED)\)$", out, re.MULTILINE)
     assert p99 and p50, out
     assert proc.returncode == (0 if p99[1] == p50[1] == "met" else 1)
     assert re.search(r"raw fsync p99 [0-9.]+ ms", out), out

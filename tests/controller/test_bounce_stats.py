@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from controller.service.service import Service
 from controller.store.bounce_ledger import BounceLedger, bounce_counts
 from controller.store.journal import Journal
-from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander
 from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service

@@ -11,8 +11,13 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.mqtt.broker import EmbeddedBroker, broker_configured, choose_broker, mqtt_answers
 from controller.config import MqttConfig
+from controller.mqtt.broker import (
+    EmbeddedBroker,
+    broker_configured,
+    choose_broker,
+    mqtt_answers,
+)
 from tests.conftest import Broker, free_port
 from tests.controller.mqtt_testkit import Subscriber
 

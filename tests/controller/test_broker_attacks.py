@@ -19,9 +19,9 @@ from controller.protocol.publication import open_publication, publication_key
 from controller.protocol.security import verify_status
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
+from tests.controller.run_testkit import RunProcess
 from tests.controller.service_testkit import TOKEN as SERVICE_TOKEN
 from tests.controller.service_testkit import MakeService, make_service
-from tests.controller.run_testkit import RunProcess
 
 from .test_run import TOKEN, write_config
 

@@ -23,8 +23,8 @@ def test_run_reports_a_journal_failing_during_the_restore_as_one_line(
 ) -> None:
     import sqlite3
 
-    from controller.store.journal import JournalError
     from controller.service.service import Service
+    from controller.store.journal import JournalError
 
     def start(self: Service) -> None:
         if error == "full":  # the first write of the restore (a manual table dropping a sensed mismatch)

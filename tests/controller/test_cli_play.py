@@ -251,14 +251,14 @@ class _Bare(Game):
     max_players: ClassVar[int] = 1
 
     @classmethod
-    def new(cls, players: Sequence[str], seed: int, options: Mapping[str, Any] | None = None) -> "_Bare":
+    def new(cls, players: Sequence[str], seed: int, options: Mapping[str, Any] | None = None) -> _Bare:
         return cls()
 
     def to_json(self) -> dict[str, Any]:
         return {}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "_Bare":
+    def from_json(cls, data: Mapping[str, Any]) -> _Bare:
         return cls()
 
     def legal_actions(self) -> list[Action]:

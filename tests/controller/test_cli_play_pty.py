@@ -13,7 +13,12 @@ from controller.games.dogs import DogsGame
 from controller.games.superstition import Superstition
 from controller.games.terror import Terror
 from tests.controller.games.test_dogs_kit import greedy
-from tests.controller.play_pty import PtyTable, Screen, superstition_player, terror_player
+from tests.controller.play_pty import (
+    PtyTable,
+    Screen,
+    superstition_player,
+    terror_player,
+)
 
 Secrets = Callable[[Game, int], list[str]]
 

@@ -17,7 +17,14 @@ from controller.textplay import Chance, options, position
 from controller.textplay import superstition as text
 from controller.textplay.menu import build, second_step
 from controller.textplay.session import Session
-from tests.controller.games.test_superstition_helpers import begin, give, new_game, on_board, put, throw
+from tests.controller.games.test_superstition_helpers import (
+    begin,
+    give,
+    new_game,
+    on_board,
+    put,
+    throw,
+)
 from tests.controller.play_pty import superstition_player
 
 

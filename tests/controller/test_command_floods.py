@@ -18,7 +18,13 @@ import controller.protocol.commands as mqtt_commands
 from controller.protocol.security import signed_command
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -16,11 +16,22 @@ from typing import Any
 
 import pytest
 
-from controller.protocol.security import COMMAND_WINDOW_S, sign_command, signed_command, signed_status
+from controller.protocol.security import (
+    COMMAND_WINDOW_S,
+    sign_command,
+    signed_command,
+    signed_status,
+)
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -140,7 +140,7 @@ def _toml(value: object) -> str:
 def test_docs_list_every_key_with_its_default(tmp_path: Path) -> None:
     text = DOCS.read_text()
     for key, (default, _, _) in KEYS.items():
-        row = re.search(rf"^\| `{re.escape(key.rpartition('.')[2])}` \| `?([^|`]*)`? \|", _section(text, key), re.M)
+        row = re.search(rf"^\| `{re.escape(key.rpartition('.')[2])}` \| `?([^|`]*)`? \|", _section(text, key), re.MULTILINE)
         assert row is not None, f"docs/config.md has no row for {key}"
         assert row.group(1).strip() == _toml(default), f"docs/config.md gives the wrong default for {key}"
     example = re.search(r"```toml\n(.*?)```", text, re.DOTALL)
@@ -153,7 +153,7 @@ def _section(text: str, key: str) -> str:
     section = key.rpartition(".")[0]
     if not section:
         return text
-    match = re.search(rf"^### `\[{section}\]`\n(.*?)(?=^### |\Z)", text, re.M | re.S)
+    match = re.search(rf"^### `\[{section}\]`\n(.*?)(?=^### |\Z)", text, re.MULTILINE | re.DOTALL)
     assert match is not None, f"docs/config.md has no [{section}] section"
     return match.group(1)
 

@@ -13,7 +13,12 @@ from controller.mqtt.broker import BrokerChoice, EmbeddedBroker
 from controller.service.service import Service
 from tests.conftest import Broker, make_broker
 from tests.controller.mqtt_testkit import Subscriber, wait_until
-from tests.controller.service_testkit import MakeService, make_service, service_config, topic
+from tests.controller.service_testkit import (
+    MakeService,
+    make_service,
+    service_config,
+    topic,
+)
 
 __all__ = ["make_service"]
 

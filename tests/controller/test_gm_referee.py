@@ -9,10 +9,15 @@ import pytest
 
 from controller.cli import main
 from controller.games.base import Action
-from controller.referee.live_gm import game_master
 from controller.referee.live import Referee
+from controller.referee.live_gm import game_master
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
-from tests.controller.test_referee_games import TERROR_REST, TRAPS_REST, drive_to, seed_rolling
+from tests.controller.test_referee_games import (
+    TERROR_REST,
+    TRAPS_REST,
+    drive_to,
+    seed_rolling,
+)
 
 
 @pytest.fixture

@@ -10,11 +10,17 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from controller.store.journal import Journal
 from controller.service.service import Service
+from controller.store.journal import Journal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]
 

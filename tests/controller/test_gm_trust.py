@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from controller.games.base import Action
-from controller.referee.live_gm import game_master
 from controller.referee.live import Referee
+from controller.referee.live_gm import game_master
 from tests.controller.test_gm_referee import challenged, superstition, verify_replay
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
 

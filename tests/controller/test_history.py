@@ -10,10 +10,10 @@ import pytest
 
 from controller.cli import main
 from controller.games.base import Action
-from controller.referee.live_gm import game_master
 from controller.referee.history import History, HistoryError
-from controller.store.journal import Journal
 from controller.referee.live import Referee
+from controller.referee.live_gm import game_master
+from controller.store.journal import Journal
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs
 from tests.controller.test_referee_games import TERROR_REST
 from tests.web_panel.e2e_driver import find_game

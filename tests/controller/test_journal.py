@@ -279,7 +279,7 @@ def test_the_writers_recent_events_read_as_the_file_does(tmp_path: Path) -> None
         for n in range(3, 12):
             writer.record("observation", {"n": n}, [ev("e", n=n)] if n % 3 else [])
         assert writer.last_seq() == reader.last_seq() == 8
-        for seq in range(0, 10):
+        for seq in range(10):
             assert writer.events_after(seq) == reader.events_after(seq)
             assert writer.events_after(seq, limit=2) == reader.events_after(seq, limit=2)
         got = writer.events_after(5)
@@ -427,8 +427,8 @@ def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Pat
     public dict (compact JSON, UTF-8, keys seq, table, type, time, data), from memory and from the file."""
     import json
 
-    from controller.protocol.commands import dumps
     from controller.mqtt.link import EVENT_KEYS
+    from controller.protocol.commands import dumps
 
     path = tmp_path / "j.journal"
     events = [
@@ -440,7 +440,7 @@ def test_the_outbox_bytes_are_the_public_form_encoded_as_published(tmp_path: Pat
     with Journal(path, table="Tåble \"1\"") as writer, Journal(path, table="Tåble \"1\"", create=False) as reader:
         stored = writer.record("command", {"command_id": "c1"}, events)  # the public dicts, made apart
         assert len(stored) == 4
-        for seq in range(0, 4):
+        for seq in range(4):
             want = [(e["seq"], dumps({k: e.get(k) for k in EVENT_KEYS})) for e in stored if e["seq"] > seq]
             assert writer.public_after(seq) == want  # from the writer's memory
             assert reader.public_after(seq) == want  # from the file

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from controller.games.base import Action
-from controller.store.journal import Journal
 from controller.referee.live import Referee
+from controller.store.journal import Journal
 from tests.controller.test_referee_fakegame import REST, Clock, make_referee, obs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.store.journal import Journal
 from controller.protocol.publication import open_publication, publication_key
+from controller.store.journal import Journal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, wait_until
 

@@ -15,9 +15,15 @@ from typing import Any
 import pytest
 
 from controller.config import MqttConfig
-from controller.store.journal import Journal
-from controller.mqtt.link import MAX_COMMAND_BYTES, Command, CommandChecker, CommandRefused, MqttLink
+from controller.mqtt.link import (
+    MAX_COMMAND_BYTES,
+    Command,
+    CommandChecker,
+    CommandRefused,
+    MqttLink,
+)
 from controller.protocol.security import signed_command, verify_reply
+from controller.store.journal import Journal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 
@@ -427,7 +433,7 @@ def _make_tls_files(tmp_path: Path) -> tuple[Path, Path, Path]:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gravekeeper test CA")])
     ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())

@@ -17,8 +17,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import psutil
 
-from controller.protocol import mqtt5
 from controller.mqtt.broker import EmbeddedBroker
+from controller.protocol import mqtt5
 from tests.conftest import Broker, free_port
 
 from .mqtt_testkit import Commander, Subscriber
@@ -191,7 +191,7 @@ def test_the_mosquitto_limit_in_the_deploy_guide_works(tmp_path: Path) -> None:
     from tests.conftest import make_broker
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
-    line = re.search(r"^max_packet_size (\d+)$", guide, re.M)
+    line = re.search(r"^max_packet_size (\d+)$", guide, re.MULTILINE)
     assert line is not None, "docs/deploy.md no longer gives a max_packet_size line"
     limit = int(line.group(1))
     assert limit >= mqtt5.MAX_PACKET_BYTES  # what the controller itself may publish still passes

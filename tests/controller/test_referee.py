@@ -10,10 +10,17 @@ from typing import Any
 import pytest
 
 from controller.games.base import Action
-from controller.store.journal import Journal, JournalError
 from controller.referee.live import Referee
 from controller.referee.replay import replay
-from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee, obs, types
+from controller.store.journal import Journal, JournalError
+from tests.controller.test_referee_fakegame import (
+    REST,
+    Clock,
+    make_config,
+    make_referee,
+    obs,
+    types,
+)
 
 
 @pytest.fixture

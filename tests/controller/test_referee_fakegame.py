@@ -20,8 +20,8 @@ from controller.config import Config, load_config
 from controller.games import register
 from controller.games.base import Action, Event, Expectation, Game, IllegalAction
 from controller.games.rng import Rng
-from controller.store.journal import Journal
 from controller.referee.live import Referee
+from controller.store.journal import Journal
 from hardware.observation import Observation
 
 TOMBS = ("mummy", "monster", "wolf")

@@ -11,8 +11,8 @@ import pytest
 from controller.cli import main
 from controller.games import get_game
 from controller.games.base import Action
-from controller.referee.live import Referee
 from controller.protocol.security import game_seed
+from controller.referee.live import Referee
 from hardware.observation import ALL_SENSORS
 from tests.controller.test_referee_fakegame import Clock, make_referee, obs, types
 

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from controller.games.base import Action
+from controller.referee.guidance import describe
 from controller.referee.live import Referee
 from controller.referee.replay import replay
-from controller.referee.guidance import describe
 from hardware.observation import ALL_SENSORS, sensor_values
 from tests.controller.test_referee_fakegame import REST, Clock, make_referee, obs
 

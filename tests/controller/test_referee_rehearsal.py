@@ -15,9 +15,14 @@ from typing import Any
 import pytest
 
 from controller.referee.live import Referee
-from hardware.observation import Observation, sensor_values
 from controller.store.journal import Journal
-from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee
+from hardware.observation import Observation, sensor_values
+from tests.controller.test_referee_fakegame import (
+    REST,
+    Clock,
+    make_config,
+    make_referee,
+)
 
 
 def _referee(where: Path, clock: Clock) -> Referee:

@@ -18,12 +18,18 @@ from typing import Any
 
 import pytest
 
-from controller.service import views as service_views
 from controller.protocol.security import PAD_VIEW, unseal
+from controller.service import views as service_views
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

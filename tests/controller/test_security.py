@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from controller.protocol.security import SealError, join_code, seal, signed, unseal, verify
+from controller.protocol.security import (
+    SealError,
+    join_code,
+    seal,
+    signed,
+    unseal,
+    verify,
+)
 
 
 def test_signed_command_verifies_and_any_change_breaks_it() -> None:
@@ -34,7 +41,13 @@ def test_join_codes_differ_by_seat_and_game() -> None:
 
 
 def test_a_sealed_action_opens_only_as_that_command_of_that_seat() -> None:
-    from controller.protocol.security import MAX_SEALED_COMMAND, seal_command, seal_reply, unseal_command, unseal_reply
+    from controller.protocol.security import (
+        MAX_SEALED_COMMAND,
+        seal_command,
+        seal_reply,
+        unseal_command,
+        unseal_reply,
+    )
 
     action = {"kind": "play_card", "player": 1, "params": {"card": "magic_ring"}}
     box = seal_command("tok", "t1", 1, "c1", action)
@@ -66,7 +79,12 @@ def test_a_sealed_action_opens_only_as_that_command_of_that_seat() -> None:
 
 
 def test_a_command_signature_covers_the_table_the_name_and_every_field() -> None:
-    from controller.protocol.security import sign_command, sign_status, signed_command, verify_command
+    from controller.protocol.security import (
+        sign_command,
+        sign_status,
+        signed_command,
+        verify_command,
+    )
 
     cmd = signed_command("tok", "t1", "new_game", {"id": "1", "game": "terror"}, now=1000.5)
     assert cmd["ts"] == 1_000_500 and verify_command("tok", "t1", "new_game", cmd)
@@ -102,7 +120,13 @@ def test_a_secret_is_compared_whatever_the_length_of_the_guess() -> None:
 
 
 def test_a_reply_is_signed_for_its_table_and_command() -> None:
-    from controller.protocol.security import sign_command, sign_reply, sign_status, signed_reply, verify_reply
+    from controller.protocol.security import (
+        sign_command,
+        sign_reply,
+        sign_status,
+        signed_reply,
+        verify_reply,
+    )
 
     reply = signed_reply("tok", "t1", "act", {"id": "1", "ok": False, "error": "not authorised: bad signature"})
     assert verify_reply("tok", "t1", "act", reply)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from controller.config import MqttConfig, load_config
-from controller.store.journal import Journal
 from controller.service.selftest import check_broker, check_data, check_journal
+from controller.store.journal import Journal
 from hardware.selftest.report import CheckResult, Status
 from tests.conftest import Broker, free_port, make_broker
 

@@ -9,7 +9,13 @@ from hardware.selftest.monitor import FAILURE, Finding
 from hardware.selftest.report import validate_report
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -15,7 +14,13 @@ from controller.protocol.security import signed_status, unseal, verify_reply
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -21,8 +21,8 @@ __all__ = ["make_service"]  # the fixture, imported for pytest
 
 
 def _one_line(result: object, *expected: str) -> str:
-    assert getattr(result, "returncode") == 2, result
-    stderr = getattr(result, "stderr")
+    assert result.returncode == 2, result
+    stderr = result.stderr
     assert "Traceback" not in stderr, stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert len(lines) == 1, stderr

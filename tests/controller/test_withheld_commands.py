@@ -20,7 +20,13 @@ import pytest
 from controller.protocol.security import signed_command
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 from web_panel import PanelSettings
 from web_panel.mqtt_view import CommandTimeout, MqttView
 

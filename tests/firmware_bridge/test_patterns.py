@@ -13,7 +13,7 @@ from firmware_bridge.firmware import gkfw
 from firmware_bridge.link import McuLink
 from firmware_bridge.virtual_mcu import VirtualMcu
 from tests.firmware_bridge.recorder import Recorder
-from tests.firmware_bridge.test_firmware import Board, board  # noqa: F401 - the fixture
+from tests.firmware_bridge.test_firmware import Board, board
 
 __all__ = ["board"]
 
@@ -39,7 +39,7 @@ def test_the_frame_round_trips_and_refuses_bad_fields() -> None:
         p.decode(gkfw.build_frame(gkfw.PLAY_PATTERN, 1, b"\x00\x01\x02"))
 
 
-def test_the_pico_runs_a_blink_by_itself_and_ends_off(board: Board) -> None:  # noqa: F811
+def test_the_pico_runs_a_blink_by_itself_and_ends_off(board: Board) -> None:
     pin = board.pin(board.main.OUTPUT_PINS[1])
     board.send(p.PlayPatternMsg(1, p.PatternKind.BLINK, 400, 200, 0xFFFF, 0))
     seen = []
@@ -53,7 +53,7 @@ def test_the_pico_runs_a_blink_by_itself_and_ends_off(board: Board) -> None:  # 
     assert [m for m in board.messages() if not isinstance(m, p.HeartbeatMsg)] == []  # no NAK
 
 
-def test_set_output_stops_a_pattern(board: Board) -> None:  # noqa: F811
+def test_set_output_stops_a_pattern(board: Board) -> None:
     pin = board.pin(board.main.OUTPUT_PINS[0])
     board.send(p.PlayPatternMsg(0, p.PatternKind.BLINK, 10_000, 100, 0xFFFF, 0))
     board.loop()
@@ -74,7 +74,7 @@ def test_set_output_stops_a_pattern(board: Board) -> None:  # noqa: F811
     (bytes([0, 2, 0, 100, 0, 5, 255, 255, 0, 0]), p.NakCode.VALUE),
     (bytes([0, 2, 0, 100]), p.NakCode.LENGTH),
 ])
-def test_a_bad_pattern_is_refused_with_a_nak(board: Board, body: bytes, code: p.NakCode) -> None:  # noqa: F811
+def test_a_bad_pattern_is_refused_with_a_nak(board: Board, body: bytes, code: p.NakCode) -> None:
     board.uart.host_send(gkfw.build_frame(gkfw.PLAY_PATTERN, 8, body))
     board.loop()
     (nak,) = board.messages()

@@ -13,7 +13,6 @@ from firmware_bridge import protocol as p
 from firmware_bridge.framing import BadFrame, FrameDecoder
 from firmware_bridge.virtual_mcu import VirtualMcu
 
-
 M = TypeVar("M")
 
 Items = list[p.Frame | BadFrame]

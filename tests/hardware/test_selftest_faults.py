@@ -9,7 +9,14 @@ import pytest
 
 from hardware.config import HardwareConfig, load_hardware_config
 from hardware.selftest.faults import FaultError, parse_fault, parse_faults
-from hardware.selftest.report import CheckResult, Report, Status, StepResult, StepStatus, validate_report
+from hardware.selftest.report import (
+    CheckResult,
+    Report,
+    Status,
+    StepResult,
+    StepStatus,
+    validate_report,
+)
 from hardware.selftest.runner import run_hardware
 
 # A small board keeps the walk-through short: a tomb, a trap and the launcher on GPIO, a chute.
@@ -74,7 +81,7 @@ def test_clean_simulated_board_passes_every_check_and_step() -> None:
 def test_stuck_high_pin_is_named() -> None:
     _, report = run(GPIO_BOARD, "stuck_high:trap.ladder.peg_a")
     bad = failed(report)
-    assert {getattr(b, "id") for b in bad} == {"trap.ladder.peg_a.pulled", "trap.ladder.peg_a.in"}
+    assert {b.id for b in bad} == {"trap.ladder.peg_a.pulled", "trap.ladder.peg_a.in"}
     assert all("stuck high" in b.message and "GPIO 18" in b.message for b in bad)
     idle = next(c for c in report.checks if c.id == "idle.trap.ladder.peg_a")
     assert idle.status is Status.WARN and "pulled at rest" in idle.message

@@ -22,7 +22,14 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.protocol.publication import Publisher
-from controller.protocol.security import seal, seal_reply, signed_reply, signed_status, unseal_command, verify_command
+from controller.protocol.security import (
+    seal,
+    seal_reply,
+    signed_reply,
+    signed_status,
+    unseal_command,
+    verify_command,
+)
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]

@@ -20,9 +20,8 @@ from controller.games import Action, Game, get_game
 from controller.games.terror import load_board
 from controller.protocol.security import game_seed
 from tests.conftest import Broker
-from web_panel.boards_store import KINDS
-
 from tests.controller.games.board_cases import RAW
+from web_panel.boards_store import KINDS
 
 from .browser_helpers import check_phone_page, click_action, login
 from .conftest import ARTIFACTS

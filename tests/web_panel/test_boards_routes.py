@@ -227,7 +227,7 @@ def test_the_card_mix_editor_offers_every_card_the_engine_knows(client: FlaskCli
 
     login(client, table_id, token)
     page = client.get(f"/t/{table_id}/boards/terror-cards/edit?name=default").get_data(as_text=True)
-    found = re.search(r'<script type="application/json" id="card-catalogue">(.*?)</script>', page, re.S)
+    found = re.search(r'<script type="application/json" id="card-catalogue">(.*?)</script>', page, re.DOTALL)
     assert found, "the card mix page carries no catalogue"
     catalogue = json.loads(found.group(1))
     offered = {(e["card"]["effect"], e["card"]["kind"]) for e in catalogue}

@@ -17,7 +17,11 @@ from flask import Flask
 
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
-from web_panel.auth import JOIN_FAILURES_ALLOWED, LOGIN_FAILURES_ALLOWED, TABLE_JOIN_FAILURES_ALLOWED
+from web_panel.auth import (
+    JOIN_FAILURES_ALLOWED,
+    LOGIN_FAILURES_ALLOWED,
+    TABLE_JOIN_FAILURES_ALLOWED,
+)
 from web_panel.mqtt_view import MqttView
 
 from .conftest import csrf_of

@@ -18,7 +18,13 @@ import pytest
 from controller.protocol.security import verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, listening_client
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 from web_panel.mqtt_view import MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest

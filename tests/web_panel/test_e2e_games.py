@@ -23,7 +23,13 @@ from controller.games import Action, Game, get_game
 from controller.protocol.security import game_seed, join_code
 from tests.conftest import Broker
 
-from .browser_helpers import DRAWN_FOR_WIDTH, check_phone_page, login, shot, watch_console
+from .browser_helpers import (
+    DRAWN_FOR_WIDTH,
+    check_phone_page,
+    login,
+    shot,
+    watch_console,
+)
 from .e2e_driver import Driver, find_game
 from .service_runner import RunningService, start_service
 
@@ -152,7 +158,7 @@ class Eavesdropper:
         self.topic = f"gravekeeper/{service.table}/#"
         self.port = int(service.broker_url.rsplit(":", 1)[1])
 
-    def __enter__(self) -> "Eavesdropper":
+    def __enter__(self) -> Eavesdropper:
         subscribed = threading.Event()
         self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.connect("127.0.0.1", self.port)

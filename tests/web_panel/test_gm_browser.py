@@ -76,7 +76,7 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     page.wait_for_selector("#mismatch", state="hidden")
     wait_state(page, f"st.view.tombs.{tomb} === 'middle' && st.expects.length")
     # A misread: the tomb slid to end B but its sensor did not see it. Without a reason: refused on the page.
-    declare = f'button.gm-declare[data-action*="end_b"]'
+    declare = 'button.gm-declare[data-action*="end_b"]'
     page.click(declare)
     assert "Say why" in (page.text_content("#reply") or "")
     page.fill("#gm-reason", "the reed switch missed the slide")

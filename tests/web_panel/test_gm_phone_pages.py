@@ -122,7 +122,7 @@ def test_the_referee_trusts_a_superstition_board_on_the_page_and_is_told_why_not
             wait_state(page, "st.expects.length && st.expects[0].kind === 'trap_outcome'")
             assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "in"})["ok"]
             assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
-            wait_state(page, f"st.mismatch && Object.keys(st.mismatch.sensors).length === 2")
+            wait_state(page, "st.mismatch && Object.keys(st.mismatch.sensors).length === 2")
             page.fill("#gm-reason", "peg A's switch misread")
             page.click("#gm-trust")
             wait_state(page, "!st.mismatch && st.expects.length && st.expects[0].kind === 'trap_outcome'")

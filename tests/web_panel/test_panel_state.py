@@ -17,7 +17,12 @@ from controller.protocol.security import join_code, signed_status
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
 from web_panel.mqtt_view import MqttView
-from web_panel.panel_state import SESSIONS_FILE, PanelStateError, secret_key, state_folder
+from web_panel.panel_state import (
+    SESSIONS_FILE,
+    PanelStateError,
+    secret_key,
+    state_folder,
+)
 
 from .conftest import csrf_of
 from .fake_table import FakeTable

@@ -24,8 +24,16 @@ from controller.protocol.security import join_code
 from tests.cut_proxy import CutProxy
 from web_panel.server import PanelServer
 
-from .browser_helpers import (DRAWN_FOR_WIDTH, PHONE_HEIGHT, PHONE_WIDTHS, RAW_ID, check_phone_page, login, shot,
-                              watch_console)
+from .browser_helpers import (
+    DRAWN_FOR_WIDTH,
+    PHONE_HEIGHT,
+    PHONE_WIDTHS,
+    RAW_ID,
+    check_phone_page,
+    login,
+    shot,
+    watch_console,
+)
 from .engine_state import public_state
 from .fake_table import FakeTable
 
@@ -412,7 +420,7 @@ def test_a_tap_between_overlapping_targets_goes_to_the_nearest(phone: Any, serve
     g = advance(*GAMES["dogs"])
     publish(fake, g)
     spots = {(a.params["x"], a.params["y"]) for a in g.legal_actions() if a.kind == "place_tile"}
-    a, b = next(((s, (s[0] + 1, s[1])) for s in sorted(spots) if (s[0] + 1, s[1]) in spots))
+    a, b = next((s, (s[0] + 1, s[1])) for s in sorted(spots) if (s[0] + 1, s[1]) in spots)
     player, errors = phone()
     join(player, served.url, fake.table, token, g.current_player)
     boxes = {}
@@ -476,7 +484,7 @@ def shows_only_what_a_person_without_a_seat_can_do(page: Any, way_in: str) -> No
     for width in PHONE_WIDTHS:
         page.set_viewport_size({"width": width, "height": PHONE_HEIGHT})
         shown = page.evaluate(SHOWN_CONTROLS)
-        stale = [c for c in shown if re.search(r"leave|take back|my turn|my last", c, re.I)]
+        stale = [c for c in shown if re.search(r"leave|take back|my turn|my last", c, re.IGNORECASE)]
         assert not stale, (width, shown)
         assert page.locator("#your-moves, #actions, #gm-player").evaluate_all(
             "els => els.filter(e => e.getBoundingClientRect().height > 0).map(e => e.id)") == [], width

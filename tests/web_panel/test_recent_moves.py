@@ -20,18 +20,18 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.games.base import Action
-from controller.store.journal import public_body
-from controller.protocol.commands import dumps
 from controller.mqtt.link import EVENT_KEYS
+from controller.protocol.commands import dumps
 from controller.protocol.publication import Publisher, open_publication, publication_key
-from controller.service.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
 from controller.protocol.security import join_code
+from controller.service.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
 from controller.service.service import Service
+from controller.store.journal import public_body
 from tests.conftest import Broker
 from tests.controller.club_testkit import start_table
 from tests.controller.mqtt_testkit import Subscriber
-from tests.cut_proxy import CutProxy
 from tests.controller.service_testkit import TOKEN
+from tests.cut_proxy import CutProxy
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 

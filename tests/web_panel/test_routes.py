@@ -13,8 +13,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import web_panel
-from controller.protocol.security import join_code, verify_command, verify_reply
 from controller.protocol.names import default_name
+from controller.protocol.security import join_code, verify_command, verify_reply
 from tests.conftest import Broker
 from web_panel.mqtt_view import MqttView
 

@@ -18,8 +18,18 @@ from controller.protocol.security import join_code
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
-from tests.controller.test_service import _held_secrets, _play_random, _refused_secret_act
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
+from tests.controller.test_service import (
+    _held_secrets,
+    _play_random,
+    _refused_secret_act,
+)
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView
 

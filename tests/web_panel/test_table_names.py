@@ -7,8 +7,8 @@ import re
 
 from flask.testing import FlaskClient
 
-from controller.protocol.security import signed_status
 from controller.protocol.names import default_name
+from controller.protocol.security import signed_status
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView
@@ -24,9 +24,9 @@ def _named(fake: FakeTable, name: object, since: float = 100.0) -> dict[str, obj
 
 def _title_and_heading(client: FlaskClient, path: str) -> str:
     html = client.get(path).get_data(as_text=True)
-    title = re.search(r"<title>(.*?)</title>", html, re.S)
+    title = re.search(r"<title>(.*?)</title>", html, re.DOTALL)
     assert title is not None
-    return title.group(1) + " | " + " ".join(re.findall(r'class="table-name">(.*?)</span>', html, re.S))
+    return title.group(1) + " | " + " ".join(re.findall(r'class="table-name">(.*?)</span>', html, re.DOTALL))
 
 
 def test_an_unnamed_table_reads_by_the_name_made_from_its_id(client: FlaskClient, fake: FakeTable) -> None:

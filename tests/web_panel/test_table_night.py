@@ -17,7 +17,7 @@ from web_panel.server import PanelServer
 from .browser_helpers import check_phone_page, login
 from .engine_state import public_state
 from .fake_table import FakeTable
-from .test_phone import GAMES, MOVES, advance, join, phone, publish, tap, move_to_make  # noqa: F401 (phone: the fixture)
+from .test_phone import GAMES, MOVES, advance, join, move_to_make, phone, publish, tap  # noqa: F401 (phone: the fixture)
 
 pytestmark = pytest.mark.browser
 

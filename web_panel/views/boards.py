@@ -17,8 +17,17 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request
 from controller.games.terror import catalogue as card_catalogue
 
 from ..auth import check_csrf, control_token
-from ..boards_store import (DEFAULT_NAME, KINDS, MAX_DOCUMENT_BYTES, BoardError, BoardStore, Kind, kind_of,
-                            parse_document, validate)
+from ..boards_store import (
+    DEFAULT_NAME,
+    KINDS,
+    MAX_DOCUMENT_BYTES,
+    BoardError,
+    BoardStore,
+    Kind,
+    kind_of,
+    parse_document,
+    validate,
+)
 from .common import known_table, settings
 
 bp = Blueprint("boards", __name__)

@@ -19,7 +19,14 @@ from flask import Blueprint, Response, abort, jsonify, redirect, request, url_fo
 
 from controller.protocol.security import join_code, same_secret
 
-from ..auth import check_csrf, control_token, current_session, guessing, joined_seat, remember
+from ..auth import (
+    check_csrf,
+    control_token,
+    current_session,
+    guessing,
+    joined_seat,
+    remember,
+)
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
 from ..mqtt_view import CommandTimeout
 from .common import form_again, known_table, mqtt_view, settings

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup
 
 from controller.games import GAME_NAMES, game_title, get_game
@@ -12,8 +21,8 @@ from controller.games import GAME_NAMES, game_title, get_game
 from ..auth import check_csrf, control_token, current_session
 from ..fanout import Item
 from ..house_rules import HOUSE_RULES
-from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..mqtt_view import LIST
+from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
 from .player import seated_name

@@ -14,6 +14,8 @@ from typing import Any, Self
 
 from .. import register
 from ..base import Action, BadGameData, Event, Game, IllegalAction, MalformedAction
+from ..rng import Rng
+from ..words import ordinal_word as ordinal
 from .actions import HANDLERS
 from .board import Graveyard, Square
 from .options import COLOURS, parse_options
@@ -22,8 +24,6 @@ from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
 from .tiles import SPOOK_COUNT, dog_start_squares, load_tiles, parse_tiles
 from .views import public_view
 from .words import in_words, square_words
-from ..rng import Rng
-from ..words import ordinal_word as ordinal
 
 _new = object.__new__
 

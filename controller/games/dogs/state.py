@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import BadGameData, IllegalAction
+from ..rng import Rng
 from .board import edge_contacts, footprint
 from .options import COLOURS, DogsOptions, parse_options
 from .tiles import SPOOK_COUNT, TileDef, parse_tiles
-from ..rng import Rng
 
 Square = tuple[int, int]
 
@@ -161,7 +161,7 @@ class DogsState:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "DogsState":
+    def from_json(cls, data: Mapping[str, Any]) -> DogsState:
         """Rebuild and check a saved state; :class:`BadGameData` names what is wrong."""
         if not isinstance(data, Mapping):
             raise BadGameData("saved dogs state must be a JSON object")
@@ -177,7 +177,7 @@ class DogsState:
         return state
 
     @classmethod
-    def _build(cls, d: Mapping[str, Any]) -> "DogsState":
+    def _build(cls, d: Mapping[str, Any]) -> DogsState:
         players = [str(p) for p in d["players"]]
         raw_options = dict(d["options"])
         try:

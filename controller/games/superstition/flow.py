@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .game import Superstition
 
 
-def jump_block(game: "Superstition", seat: int) -> str | None:
+def jump_block(game: Superstition, seat: int) -> str | None:
     """Why the pawn at the tomb cannot jump now (Part II rule 1), or None.
 
     Only a pawn on the far side of the tomb stops a jump. When that pawn wants
@@ -39,7 +39,7 @@ def jump_block(game: "Superstition", seat: int) -> str | None:
     return None
 
 
-def trade_partner(game: "Superstition", seat: int) -> int | None:
+def trade_partner(game: Superstition, seat: int) -> int | None:
     """The seat this pawn may trade places with across the tomb, or None.
 
     Note after rule 11: "If you are on one side of the Wizard's Tomb, and an
@@ -60,7 +60,7 @@ def trade_partner(game: "Superstition", seat: int) -> int | None:
 
 
 # ----- handlers --------------------------------------------------------------------
-def _roll(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _roll(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     if "value" in params:
         dice = [params["value"]]
     else:
@@ -84,15 +84,15 @@ def _roll(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
     return [Event("rolled", {"player": p, "dice": dice, "total": sum(dice)})]
 
 
-def _move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _move(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     return _walk(game, p, game.options_for(p)[params["direction"]])
 
 
-def _charm_move(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _charm_move(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     return _walk(game, p, game.charm_options_for(p)[params["direction"]])
 
 
-def _walk(game: "Superstition", p: int, walk: Walk | str) -> list[Event]:
+def _walk(game: Superstition, p: int, walk: Walk | str) -> list[Event]:
     assert isinstance(walk, Walk)
     pawn = game.pawns[p]
     origin = pawn["space"]
@@ -123,12 +123,12 @@ def _walk(game: "Superstition", p: int, walk: Walk | str) -> list[Event]:
     return events + _end_turn(game)
 
 
-def _end_turn_action(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _end_turn_action(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     events = [Event("turn_passed", {"player": p, "reason": "blocked"})]
     return events + _end_turn(game)
 
 
-def _jump(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _jump(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     pawn = game.pawns[p]
     side = game.board.platforms[pawn["target"]].tomb_side
     origin = pawn["space"]
@@ -137,7 +137,7 @@ def _jump(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
     return events + _open_challenge(game, p, pawn["target"])
 
 
-def _trade_places(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _trade_places(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     other = trade_partner(game, p)
     assert other is not None
     pawn, q = game.pawns[p], game.pawns[other]
@@ -150,7 +150,7 @@ def _trade_places(game: "Superstition", p: int, params: dict[str, Any]) -> list[
     return events + _open_challenge(game, p, pawn["target"])
 
 
-def _pull_peg(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _pull_peg(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     trap, peg = params["trap"], params["peg"]
     assert game.challenge is not None
     game.challenge["peg"] = peg
@@ -167,7 +167,7 @@ def _pull_peg(game: "Superstition", p: int, params: dict[str, Any]) -> list[Even
     return events + _continue(game)
 
 
-def _challenge_result(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _challenge_result(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     trap = params["trap"]
     game.traps[trap]["sprung"] = params["zapped"]
     events = _resolve(game, p, trap, params["zapped"])
@@ -175,13 +175,13 @@ def _challenge_result(game: "Superstition", p: int, params: dict[str, Any]) -> l
     return events
 
 
-def _reset_trap(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _reset_trap(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     trap = params["trap"]
     game.traps[trap].update(pulled=None, sprung=False)
     return [Event("trap_reset", {"trap": trap})] + _continue(game)
 
 
-def _place_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _place_whammy(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     whammy = game.hands[p]["whammy"]
     game.hands[p]["whammy"] = None
     game.whammies[params["space"]] = whammy
@@ -189,7 +189,7 @@ def _place_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[
     return [Event("whammy_placed", data)]
 
 
-def _relocate_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _relocate_whammy(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     origin = game.relocate_from
     assert origin is not None
     whammy = game.whammies.pop(origin)
@@ -199,12 +199,12 @@ def _relocate_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> li
     return [event] + _end_turn(game)
 
 
-def _leave_whammy(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _leave_whammy(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     game.relocate_from = None
     return _end_turn(game)
 
 
-def _draw_tokens_action(game: "Superstition", p: int, params: dict[str, Any]) -> list[Event]:
+def _draw_tokens_action(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
     return _take_tokens(game, p, params["whammy"], params["charm"]) + _end_turn(game)
 
 
@@ -226,13 +226,13 @@ HANDLERS = {
 
 
 # ----- turn flow -------------------------------------------------------------------
-def _open_challenge(game: "Superstition", p: int, trap: str) -> list[Event]:
+def _open_challenge(game: Superstition, p: int, trap: str) -> list[Event]:
     game.phase = "challenge"
     game.challenge = {"trap": trap, "peg": None}
     return [Event("challenge_begins", {"player": p, "trap": trap})]
 
 
-def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Event]:
+def _resolve(game: Superstition, p: int, trap: str, zapped: bool) -> list[Event]:
     """Apply a challenge's consequence (rules 6, 7, 10, 11, 12; Part II 1, 2, 4)."""
     board = game.board
     pawn = game.pawns[p]
@@ -281,7 +281,7 @@ def _resolve(game: "Superstition", p: int, trap: str, zapped: bool) -> list[Even
     return events
 
 
-def _taken(game: "Superstition", seat: int, space: str | None) -> bool:
+def _taken(game: Superstition, seat: int, space: str | None) -> bool:
     return any(q["space"] == space for other, q in enumerate(game.pawns) if other != seat)
 
 
@@ -289,7 +289,7 @@ def _add_zap(zapped: list[str], trap: str) -> list[str]:
     return [t for t in zapped if t != trap] + [trap]
 
 
-def _draw_tokens(game: "Superstition", p: int) -> list[Event]:
+def _draw_tokens(game: Superstition, p: int) -> list[Event]:
     hand = game.hands[p]
     if hand["drawn"]:
         return []
@@ -297,7 +297,7 @@ def _draw_tokens(game: "Superstition", p: int) -> list[Event]:
     return _take_tokens(game, p, whammies[game.rng.below(len(whammies))], charms[game.rng.below(len(charms))])
 
 
-def _take_tokens(game: "Superstition", p: int, whammy: str, charm: str) -> list[Event]:
+def _take_tokens(game: Superstition, p: int, whammy: str, charm: str) -> list[Event]:
     game.pools["whammies"].remove(whammy)
     game.pools["charms"].remove(charm)
     game.hands[p].update(whammy=whammy, charm=charm, drawn=True)
@@ -305,7 +305,7 @@ def _take_tokens(game: "Superstition", p: int, whammy: str, charm: str) -> list[
     return [Event("drew_tokens", {"player": p}, private_to=p, secret=secret)]
 
 
-def _continue(game: "Superstition") -> list[Event]:
+def _continue(game: Superstition) -> list[Event]:
     then = game.after_reset
     game.after_reset = None
     game.challenge = None
@@ -319,12 +319,12 @@ def _continue(game: "Superstition") -> list[Event]:
     return _end_turn(game)
 
 
-def _end_turn(game: "Superstition") -> list[Event]:
+def _end_turn(game: Superstition) -> list[Event]:
     assert game.turn is not None
     return _start_turn(game, (game.turn + 1) % len(game._players))
 
 
-def _start_turn(game: "Superstition", seat: int) -> list[Event]:
+def _start_turn(game: Superstition, seat: int) -> list[Event]:
     game.turn = seat
     game.turns += 1
     game.dice = []

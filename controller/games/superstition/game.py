@@ -26,7 +26,16 @@ from .. import register
 from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
 from ..rng import Rng
 from .adopt import adopt_board
-from .board import GRAVES, LADDER_MIRROR, LEGACY_MIN_PATH, TRAP_NAMES, TRAPS, Board, load_board, parse_board
+from .board import (
+    GRAVES,
+    LADDER_MIRROR,
+    LEGACY_MIN_PATH,
+    TRAP_NAMES,
+    TRAPS,
+    Board,
+    load_board,
+    parse_board,
+)
 from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
@@ -457,4 +466,4 @@ def _whammy_for(charm: str) -> str:
     raise KeyError(charm)
 
 
-__all__ = ["Superstition", "GRAVES", "LADDER_MIRROR", "TRAPS"]
+__all__ = ["GRAVES", "LADDER_MIRROR", "TRAPS", "Superstition"]

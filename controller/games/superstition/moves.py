@@ -90,7 +90,7 @@ def lane(board: Board, pawn: dict[str, Any]) -> tuple[str, dict[str, Platform]]:
     return "brick", {}
 
 
-def entry_block(game: "Superstition", seat: int, platform: Platform) -> str | None:
+def entry_block(game: Superstition, seat: int, platform: Platform) -> str | None:
     """Why the pawn cannot stop on ``platform`` now, or None.
 
     Only a pawn on the platform itself blocks it. A Grave whose tomb-side space
@@ -103,7 +103,7 @@ def entry_block(game: "Superstition", seat: int, platform: Platform) -> str | No
     return None
 
 
-def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk | str]:
+def move_options(game: Superstition, seat: int, steps: int) -> dict[str, Walk | str]:
     """direction -> the walk without any Charm, or the reason that direction is blocked.
 
     With two dice (``dice: 2``) no throw is 1, so a Whammy on the very next space
@@ -123,7 +123,7 @@ def move_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk 
     return options
 
 
-def charm_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk]:
+def charm_options(game: Superstition, seat: int, steps: int) -> dict[str, Walk]:
     """direction -> a walk that passes a Whammy with the seat's matching Charm (The Whammy, rule 2)."""
     held = game.hands[seat]["charm"]
     if held is None or game.pawns[seat]["leg"] not in LEAVING_LEGS:
@@ -131,7 +131,7 @@ def charm_options(game: "Superstition", seat: int, steps: int) -> dict[str, Walk
     return {d: w for d, w in _options(game, seat, steps, held).items() if isinstance(w, Walk) and w.charm}
 
 
-def _options(game: "Superstition", seat: int, steps: int, held: str | None) -> dict[str, Walk | str]:
+def _options(game: Superstition, seat: int, steps: int, held: str | None) -> dict[str, Walk | str]:
     pawn = game.pawns[seat]
     ring_name, forced = lane(game.board, pawn)
     here = pawn["space"]
@@ -152,7 +152,7 @@ def _options(game: "Superstition", seat: int, steps: int, held: str | None) -> d
 
 
 def walk(
-    game: "Superstition",
+    game: Superstition,
     seat: int,
     ring_name: str,
     forced: dict[str, Platform],

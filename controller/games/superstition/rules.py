@@ -103,7 +103,7 @@ class RulesMixin:
         return action
 
     # ----- enumeration -----------------------------------------------------------
-    def legal_actions(self: "Superstition") -> list[Action]:  # type: ignore[misc]
+    def legal_actions(self: Superstition) -> list[Action]:  # type: ignore[misc]
         p = self.current_player
         if p is None:
             return []
@@ -152,7 +152,7 @@ class RulesMixin:
         return out
 
     # ----- validation --------------------------------------------------------
-    def check(self: "Superstition", action: Action) -> None:  # type: ignore[misc]
+    def check(self: Superstition, action: Action) -> None:  # type: ignore[misc]
         """Raise :class:`IllegalAction` saying why ``action`` is not legal now."""
         if not isinstance(action, Action):
             raise MalformedAction(f"expected an Action, got {type(action).__name__}")
@@ -188,22 +188,22 @@ class RulesMixin:
             # People read it (the player's own page): spaces by their landmarks, not their ids.
             raise IllegalAction(f"you cannot {doing}: {self.in_words(reason)}")
 
-    def in_words(self: "Superstition", text: str) -> str:  # type: ignore[misc]
+    def in_words(self: Superstition, text: str) -> str:  # type: ignore[misc]
         """``text`` with the board's space ids named as players do (the panel's words too)."""
         return in_words(self._places(), text)
 
-    def _places(self: "Superstition") -> dict[str, Any]:  # type: ignore[misc]
+    def _places(self: Superstition) -> dict[str, Any]:  # type: ignore[misc]
         """What :func:`space_words` reads: the board's paths and landmarks, and the traps' names."""
         return {"board": self.board.geometry(), "traps": {t: {"name": n} for t, n in TRAP_NAMES.items()}}
 
     # ----- apply -------------------------------------------------------------
-    def apply(self: "Superstition", action: Action) -> list[Event]:  # type: ignore[misc]
+    def apply(self: Superstition, action: Action) -> list[Event]:  # type: ignore[misc]
         self.check(action)
         p = action.player
         assert p is not None
         return HANDLERS[action.kind](self, p, dict(action.params))
 
-    def describe(self: "Superstition", action: Action) -> str:  # type: ignore[misc]
+    def describe(self: Superstition, action: Action) -> str:  # type: ignore[misc]
         """``action`` in a player's words: spaces by their landmarks, traps by their names, never an id
         (the JSON action keeps those). A refused action's params may be any JSON."""
         seat = action.player
@@ -232,7 +232,7 @@ class RulesMixin:
 
 
 # ----- reasons ---------------------------------------------------------------------
-def _reason(game: "Superstition", action: Action) -> str | None:
+def _reason(game: Superstition, action: Action) -> str | None:
     p = action.player
     assert p is not None
     params = action.params
@@ -300,7 +300,7 @@ def _reason(game: "Superstition", action: Action) -> str | None:
     return None
 
 
-def _space_block(game: "Superstition", space: str) -> str | None:
+def _space_block(game: Superstition, space: str) -> str | None:
     if space not in game.ring_index["brick"] and space not in game.ring_index["stone"]:
         return "a Whammy goes on a space of the brick or stone path"
     if space in game.whammies:
@@ -310,12 +310,12 @@ def _space_block(game: "Superstition", space: str) -> str | None:
     return None
 
 
-def _free_path_spaces(game: "Superstition") -> list[str]:
+def _free_path_spaces(game: Superstition) -> list[str]:
     taken = {p["space"] for p in game.pawns} | set(game.whammies)
     return [s for s in game.board.path_spaces() if s not in taken]
 
 
-def _roll_actions(game: "Superstition", p: int) -> list[Action]:
+def _roll_actions(game: Superstition, p: int) -> list[Action]:
     if game.options["dice_source"] == "engine":
         return [game.cached_action("roll", p)]
     n = game.options["dice"]
@@ -337,4 +337,4 @@ def _peg(peg: Any) -> str:
     return f"peg {peg.upper()}" if peg in ("a", "b") else "a peg"
 
 
-__all__ = ["RulesMixin", "PARAMS", "PHASE_KINDS"]
+__all__ = ["PARAMS", "PHASE_KINDS", "RulesMixin"]

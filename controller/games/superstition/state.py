@@ -33,7 +33,7 @@ LEG_PLACES: dict[str, frozenset[str]] = {
 }
 
 
-def check_state(game: "Superstition") -> None:
+def check_state(game: Superstition) -> None:
     n = len(game._players)
 
     def bad(entry: str, problem: str) -> BadGameData:
@@ -134,7 +134,7 @@ def check_state(game: "Superstition") -> None:
         raise bad("winner", f"is {game.winner!r} but the game is not over")
 
 
-def _check_turn_pawn(game: "Superstition", bad: Callable[[str, str], BadGameData]) -> None:
+def _check_turn_pawn(game: Superstition, bad: Callable[[str, str], BadGameData]) -> None:
     """The phase must fit where the pawn whose turn it is stands."""
     assert game.turn is not None
     pawn = game.pawns[game.turn]

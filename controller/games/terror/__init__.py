@@ -10,7 +10,15 @@ so that every place that tells a player about the game says it the same way.
 from .board import DEFAULT_BOARD, load_board
 from .cards import DEFAULT_CARDS, catalogue, load_deck
 from .game import Terror
-from .words import POSITION_WORDS, card_title, describe_action, describe_event, place_at, space_at, space_words
+from .words import (
+    POSITION_WORDS,
+    card_title,
+    describe_action,
+    describe_event,
+    place_at,
+    space_at,
+    space_words,
+)
 
 __all__ = [
     "DEFAULT_BOARD",

@@ -223,7 +223,7 @@ class Board:
             # The Crypt jump lets a move stop short of the count, never run past it.
             return f"the path has {len(path)} step(s); the count is {steps}"
         adj = self.adjacency(cfg)
-        where = lambda i: place_words(self, cfg, i)  # noqa: E731 - people read these reasons: places in words
+        where = lambda i: place_words(self, cfg, i)
         seen = {start}
         here = start
         for i, nxt in enumerate(path):

@@ -39,7 +39,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import Action, BadGameData, Event, Expectation, Game, IllegalAction, MalformedAction
+from ..base import (
+    Action,
+    BadGameData,
+    Event,
+    Expectation,
+    Game,
+    IllegalAction,
+    MalformedAction,
+)
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, load_board
 from .cards import load_deck

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .game import Terror
 
 
-def play_card(game: "Terror", seat: int, params: Mapping[str, Any]) -> list[Event]:
+def play_card(game: Terror, seat: int, params: Mapping[str, Any]) -> list[Event]:
     s = game.s
     card_id = params["card"]
     if not isinstance(card_id, str):

@@ -95,7 +95,7 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], board: Board, deck: Deck) -> "State":
+    def from_json(cls, data: Mapping[str, Any], board: Board, deck: Deck) -> State:
         return _parse(data, board, deck)
 
 

@@ -27,7 +27,7 @@ def _where(board: Board, pos: int | None) -> str:
     return "board"
 
 
-def public_view(game: "Terror") -> dict[str, Any]:
+def public_view(game: Terror) -> dict[str, Any]:
     s = game.s
     cfg = game.cfg
     seats = []
@@ -96,7 +96,7 @@ def _walks(s: State, board: Board, cfg: int) -> list[dict[str, Any]]:
     return out
 
 
-def player_view(game: "Terror", seat: int) -> dict[str, Any]:
+def player_view(game: Terror, seat: int) -> dict[str, Any]:
     # bool is an int: True would otherwise show seat 1's secret cards.
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(game.s.players):
         raise ValueError(f"there is no seat {seat!r} in this game")

@@ -86,7 +86,7 @@ def kind_words(kind: Any) -> str:
     return f"{'the' if kind in _ONE_ON_THE_BOARD else 'a'} {noun}"
 
 
-def space_at(game: "Terror", rc: Any) -> str:
+def space_at(game: Terror, rc: Any) -> str:
     """The space at ``[row, column]`` as the tombs stand now, in words."""
     try:
         index = game.board.cell(rc)
@@ -95,7 +95,7 @@ def space_at(game: "Terror", rc: Any) -> str:
     return space_words(game.board.types(game.cfg)[index])
 
 
-def place_at(game: "Terror", rc: Any) -> str:
+def place_at(game: Terror, rc: Any) -> str:
     """The space at ``[row, column]``, as the tombs stand now, the way a player finds it (:func:`place_words`)."""
     try:
         index = game.board.cell(rc)
@@ -108,7 +108,7 @@ def place_at(game: "Terror", rc: Any) -> str:
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
-def _named_places(board: "Board", cfg: int) -> dict[int, str]:
+def _named_places(board: Board, cfg: int) -> dict[int, str]:
     """The places of the board that have a name, by cell: the tombs where they stand now."""
     tombs = board.config_tombs(cfg)
     named = {board.gate: "the Gate platform", board.entrance: "the Entrance", board.exit: "the Exit",
@@ -118,7 +118,7 @@ def _named_places(board: "Board", cfg: int) -> dict[int, str]:
     return named
 
 
-def _platform_colour(board: "Board", index: int) -> str | None:
+def _platform_colour(board: Board, index: int) -> str | None:
     return next((p.colour for p in board.platforms.values() if index in p.spaces), None)
 
 
@@ -130,7 +130,7 @@ _Clue = tuple[str, int]  # (how, the named place's cell)
 
 # The panel words a space the same way from the public view (``terrorCell`` in
 # web_panel/static/words_places.js); tests/web_panel/test_terror_place_words_browser.py compares the two.
-def place_words(board: "Board", cfg: int, index: int) -> str:
+def place_words(board: Board, cfg: int, index: int) -> str:
     """One space of the board as a player finds it, never by row and column: what is printed on it,
     the platform it is on, and how many spaces it lies from the nearest named place (the Gate and
     Crypt platforms, the Entrance, the Exit, the tombs where they stand now): "the card space next
@@ -237,7 +237,7 @@ def _count(n: int) -> str:
 Mark = Callable[[int, int], str]  # (seat, pawn) -> the caller's own short mark for that pawn
 
 
-def card_title(game: "Terror", card_id: Any) -> str:
+def card_title(game: Terror, card_id: Any) -> str:
     card = game.deck.cards.get(card_id) if isinstance(card_id, str) else None
     return card.title if card is not None else "a card"
 
@@ -258,7 +258,7 @@ def _marked(mark: Mark | None, seat: Any, pawn: Any) -> str:
 class _Said:
     """The words one action is made of, for both ways of saying it."""
 
-    def __init__(self, game: "Terror", action: Action, mark: Mark | None) -> None:
+    def __init__(self, game: Terror, action: Action, mark: Mark | None) -> None:
         self.game, self.mark = game, mark
         self.p = action.params
         players = game.s.players
@@ -323,7 +323,7 @@ _ACTIONS: dict[str, Callable[[_Said], tuple[str, str]]] = {
 }
 
 
-def describe_action(game: "Terror", action: Action, *, offered: bool = False, mark: Mark | None = None) -> str:
+def describe_action(game: Terror, action: Action, *, offered: bool = False, mark: Mark | None = None) -> str:
     """``action`` in words: what its player does ("Ann rolls both dice"), or, ``offered``, the
     choice as put to that player ("Roll both dice")."""
     said = _ACTIONS.get(action.kind)
@@ -334,7 +334,7 @@ def describe_action(game: "Terror", action: Action, *, offered: bool = False, ma
 
 
 # ----- events ---------------------------------------------------------------------------
-def describe_event(game: "Terror", event: Event, viewer: int | None = None, *, mark: Mark | None = None) -> str:
+def describe_event(game: Terror, event: Event, viewer: int | None = None, *, mark: Mark | None = None) -> str:
     """``event`` in words, or "" for an event this wording does not know. Its secret (the card
     a pawn drew and saved) is told only when ``viewer`` is the seat it belongs to."""
     said = _EVENTS.get(event.type)
@@ -344,7 +344,7 @@ def describe_event(game: "Terror", event: Event, viewer: int | None = None, *, m
 class _Told:
     """The words one event is made of."""
 
-    def __init__(self, game: "Terror", event: Event, viewer: int | None, mark: Mark | None) -> None:
+    def __init__(self, game: Terror, event: Event, viewer: int | None, mark: Mark | None) -> None:
         self.game, self.d, self.mark = game, event.data, mark
         self.names = game.s.players
         self.mine = viewer is not None and event.private_to == viewer and bool(event.secret)

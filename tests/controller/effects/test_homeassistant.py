@@ -12,7 +12,13 @@ import pytest
 from controller.mqtt.put_right import EVERY_S
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]
 

@@ -10,7 +10,13 @@ from controller.effects.engine import QUEUE_BATCHES, Effects, EffectsPlayer
 from controller.effects.pack import parse_pack
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
+from tests.controller.service_testkit import (
+    BASE,
+    TOKEN,
+    MakeService,
+    make_service,
+    topic,
+)
 
 __all__ = ["make_service"]
 

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.games import Action, IllegalAction, MalformedAction, game_title, get_game
+from controller.games import (
+    Action,
+    IllegalAction,
+    MalformedAction,
+    game_title,
+    get_game,
+)
 from controller.games.rng import Rng
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))

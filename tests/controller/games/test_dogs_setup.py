@@ -11,7 +11,11 @@ import pytest
 
 from controller.games import Action, BadGameData, IllegalAction, get_game
 from controller.games.dogs import DogsGame
-from controller.games.dogs.tiles import DEFAULT_TILES_PATH, dog_start_squares, load_tiles
+from controller.games.dogs.tiles import (
+    DEFAULT_TILES_PATH,
+    dog_start_squares,
+    load_tiles,
+)
 
 from .test_dogs_kit import lab, setup_done
 

@@ -11,7 +11,18 @@ from controller.games import Action, IllegalAction
 from controller.games.dogs import DogsGame
 from controller.games.dogs.state import Spook
 
-from .test_dogs_kit import act, clear_tokens, ends, give, kinds, lab, put_spook, rig, roll_as, setup_done
+from .test_dogs_kit import (
+    act,
+    clear_tokens,
+    ends,
+    give,
+    kinds,
+    lab,
+    put_spook,
+    rig,
+    roll_as,
+    setup_done,
+)
 
 
 def board(players: int = 2, **options: Any) -> DogsGame:

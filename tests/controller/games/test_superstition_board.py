@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from controller.games import BadGameData, IllegalAction, get_game
-from controller.games.superstition.board import DEFAULT_BOARD_PATH, load_board, parse_board
+from controller.games.superstition.board import (
+    DEFAULT_BOARD_PATH,
+    load_board,
+    parse_board,
+)
 
 
 def _raw() -> dict[str, Any]:

@@ -20,8 +20,8 @@ import pytest
 
 from controller.games import Action, IllegalAction
 from controller.games.base import Event
-from controller.games.superstition import Superstition
 from controller.games.datafile import BadGameData
+from controller.games.superstition import Superstition
 from controller.games.superstition import board as board_module
 from controller.games.superstition.board import GRAVES
 

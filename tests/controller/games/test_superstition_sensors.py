@@ -10,7 +10,16 @@ from controller.games import Action, Expectation
 from controller.games.superstition import Superstition
 from hardware.observation import ALL_SENSORS, sensor_values
 
-from .test_superstition_helpers import act, begin, events_of, kinds, new_game, put, rejected, throw
+from .test_superstition_helpers import (
+    act,
+    begin,
+    events_of,
+    kinds,
+    new_game,
+    put,
+    rejected,
+    throw,
+)
 
 
 def _on_ladder(**options: Any) -> Superstition:

@@ -14,7 +14,17 @@ from controller.games import Action
 from controller.games.superstition import Superstition
 
 from .test_superstition_helpers import (
-    act, begin, directions, events_of, give, kinds, new_game, on_board, put, rejected, throw,
+    act,
+    begin,
+    directions,
+    events_of,
+    give,
+    kinds,
+    new_game,
+    on_board,
+    put,
+    rejected,
+    throw,
 )
 
 

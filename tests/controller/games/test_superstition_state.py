@@ -7,10 +7,25 @@ from typing import Any
 
 import pytest
 
-from controller.games import Action, BadGameData, IllegalAction, MalformedAction, get_game
+from controller.games import (
+    Action,
+    BadGameData,
+    IllegalAction,
+    MalformedAction,
+    get_game,
+)
 from controller.games.superstition import Superstition
 
-from .test_superstition_helpers import act, begin, give, new_game, on_board, put, rejected, throw
+from .test_superstition_helpers import (
+    act,
+    begin,
+    give,
+    new_game,
+    on_board,
+    put,
+    rejected,
+    throw,
+)
 
 G = get_game("superstition")
 

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from controller.games import BadGameData
-from controller.games.terror.board import ALL_CONFIGS, DEFAULT_BOARD, POSITIONS, load_board
+from controller.games.terror.board import (
+    ALL_CONFIGS,
+    DEFAULT_BOARD,
+    POSITIONS,
+    load_board,
+)
 
 from .terror_fixtures import CRYPT, EXIT, GATE, new_game
 

@@ -14,8 +14,19 @@ import pytest
 from controller.games import Action, IllegalAction
 from controller.games.terror import Terror, describe_event
 
-from .terror_fixtures import (CRYPT, card_total, deck_with_kinds, give, make_monster, new_game, on_top, phase, pos,
-                              put, types_of)
+from .terror_fixtures import (
+    CRYPT,
+    card_total,
+    deck_with_kinds,
+    give,
+    make_monster,
+    new_game,
+    on_top,
+    phase,
+    pos,
+    put,
+    types_of,
+)
 
 # With every tomb in the middle these are the purple Danger spaces beside the Monster pit;
 # sliding the Monster tomb to end A opens the pit under DANGER_A.

@@ -7,7 +7,19 @@ import pytest
 from controller.games import IllegalAction
 from controller.games.terror import Terror
 
-from .terror_fixtures import act, card_total, give, make_monster, new_game, on_top, phase, pos, put, slide, types_of
+from .terror_fixtures import (
+    act,
+    card_total,
+    give,
+    make_monster,
+    new_game,
+    on_top,
+    phase,
+    pos,
+    put,
+    slide,
+    types_of,
+)
 
 
 def draw_on_g(g: Terror, card_id: str, seat: int = 0, pawn: int = 0) -> list:

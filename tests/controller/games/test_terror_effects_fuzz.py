@@ -201,7 +201,7 @@ def _check_card(game: Terror, action: Action, b: Snapshot, a: Snapshot) -> None:
     elif card.effect == "steal_ring":
         ts, tk = action.params["target"]
         mine = action.params["pawn"]
-        rings = lambda cards: [c for c in cards if game.card(c).effect == "ring"]  # noqa: E731
+        rings = lambda cards: [c for c in cards if game.card(c).effect == "ring"]
         had = rings(b["pawns"][ts][tk][2])
         assert len(rings(a["pawns"][ts][tk][2])) == max(0, len(had) - 1)
         assert len(rings(a["pawns"][seat][mine][2])) == len(rings(b["pawns"][seat][mine][2])) + (1 if had else 0)

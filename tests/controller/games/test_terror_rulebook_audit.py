@@ -15,7 +15,19 @@ import pytest
 from controller.games import Action, BadGameData, IllegalAction, MalformedAction
 from controller.games.terror import Terror
 
-from .terror_fixtures import CRYPT, act, deck_with_kinds, default_cards, give, new_game, on_top, phase, pos, put, types_of
+from .terror_fixtures import (
+    CRYPT,
+    act,
+    deck_with_kinds,
+    default_cards,
+    give,
+    new_game,
+    on_top,
+    phase,
+    pos,
+    put,
+    types_of,
+)
 
 
 # ----- the Crypt jump never stretches the count ----------------------------------------------------

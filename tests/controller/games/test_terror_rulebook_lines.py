@@ -20,7 +20,18 @@ import pytest
 
 from controller.games import IllegalAction
 
-from .terror_fixtures import CRYPT, EXIT, act, give, make_monster, new_game, phase, pos, put, types_of
+from .terror_fixtures import (
+    CRYPT,
+    EXIT,
+    act,
+    give,
+    make_monster,
+    new_game,
+    phase,
+    pos,
+    put,
+    types_of,
+)
 
 
 def test_the_dice_show_every_face() -> None:

@@ -7,7 +7,18 @@ import pytest
 from controller.games import Action, IllegalAction, get_game
 from controller.games.terror import Terror
 
-from .terror_fixtures import GATE, act, give, make_monster, new_game, on_top, phase, pos, put, types_of
+from .terror_fixtures import (
+    GATE,
+    act,
+    give,
+    make_monster,
+    new_game,
+    on_top,
+    phase,
+    pos,
+    put,
+    types_of,
+)
 
 
 # ----- setup and seat order -------------------------------------------------------------

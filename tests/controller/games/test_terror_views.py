@@ -11,7 +11,16 @@ from controller.games.terror import describe_action, describe_event, space_words
 from controller.games.terror.board import ALL_CONFIGS, TOMBS, load_board
 from controller.games.terror.words import kind_noun, kind_words, place_words
 
-from .terror_fixtures import CRYPT, act, give, make_monster, new_game, on_top, phase, put
+from .terror_fixtures import (
+    CRYPT,
+    act,
+    give,
+    make_monster,
+    new_game,
+    on_top,
+    phase,
+    put,
+)
 
 # What a person must never read: a coordinate (in brackets, or as a row and a column in words), a card
 # id, a seat number, a snake_case id.
