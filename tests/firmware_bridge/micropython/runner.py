@@ -1,0 +1,85 @@
+"""Run a script on real MicroPython: the WebAssembly port under Node, from the pinned npm package.
+
+The port and its runner live in ``firmware_bridge/firmware/wasm/`` (``run.mjs``,
+``package.json``, ``package-lock.json``); ``scripts/test.sh`` runs ``npm ci``
+there. When Node or the package is missing these helpers raise with the
+command that installs them: a test that cannot reach MicroPython fails, it is
+never skipped, since a skip would let a firmware that breaks on the board pass.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+WASM_DIR = ROOT / "firmware_bridge" / "firmware" / "wasm"
+RUNNER = WASM_DIR / "run.mjs"
+PACKAGE = "@micropython/micropython-webassembly-pyscript"
+PACKAGE_DIR = WASM_DIR / "node_modules" / PACKAGE
+GKFW = ROOT / "firmware_bridge" / "firmware" / "gkfw.py"
+SCRIPTS = Path(__file__).resolve().parent / "mp"
+
+
+class MicroPythonUnavailable(RuntimeError):
+    """Node or the pinned MicroPython package is not installed."""
+
+
+class MicroPythonError(AssertionError):
+    """The script raised on MicroPython (the message holds its traceback)."""
+
+
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        raise MicroPythonUnavailable("node is not installed: scripts/test.sh installs it "
+                                     "(Debian: apt-get install nodejs npm)")
+    return found
+
+
+def pinned_version() -> str:
+    lock = json.loads((WASM_DIR / "package-lock.json").read_text())
+    version: str = lock["packages"]["node_modules/" + PACKAGE]["version"]
+    return version
+
+
+def check_installed() -> str:
+    """The installed port's version; raises unless it is the one package-lock.json pins."""
+    node()
+    manifest = PACKAGE_DIR / "package.json"
+    if not manifest.is_file():
+        raise MicroPythonUnavailable(f"{PACKAGE} is not installed: run `npm ci` in {WASM_DIR} "
+                                     "(scripts/test.sh does)")
+    installed: str = json.loads(manifest.read_text())["version"]
+    if installed != pinned_version():
+        raise MicroPythonUnavailable(f"{PACKAGE} {installed} is installed but package-lock.json pins "
+                                     f"{pinned_version()}: run `npm ci` in {WASM_DIR}")
+    return installed
+
+
+def run(script: str, files: Mapping[str, Path | bytes], *, timeout: float = 120.0,
+        heapsize: int = 4 * 1024 * 1024) -> str:
+    """Run ``mp/<script>`` on MicroPython with ``files`` in its filesystem root; its stdout.
+
+    ``files`` maps a name in MicroPython's ``/`` to a host path or to bytes.
+    gkfw.py is always put there, so ``import gkfw`` loads the firmware file itself.
+    """
+    check_installed()
+    with tempfile.TemporaryDirectory(prefix="gk-mpy-") as tmp:
+        args = [node(), str(RUNNER), "--heapsize", str(heapsize), "--put", f"gkfw.py={GKFW}"]
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                path = Path(tmp) / name
+                path.write_bytes(content)
+                content = path
+            args += ["--put", f"{name}={content}"]
+        args.append(str(SCRIPTS / script))
+        done = subprocess.run(args, capture_output=True, timeout=timeout, cwd=WASM_DIR, check=False)
+    if done.returncode != 0:
+        raise MicroPythonError(f"{script} failed on MicroPython (exit {done.returncode}):\n"
+                               f"{done.stderr.decode(errors='replace')}")
+    return done.stdout.decode()
