@@ -5,7 +5,7 @@
 //   node run.mjs [--heapsize BYTES] [--put NAME=PATH ...] SCRIPT.py
 //
 // Each --put copies a host file into MicroPython's in-memory filesystem as
-// /NAME (a module to import, or input data). The script's print output goes
+// /NAME (a module to import, or input data; NAME may name folders). The script's print output goes
 // to stdout. An uncaught Python exception is printed on stderr and the exit
 // status is 1, so a caller can never mistake a crash for a quiet run.
 
@@ -47,6 +47,8 @@ const mp = await loadMicroPython({
     linebuffer: false,
 });
 for (const [name, path] of puts) {
+    const slash = name.lastIndexOf("/");
+    if (slash > 0) mp.FS.mkdirTree("/" + name.slice(0, slash));
     mp.FS.writeFile("/" + name, readFileSync(path));
 }
 let status = 0;

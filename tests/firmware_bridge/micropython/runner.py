@@ -66,11 +66,16 @@ def run(script: str, files: Mapping[str, Path | bytes], *, timeout: float = 120.
     """Run ``mp/<script>`` on MicroPython with ``files`` in its filesystem root; its stdout.
 
     ``files`` maps a name in MicroPython's ``/`` to a host path or to bytes.
-    gkfw.py is always put there, so ``import gkfw`` loads the firmware file itself.
+    The firmware file itself is always there, at its path in this repository,
+    so the scripts import it as the tests do: ``from firmware_bridge.firmware import gkfw``.
     """
     check_installed()
     with tempfile.TemporaryDirectory(prefix="gk-mpy-") as tmp:
-        args = [node(), str(RUNNER), "--heapsize", str(heapsize), "--put", f"gkfw.py={GKFW}"]
+        empty = Path(tmp) / "__init__.py"
+        empty.write_bytes(b"")
+        args = [node(), str(RUNNER), "--heapsize", str(heapsize),
+                "--put", f"firmware_bridge/__init__.py={empty}", "--put", f"firmware_bridge/firmware/__init__.py={empty}",
+                "--put", f"firmware_bridge/firmware/gkfw.py={GKFW}"]
         for name, content in files.items():
             if isinstance(content, bytes):
                 path = Path(tmp) / name

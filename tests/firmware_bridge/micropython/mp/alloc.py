@@ -11,7 +11,7 @@ import gc
 import struct
 import time
 
-import gkfw
+from firmware_bridge.firmware import gkfw
 
 POINTS = (
     (1 << 30) - 300000,

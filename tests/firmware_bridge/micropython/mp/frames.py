@@ -9,7 +9,7 @@
 import binascii
 import struct
 
-import gkfw
+from firmware_bridge.firmware import gkfw
 
 
 def run(data: bytes) -> None:

@@ -3,7 +3,7 @@
 
 import time
 
-import gkfw
+from firmware_bridge.firmware import gkfw
 
 # Channels beyond a small dict's table size land in its slots out of order.
 ORDER = (20, 3, 12, 1, 17, 8, 0, 23)

@@ -11,7 +11,7 @@ import binascii
 import struct
 import time
 
-import gkfw
+from firmware_bridge.firmware import gkfw
 
 INPUTS = 16
 OUTPUTS = 4
