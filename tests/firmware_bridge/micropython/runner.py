@@ -61,30 +61,55 @@ def check_installed() -> str:
     return installed
 
 
-def run(script: str, files: Mapping[str, Path | bytes], *, timeout: float = 120.0,
-        heapsize: int = 4 * 1024 * 1024) -> str:
-    """Run ``mp/<script>`` on MicroPython with ``files`` in its filesystem root; its stdout.
+class MicroPythonRun:
+    """A script running on MicroPython in a Node process; ``result()`` waits for its output."""
 
-    ``files`` maps a name in MicroPython's ``/`` to a host path or to bytes.
-    The firmware file itself is always there, at its path in this repository,
-    so the scripts import it as the tests do: ``from firmware_bridge.firmware import gkfw``.
-    """
-    check_installed()
-    with tempfile.TemporaryDirectory(prefix="gk-mpy-") as tmp:
-        empty = Path(tmp) / "__init__.py"
+    def __init__(self, script: str, files: Mapping[str, Path | bytes], heapsize: int) -> None:
+        check_installed()
+        self.script = script
+        self._tmp = tempfile.TemporaryDirectory(prefix="gk-mpy-")
+        tmp = Path(self._tmp.name)
+        empty = tmp / "__init__.py"
         empty.write_bytes(b"")
         args = [node(), str(RUNNER), "--heapsize", str(heapsize),
                 "--put", f"firmware_bridge/__init__.py={empty}", "--put", f"firmware_bridge/firmware/__init__.py={empty}",
                 "--put", f"firmware_bridge/firmware/gkfw.py={GKFW}"]
         for name, content in files.items():
             if isinstance(content, bytes):
-                path = Path(tmp) / name
+                path = tmp / name.replace("/", "_")
                 path.write_bytes(content)
                 content = path
             args += ["--put", f"{name}={content}"]
         args.append(str(SCRIPTS / script))
-        done = subprocess.run(args, capture_output=True, timeout=timeout, cwd=WASM_DIR, check=False)
-    if done.returncode != 0:
-        raise MicroPythonError(f"{script} failed on MicroPython (exit {done.returncode}):\n"
-                               f"{done.stderr.decode(errors='replace')}")
-    return done.stdout.decode()
+        self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=WASM_DIR)
+
+    def result(self, timeout: float = 120.0) -> str:
+        """The script's stdout; MicroPythonError if it raised, TimeoutExpired (the process killed) if it hung."""
+        try:
+            out, err = self._proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.communicate()
+            raise
+        finally:
+            self._tmp.cleanup()
+        if self._proc.returncode != 0:
+            raise MicroPythonError(f"{self.script} failed on MicroPython (exit {self._proc.returncode}):\n"
+                                   f"{err.decode(errors='replace')}")
+        return out.decode()
+
+
+def start(script: str, files: Mapping[str, Path | bytes], *, heapsize: int = 4 * 1024 * 1024) -> MicroPythonRun:
+    """Start ``mp/<script>`` on MicroPython with ``files`` in its filesystem root.
+
+    ``files`` maps a name in MicroPython's ``/`` to a host path or to bytes.
+    The firmware file itself is always there, at its path in this repository,
+    so the scripts import it as the tests do: ``from firmware_bridge.firmware import gkfw``.
+    """
+    return MicroPythonRun(script, files, heapsize)
+
+
+def run(script: str, files: Mapping[str, Path | bytes], *, timeout: float = 120.0,
+        heapsize: int = 4 * 1024 * 1024) -> str:
+    """``start`` and wait: the script's stdout."""
+    return start(script, files, heapsize=heapsize).result(timeout)

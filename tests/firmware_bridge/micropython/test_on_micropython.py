@@ -24,13 +24,14 @@ BOARD_ID = "pico-e6614104032b5c2a"  # what main.py reports on the fake machine (
 
 def test_seeded_sessions_give_the_same_bytes_and_pin_writes_on_cpython_and_micropython(micropython: str) -> None:
     sessions = [make_session(seed, 3000) for seed in range(20)]
-    lines = runner.run("sessions.py", {"input.bin": encode_sessions(sessions, BOARD_ID)}).splitlines()
+    on_micropython = runner.start("sessions.py", {"input.bin": encode_sessions(sessions, BOARD_ID)})
+    on_cpython = [run_on_cpython(session) for session in sessions]  # meanwhile, on the other core
+    lines = on_micropython.result().splitlines()
     assert len(lines) == 3 * len(sessions), lines[-3:]
     frames = 0
-    for i, session in enumerate(sessions):
+    for i, (uart, writes) in enumerate(on_cpython):
         tag, uart_hex, pins = lines[3 * i:3 * i + 3]
         assert tag == f"S {i}"
-        uart, writes = run_on_cpython(session)
         assert uart_hex == "U " + uart.hex(), f"session {i}: the UART bytes differ"
         assert pins == "P " + ";".join(writes), f"session {i}: the output pins were written differently"
         decoded = FrameDecoder().feed(uart)
