@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge import protocol as p
 from firmware_bridge.firmware import gkfw
-from firmware_bridge.framing import FrameDecoder
+from firmware_bridge.framing import BadFrame, FrameDecoder
 from tests.firmware_bridge.test_firmware import Board, board  # noqa: F401 - the fixture
 
 __all__ = ["board"]
@@ -135,7 +135,7 @@ def test_a_frame_of_254_nonzero_payload_bytes_is_the_host_s_bytes() -> None:
     assert len(payload) == 254 and 0 not in payload
     assert wire == cobs.encode(payload) + b"\x00" and len(wire) == 256
     (bad,) = FrameDecoder().feed(b"\x00" + wire)  # the host reads it (and refuses its odd SNAPSHOT body)
-    assert isinstance(bad, tuple) and bad.kind == "malformed"
+    assert isinstance(bad, BadFrame) and bad.kind == "malformed"
 
 
 _runs = st.sampled_from([0, 1, 253, 254, 255, 508]).flatmap(

@@ -17,6 +17,7 @@ import pytest
 from cobs import cobs
 
 from firmware_bridge import protocol as p
+from tests.firmware_bridge import fake_machine
 from tests.firmware_bridge.test_firmware import Board
 
 INPUTS = 16
@@ -52,7 +53,8 @@ def _host_frame(rng: random.Random, seq: int) -> bytes:
         body = struct.pack(">BBHHHH", rng.randrange(5), rng.randrange(6), rng.choice((0, rng.randrange(1, 3000))),
                            rng.choice((10, rng.randrange(20, 400))), rng.randrange(0x10000), rng.randrange(0x10000))
         payload = struct.pack(">BBH", p.PROTOCOL_VERSION, p.MsgType.PLAY_PATTERN, seq) + body
-        return cobs.encode(payload + struct.pack(">H", crc_hqx(payload, 0xFFFF))) + b"\x00"
+        encoded: bytes = cobs.encode(payload + struct.pack(">H", crc_hqx(payload, 0xFFFF)))
+        return encoded + b"\x00"
     if pick < 0.95:
         wire = bytearray(p.encode(p.PingMsg(seq), seq))
         wire[rng.randrange(len(wire) - 1)] ^= rng.randrange(1, 256) | 1  # damaged: a CRC or COBS NAK
@@ -105,7 +107,7 @@ def encode_sessions(sessions: list[Session], board_id: str) -> bytes:
 class _LoggedPin:
     """An output pin of the fake machine that notes each write and the step it came in."""
 
-    def __init__(self, pin: object, log: list[str], step: list[int], channel: int) -> None:
+    def __init__(self, pin: fake_machine.Pin, log: list[str], step: list[int], channel: int) -> None:
         self._pin = pin
         self._log = log
         self._step = step
@@ -113,7 +115,7 @@ class _LoggedPin:
 
     def value(self, v: int) -> None:
         self._log.append(f"{self._step[0]},{self._channel},{v}")
-        self._pin.value(v)  # type: ignore[attr-defined]
+        self._pin.value(v)
 
 
 def run_on_cpython(session: Session) -> tuple[bytes, list[str]]:

@@ -103,8 +103,8 @@ def test_host_codec_frames_and_cobs_blocks_match_gkfw_on_micropython(micropython
         records += b"F" + struct.pack(">BHH", msg_type, seq, len(body)) + body
         expected.append(p.encode(msg, seq).hex())
     for _ in range(4):
-        msg_type, seq, body, wire = _full_block_frame(rng)
-        records += b"F" + struct.pack(">BHH", msg_type, seq, len(body)) + body
+        raw_type, seq, body, wire = _full_block_frame(rng)
+        records += b"F" + struct.pack(">BHH", raw_type, seq, len(body)) + body
         expected.append(wire.hex())
     blocks = _nonzero_payloads(rng)
     for block in blocks:

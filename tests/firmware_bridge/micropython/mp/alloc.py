@@ -46,24 +46,24 @@ def run() -> None:
     clock = Clock()
     uart = bytearray()
     fw = gkfw.Firmware([Pin() for _ in range(16)], [Pin() for _ in range(4)], uart.extend, clock.ticks_us,
-                       time.ticks_diff, "alloc")
+                       time.ticks_diff, "alloc")  # type: ignore[attr-defined]  # MicroPython's
     fw.boot()
     uptime = 0
     for k, point in enumerate(POINTS):
         while uptime < point:
             dt = min(STEP, point - uptime)
-            clock.t = time.ticks_add(clock.t, dt)
+            clock.t = time.ticks_add(clock.t, dt)  # type: ignore[attr-defined]  # MicroPython's
             uptime += dt
             fw.poll()  # a heartbeat is due after each long step
         fw.poll(ping(k, k))
-        sizes = []
+        sizes: list[int] = []
         for _ in range(20):
-            clock.t = time.ticks_add(clock.t, 10)
+            clock.t = time.ticks_add(clock.t, 10)  # type: ignore[attr-defined]  # MicroPython's
             gc.collect()
             gc.disable()
-            before = gc.mem_alloc()
+            before = gc.mem_alloc()  # type: ignore[attr-defined]  # MicroPython's
             fw.poll()
-            sizes.append(gc.mem_alloc() - before)
+            sizes.append(gc.mem_alloc() - before)  # type: ignore[attr-defined]  # MicroPython's
             gc.enable()
         uptime += 200
         print("A", point, " ".join(str(s) for s in sizes))

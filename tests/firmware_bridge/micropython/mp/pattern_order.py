@@ -10,7 +10,7 @@ ORDER = (20, 3, 12, 1, 17, 8, 0, 23)
 
 
 class Pin:
-    def __init__(self, log: list, channel: int) -> None:
+    def __init__(self, log: list[str], channel: int) -> None:
         self.log = log
         self.channel = channel
 
@@ -21,9 +21,10 @@ class Pin:
 
 
 def run() -> None:
-    log = []
-    now = [0]
-    fw = gkfw.Firmware([], [Pin(log, c) for c in range(24)], lambda b: None, lambda: now[0], time.ticks_diff, "order")
+    log: list[str] = []
+    now: list[int] = [0]
+    ticks_diff = time.ticks_diff  # type: ignore[attr-defined]  # MicroPython's
+    fw = gkfw.Firmware([], [Pin(log, c) for c in range(24)], lambda b: None, lambda: now[0], ticks_diff, "order")
     for channel in ORDER:
         fw.play_pattern(channel, gkfw.PATTERN_BLINK, 300, 200, 0xFFFF, 0)
     print("start", " ".join(log))

@@ -26,7 +26,7 @@ class InPin:
 
 
 class OutPin:
-    def __init__(self, log: list, step: list, channel: int) -> None:
+    def __init__(self, log: list[str], step: list[int], channel: int) -> None:
         self.log = log
         self.step = step
         self.channel = channel
@@ -44,7 +44,7 @@ class Clock:
 
     def advance(self, dt: int) -> None:
         # The real port's ticks_add: the same 2**30 wrap the Pico's ticks have.
-        self.t = time.ticks_add(self.t, dt)
+        self.t = time.ticks_add(self.t, dt)  # type: ignore[attr-defined]  # MicroPython's
 
 
 def run(data: bytes) -> None:
@@ -58,11 +58,11 @@ def run(data: bytes) -> None:
         pos += 8
         clock = Clock(start)
         uart = bytearray()
-        log = []
-        step = [-1]
+        log: list[str] = []
+        step: list[int] = [-1]
         inputs = [InPin() for _ in range(INPUTS)]
         outputs = [OutPin(log, step, c) for c in range(OUTPUTS)]
-        fw = gkfw.Firmware(inputs, outputs, uart.extend, clock.ticks_us, time.ticks_diff, board_id)
+        fw = gkfw.Firmware(inputs, outputs, uart.extend, clock.ticks_us, time.ticks_diff, board_id)  # type: ignore[attr-defined]  # MicroPython's
         fw.boot()
         for i in range(steps):
             step[0] = i
