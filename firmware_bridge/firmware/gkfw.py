@@ -169,9 +169,6 @@ class Firmware:
                  version: str = FIRMWARE_VERSION, heartbeat_us: int = 500000) -> None:
         if len(inputs) > 255 or len(outputs) > 255:
             raise ValueError("at most 255 inputs and 255 outputs")
-        if heartbeat_us > LOW_MASK:
-            # The silence before a heartbeat is measured within the low part of the clock.
-            raise ValueError("heartbeat_us must be below 2**29 (about 9 minutes)")
         self.inputs = inputs
         self.outputs = outputs
         self._write = write
@@ -187,7 +184,8 @@ class Firmware:
         # Microseconds since boot, extended past the ticks wrap: _now_low + _now_high * 2**29.
         self._now_low = 0
         self._now_high = 0
-        self._last_tx = 0  # _now_low when the last frame went out
+        self._last_tx = 0  # the clock (_now_low, _now_high) when the last frame went out
+        self._last_tx_high = 0
         self.levels = [1 if p.value() else 0 for p in inputs]
         self.output_values = [0] * len(outputs)
         # channel -> [kind, start (_now_low), duration_ms, period_ms, level, seed]: patterns running now.
@@ -221,6 +219,7 @@ class Firmware:
         frame = build_frame(msg_type, self.seq, body)
         self.seq = (self.seq + 1) & 0xFFFF
         self._last_tx = self._now_low
+        self._last_tx_high = self._now_high
         self._write(frame)
 
     def send_hello(self, reason: int) -> None:
@@ -263,7 +262,13 @@ class Firmware:
         low = self._advance()
         if self.patterns:
             self.run_patterns(low)
-        if (low - self._last_tx) & LOW_MASK >= self.heartbeat_us:
+        silent = low - self._last_tx
+        wraps = (self._now_high - self._last_tx_high) & HIGH_MASK
+        if wraps:
+            # A small int still while the last frame is less than 2**29 us back, as it
+            # is whenever heartbeats are due more often than every 9 minutes.
+            silent += wraps << LOW_BITS
+        if silent >= self.heartbeat_us:
             self.send(HEARTBEAT, struct.pack(">I", self._stamp()))
 
     def run_patterns(self, low: int) -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from firmware_bridge import protocol as p
 from firmware_bridge.firmware import gkfw
 from firmware_bridge.framing import BadFrame, FrameDecoder
+from tests.firmware_bridge import fake_machine
 from tests.firmware_bridge.test_firmware import Board, board  # noqa: F401 - the fixture
 
 __all__ = ["board"]
@@ -111,9 +112,21 @@ def test_a_pattern_keeps_time_across_the_firmware_s_internal_wraps(monkeypatch: 
     assert heartbeats[-2:] == [uptime % (1 << 32), (uptime + 500_000) % (1 << 32)]  # 0.5 s after the last frame
 
 
-def test_a_heartbeat_interval_beyond_the_firmware_s_clock_reach_is_refused() -> None:
-    with pytest.raises(ValueError, match="heartbeat_us"):
-        gkfw.Firmware([], [], lambda b: None, lambda: 0, gkfw.ticks_diff_30, "x", heartbeat_us=1 << 29)
+@pytest.mark.parametrize("interval_s", [0.5, 600, 3000])
+def test_heartbeats_keep_their_interval_however_long(interval_s: float) -> None:
+    """Also beyond 2**29 us (9 minutes), the low part of the firmware's clock."""
+    clock = fake_machine.Clock((1 << 30) - 3)
+    sent = bytearray()
+    interval = int(interval_s * 1_000_000)
+    fw = gkfw.Firmware([], [], sent.extend, clock.ticks_us, clock.ticks_diff, "hb", heartbeat_us=interval)
+    fw.boot()
+    step = interval // 7 + 1  # below ticks_diff's reach of 2**29 us
+    for _ in range(7 * 3 + 2):
+        clock.advance(step)
+        fw.poll()
+    beats = [f.message.mcu_time_us for f in FrameDecoder().feed(bytes(sent))
+             if isinstance(f, p.Frame) and isinstance(f.message, p.HeartbeatMsg)]
+    assert beats == [k * 7 * step % (1 << 32) for k in (1, 2, 3)]  # mcu_time wraps at 2**32
 
 
 @pytest.mark.parametrize("data", [
