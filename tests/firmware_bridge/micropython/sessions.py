@@ -74,7 +74,7 @@ def make_session(seed: int, steps: int) -> Session:
         r = rng.random()
         if r < 0.9:
             dt = rng.randrange(0, 5000)
-        elif r < 0.98:
+        elif r < 0.97:
             dt = rng.randrange(5000, 700_000)
         else:
             dt = rng.randrange(1_000_000, 200_000_000)  # minutes pass: the clocks wrap
