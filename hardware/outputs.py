@@ -14,6 +14,7 @@ from typing import Any
 from gpiozero import LED, PWMLED, Buzzer, Factory, GPIOZeroError
 
 from firmware_bridge.protocol import PatternKind
+from gravekeeper.errors import GravekeeperError
 from hardware.config import OutputSpec
 from hardware.patterns import Pattern, PatternPlayer
 
@@ -21,7 +22,7 @@ MCU_FULL = 0xFFFF
 MCU_PATTERNS = {k.name.lower(): int(k) for k in PatternKind}  # the firmware's pattern numbers, by name
 
 
-class OutputError(ValueError):
+class OutputError(GravekeeperError, ValueError):
     """A bad output name or value."""
 
 

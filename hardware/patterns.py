@@ -18,13 +18,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gravekeeper.errors import GravekeeperError
+
 log = logging.getLogger(__name__)
 
 PATTERNS = ("on", "off", "blink", "pulse", "flicker")
 PULSE_STEP_MS = 20  # a PWM fade in steps of this size; 50 updates a second look smooth
 
 
-class PatternError(ValueError):
+class PatternError(GravekeeperError, ValueError):
     """A pattern that cannot be played; the message says which setting is wrong."""
 
 
