@@ -174,7 +174,7 @@ class Firmware:
         self.levels = [1 if p.value() else 0 for p in inputs]
         self.output_values = [0] * len(outputs)
         # channel -> [kind, start_us, duration_ms, period_ms, level, seed]: patterns running now
-        self.patterns = {}
+        self.patterns = {}  # type: dict[int, list[int]]
         self.rx_errors = 0
         self.frames_in = 0
 

@@ -36,7 +36,7 @@ CORRUPT_EVERY = 3  # the corrupting line damages one frame in this many
 CHATTER_GAP_S = (0.001, 0.004)  # far shorter than any stability window
 
 
-class SimPin(MockPWMPin):
+class SimPin(MockPWMPin):  # type: ignore[misc]  # gpiozero ships no type information
     """A mock pin whose level is its contact's, its pull's, or a stuck wire's."""
 
     def __init__(self, factory: Any, info: Any) -> None:
@@ -70,7 +70,7 @@ class SimPin(MockPWMPin):
             super().drive_low()
 
 
-class SimFactory(MockFactory):
+class SimFactory(MockFactory):  # type: ignore[misc]  # gpiozero ships no type information
     def __init__(self) -> None:
         super().__init__(pin_class=SimPin)
         self.stuck: dict[int, bool] = {}
