@@ -23,6 +23,7 @@ A snapshot is always reported as a full state: the link never turns one into
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -228,10 +229,8 @@ class McuLink:
             port = self._port
         self._stop.set()
         if port is not None:
-            try:
+            with contextlib.suppress(AttributeError, OSError, serial.SerialException):
                 port.cancel_read()
-            except (AttributeError, OSError, serial.SerialException):
-                pass
         # From a listener callback close() runs on the reader thread itself,
         # which stops on its own once it returns.
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -354,10 +353,8 @@ class McuLink:
             finally:
                 with self._lock:
                     self._port = None
-                try:
+                with contextlib.suppress(OSError, serial.SerialException):
                     port.close()
-                except (OSError, serial.SerialException):
-                    pass
             if not self._stop.is_set():
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])

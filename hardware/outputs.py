@@ -7,6 +7,7 @@ outputs through the link's ``set_output(channel, value)``, whose value is a
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -136,8 +137,6 @@ class Outputs:
             player.close()  # outside the lock: its last step turns outputs off through set()
         with self._lock:
             for device in self._devices.values():
-                try:
+                with contextlib.suppress(Exception):  # closing must not stop the others from closing
                     device.close()
-                except Exception:  # closing must not stop the others from closing
-                    pass
             self._devices.clear()

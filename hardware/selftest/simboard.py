@@ -14,6 +14,7 @@ flipped every 1-4 ms by a thread, never holding long enough to settle.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -88,10 +89,9 @@ class CorruptingMcu(VirtualMcu):
         if self._every and len(frame) > 1:
             self._frames += 1
             if self._frames % self._every == 0:
-                try:
+                # A RuntimeError: the boot HELLO, written before the MCU thread runs.
+                with contextlib.suppress(RuntimeError):
                     self.corrupt_next(1)  # on the MCU thread this takes effect at once
-                except RuntimeError:
-                    pass  # the boot HELLO, written before the MCU thread runs
         super()._write(frame)
 
 
