@@ -27,7 +27,7 @@ WATCHDOG_MS = 2000  # a hung loop reboots the board; the host sees a boot HELLO
 
 
 def board_id() -> str:
-    return "pico-" + "".join(f"{b:02x}" for b in machine.unique_id())
+    return "pico-" + "".join("%02x" % b for b in machine.unique_id())
 
 
 def build(uart: "Any" = None) -> "tuple[gkfw.Firmware, Any]":
