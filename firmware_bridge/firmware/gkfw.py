@@ -191,7 +191,7 @@ class Firmware:
         self.output_values = [0] * len(outputs)
         # channel -> [kind, start (_now_low), duration_ms, period_ms, level, seed]: patterns running now.
         # Stepped in channel order, never the dict's: MicroPython's dicts keep no insertion order.
-        self.patterns = {}
+        self.patterns = {}  # type: dict[int, list[int]]
         self.rx_errors = 0
         self.frames_in = 0
 
