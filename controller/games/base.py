@@ -287,6 +287,9 @@ class Game(ABC):
         return [a for a in self.legal_actions() if a.kind not in self.SECRET_ACTION_KINDS]
 
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset()
+    # Secret kinds that a table may still take back like a move: once played, what they did is in public
+    # events, and they use no dice (Superstition's Whammy placed on the path). Still sent sealed.
+    TAKE_BACK_KINDS: ClassVar[frozenset[str]] = frozenset()
 
     # What a player does with each kind of action, as the table's "waiting for" line says it
     # ("Ann to play: roll the dice or end the turn"); a kind missing here is said with spaces.

@@ -91,7 +91,7 @@
     const drawState = own.walks && st.view ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks }) }) : st;
     const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
     $("board-hint").textContent = drawn.hint || "";
-    renderHand(st, legal, drawn.handled || new Set());
+    renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
     renderYourTurn(st, legal);
   }
 
@@ -127,7 +127,7 @@
     document.body.dataset.yourTurn = myTurn ? "yes" : "no";
   }
 
-  function renderHand(st, legal, handled) {
+  function renderHand(st, legal, handled, choices) {
     const hand = $("hand"), box = $("actions");
     hand.innerHTML = ""; box.innerHTML = "";
     if (!seated) { hand.textContent = "You have no seat in this game."; return; }
@@ -149,6 +149,8 @@
         hand.appendChild(el);
       }
     }
+    // A board's own choices first (Superstition's "Place your Whammy…"): they change what a tap on it does.
+    for (const [id, label, onClick] of choices) box.appendChild(B.choiceButton(id, label, onClick));
     legal.forEach((a, i) => {
       if (handled.has(i)) return;
       const b = document.createElement("button");

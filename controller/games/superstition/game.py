@@ -112,6 +112,9 @@ class Superstition(RulesMixin, Game):
     # the entry of tokens drawn from the real tomb would tell spectators what a
     # seat holds.
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy", "charm_move", "draw_tokens"})
+    # A Whammy placed by mistake may be taken back until the next throw of the dice (which closes the door
+    # anyway): its placement is public the moment it is made, so taking it back shows nobody anything new.
+    TAKE_BACK_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy"})
     ACTION_WORDS: ClassVar[Mapping[str, str]] = {
         "roll": "throw the dice", "move": "move a pawn", "charm_move": "move past a Whammy with a Charm",
         "end_turn": "end the turn", "jump": "jump the Wizard's Tomb",
