@@ -64,7 +64,8 @@
     legal.forEach((a, i) => {
       if (!["move", "charm_move"].includes(a.kind)) return;
       if (placing) { handled.add(i); return; }  // while placing, only where the Whammy may go is green
-      const w = walks[a.params.direction];
+      // A way may offer both (house rule whammy_stop): the stop on the Whammy, or the throw past it with the Charm.
+      const w = (a.kind === "charm_move" && (v.charm_walks || {})[a.params.direction]) || walks[a.params.direction];
       if (w && sp[w.to]) { (landings[w.to] = landings[w.to] || []).push([a, i, w]); handled.add(i); }
     });
 
@@ -99,7 +100,7 @@
       }
     }
     if (proposal) {
-      const w = walks[proposal.params.direction];
+      const w = (proposal.kind === "charm_move" && (v.charm_walks || {})[proposal.params.direction]) || walks[proposal.params.direction];
       const me = (v.players || []).find(p => p.seat === proposal.player);
       if (w && me && sp[me.space]) {
         const ids = [me.space, ...w.path].filter(id => sp[id]);

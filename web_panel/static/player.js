@@ -88,7 +88,8 @@
     const legal = myLegal();
     // A move that needs this player's Charm shows where it goes only in their own view.
     const own = (mine && mine.available && mine.view && mine.view.view) || {};
-    const drawState = own.walks && st.view ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks }) }) : st;
+    const drawState = own.walks && st.view
+      ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks, charm_walks: own.charm_walks || {} }) }) : st;
     const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
     $("board-hint").textContent = drawn.hint || "";
     renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
