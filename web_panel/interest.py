@@ -11,7 +11,7 @@ reconnecting, does not unsubscribe and subscribe again).
 :class:`Interest` only counts: who holds a table, when its linger is over.
 :class:`Subscriptions` is the MQTT side: what to subscribe, knowing when the
 retained topics are in, unsubscribing. The picture itself stays with
-``web_panel.mqtt_view.MqttView``.
+``web_panel.mqtt.MqttView``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ..auth import (
     remember,
 )
 from ..commands import COMMANDS, MAX_BODY, CommandError, validate
-from ..mqtt_view import CommandTimeout
+from ..mqtt import CommandTimeout
 from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("control", __name__)

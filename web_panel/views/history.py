@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from ..auth import control_token, current_session
-from ..mqtt_view import CommandTimeout
+from ..mqtt import CommandTimeout
 from .common import known_table, mqtt_view, settings
 
 bp = Blueprint("history", __name__)

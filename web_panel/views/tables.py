@@ -21,7 +21,7 @@ from controller.games import GAME_NAMES, game_title, get_game
 from ..auth import check_csrf, control_token, current_session
 from ..fanout import Item
 from ..house_rules import HOUSE_RULES
-from ..mqtt_view import LIST
+from ..mqtt import LIST
 from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
