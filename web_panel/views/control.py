@@ -27,7 +27,7 @@ from ..auth import (
     joined_seat,
     remember,
 )
-from ..commands import COMMANDS, MAX_BODY, CommandError, validate
+from ..commands import COMMANDS, MAX_BODY, PanelCommandError, validate
 from ..mqtt import CommandTimeout
 from .common import form_again, known_table, mqtt_view, settings
 
@@ -103,7 +103,7 @@ def command(table: str, name: str) -> Any:
     body = _body()
     try:
         fields = validate(name, body)
-    except CommandError as exc:
+    except PanelCommandError as exc:
         abort(400, description=str(exc))
     token = control_token(table)
     if token is None:
