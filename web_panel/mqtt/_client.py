@@ -60,7 +60,7 @@ class MqttView:
             self._client.username_pw_set(settings.broker_username, settings.broker_password)
         if settings.broker_tls:
             self._client.tls_set(ca_certs=settings.broker_ca_file, cert_reqs=ssl.CERT_REQUIRED)
-        self._client.reconnect_delay_set(0.2, 5)
+        self._client.reconnect_delay_set(0.2, 5)  # type: ignore[arg-type]  # paho's hint says int; it takes seconds
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
@@ -122,7 +122,7 @@ class MqttView:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            self.handle(msg.topic, msg.payload, retained=bool(msg.retain))
+            self.handle(msg.topic, bytes(msg.payload), retained=bool(msg.retain))  # paho may hand a bytearray
         except Exception:
             log.exception("panel: failed to handle a message on %s", msg.topic)
 

@@ -331,12 +331,11 @@ class TableStore:
         self._broadcast(table, ("private_changed", {"seat": seat}))
 
     def _on_event(self, table: str, data: dict[str, Any], stamp: Stamp | None = None) -> None:
-        seq = data.get("seq")
+        seq = data.get("seq") if isinstance(data.get("seq"), int) and not isinstance(data.get("seq"), bool) else None
         gap = False
         with self._lock:
             view = self._table(table)
-            numbered = isinstance(seq, int) and not isinstance(seq, bool)
-            if numbered and view.last_seq is not None and seq <= view.last_seq and any(
+            if seq is not None and view.last_seq is not None and seq <= view.last_seq and any(
                     e.get("seq") == seq for e in view.events):
                 return  # a QoS 1 duplicate
             # After the duplicate check: a resent event is older than the last one, yet no replay.
@@ -350,7 +349,7 @@ class TableStore:
             elif view.game is None and view.state is not None:
                 view.game = game_context(view.state)
             data = {**data, "context": view.game}
-            if numbered:
+            if seq is not None:
                 if view.last_seq is not None and seq > view.last_seq + 1:
                     gap = True
                     view.gaps += 1
@@ -376,7 +375,7 @@ class TableStore:
             self.bad_messages += 1
             log.warning("panel: ignored a recent-moves message of table %r without its game or events", table)
             return
-        top = data.get("seq") if isinstance(data.get("seq"), int) and not isinstance(data.get("seq"), bool) else 0
+        top: int = data["seq"] if isinstance(data.get("seq"), int) and not isinstance(data.get("seq"), bool) else 0
         incoming = [e for e in raw if isinstance(e, dict) and isinstance(e.get("seq"), int)
                     and not isinstance(e.get("seq"), bool) and isinstance(e.get("type"), str)]
         with self._lock:

@@ -80,7 +80,7 @@ class TableView:
         state = self.state or {}
         glance = self.glance or {}
         mismatch = state.get("mismatch") if self.state is not None else None
-        gm = state.get("gm") if isinstance(state.get("gm"), dict) else {}
+        gm: dict[str, Any] = state["gm"] if isinstance(state.get("gm"), dict) else {}
         game = _text(state.get("game")) or _text(glance.get("game")) or _text(status.get("game"))
         return {
             "table": self.table,
@@ -123,7 +123,7 @@ def game_context(data: Any) -> dict[str, Any] | None:
     """Which game an event belongs to, from a ``game_started`` event's data or a state: id, name, title, players."""
     if not isinstance(data, dict) or not isinstance(data.get("game_id"), str):
         return None
-    view = data.get("view") if isinstance(data.get("view"), dict) else {}
+    view: dict[str, Any] = data["view"] if isinstance(data.get("view"), dict) else {}
     players = data.get("players")
     return {"game_id": data["game_id"], "game": data.get("game"), "title": data.get("title") or view.get("title"),
             "players": list(players) if isinstance(players, list) else []}
