@@ -1,9 +1,10 @@
 """The panel names a Terror space with the engine's words: every space, every tomb configuration.
 
-The words have one source, ``place_words`` in ``controller/games/terror/words.py``: the engine's public
-view carries them (``places``) and the page's ``terrorCell`` looks them up. Run in Chromium on the view
-the engine publishes for each of the default board's configurations, the page says the engine's words
-for every space, and never a row or a column.
+The words have one source, ``place_words`` in ``controller/games/terror/words.py``: the panel adds them to
+every Terror state it hands a page (``view.places``, ``web_panel.terror_places``) and the page's
+``terrorCell`` looks them up. Run in Chromium on the state the engine makes for each of the default
+board's configurations, as the panel passes it on, the page says the engine's words for every space,
+and never a row or a column.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import pytest
 from controller.games.terror import Terror
 from controller.games.terror.board import ALL_CONFIGS
 from controller.games.terror.words import place_words
+
+from web_panel.terror_places import with_places
 
 from .browser_helpers import RAW_ID
 
@@ -32,7 +35,7 @@ def test_the_panel_names_every_space_as_the_engine_does(pages: Any) -> None:
     board = game.board
     for cfg in range(ALL_CONFIGS):
         game.s.tombs = board.config_tombs(cfg)
-        view = game.public_view()
+        view = with_places({"game": "terror", "view": game.public_view()})["view"]
         cells = [board.rc(i) for i in range(board.rows * board.cols)]
         said = page.evaluate("([view, cells]) => cells.map(rc => window.GKWords.terrorCell({ view }, rc))",
                              [view, cells])
@@ -44,7 +47,7 @@ def test_the_panel_names_every_space_as_the_engine_does(pages: Any) -> None:
 
 
 def test_a_state_without_the_words_says_a_space(pages: Any) -> None:
-    """A state from a controller that does not send the words yet: "a space", never a coordinate."""
+    """A state whose board the panel could not read has no words: "a space", never a coordinate."""
     page = pages()
     page.set_content("<!doctype html><title>words</title>")
     for script in ("words.js", "words_places.js"):

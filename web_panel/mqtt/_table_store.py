@@ -37,6 +37,7 @@ from controller.protocol.security import MAX_DEPTH, loads_utf8, too_deep
 from ..fanout import Item, Subscriber
 from ..interest import LIST_KINDS
 from ..settings import PanelSettings
+from ..terror_places import with_places
 from ..trust import SIGNED_KINDS, Vouching
 from ._table_view import TableView, game_context, made_at
 
@@ -218,6 +219,8 @@ class TableStore:
         elif kind in RETAINED_KINDS and len(parts) == 2:
             if not self._fresh(table, rel, stamp, missing=self._missing(table, kind)):
                 return
+            if kind == "state":
+                data = with_places(data)  # a Terror board's spaces in words, for the pages (web_panel.terror_places)
             with self._lock:
                 view = self._table(table)
                 setattr(view, kind, data)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .state import PAWN_LABELS, SEAT_COLOURS, State
-from .words import place_grid
 
 if TYPE_CHECKING:
     from .game import Terror
@@ -61,7 +60,6 @@ def public_view(game: Terror) -> dict[str, Any]:
         "title": game.title,
         "board": game.board.describe(cfg),
         "tombs": dict(s.tombs),
-        "places": place_grid(game.board, cfg),  # every space in words: the panel shows these, never its own
         "players": seats,
         "turn": s.turn,
         "current_player": game.current_player,

@@ -128,26 +128,8 @@ _FAR, _DIAGONAL, _IN_LINE = "far", "diagonal", "in line"
 _Clue = tuple[str, int]  # (how, the named place's cell)
 
 
-# Every space's words as the tombs stand, computed once per board and configuration (boards are
-# loaded once per file, so their digests are few): the public view carries them (``place_grid``).
-_GRIDS: dict[tuple[str, int], tuple[tuple[str | None, ...], ...]] = {}
-
-
-def place_grid(board: Board, cfg: int) -> list[list[str | None]]:
-    """Every space of the board in a player's words (:func:`place_words`) as the tombs of ``cfg`` stand,
-    by row and column; ``None`` off the board. The public view carries it as ``places``, so the panel
-    names a space with these words and never works them out itself (docs/architecture.md, "One source
-    for Terror's place words")."""
-    grid = _GRIDS.get((board.digest, cfg))
-    if grid is None:
-        types = board.types(cfg)
-        grid = _GRIDS[(board.digest, cfg)] = tuple(
-            tuple(None if types[i] is None else place_words(board, cfg, i)
-                  for i in range(r * board.cols, (r + 1) * board.cols))
-            for r in range(board.rows))
-    return [list(row) for row in grid]
-
-
+# The panel shows these words too: ``places.view_places`` words every space of a public view with this
+# function, and the page looks them up (docs/architecture.md, "One source for Terror's place words").
 def place_words(board: Board, cfg: int, index: int) -> str:
     """One space of the board as a player finds it, never by row and column: what is printed on it,
     the platform it is on, and how many spaces it lies from the nearest named place (the Gate and
