@@ -17,7 +17,6 @@ import pytest
 from controller.games.terror import Terror
 from controller.games.terror.board import ALL_CONFIGS
 from controller.games.terror.words import place_words
-
 from web_panel.terror_places import with_places
 
 from .browser_helpers import RAW_ID
