@@ -131,7 +131,7 @@ def test_a_slow_client_is_resent_the_picture_not_blocked(app: Flask, client: Fla
     view: MqttView = app.extensions["gravekeeper"]
     reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
     reader.next("snapshot")
-    (stream_sub,) = view.store._subscribers[fake.table]
+    (stream_sub,) = view.store.fanout._subscribers[fake.table]
     stream_sub.overflowed.set()
     fake.event("x")
     assert reader.next("snapshot")[1]["table"] == fake.table

@@ -111,14 +111,14 @@ class MqttView:
         self.connected.set()
         self.subscriptions.connected()
         self.store.notify()
-        self.store.broadcast_all(("link", {"broker": "connected"}))
+        self.store.fanout.broadcast_all(("link", {"broker": "connected"}))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
         self.subscriptions.disconnected()
         self.store.notify()
         if not self.store.closed:
-            self.store.broadcast_all(("link", {"broker": "disconnected"}))
+            self.store.fanout.broadcast_all(("link", {"broker": "disconnected"}))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
@@ -162,13 +162,14 @@ class MqttView:
         self.store.seats_changed(table)
 
     def subscribe(self, table: str) -> Subscriber:
-        return self.store.subscribe(table)
+        """A stream of ``table``'s changes (``LIST``: the club list's lines); :meth:`unsubscribe` it."""
+        return self.store.fanout.subscribe(table)
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        self.store.unsubscribe(sub)
+        self.store.fanout.unsubscribe(sub)
 
     def subscriber_count(self) -> int:
-        return self.store.subscriber_count()
+        return self.store.fanout.count()
 
     def forget(self, table: str) -> bool:
         """Delete an offline table's retained topics, so it leaves this panel's list, and the lists of

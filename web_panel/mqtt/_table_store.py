@@ -34,7 +34,7 @@ from controller.protocol.names import default_name, is_table_id
 from controller.protocol.publication import PublicationError, Stamp
 from controller.protocol.security import MAX_DEPTH, loads_utf8, too_deep
 
-from ..fanout import Item, Subscriber
+from ..fanout import Fanout
 from ..interest import LIST_KINDS
 from ..settings import PanelSettings
 from ..terror_places import with_places
@@ -77,7 +77,7 @@ class TableStore:
         self._resync = resync
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
-        self._subscribers: dict[str, set[Subscriber]] = {}
+        self.fanout = Fanout()  # the SSE clients watching each table, and the club list's
         self._trust_at: dict[str, float] = {}  # table -> when its pages were last told what was refused
         self._trust_due: set[str] = set()  # tables whose pages are to be told again (a timer runs)
         self._forgotten: set[str] = set()  # tables this panel deleted (``forget``) until they publish again
@@ -90,14 +90,12 @@ class TableStore:
         return self._closed
 
     def close(self) -> bool:
-        """Close every SSE client's subscription; False when it was closed already."""
+        """End every SSE client's stream; False when it was closed already."""
         with self._lock:
             if self._closed:
                 return False
             self._closed = True
-            subscribers = [s for subs in self._subscribers.values() for s in subs]
-        for sub in subscribers:
-            sub.close()
+        self.fanout.close()
         return True
 
     # ----- taking messages in ------------------------------------------------------
@@ -215,7 +213,7 @@ class TableStore:
                 self._set_glance(table, data)
         elif kind == "effects" and len(parts) == 2:
             if isinstance(data.get("cues"), list) and self._fresh(table, rel, stamp):
-                self._broadcast(table, ("effects", data))  # passing cues: played now or never, not kept
+                self.fanout.broadcast(table, ("effects", data))  # passing cues: played now or never, not kept
         elif kind in RETAINED_KINDS and len(parts) == 2:
             if not self._fresh(table, rel, stamp, missing=self._missing(table, kind)):
                 return
@@ -238,7 +236,7 @@ class TableStore:
                         view.game = known  # its game_started event was missed (before the panel started)
                 # A state with a running timer goes out with its age (a retained copy may be old).
                 sent = view.aged_state() if kind == "state" else data
-            self._broadcast(table, (kind, sent))
+            self.fanout.broadcast(table, (kind, sent))
             if kind in ("status", "state"):
                 self.list_changed(table)
 
@@ -253,12 +251,12 @@ class TableStore:
     def list_changed(self, table: str) -> None:
         """Tell the club list's streams how ``table`` looks now (one line of the list, not its traffic)."""
         with self._lock:
-            if not self._subscribers.get(LIST):
+            if not self.fanout.watched(LIST):
                 return
             view = self._tables.get(table)
             line = view.summary() if view is not None and (view.status or view.state) else {"table": table,
                                                                                             "gone": True}
-        self._broadcast(LIST, ("table", line))
+        self.fanout.broadcast(LIST, ("table", line))
 
     def _fresh(self, table: str, topic: str, stamp: Stamp | None, missing: bool = False) -> bool:
         """Whether a verified message is newer than the last one taken; an older one is refused.
@@ -297,7 +295,7 @@ class TableStore:
             timer.daemon = True
             timer.start()
             return
-        self._broadcast(table, ("trust", self.vouching.describe(table)))
+        self.fanout.broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _tell_trust(self, table: str) -> None:
         with self._lock:
@@ -305,7 +303,7 @@ class TableStore:
             self._trust_at[table] = time.monotonic()
             if self._closed:
                 return
-        self._broadcast(table, ("trust", self.vouching.describe(table)))
+        self.fanout.broadcast(table, ("trust", self.vouching.describe(table)))
 
     def _table(self, table: str) -> TableView:
         view = self._tables.get(table)
@@ -323,7 +321,7 @@ class TableStore:
             setattr(view, kind, None)
             if all(getattr(view, k) is None for k in RETAINED_KINDS):
                 del self._tables[table]
-        self._broadcast(table, (kind, None))
+        self.fanout.broadcast(table, (kind, None))
         self.list_changed(table)
 
     def _clear_private(self, table: str, seat: int) -> None:
@@ -331,7 +329,7 @@ class TableStore:
             view = self._tables.get(table)
             if view is None or view.sealed.pop(seat, None) is None:
                 return
-        self._broadcast(table, ("private_changed", {"seat": seat}))
+        self.fanout.broadcast(table, ("private_changed", {"seat": seat}))
 
     def _on_event(self, table: str, data: dict[str, Any], stamp: Stamp | None = None) -> None:
         seq = data.get("seq") if isinstance(data.get("seq"), int) and not isinstance(data.get("seq"), bool) else None
@@ -359,7 +357,7 @@ class TableStore:
                 if view.last_seq is None or seq > view.last_seq:
                     view.last_seq = seq
             view.events.append(data)
-        self._broadcast(table, ("event", data))
+        self.fanout.broadcast(table, ("event", data))
         if gap:
             self._resync(table)
 
@@ -406,7 +404,7 @@ class TableStore:
         # Pages draw the log again from the whole picture: events put in before ones they already hold.
         snap = self.snapshot(table)
         if snap is not None:
-            self._broadcast(table, ("snapshot", snap))
+            self.fanout.broadcast(table, ("snapshot", snap))
 
     def _on_private(self, table: str, seat_text: str, data: dict[str, Any]) -> None:
         try:
@@ -421,12 +419,12 @@ class TableStore:
             view = self._table(table)
             view.sealed[seat] = data
         # Only the sealed envelope's arrival is announced; a player's own stream opens it.
-        self._broadcast(table, ("private_changed", {"seat": seat}))
+        self.fanout.broadcast(table, ("private_changed", {"seat": seat}))
 
     def seats_changed(self, table: str) -> None:
         """Someone joined or left a seat of ``table`` here: each player's own stream checks its seat at
         once (a second page of the same phone must not go on showing a hand it no longer holds)."""
-        self._broadcast(table, ("seats_changed", {}))
+        self.fanout.broadcast(table, ("seats_changed", {}))
 
 
     def forget(self, table: str) -> list[str] | None:
@@ -506,39 +504,3 @@ class TableStore:
         with self._lock:
             view = self._tables.get(table)
             return view.sealed.get(seat) if view is not None else None
-
-
-    # ----- fan-out ------------------------------------------------------------------------
-    def subscribe(self, table: str) -> Subscriber:
-        sub = Subscriber(table)
-        with self._lock:
-            if self._closed:
-                sub.close()
-            self._subscribers.setdefault(table, set()).add(sub)
-        return sub
-
-    def unsubscribe(self, sub: Subscriber) -> None:
-        with self._lock:
-            subs = self._subscribers.get(sub.table)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del self._subscribers[sub.table]
-
-    def subscriber_count(self) -> int:
-        with self._lock:
-            return sum(len(s) for s in self._subscribers.values())
-
-    def _broadcast(self, table: str, change: tuple[str, Any]) -> None:
-        item = Item(*change)
-        with self._lock:
-            subs = list(self._subscribers.get(table, ()))
-        for sub in subs:
-            sub.offer(item)
-
-    def broadcast_all(self, change: tuple[str, Any]) -> None:
-        item = Item(*change)
-        with self._lock:
-            subs = [s for group in self._subscribers.values() for s in group]
-        for sub in subs:
-            sub.offer(item)
