@@ -119,7 +119,6 @@ class Config:
 Check = Callable[[Any], str | None]  # returns the complaint, or None when the value is fine
 
 
-
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
