@@ -21,10 +21,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from controller.games import GAME_NAMES
-from controller.protocol.names import check_name, default_name
+from controller.protocol.broker_url import (
+    PLAIN_PORT,
+    TLS_PORT,
+    BrokerUrl,
+    check_broker_url,
+    parse_broker_url,
+)
+from controller.protocol.names import check_name, check_table_id, default_name
 from controller.protocol.payloads import check_players
 
 
@@ -112,8 +118,6 @@ class Config:
 # ----- checks -----------------------------------------------------------------
 Check = Callable[[Any], str | None]  # returns the complaint, or None when the value is fine
 
-_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
@@ -142,12 +146,6 @@ def _opt_text(v: Any) -> str | None:
     return None if v is None or isinstance(v, str) else "must be a string"
 
 
-def _table_id(v: Any) -> str | None:
-    if isinstance(v, str) and _ID_RE.match(v):
-        return None
-    return "must be 1-64 letters, digits, '-' or '_' (it is part of MQTT topics)"
-
-
 def _table_name(v: Any) -> str | None:
     return None if v is None else check_name(v)
 
@@ -173,25 +171,12 @@ def _board(v: Any) -> str | None:
 
 
 def _mqtt_url(v: Any) -> str | None:
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        return "must be a string like mqtt://host:1883"
-    try:
-        parts = urlsplit(v)
-        port = parts.port
-    except ValueError:
-        return "must be a URL like mqtt://host:1883 (bad port)"
-    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl") or not parts.hostname:
-        return "must be a URL like mqtt://host:1883 or mqtts://host:8883"
-    if port is not None and not 1 <= port <= 65535:
-        return "must have a port 1-65535"
-    return None
+    return None if v is None else check_broker_url(v)
 
 
 # key -> (default, check, meaning).  Order is the order of docs/config.md.
 KEYS: dict[str, tuple[Any, Check, str]] = {
-    "table.id": ("t1", _table_id, "Table id; part of every MQTT topic (`<base>/<id>/...`)."),
+    "table.id": ("t1", check_table_id, "Table id; part of every MQTT topic (`<base>/<id>/...`)."),
     "table.name": (
         None,
         _table_name,
@@ -310,18 +295,18 @@ def _mqtt(values: Mapping[str, Any], explicit: set[str]) -> MqttConfig:
     host, port, tls = values["mqtt.host"], values["mqtt.port"], values["mqtt.tls"]
     username, password = values["mqtt.username"], values["mqtt.password"]
     if url is not None:
-        parts = urlsplit(url)
-        tls = tls or parts.scheme in ("mqtts", "ssl")
-        host = parts.hostname or host
-        port = parts.port or (8883 if tls else 1883)
-        if parts.username:
-            username = unquote(parts.username)
-        if parts.password:
-            password = unquote(parts.password)
+        broker = parse_broker_url(url)  # checked already (``_mqtt_url``)
+        tls = tls or broker.tls
+        host = broker.host
+        port = broker.port if broker.port_given else (TLS_PORT if tls else PLAIN_PORT)
+        if broker.username:
+            username = broker.username
+        if broker.password:
+            password = broker.password
     elif explicit & {"mqtt.host", "mqtt.port"}:
         # A host or port in the config is a configured broker: give it a URL so that
         # "url is None" keeps meaning "nothing configured, embedded broker allowed".
-        url = f"{'mqtts' if tls else 'mqtt'}://{host}:{port}"
+        url = str(BrokerUrl(host, port, tls))
     if password is not None and not username:  # an empty name would send no credentials at all
         raise ConfigError("mqtt.password: needs mqtt.username too")
     ca_file = values["mqtt.ca_file"]

@@ -16,7 +16,7 @@ from .auth import (
     csrf_token,
     current_session,
 )
-from .mqtt_view import MqttView
+from .mqtt import MqttView
 from .panel_state import FileSessionStore, secret_key, state_folder
 from .settings import PanelSettings
 

@@ -31,6 +31,7 @@ from controller.games.superstition import parse_board
 from controller.games.terror import DEFAULT_BOARD as TERROR_BOARD
 from controller.games.terror import DEFAULT_CARDS as TERROR_CARDS
 from controller.games.terror import load_board, load_deck
+from gravekeeper.errors import GravekeeperError
 
 MAX_DOCUMENT_BYTES = 48 * 1024  # the default deck, the largest file, is about 12 KiB
 # A new game carries its files in its options, inside a command the table refuses over 16 KiB
@@ -62,7 +63,7 @@ KINDS: dict[str, Kind] = {k.key: k for k in (
 )}
 
 
-class BoardError(ValueError):
+class BoardError(GravekeeperError, ValueError):
     """A document or a request about one is refused; ``at`` points at the entry (see BadGameData).
 
     The message names the file's entry (for whoever edits the file by hand); ``reason`` says the same

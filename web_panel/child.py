@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-from web_panel.settings import PanelSettings, SettingsError, parse_broker_url
+from web_panel.settings import PanelSettings, SettingsError, broker_settings
 
 
 def _answer(obj: dict[str, Any]) -> None:
@@ -41,7 +41,7 @@ def settings_from(data: Any) -> PanelSettings:
     data = dict(data)
     url = data.pop("broker_url", None)
     if url is not None:
-        data.update(parse_broker_url(url))
+        data.update(broker_settings(url))
     try:
         return PanelSettings(**data)
     except TypeError as exc:  # an unknown key

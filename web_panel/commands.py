@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.games import GAME_NAMES, Action, MalformedAction
 from controller.protocol.payloads import check_players, sensor_values
+from gravekeeper.errors import GravekeeperError
 
 from .gm_commands import GM_CHECKS, GM_COMMANDS, GmCommandError
 from .house_rules import HouseRuleError, check_house_rules
@@ -24,58 +25,58 @@ MAX_PLAYERS = 8
 _INT_TEXT = re.compile(r"-?[0-9]{1,30}", re.ASCII)
 
 
-class CommandError(ValueError):
+class PanelCommandError(GravekeeperError, ValueError):
     """A command from the browser is malformed; the message names the bad field."""
 
 
 def _no_extra(name: str, body: Mapping[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(body) - allowed)
     if extra:
-        raise CommandError(f"{name}: unknown field(s): {', '.join(extra)}")
+        raise PanelCommandError(f"{name}: unknown field(s): {', '.join(extra)}")
 
 
 def _int(value: Any, what: str) -> int:
     """An integer from JSON or from a form field (which arrives as text)."""
     if isinstance(value, bool):
-        raise CommandError(f"{what} must be a whole number, got {value!r}")
+        raise PanelCommandError(f"{what} must be a whole number, got {value!r}")
     if isinstance(value, int):
         return value
     if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
         return int(value.strip())
-    raise CommandError(f"{what} must be a whole number, got {value!r}")
+    raise PanelCommandError(f"{what} must be a whole number, got {value!r}")
 
 
 def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
     _no_extra("new_game", body, {"game", "players", "seed", "options"})
     game = body.get("game")
     if game not in GAME_NAMES:
-        raise CommandError(f"new_game: game must be one of {', '.join(GAME_NAMES)}, got {game!r}")
+        raise PanelCommandError(f"new_game: game must be one of {', '.join(GAME_NAMES)}, got {game!r}")
     players = body.get("players")
     if isinstance(players, str):
         players = [p.strip() for p in players.replace("\n", ",").split(",") if p.strip()]
     if not isinstance(players, list) or not players:
-        raise CommandError("new_game: players must be a non-empty list of names")
+        raise PanelCommandError("new_game: players must be a non-empty list of names")
     if len(players) > MAX_PLAYERS:
-        raise CommandError(f"new_game: at most {MAX_PLAYERS} players, got {len(players)}")
+        raise PanelCommandError(f"new_game: at most {MAX_PLAYERS} players, got {len(players)}")
     names = [p.strip() if isinstance(p, str) else p for p in players]
     problem = check_players(names)  # the table's own rule (config and command), checked before signing
     if problem is not None:
-        raise CommandError(f"new_game: players {problem}")
+        raise PanelCommandError(f"new_game: players {problem}")
     out: dict[str, Any] = {"game": game, "players": names}
     seed = body.get("seed")
     if seed is not None and seed != "":
         seed = _int(seed, "new_game: seed")
         if not 0 <= seed < 2**63:
-            raise CommandError("new_game: seed must be from 0 to 2^63 - 1")
+            raise PanelCommandError("new_game: seed must be from 0 to 2^63 - 1")
         out["seed"] = seed
     options = body.get("options")
     if options is not None:
         if not isinstance(options, dict):
-            raise CommandError("new_game: options must be an object")
+            raise PanelCommandError("new_game: options must be an object")
         try:
             check_house_rules(game, options)
         except HouseRuleError as exc:
-            raise CommandError(f"new_game: {exc}") from None
+            raise PanelCommandError(f"new_game: {exc}") from None
         out["options"] = options
     return out
 
@@ -83,13 +84,13 @@ def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
 def _act(body: Mapping[str, Any]) -> dict[str, Any]:
     _no_extra("act", body, {"action"})
     if "action" not in body:
-        raise CommandError("act: the action is missing")
+        raise PanelCommandError("act: the action is missing")
     try:
         action = Action.from_json(body["action"])
     except MalformedAction as exc:
-        raise CommandError(f"act: {exc}") from None
+        raise PanelCommandError(f"act: {exc}") from None
     if action.player is not None and not 0 <= action.player < MAX_PLAYERS:
-        raise CommandError(f"act: player must be a seat from 0 to {MAX_PLAYERS - 1}, got {action.player}")
+        raise PanelCommandError(f"act: player must be a seat from 0 to {MAX_PLAYERS - 1}, got {action.player}")
     return {"action": action.to_json()}
 
 
@@ -97,13 +98,13 @@ def _sim(body: Mapping[str, Any]) -> dict[str, Any]:
     _no_extra("sim", body, {"sensor", "value"})
     sensor, value = body.get("sensor"), body.get("value")
     if not isinstance(sensor, str):
-        raise CommandError("sim: sensor must be a sensor id such as tomb.wolf")
+        raise PanelCommandError("sim: sensor must be a sensor id such as tomb.wolf")
     try:
         allowed = sensor_values(sensor)
     except ValueError as exc:
-        raise CommandError(f"sim: {exc}") from None
+        raise PanelCommandError(f"sim: {exc}") from None
     if value not in allowed:
-        raise CommandError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
+        raise PanelCommandError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
     return {"sensor": sensor, "value": value}
 
 
@@ -117,14 +118,14 @@ def _selftest(body: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if "guided" in body:
         if not isinstance(body["guided"], bool):
-            raise CommandError("selftest: guided must be true or false")
+            raise PanelCommandError("selftest: guided must be true or false")
         out["guided"] = body["guided"]
     if "skip" in body:
         skip = body["skip"]
         # The panel signs only what it understands: a list holds names, nothing else.
         if not isinstance(skip, (bool, str, list)) or (
                 isinstance(skip, list) and not all(isinstance(n, str) for n in skip)):
-            raise CommandError("selftest: skip must be true, a check name or a list of check names")
+            raise PanelCommandError("selftest: skip must be true, a check name or a list of check names")
         out["skip"] = skip
     return out
 
@@ -133,13 +134,13 @@ _CHECKS = {"new_game": _new_game, "act": _act, "sim": _sim, "resync": _resync, "
 
 
 def validate(name: str, body: Any) -> dict[str, Any]:
-    """The fields to sign and send for command ``name``; ``CommandError`` if malformed."""
+    """The fields to sign and send for command ``name``; ``PanelCommandError`` if malformed."""
     check = _CHECKS.get(name)
     if check is None:
-        raise CommandError(f"unknown command {name!r} (one of {', '.join(COMMANDS)})")
+        raise PanelCommandError(f"unknown command {name!r} (one of {', '.join(COMMANDS)})")
     if not isinstance(body, Mapping):
-        raise CommandError(f"{name}: the command must be a JSON object")
+        raise PanelCommandError(f"{name}: the command must be a JSON object")
     try:
         return check(body)
     except GmCommandError as exc:
-        raise CommandError(str(exc)) from None
+        raise PanelCommandError(str(exc)) from None

@@ -21,7 +21,8 @@ class Item:
     __slots__ = ("_text", "data", "kind")
 
     def __init__(self, kind: str, data: Any) -> None:
-        self.kind, self.data, self._text = kind, data, None
+        self.kind, self.data = kind, data
+        self._text: str | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.kind, self.data))
@@ -63,3 +64,58 @@ class Subscriber:
                 self.queue.get_nowait()
             except queue.Empty:
                 return
+
+
+class Fanout:
+    """Who watches which table (a table id, or the club list's key), and each change handed to them;
+    thread-safe. Once closed, every stream ends, and one that subscribes after ends at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, set[Subscriber]] = {}
+        self._closed = False
+
+    def subscribe(self, table: str) -> Subscriber:
+        sub = Subscriber(table)
+        with self._lock:
+            if self._closed:
+                sub.close()
+            self._subscribers.setdefault(table, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        with self._lock:
+            subs = self._subscribers.get(sub.table)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subscribers[sub.table]
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subscribers.values())
+
+    def watched(self, table: str) -> bool:
+        with self._lock:
+            return bool(self._subscribers.get(table))
+
+    def broadcast(self, table: str, change: tuple[str, Any]) -> None:
+        item = Item(*change)
+        with self._lock:
+            subs = list(self._subscribers.get(table, ()))
+        for sub in subs:
+            sub.offer(item)
+
+    def broadcast_all(self, change: tuple[str, Any]) -> None:
+        item = Item(*change)
+        with self._lock:
+            subs = [s for group in self._subscribers.values() for s in group]
+        for sub in subs:
+            sub.offer(item)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            subs = [s for group in self._subscribers.values() for s in group]
+        for sub in subs:
+            sub.close()

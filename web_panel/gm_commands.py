@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.games import Action, MalformedAction
 from controller.protocol.payloads import sensor_values
+from gravekeeper.errors import GravekeeperError
 
 GM_COMMANDS = ("undo", "undo_request", "undo_answer", "pause", "resume", "correct", "history")
 HISTORY_OPS = ("games", "steps", "board", "export", "sensors")
@@ -20,7 +21,7 @@ CORRECTIONS = ("declare", "end_window", "trust_board", "broken")
 MAX_REASON = 200
 
 
-class GmCommandError(ValueError):
+class GmCommandError(GravekeeperError, ValueError):
     """A malformed game-master command; the message names the field."""
 
 

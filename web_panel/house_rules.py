@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
+
 
 @dataclass(frozen=True)
 class HouseRule:
@@ -66,7 +68,7 @@ HOUSE_RULES: dict[str, tuple[HouseRule, ...]] = {
 }
 
 
-class HouseRuleError(ValueError):
+class HouseRuleError(GravekeeperError, ValueError):
     """A house rule's value is not one the form offers; the message names the rule."""
 
 

@@ -11,7 +11,7 @@ reconnecting, does not unsubscribe and subscribe again).
 :class:`Interest` only counts: who holds a table, when its linger is over.
 :class:`Subscriptions` is the MQTT side: what to subscribe, knowing when the
 retained topics are in, unsubscribing. The picture itself stays with
-``web_panel.mqtt_view.MqttView``.
+``web_panel.mqtt.MqttView``.
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ class Subscriptions:
         barrier = f"{self._base}/{table}/barrier/{re.sub(r'[+#/]', '_', self._client_id)}"
         with self._lock:  # held over the call, so the SUBACK's callback finds the id registered
             rc, mid = self._client.subscribe(barrier, 0)
-            if rc == mqtt.MQTT_ERR_SUCCESS:
+            if rc == mqtt.MQTT_ERR_SUCCESS and mid is not None:
                 self._barriers[mid] = (ready, barrier)
 
     def on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
@@ -219,7 +219,7 @@ class Subscriptions:
         if self._connected.is_set():
             with self._lock:
                 rc, mid = self._client.unsubscribe([topic for topic, _ in table_filters(self._base, table)])
-                if rc == mqtt.MQTT_ERR_SUCCESS:
+                if rc == mqtt.MQTT_ERR_SUCCESS and mid is not None:
                     self._leaving[mid] = table
         self._notify()
 

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
+
 from .auth import SESSION_IDLE_SECONDS, PanelSession, Seat, SessionStore
 
 log = logging.getLogger(__name__)
@@ -31,7 +33,7 @@ SECRET_FILE = "secret_key"
 SESSIONS_FILE = "sessions.json"
 
 
-class PanelStateError(ValueError):
+class PanelStateError(GravekeeperError, ValueError):
     """The state folder cannot be used; the message names the path and why."""
 
 

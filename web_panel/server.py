@@ -6,7 +6,7 @@ import logging
 import socket
 import struct
 import threading
-from typing import Any
+from typing import Any, Self
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -83,7 +83,7 @@ class PanelServer:
         self._server.server_close()
         self._thread.join(5)
 
-    def __enter__(self) -> PanelServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

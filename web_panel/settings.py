@@ -8,17 +8,16 @@ is a read-only panel on a local broker.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
-# A table id is one MQTT topic level; keep it to characters that are also safe in URLs.
-TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+from controller.protocol.broker_url import BrokerUrlError, parse_broker_url
+from controller.protocol.names import check_table_id, is_table_id
+from gravekeeper.errors import GravekeeperError
 
 
-class SettingsError(ValueError):
+class SettingsError(GravekeeperError, ValueError):
     """A panel setting is wrong; the message names it."""
 
 
@@ -70,15 +69,15 @@ class PanelSettings:
         if not isinstance(self.tokens, Mapping):
             raise SettingsError("tokens must map table ids to tokens")
         for table, tok in self.tokens.items():
-            if not isinstance(table, str) or not TABLE_ID_RE.match(table):
-                raise SettingsError(f"tokens: {table!r} is not a valid table id")
+            if not is_table_id(table):
+                raise SettingsError(f"tokens: {table!r} is not a valid table id: it {check_table_id(table)}")
             if not isinstance(tok, str) or not tok:
                 raise SettingsError(f"tokens.{table} must be a non-empty string")
         if self.state_dir is not None and (not isinstance(self.state_dir, str) or not self.state_dir):
             raise SettingsError("state_dir must be a folder path when given")
-        if self.home_table is not None and (not isinstance(self.home_table, str)
-                                            or not TABLE_ID_RE.match(self.home_table)):
-            raise SettingsError(f"home_table {self.home_table!r} is not a valid table id")
+        if self.home_table is not None and not is_table_id(self.home_table):
+            raise SettingsError(f"home_table {self.home_table!r} is not a valid table id: it "
+                                f"{check_table_id(self.home_table)}")
         if not isinstance(self.broker_mqtt5, bool):
             raise SettingsError("broker_mqtt5 must be true or false")
         if self.boards_dir is not None and (not isinstance(self.boards_dir, str) or not self.boards_dir):
@@ -103,7 +102,7 @@ class PanelSettings:
 
     def with_broker_url(self, url: str) -> PanelSettings:
         """A copy with the broker taken from ``mqtt[s]://[user[:password]@]host[:port]``."""
-        return replace(self, **parse_broker_url(url))
+        return replace(self, **broker_settings(url))
 
 
 def _check_port(name: str, value: Any, *, allow_zero: bool) -> None:
@@ -112,31 +111,18 @@ def _check_port(name: str, value: Any, *, allow_zero: bool) -> None:
         raise SettingsError(f"{name} must be an integer from {low} to 65535, got {value!r}")
 
 
-def parse_broker_url(url: str) -> dict[str, Any]:
-    """Broker fields from a URL; ``SettingsError`` naming what is wrong.
+def broker_settings(url: Any) -> dict[str, Any]:
+    """The broker fields of :class:`PanelSettings` from a URL (``controller.protocol.broker_url``);
+    ``SettingsError`` saying what is wrong with it.
 
     ``mqtt://`` is plain TCP (default port 1883), ``mqtts://`` is TLS (8883).
     """
-    if not isinstance(url, str) or "://" not in url:
-        raise SettingsError(f"broker URL {url!r} must look like mqtt://host[:port]")
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
-        raise SettingsError(f"broker URL {url!r}: scheme must be mqtt or mqtts")
-    tls = parts.scheme in ("mqtts", "ssl")
     try:
-        port = parts.port
-    except ValueError:
-        raise SettingsError(f"broker URL {url!r}: the port is not a number from 1 to 65535") from None
-    if not parts.hostname:
-        raise SettingsError(f"broker URL {url!r} has no host")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise SettingsError(f"broker URL {url!r} must not have a path or query")
-    out: dict[str, Any] = {
-        "broker_host": parts.hostname,
-        "broker_port": port or (8883 if tls else 1883),
-        "broker_tls": tls,
-    }
-    if parts.username:
-        out["broker_username"] = unquote(parts.username)
-        out["broker_password"] = unquote(parts.password) if parts.password is not None else None
+        broker = parse_broker_url(url)
+    except BrokerUrlError as exc:
+        raise SettingsError(str(exc)) from None
+    out: dict[str, Any] = {"broker_host": broker.host, "broker_port": broker.port, "broker_tls": broker.tls}
+    if broker.username:
+        out["broker_username"] = broker.username
+        out["broker_password"] = broker.password
     return out

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response
 
 from .fanout import Item, encode_sse
-from .mqtt_view import LIST, MqttView
+from .mqtt import LIST, MqttView
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
 

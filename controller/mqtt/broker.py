@@ -28,6 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller.protocol.broker_url import BrokerUrl
 from controller.protocol.mqtt5 import MAX_PACKET_BYTES
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,7 @@ class BrokerChoice:
 
     @property
     def url(self) -> str:
-        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+        return str(BrokerUrl(self.host, self.port, self.tls))
 
     def describe(self) -> str:
         kind = "embedded broker" if self.embedded else "broker"

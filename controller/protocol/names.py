@@ -1,7 +1,7 @@
-"""What a person calls a table: its display name, and a readable one made from its id.
+"""A table's id, what a person calls the table: its display name, and a readable one made from its id.
 
 The id (``table.id``) is for machines: it is part of every MQTT topic and of the
-panel's URLs. People read a name: ``table.name`` in the config, carried in the
+panel's URLs; :func:`check_table_id` is the one rule for it, on both sides of the broker. People read a name: ``table.name`` in the config, carried in the
 table's signed ``status`` so the panel can show it, or, when none is set (or
 none is known yet), :func:`default_name` made from the id. Pure helpers (no I/O,
 no state), shared by the controller and the panel (``tests/test_import_direction.py``).
@@ -14,9 +14,28 @@ import unicodedata
 from typing import Any
 
 MAX_NAME = 60  # a name is a heading on a 360 px phone, not a paragraph
+MAX_TABLE_ID = 64
+# A table id is one MQTT topic level, a path segment of the panel's URLs, a file name (the journal's
+# default) and part of Home Assistant's object ids. Letters, digits, '-' and '_' are safe in all of
+# them. '/', '+' and '#' would split or widen a topic; a '.' is legal in a topic but makes "." and
+# ".." ids (a URL or a file path that climbs) and Home Assistant object ids that two tables share.
+_TABLE_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_TABLE_ID}}}")
 _SPLIT = re.compile(r"[-_]+")
 _NUMBERED = re.compile(r"^(?:t|table)(\d+)$", re.IGNORECASE)  # t1, table2: "Table 1"
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+?)(\d+)$")  # room2: "room 2"
+
+
+def check_table_id(v: Any) -> str | None:
+    """The complaint about a table id, or None when it is fine (the controller's ``table.id``, the ids the
+    panel is configured with, and the table part of every topic it reads)."""
+    if isinstance(v, str) and _TABLE_ID.fullmatch(v):
+        return None
+    return f"must be 1-{MAX_TABLE_ID} letters, digits, '-' or '_' (it is part of MQTT topics)"
+
+
+def is_table_id(v: Any) -> bool:
+    """Whether ``v`` is a table id (:func:`check_table_id` finds nothing wrong with it)."""
+    return check_table_id(v) is None
 
 
 def check_name(v: Any) -> str | None:

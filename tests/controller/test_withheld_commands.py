@@ -28,7 +28,7 @@ from tests.controller.service_testkit import (
     topic,
 )
 from web_panel import PanelSettings
-from web_panel.mqtt_view import CommandTimeout, MqttView
+from web_panel.mqtt import CommandTimeout, MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

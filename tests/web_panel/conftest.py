@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from tests.conftest import Broker
 from tests.controller.service_testkit import BASE
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 from web_panel.server import PanelServer, start_panel
 
 from .fake_table import FakeTable

@@ -16,7 +16,7 @@ from controller.games.terror import load_board
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.boards_store import KINDS
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .browser_helpers import RAW_ID
 from .conftest import csrf_of, login

@@ -146,7 +146,7 @@ def test_a_forgery_nested_just_under_the_parsers_limit_does_not_break_a_tables_p
 
 
 def test_nesting_is_measured_on_the_text_without_counting_brackets_in_strings() -> None:
-    from web_panel.mqtt_view import MAX_DEPTH, too_deep
+    from controller.protocol.security import MAX_DEPTH, too_deep
 
     def nested(n: int) -> bytes:  # n levels in all, the outer object included
         return b'{"v":' + b"[" * (n - 1) + b"]" * (n - 1) + b"}"

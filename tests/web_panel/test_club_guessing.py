@@ -22,7 +22,7 @@ from web_panel.auth import (
     LOGIN_FAILURES_ALLOWED,
     TABLE_JOIN_FAILURES_ALLOWED,
 )
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .conftest import csrf_of
 from .fake_table import FakeTable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
-from web_panel.mqtt_view import MqttView, room_of
+from web_panel.mqtt import MqttView, room_of
 
 from .fake_table import FakeTable
 from .sse_reader import SseReader

@@ -19,7 +19,7 @@ from flask import Flask
 
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 GOOD_STATE: dict[str, Any] = {
     "seq": 3, "table": "evil-1", "game": "terror", "game_id": "g1", "players": ["Ann", "Bo"], "current_player": 0,
@@ -80,7 +80,7 @@ def test_a_forgery_of_the_wrong_types_does_not_break_the_club_list(
         if kind == "state":
             assert view.wait_until(lambda: all(view.state(t) is not None for t in tables), 5)
         elif kind == "summary":
-            assert view.wait_until(lambda: all(view.snapshot(t) is not None and view._tables[t].glance is not None
+            assert view.wait_until(lambda: all(view.snapshot(t) is not None and view.store._tables[t].glance is not None
                                                for t in tables), 5)
         else:
             assert view.wait_until(lambda: all(view.has_table(t) for t in tables), 5)

@@ -24,7 +24,7 @@ from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.service_testkit import TOKEN
 from tests.cut_proxy import CutProxy
 from web_panel import PanelSettings
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 BASE = "gravekeeper"
 CUT_SECONDS = 20.0
@@ -108,7 +108,7 @@ def test_the_central_panel_catches_up_after_the_bridge_is_cut_for_20_s(
         for t in tables:
             got = [s for s in seqs(view, t) if s > first[t]]
             assert got == list(range(first[t] + 1, first[t] + played + 1)), f"{t}: {got}"  # none lost, none twice
-            assert view._tables[t].gaps == 0
+            assert view.store._tables[t].gaps == 0
         assert proxy.connections >= 2  # the bridge came back over a new connection
     finally:
         for svc in services:

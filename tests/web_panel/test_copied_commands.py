@@ -25,7 +25,7 @@ from tests.controller.service_testkit import (
     make_service,
     topic,
 )
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -20,7 +20,7 @@ from controller.protocol.security import verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, listening_client
 from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 __all__ = ["make_service"]  # the fixture, imported for pytest
 

@@ -6,7 +6,7 @@ import json
 
 from flask.testing import FlaskClient
 
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .fake_table import FakeTable
 from .sse_reader import SseReader

@@ -23,7 +23,7 @@ from controller.protocol.publication import Publisher, open_publication, publica
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .fake_table import FakeTable
 from .service_runner import RunningService, start_service

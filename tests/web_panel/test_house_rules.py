@@ -6,7 +6,7 @@ import pytest
 
 from controller.games import GAME_NAMES, get_game
 from controller.games.base import IllegalAction
-from web_panel.commands import CommandError, validate
+from web_panel.commands import PanelCommandError, validate
 from web_panel.house_rules import HOUSE_RULES
 
 
@@ -27,7 +27,7 @@ def test_every_rule_is_an_engine_option_and_its_default_plays_as_the_rulebook(ga
 
 
 def test_a_house_rule_out_of_range_is_refused_before_signing() -> None:
-    with pytest.raises(CommandError, match="Attack succeeds on"):
+    with pytest.raises(PanelCommandError, match="Attack succeeds on"):
         validate("new_game", {"game": "dogs", "players": ["Ann", "Bo"], "options": {"attack_target": 9}})
     with pytest.raises(IllegalAction):
         get_game("dogs").new(["Ann", "Bo"], 1, {"attack_target": 9})  # the engine agrees

@@ -16,7 +16,7 @@ from controller.protocol.publication import Publisher
 from controller.protocol.security import join_code, signed_status
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 from web_panel.panel_state import (
     SESSIONS_FILE,
     PanelStateError,

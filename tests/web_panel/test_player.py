@@ -6,7 +6,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.protocol.security import join_code
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .conftest import csrf_of
 from .fake_table import G1, FakeTable

@@ -400,7 +400,7 @@ def _event(seq: int, kind: str = "moved") -> dict[str, Any]:
 
 def test_the_panel_merges_recent_by_seq_and_never_takes_an_older_games() -> None:
     """The merge itself, fed message by message (a panel with no token for the table checks no signature)."""
-    from web_panel.mqtt_view import MqttView
+    from web_panel.mqtt import MqttView
 
     view = MqttView(PanelSettings(broker_port=9, listen_port=0, event_log_size=10))  # never connected
     game_a = {"game_id": "a", "game": "superstition", "title": "Superstition", "players": ["Ann", "Bo"]}
@@ -435,7 +435,7 @@ def test_the_panel_merges_recent_by_seq_and_never_takes_an_older_games() -> None
 def test_through_a_bridged_convention_broker_a_table_opened_mid_game_shows_its_moves(
         convention: tuple[Broker, Broker, CutProxy], tmp_path: Path) -> None:
     """The hall's table plays with nobody watching; a panel at the centre then opens it."""
-    from web_panel.mqtt_view import MqttView
+    from web_panel.mqtt import MqttView
 
     central, hall, _ = convention
     notices = Subscriber(central.host, central.port, (NOTIFY,)).start()

@@ -16,7 +16,7 @@ import web_panel
 from controller.protocol.names import default_name
 from controller.protocol.security import join_code, verify_command, verify_reply
 from tests.conftest import Broker
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .conftest import csrf_of, login
 from .fake_table import FakeTable

@@ -31,7 +31,7 @@ from tests.controller.test_service import (
     _refused_secret_act,
 )
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .conftest import csrf_of, login
 

@@ -19,7 +19,7 @@ from controller.cli import main as cli_main
 from tests.conftest import Broker
 from web_panel import PanelSettings, SettingsError
 from web_panel.server import start_panel
-from web_panel.settings import parse_broker_url
+from web_panel.settings import broker_settings
 
 from .fake_table import FakeTable
 
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
                                            "broker_username": "ann", "broker_password": "s@cret"}),
 ])
 def test_broker_urls(url: str, expected: dict) -> None:
-    assert parse_broker_url(url) == expected
+    assert broker_settings(url) == expected
 
 
 @pytest.mark.parametrize(("url", "words"), [
@@ -42,7 +42,7 @@ def test_broker_urls(url: str, expected: dict) -> None:
 ])
 def test_bad_broker_urls_name_the_problem(url: str, words: str) -> None:
     with pytest.raises(SettingsError, match=words):
-        parse_broker_url(url)
+        broker_settings(url)
 
 
 @pytest.mark.parametrize(("fields", "words"), [

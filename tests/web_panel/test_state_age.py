@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from web_panel import PanelSettings
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from controller.protocol.security import join_code, signed_reply, verify_command
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
-from web_panel.mqtt_view import CommandTimeout, MqttView
+from web_panel.mqtt import CommandTimeout, MqttView
 
 from .fake_table import G1, FakeTable
 from .sse_reader import SseReader
@@ -55,7 +55,7 @@ def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTa
     fake.event("b", seq=5)  # 2..4 lost, as when Mosquitto drops a slow subscriber's queue
     (name, cmd), = fake.wait_command(1)
     assert name == "resync" and verify_command(token, fake.table, name, cmd)
-    assert view.wait_until(lambda: view._tables[fake.table].gaps == 1, 5)
+    assert view.wait_until(lambda: view.store._tables[fake.table].gaps == 1, 5)
 
 
 def test_duplicates_are_dropped_and_the_log_is_bounded(mosquitto: Broker) -> None:
@@ -131,7 +131,7 @@ def test_a_slow_client_is_resent_the_picture_not_blocked(app: Flask, client: Fla
     view: MqttView = app.extensions["gravekeeper"]
     reader = SseReader(client.get(f"/t/{fake.table}/stream", buffered=False))
     reader.next("snapshot")
-    (stream_sub,) = view._subscribers[fake.table]
+    (stream_sub,) = view.store.fanout._subscribers[fake.table]
     stream_sub.overflowed.set()
     fake.event("x")
     assert reader.next("snapshot")[1]["table"] == fake.table
@@ -151,8 +151,8 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
     view: MqttView = app.extensions["gravekeeper"]
 
     def answer() -> None:
-        assert view.wait_until(lambda: bool(view._pending), 5)
-        (cmd_id,) = list(view._pending)
+        assert view.wait_until(lambda: bool(view.commands._pending), 5)
+        (cmd_id,) = list(view.commands._pending)
         view.handle("gravekeeper/x/reply/act", b'{"id": "someone-else", "ok": false, "error": "no"}')
         view.handle("gravekeeper/x/reply/act", json.dumps(signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7})).encode())
 
@@ -161,7 +161,7 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
     reply = view.command("x", "act", {"action": {"kind": "roll"}}, "tok", timeout=5)
     helper.join()
     assert reply["ok"] is True and reply["data"] == 7
-    assert view._pending == {} and view.tables() == []
+    assert view.commands._pending == {} and view.tables() == []
     with pytest.raises(CommandTimeout, match="did not answer 'act' within 0.1 s"):
         view.command("x", "act", {}, "tok", timeout=0.1)
 
@@ -198,7 +198,7 @@ def test_a_table_that_starts_its_numbering_again_is_followed() -> None:
     view.handle("gravekeeper/x/state", b'{"seq": 0}')  # a fresh journal
     view.handle("gravekeeper/x/events", b'{"seq": 1, "type": "new"}')
     assert [e["type"] for e in view.snapshot("x")["events"]] == ["new"]
-    assert view._tables["x"].gaps == 0
+    assert view.store._tables["x"].gaps == 0
 
 
 def test_the_panel_works_with_the_embedded_broker_of_a_fresh_machine(token: str, table_id: str) -> None:

@@ -11,7 +11,7 @@ from controller.protocol.names import default_name
 from controller.protocol.security import signed_status
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .fake_table import FakeTable
 

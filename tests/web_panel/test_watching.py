@@ -17,7 +17,7 @@ from flask import Flask
 
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
-from web_panel.mqtt_view import MqttView
+from web_panel.mqtt import MqttView
 
 from .fake_table import FakeTable
 
@@ -89,7 +89,7 @@ def play(tables: list[FakeTable], view: MqttView, n: int) -> None:
         t.publish("effects", {"cues": [{"kind": "sound", "value": "roll"}]}, retain=False)
         t.publish("summary", {"title": "Terror in the Graveyard", "turn": "Bo", "n": n, "players": "Ann, Bo",
                               "paused": t is tables[-1]})
-    assert view.wait_until(lambda: all((view._tables[t.table].glance or {}).get("n") == n for t in tables), 5)
+    assert view.wait_until(lambda: all((view.store._tables[t.table].glance or {}).get("n") == n for t in tables), 5)
 
 
 def test_a_panel_with_no_page_open_receives_only_the_tables_list_topics(

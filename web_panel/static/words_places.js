@@ -13,117 +13,14 @@
   }
 
   // ----- Terror in the Graveyard: a space is named by what is printed on it and the named places near it,
-  // never by row and column: the engine's own words (place_words in controller/games/terror/words.py).
-  const TERROR_KIND = {
-    grass: "grass space", bush: "bushes", g: "card space", potion: "Magic Potion space", hand: "Skeleton Hand",
-    pit: "pit", entrance: "Entrance", exit: "Exit", gate: "Gate platform", crypt: "Crypt platform",
-  };
-  const TERROR_COLOURS = ["red", "purple", "gold"];
-  const FAR = "far", DIAGONAL = "diagonal", IN_LINE = "in line";
-  const COUNTS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                  "twelve"];
-  function terrorKind(t) {
-    if (typeof t !== "string") return "space";
-    for (const [prefix, noun] of [["arrow-", "arrow"], ["danger-", "Danger space"]]) {
-      if (t.startsWith(prefix)) return TERROR_COLOURS.includes(t.slice(prefix.length)) ? t.slice(prefix.length) + " " + noun : "space";
-    }
-    return TERROR_KIND[t] || "space";
-  }
+  // never by row and column. The words come with the state (``view.places``, made by place_words in
+  // controller/games/terror/words.py): the page looks them up and never works them out itself.
   function terrorCell(st, rc) {
-    const v = (st || {}).view || {}, b = v.board;
-    if (!b || !Array.isArray(rc) || rc.length !== 2) return "a space";
-    const cols = b.cols || (b.cells[0] || []).length;
-    const at = p => p[0] * cols + p[1];
-    const index = at(rc);
-    // The named places, in the engine's order: the Gate and Entrance, the Exit and Crypt, the tombs where they stand.
-    const named = new Map();
-    [[b.gate, "the Gate platform"], [b.entrance, "the Entrance"], [b.exit, "the Exit"], [b.crypt, "the Crypt platform"]]
-      .forEach(([p, name]) => { if (Array.isArray(p)) named.set(at(p), name); });
-    const colourOf = new Map();
-    for (const [tomb, p] of Object.entries(b.platforms || {})) {
-      const pit = (p.track || {})[(v.tombs || {})[tomb]];
-      if (Array.isArray(pit)) named.set(at(pit), "the " + tombName(tomb) + " tomb");
-      (p.cells || []).forEach(c => colourOf.set(at(c), p.colour));
-    }
-    const kindAt = i => (b.cells[Math.floor(i / cols)] || [])[i % cols];
-    const kind = kindAt(index);
-    if (kind === undefined || kind === null) return "a space not on the board";
-    if (named.has(index)) return kind === "pit" ? "the pit under " + named.get(index) : named.get(index);
-    const noun = terrorKind(kind), colour = colourOf.get(index);
-    const on = colour !== undefined && !noun.startsWith(colour);
-    const what = "the " + noun + (on ? " on the " + colour + " platform," : "");
-    const apart = (a, c) => Math.abs(Math.floor(a / cols) - Math.floor(c / cols)) + Math.abs(a % cols - c % cols);
-    const count = n => n < COUNTS.length ? COUNTS[n] : String(n);
-    // A clue ties the space to one named place: so many spaces from it, diagonally next to it, or in line with it.
-    const fits = (i, [how, p]) => {
-      const across = Math.abs(Math.floor(i / cols) - Math.floor(p / cols)), along = Math.abs(i % cols - p % cols);
-      if (how === FAR) return across + along === apart(index, p);
-      if (how === DIAGONAL) return across === 1 && along === 1;
-      return i !== p && (across === 0 || along === 0);
-    };
-    const order = [...named.keys()];
-    const nearest = order.reduce((best, p) => apart(index, p) < apart(index, best) ? p : best);
-    const clues = [[FAR, nearest]];
-    // The other spaces the words said so far fit: of this kind, on the platform said or on none; an arrow or a
-    // Danger space said by its colour alone may be taken for one of that colour anywhere.
-    let left = [];
-    for (let i = 0; i < b.rows * cols; i++) {
-      if (i !== index && kindAt(i) === kind && fits(i, clues[0])
-          && (colourOf.get(i) === colour || (colour !== undefined && !on))) left.push(i);
-    }
-    const before = (a, c) => {  // one score before another, as Python orders tuples
-      for (let k = 0; k < a.length; k++) if (a[k] !== c[k]) return a[k] < c[k];
-      return false;
-    };
-    // Add the clue that leaves the fewest of them (of those, the best ranked, the first listed), if it leaves fewer.
-    function narrow(options, rank) {
-      if (!left.length || !options.length) return false;
-      let best = null, score = null;
-      for (const clue of options) {
-        const s = [left.filter(i => fits(i, clue)).length, ...rank(clue)];
-        if (score === null || before(s, score)) { best = clue; score = s; }
-      }
-      const kept = left.filter(i => fits(i, best));
-      if (kept.length === left.length) return false;
-      clues.push(best);
-      left = kept;
-      return true;
-    }
-    // A second place, counted; then whatever tells the rest apart, as the engine ranks them.
-    narrow(order.filter(p => p !== nearest).map(p => [FAR, p]), ([, p]) => [0, apart(index, p)]);
-    const rank = ([how, p]) => {
-      const namedAlready = clues.some(([, q]) => q === p);
-      return [how === DIAGONAL || (how === IN_LINE && namedAlready) ? 0 : how === FAR ? 1 : 2, apart(index, p)];
-    };
-    const further = () => {
-      const out = [];
-      for (const p of order) {
-        for (const how of [FAR, DIAGONAL, IN_LINE]) {
-          if (clues.some(([h, q]) => h === how && q === p)) continue;
-          if (how === FAR || (fits(index, [how, p]) && !(how === IN_LINE && apart(index, p) === 1))) out.push([how, p]);
-        }
-      }
-      return out;
-    };
-    while (narrow(further(), rank)) { /* each round leaves fewer */ }
-    const counted = [], besides = [];
-    let spaces = " spaces";  // with the first number only
-    for (const p of new Set(clues.map(([, q]) => q))) {
-      const hows = new Set(clues.filter(([, q]) => q === p).map(([h]) => h));
-      let said;
-      if (hows.has(DIAGONAL)) said = "diagonally next to " + named.get(p);
-      else if (!hows.has(FAR)) said = "in line with " + named.get(p);
-      else if (apart(index, p) === 1) said = "next to " + named.get(p);
-      else {
-        said = count(apart(index, p)) + spaces + " from " + named.get(p);
-        if (hows.has(IN_LINE)) said += " in a straight line";
-        spaces = "";
-      }
-      (hows.has(FAR) ? counted : besides).push(said);
-    }
-    const listed = counted.length === 1 ? counted[0] : counted.length === 2 ? counted.join(" and ")
-      : counted.slice(0, -1).join(", ") + ", and " + counted[counted.length - 1];
-    return what + " " + listed + besides.map(part => ", " + part).join("");
+    const places = ((st || {}).view || {}).places;
+    if (!Array.isArray(places) || !Array.isArray(rc) || rc.length !== 2) return "a space";
+    const row = places[rc[0]];
+    const words = Array.isArray(row) ? row[rc[1]] : undefined;
+    return typeof words === "string" ? words : "a space not on the board";
   }
   const TOMB_END = { end_a: "end A", middle: "the middle", end_b: "end B" };
   const tombEnd = p => TOMB_END[p] || "an unknown place";
@@ -280,6 +177,6 @@
   const LINK = { gpio: "GPIO pins", mcu: "microcontroller", panel: "panel", broker: "broker" };
   const linkName = k => LINK[k] || W.humanize(k);
 
-  Object.assign(W, { ordinal, terrorCell, terrorKind, tombEnd, tombName, superSpace, DIRECTION, dogsSquare, dogsSpot,
+  Object.assign(W, { ordinal, terrorCell, tombEnd, tombName, superSpace, DIRECTION, dogsSquare, dogsSpot,
                      tileAt, die, diceOf, drawDice, sensorName, sensorValue, linkName });
 })();

@@ -8,8 +8,10 @@ from typing import Any
 from flask import abort, current_app, g
 from werkzeug.exceptions import HTTPException
 
-from ..mqtt_view import MqttView
-from ..settings import TABLE_ID_RE, PanelSettings
+from controller.protocol.names import is_table_id
+
+from ..mqtt import MqttView
+from ..settings import PanelSettings
 
 
 def mqtt_view() -> MqttView:
@@ -28,7 +30,7 @@ def known_table(table: str) -> str:
     reads of it is complete. The hold is released when the request ends (``release_held``); a
     stream holds it for as long as it runs (``web_panel.sse``).
     """
-    if not TABLE_ID_RE.match(table):
+    if not is_table_id(table):
         abort(404, description=f"{table!r} is not a valid table id")
     view = mqtt_view()
     # Known from the list's topics (every table's status and summary): an unknown id costs no subscription.

@@ -27,8 +27,8 @@ from ..auth import (
     joined_seat,
     remember,
 )
-from ..commands import COMMANDS, MAX_BODY, CommandError, validate
-from ..mqtt_view import CommandTimeout
+from ..commands import COMMANDS, MAX_BODY, PanelCommandError, validate
+from ..mqtt import CommandTimeout
 from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("control", __name__)
@@ -103,7 +103,7 @@ def command(table: str, name: str) -> Any:
     body = _body()
     try:
         fields = validate(name, body)
-    except CommandError as exc:
+    except PanelCommandError as exc:
         abort(400, description=str(exc))
     token = control_token(table)
     if token is None:
@@ -134,11 +134,12 @@ def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
     if fields["action"].get("player") != seat:
         players = state.get("players") or []
 
-        def name(s: Any) -> str:  # people read this: names, or seats counted from 1, never from 0
+        def called(s: Any) -> str:  # people read this: names, or seats counted from 1, never from 0
             return players[s] if isinstance(s, int) and 0 <= s < len(players) else \
                 (f"player {s + 1}" if isinstance(s, int) else "another player")
 
-        abort(403, description=f"you play as {name(seat)}; you cannot move for {name(fields['action'].get('player'))}")
+        abort(403, description=f"you play as {called(seat)}; you cannot move for "
+                               f"{called(fields['action'].get('player'))}")
     return token
 
 

@@ -15,7 +15,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from ..auth import control_token, current_session
-from ..mqtt_view import CommandTimeout
+from ..mqtt import CommandTimeout
+from ..terror_places import with_places
 from .common import known_table, mqtt_view, settings
 
 bp = Blueprint("history", __name__)
@@ -88,7 +89,8 @@ def api_steps(table: str, game_id: str) -> Response:
 @bp.get("/api/t/<table>/history/<game_id>/board/<int:step>")
 def api_board(table: str, game_id: str, step: int) -> Response:
     known_table(table)
-    return jsonify(_ask(table, {"op": "board", "game_id": game_id, "step": step}))
+    # The board as it stood, its spaces in the engine's words (web_panel.terror_places).
+    return jsonify(with_places(_ask(table, {"op": "board", "game_id": game_id, "step": step})))
 
 
 @bp.get("/t/<table>/history/<game_id>/export.<fmt>")

@@ -23,7 +23,7 @@ from controller.protocol.security import SealError, join_code, same_secret, unse
 
 from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember
 from ..fanout import Item
-from ..mqtt_view import MqttView
+from ..mqtt import MqttView
 from ..sse import stream
 from .common import form_again, known_table, mqtt_view, settings
 

@@ -21,7 +21,7 @@ from controller.games import GAME_NAMES, game_title, get_game
 from ..auth import check_csrf, control_token, current_session
 from ..fanout import Item
 from ..house_rules import HOUSE_RULES
-from ..mqtt_view import LIST
+from ..mqtt import LIST
 from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
 from ..sse import stream
 from .common import known_table, mqtt_view, settings
@@ -105,7 +105,7 @@ def render_table(table: str, login_error: str | None = None) -> str:
     can_control = control_token(table) is not None
     join_url = join_link(table) if can_control else None
     last = mqtt_view().state(table) or {}
-    players = last.get("players") if isinstance(last.get("players"), list) else []
+    players: list[Any] = last["players"] if isinstance(last.get("players"), list) else []
     return render_template(
         "table.html",
         table=table,
@@ -117,7 +117,7 @@ def render_table(table: str, login_error: str | None = None) -> str:
         new_game={"game": last.get("game") if last.get("game") in GAME_NAMES else GAME_NAMES[0],
                   "players": ", ".join(str(p) for p in players)},
         join_url=join_url,
-        join_local=bool(join_url) and not other_devices_can_use(join_url),
+        join_local=not other_devices_can_use(join_url) if join_url else False,
         join_qr=Markup(qr_svg(join_url)) if join_url else None,  # segno's own SVG, no user text in it
         login_error=login_error,
         seated=seated_name(table),

@@ -128,8 +128,8 @@ _FAR, _DIAGONAL, _IN_LINE = "far", "diagonal", "in line"
 _Clue = tuple[str, int]  # (how, the named place's cell)
 
 
-# The panel words a space the same way from the public view (``terrorCell`` in
-# web_panel/static/words_places.js); tests/web_panel/test_terror_place_words_browser.py compares the two.
+# The panel shows these words too: ``places.view_places`` words every space of a public view with this
+# function, and the page looks them up (docs/architecture.md, "One source for Terror's place words").
 def place_words(board: Board, cfg: int, index: int) -> str:
     """One space of the board as a player finds it, never by row and column: what is printed on it,
     the platform it is on, and how many spaces it lies from the nearest named place (the Gate and

@@ -1,0 +1,207 @@
+"""Commands to a table: signed, published, and their replies waited for.
+
+Every command is signed with the table's token (``controller.protocol.security``)
+and carries a fresh id; the table answers on ``reply/<name>`` with the same id,
+signed. An ``act`` for a seat is sent sealed for that seat and its reply opened
+here, so a spectator on the broker never reads a player's move, nor the reason
+the table refused it. Anyone on the broker can publish on ``reply/``: only the
+answer the table signed, on its own topic, for this command, answers it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from controller.protocol.security import (
+    SealError,
+    seal_command,
+    signed_command,
+    unseal_reply,
+    verify_reply,
+)
+from gravekeeper.errors import GravekeeperError
+
+from ..settings import PanelSettings
+
+__all__ = ["CommandSender", "CommandTimeout"]
+
+log = logging.getLogger(__name__)
+
+RESYNC_MIN_INTERVAL = 2.0
+# Commands that change the game: each names the game it was made in (``in_game``), so the table
+# runs it in no other one. Reading ones (resync, selftest, history) are not bound.
+GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
+                        "correct"})
+# ... and these also name the point of the game they were made at (``at_seq``): an undo takes back
+# the last step, whichever it is, so a held-back one published after a retry took back one more.
+SEQ_BOUND = frozenset({"undo"})
+
+Publish = Callable[[str, str], object]  # (topic, payload): sent at QoS 1, not retained
+
+
+class CommandTimeout(GravekeeperError, TimeoutError):
+    """The table did not answer a command in time."""
+
+
+class CommandSender:
+    """Signs and publishes commands, and matches each reply to the command that waits for it.
+
+    ``state(table)`` is the table's last state (a game-changing command is bound to its game);
+    ``holding(table)`` keeps the table's traffic subscribed while a command waits for its reply;
+    ``notify()`` wakes whoever waits on the panel's picture (a test waits for a command to be sent).
+    """
+
+    def __init__(self, settings: PanelSettings, publish: Publish, *,
+                 state: Callable[[str], dict[str, Any] | None],
+                 holding: Callable[[str], AbstractContextManager[None]],
+                 notify: Callable[[], None]) -> None:
+        self.settings = settings
+        self.base = settings.base_topic
+        self._publish = publish
+        self._state = state
+        self._holding = holding
+        self._notify = notify
+        self._lock = threading.Lock()
+        # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name, the table)
+        self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
+        self._last_resync: dict[str, float] = {}
+
+    def request_resync(self, table: str) -> bool:
+        """Ask the table to republish its retained topics after a gap (needs its token)."""
+        token = self.settings.token_for(table)
+        now = time.monotonic()
+        with self._lock:
+            if token is None or now - self._last_resync.get(table, -1e9) < RESYNC_MIN_INTERVAL:
+                return False
+            self._last_resync[table] = now
+        self.publish_command(table, "resync", {}, token)
+        return True
+
+    def publish_command(self, table: str, name: str, fields: dict[str, Any], token: str) -> str:
+        """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
+        cmd_id = uuid.uuid4().hex
+        payload = signed_command(token, table, name, {"id": cmd_id, **fields})
+        self._publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload))
+        return cmd_id
+
+    def command(self, table: str, name: str, fields: dict[str, Any], token: str,
+                timeout: float | None = None) -> dict[str, Any]:
+        """Send a signed command and wait for the reply with the same id.
+
+        Raises :class:`CommandTimeout` when no reply comes within ``timeout``.
+        """
+        return self._command(table, name, lambda cmd_id: fields, token, timeout)
+
+    def act(self, table: str, action: dict[str, Any], token: str,
+            timeout: float | None = None) -> dict[str, Any]:
+        """Send ``action`` sealed for its seat and return the reply opened: ``{"id", "ok", "error"?, "data"?}``.
+
+        An action of no seat has nothing of a player's to hide and goes in clear.
+        """
+        seat = action.get("player")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            return self.command(table, "act", {"action": action}, token, timeout)
+
+        def fields(cmd_id: str) -> dict[str, Any]:
+            return {"seat": seat, "sealed": seal_command(token, table, seat, cmd_id, action)}
+
+        reply = self._command(table, "act", fields, token, timeout)
+        if "sealed" not in reply:
+            # Refused before it was opened (a bad signature, say): the reason is in clear.
+            return {k: reply[k] for k in ("id", "ok", "error", "data") if k in reply}
+        try:
+            opened = unseal_reply(token, table, seat, str(reply.get("id")), reply["sealed"])
+        except SealError as exc:
+            return {"id": reply.get("id"), "ok": False,
+                    "error": f"the table's reply could not be opened: {exc}"}
+        if not isinstance(opened, dict) or not isinstance(opened.get("ok"), bool):
+            return {"id": reply.get("id"), "ok": False, "error": "the table's sealed reply has no answer in it"}
+        # The verdict is read from the sealed part, which only a holder of the seat's key can make.
+        return {"id": reply.get("id"), **{k: opened[k] for k in ("ok", "error", "data") if k in opened}}
+
+    def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
+                 timeout: float | None) -> dict[str, Any]:
+        """Publish the signed fields ``build(id)`` under a new id and wait for that id's reply."""
+        with self._holding(table):  # its replies come on its own topics
+            return self._command_held(table, name, build, token, timeout)
+
+    def _command_held(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
+                      timeout: float | None) -> dict[str, Any]:
+        cmd_id = uuid.uuid4().hex
+        done = threading.Event()
+        box: list[dict[str, Any]] = []
+        unsigned: list[dict[str, Any]] = []
+        with self._lock:
+            self._pending[cmd_id] = (done, box, token, unsigned, name, table)
+        self._notify()
+        try:
+            fields = build(cmd_id)
+            state = self._state(table) or {}
+            game_id, seq = state.get("game_id"), state.get("seq")
+            if name in GAME_BOUND and isinstance(game_id, str) and game_id:
+                # Bound to the game the page showed: held back on the broker and published after
+                # a retry has started a new game, it runs in no other (docs/topics.md, Replay).
+                fields = {**fields, "in_game": game_id}
+            if name in SEQ_BOUND and isinstance(seq, int) and not isinstance(seq, bool):
+                fields = {**fields, "at_seq": seq}
+            payload = signed_command(token, table, name, {"id": cmd_id, **fields})
+            self._publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload))
+            wait = self.settings.command_timeout if timeout is None else timeout
+            if not done.wait(wait):
+                with self._lock:
+                    refusal = unsigned[0] if unsigned else None
+                if refusal is not None:
+                    return refusal  # no signed answer came: the table's own refusal of our token, likely
+                raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
+            return box[0]
+        finally:
+            with self._lock:
+                self._pending.pop(cmd_id, None)
+
+    def on_reply(self, table: str, name: str, data: dict[str, Any]) -> None:
+        """Take a reply the broker brought on ``<table>/reply/<name>``, if it answers a waiting command."""
+        cmd_id = data.get("id")
+        if not isinstance(cmd_id, str):
+            return
+        with self._lock:
+            pending = self._pending.get(cmd_id)
+        if pending is None:
+            return
+        done, box, token, unsigned, sent_as, sent_to = pending
+        # Anyone can publish a copy of this command on another table's topic: that table refuses it
+        # (signed for another table) and, when one token serves both, signs the refusal with it.
+        # Only this table's answer, on its own reply topic and signed for it, answers the command.
+        if table != sent_to:
+            return
+        # Anyone who sees the command go by can publish it again with its id, exactly or altered,
+        # on any command topic, and the table answers that copy too (signed: "replayed command id",
+        # "not authorised", "unknown command"), often before the command itself, which waits for
+        # the journal. Such an answer is marked a copy's, or comes on another command's reply topic:
+        # never the answer to this command, which ran (or not) all the same.
+        if name != sent_as or data.get("copy") is True:
+            return
+        # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
+        # table that refuses the signature itself cannot sign with the token the sender got wrong,
+        # so that refusal cannot be checked. Anyone who sees the command's id can send it too, and
+        # faster than the table: taken at once, it would show a move the table made as refused (and
+        # the player would make it again). So it is kept aside and shown only if no signed answer
+        # comes before the command's timeout.
+        if not verify_reply(token, table, name, data):
+            if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
+                with self._lock:
+                    if not unsigned:
+                        unsigned.append({k: v for k, v in data.items() if k != "auth"})
+                return
+            log.warning("ignored a reply to command %s that the table did not sign", cmd_id)
+            return
+        if not done.is_set():
+            box.append({k: v for k, v in data.items() if k != "auth"})
+            done.set()
+
