@@ -210,7 +210,12 @@ class Terror(Legal, Game):
         if self.s.phase == "over":
             raise IllegalAction("the game is over")
         handler = getattr(self, f"_do_{action.kind}")
-        return self.record(handler(seat, action.params))
+        events = handler(seat, action.params)
+        if self.s.phase == "over":
+            self.drop_pending()  # a Monster card drawn during the winning skull drop goes to the discard pile
+        else:
+            events += self.open_waiting()
+        return self.record(events)
 
     def _my_turn(self, seat: int, *phases: str) -> None:
         s = self.s

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import Event, IllegalAction, MalformedAction
 from ..words import listed
-from .state import PAWN_LABELS, TURN_PHASES, State
+from .state import PAWN_LABELS, State
 
 if TYPE_CHECKING:
     from .game import Terror
@@ -55,7 +55,9 @@ def play_card(game: Terror, seat: int, params: Mapping[str, Any]) -> list[Event]
     def may_draw(owner: int) -> bool:
         # Rulebook, "G" Space: a pawn draws "only on your turn", moved there "by die roll count
         # or by card direction" -- whoever played the card ("your card or an opponent's card").
-        return owner == s.turn and s.phase in TURN_PHASES
+        # Also while a Monster card waits for its target or the skull drops: a Monster card drawn
+        # then waits its turn (``Rules.open_waiting``).
+        return owner == s.turn
 
     if card.effect == "extra_turn":
         _discard(s, seat, holder, card_id)

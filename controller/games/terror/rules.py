@@ -12,7 +12,7 @@ from typing import Any
 from ..base import Event
 from .board import Board
 from .cards import Card, Deck
-from .state import LOG_LENGTH, PAWN_LABELS, State
+from .state import LOG_LENGTH, PAWN_LABELS, TURN_PHASES, State
 
 
 class Rules:
@@ -100,10 +100,30 @@ class Rules:
             for s, row in enumerate(self.s.pawns):
                 for k in range(len(row)):
                     events += self.cure(s, k, card_id)
-        else:
+        elif self.s.phase in TURN_PHASES:
             # A Monster pawn never draws, so the drawer itself is always a possible target.
             self.s.pending = {"card": card_id, "seat": seat, "pawn": pawn, "resume": self.s.phase}
             self.s.phase = "choose"
+        else:
+            # Drawn while another Monster card waits for its target or while the skull drops (a Cold
+            # Breeze played then): this card waits its turn, and its target is chosen once the turn is
+            # back to its own steps (``open_waiting``), so no choice ever opens inside another.
+            self.s.waiting.append({"card": card_id, "seat": seat, "pawn": pawn})
+        return events
+
+    def open_waiting(self) -> list[Event]:
+        """The oldest Monster card that waited behind another choice or a skull drop gets its target now."""
+        s = self.s
+        events: list[Event] = []
+        while s.waiting and s.pending is None and s.phase in TURN_PHASES:
+            w = s.waiting.pop(0)
+            if w["seat"] != s.turn or not self.monster_targets(w["seat"], w["pawn"]):
+                # The drawer's turn passed on, or no pawn in play can take it: it goes where such cards go.
+                s.discard.append(w["card"])
+                events.append(Event("monster_discarded", {"card": w["card"]}))
+                continue
+            s.pending = {**w, "resume": s.phase}
+            s.phase = "choose"
         return events
 
     def monster_targets(self, seat: int, pawn: int) -> list[tuple[int, int]]:
@@ -188,10 +208,12 @@ class Rules:
         return [Event("game_over", {"reason": "every remaining pawn fell at once", "seats": []})]
 
     def drop_pending(self) -> None:
-        """A Monster card still waiting for its target goes to the discard pile, so no card is lost."""
+        """Monster cards still waiting for their targets go to the discard pile, so no card is lost."""
         if self.s.pending is not None:
             self.s.discard.append(self.s.pending["card"])
             self.s.pending = None
+        self.s.discard.extend(w["card"] for w in self.s.waiting)
+        self.s.waiting.clear()
 
     # ----- turns ---------------------------------------------------------------------
     def settle_after_fall(self) -> list[Event]:
@@ -214,10 +236,11 @@ class Rules:
             return events + self.next_turn(keep_seat=False)
         if s.pending is not None and not self.monster_targets(s.pending["seat"], s.pending["pawn"]):
             card, resume = s.pending["card"], s.pending["resume"]
-            self.drop_pending()
+            s.discard.append(card)
+            s.pending = None
             s.phase = resume
-            return events + [Event("monster_discarded", {"card": card})]
-        return events
+            events.append(Event("monster_discarded", {"card": card}))
+        return events + self.open_waiting()
 
     def void_attempt(self) -> list[Event]:
         """The attempting pawn fell while the skull dropped: the drop does not count.

@@ -56,6 +56,9 @@ class State:
     attempted: bool = False  # a skull attempt was made this turn
     extra_turns: int = 0
     pending: dict[str, Any] | None = None  # a drawn Play Now! card waiting for a choice
+    # Monster cards drawn while another choice or a skull drop was open, oldest first ({card, seat, pawn}):
+    # each gets its target once the turn is back to its own steps.
+    waiting: list[dict[str, Any]] = field(default_factory=list)
     attempt: dict[str, int] | None = None  # the skull attempt waiting for its outcome
     ghost: str = "standing"
     winners: list[int] = field(default_factory=list)
@@ -86,6 +89,7 @@ class State:
             "attempted": self.attempted,
             "extra_turns": self.extra_turns,
             "pending": None if self.pending is None else dict(self.pending),
+            **({"waiting": [dict(w) for w in self.waiting]} if self.waiting else {}),
             "attempt": None if self.attempt is None else dict(self.attempt),
             "ghost": self.ghost,
             "winners": list(self.winners),
@@ -186,6 +190,21 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
         ):
             raise BadGameData("terror state: 'pending' must be a Monster card, the current seat, a pawn and a turn phase")
         seen_cards.append(pending["card"])
+    # Absent from states saved before a Monster card could wait behind another choice.
+    waiting = _need(data, "waiting", list) if "waiting" in data else []
+    for w in waiting:
+        if (
+            not isinstance(w, Mapping)
+            or set(w) != {"card", "seat", "pawn"}
+            or not isinstance(w["card"], str)
+            or not all(_is_int(w[k]) for k in ("seat", "pawn"))
+            or w["seat"] != turn
+            or w["pawn"] not in (0, 1)
+            or w["card"] not in deck.cards
+            or deck.cards[w["card"]].effect != "monster"
+        ):
+            raise BadGameData("terror state: each of 'waiting' must be a Monster card, the current seat and a pawn")
+        seen_cards.append(w["card"])
     seen_cards += draw + discard
     if sorted(map(str, seen_cards)) != sorted(deck.cards):
         raise BadGameData("terror state: the cards held, piled and pending are not exactly the deck")
@@ -254,6 +273,7 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
         attempted=_need(data, "attempted", bool),
         extra_turns=_need(data, "extra_turns", int),
         pending=None if pending is None else dict(pending),
+        waiting=[dict(w) for w in waiting],
         attempt=None if attempt is None else dict(attempt),
         ghost=ghost,
         winners=list(winners),

@@ -203,10 +203,27 @@ def _check_landing(game: Terror, before: dict[str, Any], events: list[Event]) ->
         assert p.monster == was["monster"], "only a Magic Potion cures a Monster"
 
 
+def _check_card_landing(game: Terror, before: dict[str, Any], events: list[Event]) -> None:
+    """A pawn a card moves onto a "G" draws when it is the turn's player's and no Monster, whatever the moment.
+
+    "G" Space: draw "only on your turn", moved there "by your card or an opponent's card": also while a
+    Monster card waits for its target or the skull drops (a Monster card drawn then waits its turn)."""
+    moved = [e.data for e in events if e.type == "pawn_moved" and e.data["by"] == "card"]
+    if len(moved) != 1:
+        return
+    seat, k, to = moved[0]["seat"], moved[0]["pawn"], moved[0]["to"]
+    cells = game.public_view()["board"]["cells"]  # a card's move shifts no tomb
+    drew = any(e.type in ("card_drawn", "deck_empty") for e in events)
+    should = (cells[to[0]][to[1]] == "g" and seat == before["turn"]
+              and before["pawns"][seat][k]["monster"] is None)
+    assert drew == should, f"a card's move onto {cells[to[0]][to[1]]} in phase {before['phase']}"
+
+
 def _check_cards_and_spaces(game: Terror, strict_arrows: bool) -> None:
     s, cells = game.s, game.public_view()["board"]["cells"]
     held = sum(len(p.cards) + (p.monster is not None) for row in s.pawns for p in row)
-    assert held + len(s.draw) + len(s.discard) + (s.pending is not None) == len(game.deck), "a card was lost"
+    waiting = (s.pending is not None) + len(s.waiting)
+    assert held + len(s.draw) + len(s.discard) + waiting == len(game.deck), "a card was lost"
     for row in s.pawns:
         for p in row:
             if p.pos is not None:
@@ -411,6 +428,7 @@ def _play_and_check(game: Terror, rng: random.Random, seen: set[str], ends: dict
         try:
             _check_state(game, before, events)
             _check_landing(game, before, events)
+            _check_card_landing(game, before, events)
         except AssertionError as exc:
             raise AssertionError(f"seed {seed} step {step}: {[e.type for e in events]}: {exc}") from exc
     if game.is_over:
