@@ -26,9 +26,10 @@ from urllib.parse import unquote, urlsplit
 from controller.games import GAME_NAMES
 from controller.protocol.names import check_name, default_name
 from controller.protocol.payloads import check_players
+from gravekeeper.errors import GravekeeperError
 
 
-class ConfigError(ValueError):
+class ConfigError(GravekeeperError, ValueError):
     """A bad config key or value; the message is one line that names the key."""
 
 

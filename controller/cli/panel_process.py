@@ -18,16 +18,18 @@ import threading
 import time
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
 
-class PanelStopped(Exception):
+
+class PanelStopped(GravekeeperError):
     """The caller was asked to stop while its panel was starting."""
 
 
-class PanelSettingsRefused(ValueError):
+class PanelSettingsRefused(GravekeeperError, ValueError):
     """The child refused a setting; the message names it (``broker_port must be ...``)."""
 
 
-class PanelPortBusy(OSError):
+class PanelPortBusy(GravekeeperError, OSError):
     """The panel's port is taken; ``free_port`` is the next one free to try (``None`` if none was found)."""
 
     def __init__(self, message: str, free_port: int | None) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.games.datafile import read_text
+from gravekeeper.errors import GravekeeperError
 
 PACKS_DIR = Path(__file__).with_name("packs")
 MAX_RULES = 500
@@ -66,7 +67,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _RULE_KEYS = frozenset({"name", "when", "where", "cues"})
 
 
-class BadPack(ValueError):
+class BadPack(GravekeeperError, ValueError):
     """An effects pack that cannot be used; the message names the file, the rule and the key."""
 
 

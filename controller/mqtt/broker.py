@@ -29,17 +29,18 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from controller.protocol.mqtt5 import MAX_PACKET_BYTES
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "ip6-localhost"})
 
 
-class BrokerError(RuntimeError):
+class BrokerError(GravekeeperError, RuntimeError):
     """The embedded broker could not be started."""
 
 
-class PacketTooLarge(Exception):
+class PacketTooLarge(GravekeeperError):
     """A client sent amqtt a packet over the limit: its reader ends and the connection closes.
 
     Not an amqtt ``MQTTError``: amqtt discards the packet on those and reads on, from the middle of it.

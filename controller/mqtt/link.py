@@ -26,7 +26,6 @@ import collections
 import json
 import logging
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -53,6 +52,7 @@ from controller.protocol.publication import (
 )
 from controller.protocol.security import signed_reply
 from controller.protocol.status import RunStatus
+from controller.store.journal import JournalError
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class OutboxJournal(Protocol):
     def last_seq(self) -> int: ...
     def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]: ...
     def published_seq(self) -> int: ...
-    def mark_published(self, seq: int) -> None: ...
+    def mark_published(self, seq: int) -> None: ...  # JournalError: the cursor was not written
     def command_used(self, command_id: str) -> bool: ...
     def use_command(self, command_id: str) -> None: ...
 
@@ -446,7 +446,7 @@ class MqttLink:
         ):
             try:
                 self._journal.mark_published(self._acked_seq)
-            except (sqlite3.Error, OSError, ValueError) as exc:  # JournalError is a ValueError
+            except JournalError as exc:
                 # A full or failing disk must not stop publishing, nor a clean close (the service
                 # still has the journal and the sensors to close): a lagging cursor only means
                 # events the broker has may be sent again after a restart, and QoS 1 allows that.

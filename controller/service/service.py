@@ -49,7 +49,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from controller.config import Config
 from controller.mqtt.broker import BrokerChoice
@@ -58,6 +58,7 @@ from controller.service.commands import COMMANDS, CommandHandler, selftest_hooks
 from controller.service.effects import TableEffects
 from controller.service.views import ServiceViews
 from controller.store.bounce_ledger import BounceLedger
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ HUB_YIELD_S = 0.002  # see _events_committed: at most this long a decision holds
 _STOP = object()
 
 
-class ServiceError(RuntimeError):
+class ServiceError(GravekeeperError, RuntimeError):
     """The service cannot start (journal, hardware); the message says what to fix."""
 
 
@@ -258,7 +259,7 @@ class Service:
         if journal is not None:
             journal.close()
 
-    def __enter__(self) -> Service:
+    def __enter__(self) -> Self:
         self.start()
         return self
 

@@ -26,7 +26,12 @@ HELP_WORDS = frozenset({"help", "?"})
 
 
 class Leave(Exception):
-    """The players quit, or the input ended."""
+    """The players quit, or the input ended.
+
+    A signal that unwinds the play loop to its one exit, not an error: nothing went wrong, and no
+    caller outside this package ever sees it. So it does not derive from ``GravekeeperError``,
+    which a caller catches to report what gravekeeper refused.
+    """
 
 
 def actor_of(game: Game) -> int | None:
