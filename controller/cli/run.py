@@ -104,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
                 raise UsageError(f"journal.path: {exc}") from None
             mode = "simulated board" if config.simulate else f"board: {config.referee.board}"
             _say(f"table {config.table.id!r} ({mode}), journal {config.journal.path}")
-            playing = service.call(lambda s: s._game_name())
+            playing = service.call(lambda s: s.game_name)
             if args.game and playing != args.game:
                 # The journal wins: a restart must never throw away a game in progress.
                 _say(f"the journal holds a {playing} game, which goes on; --game {args.game} applies to a "

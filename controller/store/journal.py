@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, IO, Self
+from typing import IO, Any, Self
 from urllib.parse import quote
 
 from gravekeeper.errors import GravekeeperError
