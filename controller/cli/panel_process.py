@@ -10,6 +10,7 @@ travel as one JSON line on the child's stdin, never on its command line where
 
 from __future__ import annotations
 
+import contextlib
 import json
 import select
 import subprocess
@@ -89,10 +90,8 @@ class PanelProcess:
         """Stop the child; safe to call twice."""
         if self._proc.poll() is None:
             if self._proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self._proc.stdin.close()  # the child stops at EOF
-                except OSError:
-                    pass
             self._proc.terminate()
             try:
                 self._proc.wait(5)

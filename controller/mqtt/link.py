@@ -2,8 +2,9 @@
 
 Ordering is the whole design. Events, retained topics and replies go out only
 through :meth:`MqttLink.flush`, called by one thread at a time (the service
-holds its decision lock around it), at QoS 1, in this order: events from the journal in ``seq`` order, then retained topics
-(state last changed after those events), then replies. Paho keeps unacknowledged
+holds its decision lock around it), at QoS 1, in this order: events from the
+journal in ``seq`` order, then retained topics (state last changed after those
+events), then replies. Paho keeps unacknowledged
 QoS 1 messages across a reconnect and resends them, in order, before anything
 we publish after the reconnect (we publish only once our resubscription is
 acknowledged, which is after paho's resend), so a broker outage reorders nothing.
@@ -23,6 +24,7 @@ before the worker sees them; each refusal gets a reply naming the problem.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import socket
@@ -227,10 +229,9 @@ class MqttLink:
             self.flush()
             info = self.client.publish(self.topics.status, self.status.offline(), qos=1, retain=True)
             deadline = time.monotonic() + timeout
-            try:
+            # Not connected any more: the broker's last will says offline for us.
+            with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
-            except (RuntimeError, ValueError):
-                pass  # not connected any more: the broker's last will says offline for us
             # Let the last acknowledgements land, so the next start does not resend them.
             while self._inflight and time.monotonic() < deadline:
                 self._drain_acks()
@@ -525,7 +526,8 @@ class MqttLink:
             client.subscribe(topic, qos=1)
         # The retain flag as published (MQTT 5): a command published retained while we run is told
         # from a live one at once, not only at our next connection (see _take_message).
-        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])
+        # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
+        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])  # type: ignore[arg-type]
         with self._lock:
             self._sync_mid = mid
 
@@ -550,7 +552,8 @@ class MqttLink:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         junk = mqtt5.junk_options(client)  # events, effects, moment, reply/+: never retained by us
-        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
+        # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
+        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,  # type: ignore[arg-type]
                                                   self.topics.summary, self.topics.recent,
                                                   self.topics.private(0)[:-1] + "+")]
                          + [(t, junk) for t in self.topics.unretained])
@@ -815,7 +818,6 @@ def _nodelay(sock: Any) -> None:
     """Nagle plus delayed ACKs stall small QoS 1 exchanges by ~40 ms; paho never turns it off."""
     if sock is None:
         return
-    try:
+    # Not a TCP socket (a test double or a unix socket): nothing to tune.
+    with contextlib.suppress(OSError, AttributeError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except (OSError, AttributeError):
-        pass  # not a TCP socket (a test double or a unix socket): nothing to tune

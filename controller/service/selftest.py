@@ -69,10 +69,11 @@ def check_broker(mqtt: MqttConfig, *, timeout: float = BROKER_TIMEOUT_S, down: b
 
 def _check_auth(mqtt: MqttConfig, host: str, port: int, timeout: float) -> CheckResult:
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
     done = threading.Event()
     result: list[Any] = []
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
     if mqtt.username:
         client.username_pw_set(mqtt.username, mqtt.password)
     who = f"user {mqtt.username!r}" if mqtt.username else "an anonymous client"
@@ -126,12 +127,13 @@ def publish_report(mqtt: MqttConfig, table: str, report: Mapping[str, Any], *,
     import json
 
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
     topic = f"{mqtt.base_topic}/{table}/health"
     current: list[dict[str, Any]] = []
     got = threading.Event()
     connected = threading.Event()
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
     if mqtt.username:
         client.username_pw_set(mqtt.username, mqtt.password)
     if mqtt.tls:
@@ -211,7 +213,8 @@ def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_M
     if verdict != "ok":
         return [writable, CheckResult("journal.integrity", "journal", Status.FAIL,
                                       f"{path} is damaged: {verdict} (keep a copy, then see docs/deploy.md)")]
-    return [writable, CheckResult("journal.integrity", "journal", Status.PASS, "the journal passes SQLite's integrity check")]
+    return [writable, CheckResult("journal.integrity", "journal", Status.PASS,
+                                  "the journal passes SQLite's integrity check")]
 
 
 def check_data(sources: Mapping[str, str | Path | None] | None = None) -> list[CheckResult]:

@@ -53,7 +53,8 @@ from typing import Any, Self
 
 from controller.config import Config
 from controller.mqtt.broker import BrokerChoice
-from controller.mqtt.link import Command, MqttLink
+from controller.mqtt.link import MqttLink
+from controller.protocol.commands import Command
 from controller.service.commands import COMMANDS, CommandHandler
 from controller.service.context import TableContext, selftest_hooks
 from controller.service.effects import TableEffects
@@ -138,7 +139,7 @@ class Service:
         # The retained topics: state, private views, sensors, health.
         self.views = ServiceViews(self._table, effects_health=self.effects.health)
         self._commands = CommandHandler(self._table, self.views, flush_bounces=self.flush_bounces)
-        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/store/bounce_ledger.py)
+        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (store/bounce_ledger.py)
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None

@@ -113,9 +113,9 @@ class Session:
         name = game.players[actor]
         menu = build(f"{name}, your choice:", textplay.options(game, actor, mine), self.position,
                      self.mark_width)
-        action = self.ask(menu, actor, interrupting=False)
-        if action is not None:
-            self.apply(action, actor)
+        chosen = self.ask(menu, actor, interrupting=False)
+        if chosen is not None:
+            self.apply(chosen, actor)
 
     def apply(self, action: Action, seat: int) -> None:
         try:
