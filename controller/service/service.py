@@ -36,6 +36,11 @@ self-test's live monitor is fed through the hooks of ``controller.service.selfte
 its moves back from the referee), a tick with the health checks, its findings
 in the health payload, and a halt that refuses moves while the board cannot be
 read.
+
+The command handler, the views, the effects and the self-test's hooks never see
+the service: each is given the table's :class:`~controller.service.context.TableContext`
+(settings, token, counters, the live parts, ``wake``) and the narrow hooks it
+needs from another part, so none of them imports this module.
 """
 
 from __future__ import annotations
