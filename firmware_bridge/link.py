@@ -23,6 +23,7 @@ A snapshot is always reported as a full state: the link never turns one into
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -165,7 +166,7 @@ class McuLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._tx_seq = 0
         self._outputs: dict[int, int] = {}
         self._missing_outputs: list[int] = []
@@ -228,10 +229,8 @@ class McuLink:
             port = self._port
         self._stop.set()
         if port is not None:
-            try:
+            with contextlib.suppress(AttributeError, OSError, serial.SerialException):
                 port.cancel_read()
-            except (AttributeError, OSError, serial.SerialException):
-                pass
         # From a listener callback close() runs on the reader thread itself,
         # which stops on its own once it returns.
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -354,19 +353,18 @@ class McuLink:
             finally:
                 with self._lock:
                     self._port = None
-                try:
+                with contextlib.suppress(OSError, serial.SerialException):
                     port.close()
-                except (OSError, serial.SerialException):
-                    pass
             if not self._stop.is_set():
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
 
-    def _open(self) -> serial.SerialBase:
-        kwargs: dict[str, object] = {"baudrate": self.baudrate, "timeout": self._read_timeout, "write_timeout": 1.0}
-        if "://" not in self.url:
-            kwargs["exclusive"] = True  # two readers on one port would each see half the bytes
-        port = serial.serial_for_url(self.url, **kwargs)
+    def _open(self) -> serial.Serial:
+        # Two readers on one port would each see half the bytes; a URL (loop://, socket://) is not a
+        # device, and None is pyserial's own default there.
+        exclusive = None if "://" in self.url else True
+        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self._read_timeout,
+                                     write_timeout=1.0, exclusive=exclusive)
         if self.low_latency:
             try:
                 port.set_low_latency_mode(True)
@@ -374,7 +372,7 @@ class McuLink:
                 log.warning("low_latency is not available on %s: %s", self.url, exc)
         return port
 
-    def _serve(self, port: serial.SerialBase) -> bool:
+    def _serve(self, port: serial.Serial) -> bool:
         """Read until the port fails or close(); True if the MCU answered on this connection."""
         self._decoder.restart()
         self._synced = False

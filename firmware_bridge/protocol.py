@@ -25,6 +25,7 @@ from typing import NamedTuple, TypeAlias
 from cobs import cobs
 
 from firmware_bridge.firmware import gkfw
+from gravekeeper.errors import GravekeeperError
 
 PROTOCOL_VERSION: int = gkfw.PROTOCOL_VERSION
 HEADER_LEN = 4
@@ -72,7 +73,7 @@ class PatternKind(IntEnum):
     FLICKER = gkfw.PATTERN_FLICKER
 
 
-class FrameError(ValueError):
+class FrameError(GravekeeperError, ValueError):
     """A frame that cannot be accepted; ``kind`` names the counter it goes to."""
 
     def __init__(self, kind: str, message: str) -> None:

@@ -18,6 +18,7 @@ so tests need no sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import logging
 import os
@@ -394,10 +395,8 @@ class VirtualMcu:
             raise error[0]
 
     def _wake(self) -> None:
-        try:
+        with contextlib.suppress(BlockingIOError, OSError):  # already woken, or closing
             os.write(self._wake_w, b"!")
-        except (BlockingIOError, OSError):
-            pass  # already woken, or closing
 
     def _check_channel(self, channel: int) -> None:
         if not isinstance(channel, int) or isinstance(channel, bool) or not 0 <= channel < self.channels:
@@ -422,10 +421,8 @@ class VirtualMcu:
         fds = [self._wake_r] if self._master is None else [self._wake_r, self._master]
         readable, _, _ = select.select(fds, [], [], timeout)
         if self._wake_r in readable:
-            try:
+            with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 4096)
-            except BlockingIOError:
-                pass
         data = b""
         if self._master is not None and self._master in readable:
             try:

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
 from hardware.observation import ALL_SENSORS, TOMB_POSITIONS
 
 SOURCES = ("gpio", "mcu", "sim")
@@ -79,7 +80,7 @@ DEFAULT_PINS: dict[str, int] = {
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 
-class HardwareConfigError(ValueError):
+class HardwareConfigError(GravekeeperError, ValueError):
     """A bad hardware config value; the message starts with its key path."""
 
 

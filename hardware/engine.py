@@ -272,7 +272,7 @@ class Engine:
         self._reading_due = False
         self.first_snapshot.set()
 
-    def _snapshot_slots(self, levels: dict[int, bool]) -> list[tuple[int, SensorSlot]]:
+    def _snapshot_slots(self, levels: dict[int, bool]) -> list[tuple[int, InputSlot]]:
         """The channels a snapshot holds; those it lacks are noted as a problem (and cleared once back)."""
         held = [(ch, slot) for ch, slot in self.by_channel.items() if ch in levels]
         missing = [f"{part(slot.label)} (channel {ch})" for ch, slot in self.by_channel.items() if ch not in levels]

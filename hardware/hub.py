@@ -21,6 +21,7 @@ from typing import Any
 from gpiozero import BadPinFactory, Device, Factory, GPIOZeroError
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from gravekeeper.errors import GravekeeperError
 from hardware.channels import GpioInput, McuListener, SimInput
 from hardware.config import HardwareConfig
 from hardware.engine import Engine, InputSlot
@@ -40,7 +41,7 @@ _STOP = object()
 WINDOW_LEAD_S = 0.002  # see SensorHub: how long before a window closes on_window_closing runs
 
 
-class HardwareError(RuntimeError):
+class HardwareError(GravekeeperError, RuntimeError):
     """The hardware could not be opened (no GPIO on this machine, a pin in use...)."""
 
 

@@ -7,6 +7,7 @@ outputs through the link's ``set_output(channel, value)``, whose value is a
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from gpiozero import LED, PWMLED, Buzzer, Factory, GPIOZeroError
 
 from firmware_bridge.protocol import PatternKind
+from gravekeeper.errors import GravekeeperError
 from hardware.config import OutputSpec
 from hardware.patterns import Pattern, PatternPlayer
 
@@ -21,7 +23,7 @@ MCU_FULL = 0xFFFF
 MCU_PATTERNS = {k.name.lower(): int(k) for k in PatternKind}  # the firmware's pattern numbers, by name
 
 
-class OutputError(ValueError):
+class OutputError(GravekeeperError, ValueError):
     """A bad output name or value."""
 
 
@@ -135,8 +137,6 @@ class Outputs:
             player.close()  # outside the lock: its last step turns outputs off through set()
         with self._lock:
             for device in self._devices.values():
-                try:
+                with contextlib.suppress(Exception):  # closing must not stop the others from closing
                     device.close()
-                except Exception:  # closing must not stop the others from closing
-                    pass
             self._devices.clear()

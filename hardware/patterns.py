@@ -18,13 +18,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gravekeeper.errors import GravekeeperError
+
 log = logging.getLogger(__name__)
 
 PATTERNS = ("on", "off", "blink", "pulse", "flicker")
 PULSE_STEP_MS = 20  # a PWM fade in steps of this size; 50 updates a second look smooth
 
 
-class PatternError(ValueError):
+class PatternError(GravekeeperError, ValueError):
     """A pattern that cannot be played; the message says which setting is wrong."""
 
 
@@ -66,10 +68,10 @@ def steps(pattern: Pattern, *, dimmable: bool, seed: int = 0) -> list[tuple[int,
             out.append((at, level if on else 0.0))
             at, on = at + half, not on
     elif pattern.kind == "pulse":
-        half = pattern.period_ms / 2
+        half_period = pattern.period_ms / 2
         at = 0
         while at < end:
-            phase = (at % pattern.period_ms) / half  # 0..2: up, then down
+            phase = (at % pattern.period_ms) / half_period  # 0..2: up, then down
             out.append((at, round(level * (phase if phase <= 1 else 2 - phase), 4)))
             at += PULSE_STEP_MS
     else:  # flicker: uneven, like a candle or a failing bulb, the same for the same seed

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need_apt+=(mosquitto)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test.sh: installing Debian packages: ${need_apt[*]}"
     if [ "$(id -u)" -ne 0 ]; then
@@ -20,6 +22,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || { echo "test.sh: mosquitto is not available" >&2; exit 1; }
 [ -x /usr/bin/chromium ] || { echo "test.sh: /usr/bin/chromium is not available" >&2; exit 1; }
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test.sh: node and npm are not available" >&2; exit 1; }
 
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then
@@ -34,5 +37,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
+# MicroPython's WebAssembly port, at the version package-lock.json pins: the firmware's tests run on it.
+(cd firmware_bridge/firmware/wasm && npm ci --no-audit --no-fund --loglevel=error)
 
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

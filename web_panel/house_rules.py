@@ -39,6 +39,10 @@ HOUSE_RULES: dict[str, tuple[HouseRule, ...]] = {
         HouseRule("step_off", "Stepping off a platform",
                   "Whether stepping off the Ladder or Mirror platform uses up one space of the next throw.",
                   "choice", "free", choices=(("free", "is free"), ("counts", "counts as a space"))),
+        HouseRule("whammy_stop", "Two dice: a Whammy right beside you",
+                  "No throw of two dice is 1, so a Whammy on the very next space can shut a pawn in for good. "
+                  "Turn this on to let a pawn on its way out stop on it instead (the rulebook allows no partial "
+                  "moves).", "bool", False),
     ),
     "dogs": (
         HouseRule("attack_target", "Attack succeeds on", "The lowest Attack roll that captures a spook.",

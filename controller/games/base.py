@@ -286,7 +286,19 @@ class Game(ABC):
         """Legal actions that reveal no secret (safe for the public state)."""
         return [a for a in self.legal_actions() if a.kind not in self.SECRET_ACTION_KINDS]
 
+    @classmethod
+    def options_of_first_edition(cls, options: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """The options a game journalled before rules editions existed was played under.
+
+        A default that changed since (to follow the rulebook more closely) is put back for such a game, so
+        that its journal replays exactly; a game that sets the option itself keeps its own value.
+        """
+        return options
+
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset()
+    # Secret kinds that a table may still take back like a move: once played, what they did is in public
+    # events, and they use no dice (Superstition's Whammy placed on the path). Still sent sealed.
+    TAKE_BACK_KINDS: ClassVar[frozenset[str]] = frozenset()
 
     # What a player does with each kind of action, as the table's "waiting for" line says it
     # ("Ann to play: roll the dice or end the turn"); a kind missing here is said with spaces.

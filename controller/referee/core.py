@@ -35,6 +35,11 @@ from hardware.observation import sensor_values
 
 MAX_STEPS = 16  # board actions one input may set off; a guard against an engine that loops
 # The journal's input kinds and the method that decides each.
+# The edition of the rules a new game is played under, written into its journalled ``new_game`` input by the
+# live referee. Edition 2 (2026-12-06): Superstition's stop on a Whammy beside a pawn became a house rule,
+# off by default; a journal without it was written under edition 1 and replays under edition 1's options.
+RULES_EDITION = 2
+
 _HANDLERS = {"new_game": "new_game", "command": "command", "observation": "observation",
              "reconcile": "reconcile", "timeout": "timeout", "gm": "game_master"}
 
@@ -124,11 +129,16 @@ class RefereeCore:
 
     def new_game(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         cls = get_game(p["game"])
-        game = cls.new(list(p["players"]), int(p["seed"]), p.get("options") or None)
+        options = p.get("options") or None
+        if p.get("rules") != RULES_EDITION:
+            # Journalled before new games named their rules' edition: the game goes on under the options
+            # it was played with then, so that it replays exactly (Game.options_of_first_edition).
+            options = cls.options_of_first_edition(options)
+        game = cls.new(list(p["players"]), int(p["seed"]), options)
         at = float(p["time"])
         self.game, self.game_name, self.game_id = game, p["game"], p["game_id"]
         self.pending, self.setup = False, True
-        self.gm = gm_core.GmState(undo=UndoLog(game, (list(p["players"]), int(p["seed"]), p.get("options") or None)))
+        self.gm = gm_core.GmState(undo=UndoLog(game, (list(p["players"]), int(p["seed"]), options)))
         events = [
             _referee_event(
                 "game_started",

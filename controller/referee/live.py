@@ -25,7 +25,7 @@ from controller.games.base import Action, BadGameData, Expectation, Game, Illega
 from controller.games.words import listed
 from controller.protocol.security import game_seed
 from controller.referee.board import check_board, sensed
-from controller.referee.core import RefereeCore, Refused, same_events, validate_sensors
+from controller.referee.core import RULES_EDITION, RefereeCore, Refused, same_events, validate_sensors
 from controller.store.journal import Journal, JournalError
 from hardware.observation import Observation
 
@@ -250,6 +250,7 @@ class Referee:
             "game_id": secrets.token_hex(8),
             "command_id": command_id,
             "carry": self.core.board_state(),
+            "rules": RULES_EDITION,
         }
         return self._outcome("new_game", payload, {"game_id": payload["game_id"]})
 

@@ -39,7 +39,8 @@ class Step:
     action: Action
     source: str  # "command" | "board" | "window" | "correction"
     at: float
-    # The action in words (a step is never a secret: secret kinds close the door). Filled when the
+    # The action in words (a step is never a secret: secret kinds close the door, and the few a table may take
+    # back, ``Game.TAKE_BACK_KINDS``, are public once played). Filled when the
     # state is next drawn, off the decision's path; events word the step afresh (see describe_step).
     text: str | None = None
 
@@ -50,7 +51,7 @@ def door_reason(game: Game, action: Action, events: Sequence[Event], rng_before:
     The game's own reason first (it says it best), then three checks that do not
     depend on a game getting its list right.
     """
-    if action.kind in type(game).SECRET_ACTION_KINDS:
+    if action.kind in type(game).SECRET_ACTION_KINDS and action.kind not in type(game).TAKE_BACK_KINDS:
         return "a secret move was played"
     own = game.closes_door(action, events)
     if own is not None:

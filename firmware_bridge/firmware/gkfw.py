@@ -65,7 +65,13 @@ PATTERN_FLICKER = 4
 
 MAX_HOST_FRAME = 32  # encoded bytes; the longest host frame is 17 (PLAY_PATTERN)
 MAX_STRING = 32
-TIME_MASK = 0xFFFFFFFF
+# The firmware keeps its clock as (wraps, microseconds below 2**29): on the
+# Pico's 32-bit port an int from 2**30 up is a heap object, and a clock kept as
+# one int would allocate on every poll once the board has run 18 minutes. Both
+# parts stay small; the 32-bit mcu_time is put together only to send a frame.
+LOW_BITS = 29
+LOW_MASK = (1 << LOW_BITS) - 1
+HIGH_MASK = (1 << (32 - LOW_BITS)) - 1
 
 _CRC_TABLE = []
 for _i in range(256):
@@ -86,7 +92,12 @@ def crc16(data: bytes, crc: int = 0xFFFF) -> int:
 def cobs_encode(data: bytes) -> bytes:
     out = bytearray()
     block = bytearray()
+    # After a full 254-byte block that ends the data no empty block follows:
+    # the canonical form, as the host's cobs package writes it, so a frame's
+    # bytes are the same whichever side built them.
+    full = False
     for b in data:
+        full = False
         if b == 0:
             out.append(len(block) + 1)
             out.extend(block)
@@ -97,8 +108,10 @@ def cobs_encode(data: bytes) -> bytes:
                 out.append(255)
                 out.extend(block)
                 block = bytearray()
-    out.append(len(block) + 1)
-    out.extend(block)
+                full = True
+    if not full:
+        out.append(len(block) + 1)
+        out.extend(block)
     return bytes(out)
 
 
@@ -169,27 +182,45 @@ class Firmware:
         self._rx = bytearray()
         self._rx_skipping = False
         self._last_ticks = ticks_us()
-        self._now = 0  # 32-bit microseconds since boot, extended past the ticks wrap
-        self._last_tx = 0
+        # Microseconds since boot, extended past the ticks wrap: _now_low + _now_high * 2**29.
+        self._now_low = 0
+        self._now_high = 0
+        self._last_tx = 0  # the clock (_now_low, _now_high) when the last frame went out
+        self._last_tx_high = 0
         self.levels = [1 if p.value() else 0 for p in inputs]
         self.output_values = [0] * len(outputs)
-        # channel -> [kind, start_us, duration_ms, period_ms, level, seed]: patterns running now
-        self.patterns = {}
+        # channel -> [kind, start (_now_low), duration_ms, period_ms, level, seed]: patterns running now.
+        # Stepped in channel order, never the dict's: MicroPython's dicts keep no insertion order.
+        self.patterns = {}  # type: dict[int, list[int]]
         self.rx_errors = 0
         self.frames_in = 0
 
     # -- time ---------------------------------------------------------------
     def now(self) -> int:
+        """Microseconds since boot, 32 bits (the protocol's mcu_time), after reading the clock."""
+        self._advance()
+        return self._stamp()
+
+    def _advance(self) -> int:
+        # ticks_diff is below 2**29 and so is _now_low: their sum is still a small int.
         t = self._ticks_us()
-        self._now = (self._now + self._ticks_diff(t, self._last_ticks)) & TIME_MASK
+        low = self._now_low + self._ticks_diff(t, self._last_ticks)
         self._last_ticks = t
-        return self._now
+        if low > LOW_MASK or low < 0:  # a step back (never on a Pico) wraps like the rest
+            self._now_high = (self._now_high + (low >> LOW_BITS)) & HIGH_MASK
+            low &= LOW_MASK
+        self._now_low = low
+        return low
+
+    def _stamp(self) -> int:
+        return (self._now_high << LOW_BITS) | self._now_low
 
     # -- sending ------------------------------------------------------------
     def send(self, msg_type: int, body: bytes = b"") -> None:
         frame = build_frame(msg_type, self.seq, body)
         self.seq = (self.seq + 1) & 0xFFFF
-        self._last_tx = self._now
+        self._last_tx = self._now_low
+        self._last_tx_high = self._now_high
         self._write(frame)
 
     def send_hello(self, reason: int) -> None:
@@ -229,17 +260,24 @@ class Firmware:
                 self.send(CHANGE, struct.pack(">BBI", i, v, self.now()))
 
     def tick(self) -> None:
-        t = self.now()
+        low = self._advance()
         if self.patterns:
-            self.run_patterns(t)
-        if (t - self._last_tx) & TIME_MASK >= self.heartbeat_us:
-            self.send(HEARTBEAT, struct.pack(">I", t))
+            self.run_patterns(low)
+        silent = low - self._last_tx
+        wraps = (self._now_high - self._last_tx_high) & HIGH_MASK
+        if wraps:
+            # A small int still while the last frame is less than 2**29 us back, as it
+            # is whenever heartbeats are due more often than every 9 minutes.
+            silent += wraps << LOW_BITS
+        if silent >= self.heartbeat_us:
+            self.send(HEARTBEAT, struct.pack(">I", self._stamp()))
 
-    def run_patterns(self, t: int) -> None:
-        """Drive every running pattern's output for time ``t``; a finished one leaves it off."""
-        for channel in list(self.patterns):
+    def run_patterns(self, low: int) -> None:
+        """Drive every running pattern's output at ``low`` (``_now_low``); a finished one leaves it off."""
+        for channel in sorted(self.patterns):
             kind, start, duration, period, level, seed = self.patterns[channel]
-            elapsed = ((t - start) & TIME_MASK) // 1000
+            # Modulo 2**29 us (9 minutes): longer than any pattern (65.5 s) and than ticks_diff reaches.
+            elapsed = ((low - start) & LOW_MASK) // 1000
             if elapsed >= duration:
                 del self.patterns[channel]
                 value = 0
@@ -327,8 +365,9 @@ class Firmware:
         if kind == PATTERN_OFF:
             self.set_output(channel, 0)
             return
-        self.patterns[channel] = [kind, self.now(), duration, period, level, seed]
-        self.run_patterns(self._now)
+        low = self._advance()
+        self.patterns[channel] = [kind, low, duration, period, level, seed]
+        self.run_patterns(low)
 
     def _drive(self, channel: int, value: int) -> None:
         pin = self.outputs[channel]

@@ -87,11 +87,12 @@ def check_channels(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
         if unread:
             # The ids stay in the data for scripts; the message names the parts.
             named = ", ".join(f"{part(label)} ({wire})" for label, wire in unread)
-            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.FAIL,
-                                   f"cannot read {named}", {"unread": [f"{label} ({wire})" for label, wire in unread]}))
+            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.FAIL, f"cannot read {named}",
+                                   {"unread": [f"{label} ({wire})" for label, wire in unread]}))
         else:
             wires = ", ".join(spec.describe() for _, spec in sensor.inputs)
-            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.PASS, f"{capital(part(sensor.id))}: read on {wires}"))
+            out.append(CheckResult(f"channel.{sensor.id}", "channels", Status.PASS,
+                                   f"{capital(part(sensor.id))}: read on {wires}"))
     return out
 
 
@@ -103,12 +104,14 @@ def check_wiring(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
             continue
         if spec.pull == "none":
             out.append(CheckResult(f"wiring.{label}", "wiring", Status.WARN,
-                                   f"{capital(part(label))} ({spec.describe()}) has no pull resistor: it floats unless the board has its own"))
+                                   f"{capital(part(label))} ({spec.describe()}) has no pull resistor: "
+                                   "it floats unless the board has its own"))
         elif (spec.pull == "up") == spec.active_high:
             hidden = "high" if spec.pull == "up" else "low"
             out.append(CheckResult(f"wiring.{label}", "wiring", Status.WARN,
-                                   f"{capital(part(label))} ({spec.describe()}) pulls {spec.pull} and is active {hidden}: a cut wire would "
-                                   "read as closed and hide the fault (use the pull's opposite level as active)"))
+                                   f"{capital(part(label))} ({spec.describe()}) pulls {spec.pull} "
+                                   f"and is active {hidden}: a cut wire would read as closed and hide the fault "
+                                   "(use the pull's opposite level as active)"))
     if not out:
         out.append(CheckResult("wiring.pulls", "wiring", Status.PASS,
                                "every GPIO input's pull makes a cut wire read as open"))
@@ -121,12 +124,14 @@ def check_wiring(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
         rest = REST_VALUES.get(sensor.kind)
         if sensor.kind == "tomb" and state.value == "moving":
             out.append(CheckResult(f"idle.{sensor.id}", "idle", Status.WARN,
-                                   f"{capital(part(sensor.id))} reads no position: slide it to a stop, or check its wires"))
+                                   f"{capital(part(sensor.id))} reads no position: "
+                                   "slide it to a stop, or check its wires"))
         elif rest is not None and state.value != rest:
             levels = ", ".join(f"{spec.describe()} is {_level(spec, bool(inputs.get(sensor.id, {}).get('closed')))}"
                                for _, spec in sensor.inputs)
             out.append(CheckResult(f"idle.{sensor.id}", "idle", Status.WARN,
-                                   f"{capital(part(sensor.id))} reads {reading(state.value)} at rest (expected {reading(rest)}; {levels}): "
+                                   f"{capital(part(sensor.id))} reads {reading(state.value)} at rest "
+                                   f"(expected {reading(rest)}; {levels}): "
                                    "put the part back, else the wire may be cut or stuck", {"value": state.value}))
     if not any(c.group == "idle" for c in out):
         out.append(CheckResult("idle.board", "idle", Status.PASS, "every part reads as on a board ready to play"))
@@ -146,15 +151,17 @@ def check_impossible(config: HardwareConfig, probe: Probe) -> list[CheckResult]:
             named = " and ".join(f"its {switch(role)} ({spec.describe()})" for role, spec in sensor.inputs
                                  if inputs.get(f"{sensor.id}.{role}", {}).get("closed"))
             out.append(CheckResult(f"impossible.{sensor.id}", "impossible", Status.FAIL,
-                                   f"{capital(part(sensor.id))} is at two positions at once ({named} are closed): a reed stuck "
-                                   "closed, a wire shorted to ground, or two wires crossed", {"closed": closed}))
+                                   f"{capital(part(sensor.id))} is at two positions at once ({named} are closed): "
+                                   "a reed stuck closed, a wire shorted to ground, or two wires crossed",
+                                   {"closed": closed}))
     traps = sorted({s.id.split(".")[1] for s in config.sensors if s.id.startswith("trap.")})
     for trap in traps:
         values = {part: snapshot[f"trap.{trap}.{part}"].value for part in ("peg_a", "peg_b", "sprung")
                   if f"trap.{trap}.{part}" in snapshot}
         if values == {"peg_a": "in", "peg_b": "in", "sprung": "sprung"}:
             out.append(CheckResult(f"impossible.trap.{trap}", "impossible", Status.FAIL,
-                                   f"{capital(part(f'trap.{trap}'))} reads sprung with both pegs in: check its spring switch "
+                                   f"{capital(part(f'trap.{trap}'))} reads sprung with both pegs in: "
+                                   "check its spring switch "
                                    f"({config.sensor(f'trap.{trap}.sprung').inputs[0][1].describe()}) and the pegs"))
     if not out:
         out.append(CheckResult("impossible.none", "impossible", Status.PASS, "no impossible reading"))
@@ -182,13 +189,15 @@ def check_noise(config: HardwareConfig, counts: Mapping[str, tuple[int, int]], w
         wire = specs[label].describe()
         if edges >= CHATTER_EDGES:
             out.append(CheckResult(f"noise.{label}", "noise", Status.FAIL,
-                                   f"{capital(part(label))} ({wire}) chatters: {edges} edges in {window:.1f} s and {changes} settled "
-                                   "change(s) while nobody touched it: a loose contact, a bad joint or noise",
+                                   f"{capital(part(label))} ({wire}) chatters: {edges} edges in {window:.1f} s "
+                                   f"and {changes} settled change(s) while nobody touched it: "
+                                   "a loose contact, a bad joint or noise",
                                    {"edges": edges, "changes": changes, "window_s": window}))
         else:
             out.append(CheckResult(f"noise.{label}", "noise", Status.WARN,
-                                   f"{capital(part(label))} ({wire}) moved {edges} time(s) while the board should be still "
-                                   "(a touch, or the start of a loose contact)", {"edges": edges, "changes": changes}))
+                                   f"{capital(part(label))} ({wire}) moved {edges} time(s) "
+                                   "while the board should be still (a touch, or the start of a loose contact)",
+                                   {"edges": edges, "changes": changes}))
     if not out:
         out.append(CheckResult("noise.quiet", "noise", Status.PASS,
                                f"no input moved during a {window:.1f} s quiet window"))

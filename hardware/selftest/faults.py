@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from gravekeeper.errors import GravekeeperError
 from hardware.config import HardwareConfig, InputSpec
 
 PIN_FAULTS = ("stuck_high", "stuck_low", "chatter")
@@ -30,7 +31,7 @@ FIXED_TARGETS = {"mcu": ("dead",), "serial": ("corrupt",), "broker": ("down",)}
 KINDS = (*PIN_FAULTS, "crossed", *FIXED_TARGETS)
 
 
-class FaultError(ValueError):
+class FaultError(GravekeeperError, ValueError):
     """A ``--fault`` value that names an unknown kind or input, or cannot apply to this config."""
 
 

@@ -62,8 +62,15 @@ class SimHand:
         for i, value in enumerate(step.values):
             self.board.move(step.sensor, value, bounces=self.bounces)
             if i + 1 < len(step.values):  # a skull passes the beam: wait until it was seen, then it falls on
-                probe.wait(lambda items: any(o.sensor == step.sensor and o.value == value for o, _ in items),
-                           1.0, mark=mark)
+                probe.wait(reported(step.sensor, value), 1.0, mark=mark)
+
+
+def reported(sensor: str, value: str) -> Callable[[list[tuple[Observation, float]]], bool]:
+    """A probe condition: ``sensor`` was reported at ``value``.
+
+    A function of its own, so a hand's loop hands each value over as it is then, not as the loop ends.
+    """
+    return lambda items: any(o.sensor == sensor and o.value == value for o, _ in items)
 
 
 def plan_steps(config: HardwareConfig, start: Mapping[str, str] | None = None) -> list[Step]:
@@ -198,6 +205,10 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
         return [(o, t) for o, t in items
                 if o.sensor != step.sensor and o.sensor not in step.allowed and o.sensor not in noisy_sensors]
 
+    def answer_or_news(had_wrong: bool) -> Callable[[list[tuple[Observation, float]]], bool]:
+        """The answer, or a change in whether a wrong part answered (its grace starts)."""
+        return lambda items: reached(items) or bool(foreign(items)) != had_wrong
+
     actor.act(step, probe, mark)
     cancel = skip or threading.Event()
     deadline = started + timeout
@@ -211,8 +222,7 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
         if left <= 0 or cancel.is_set():
             break
         # Wake for the answer, for a wrong answer (its grace starts), or for a skip.
-        if probe.wait(lambda items: reached(items) or bool(foreign(items)) != bool(wrong), left,
-                      mark=mark, cancel=cancel) and reached(probe.since(mark)):
+        if probe.wait(answer_or_news(bool(wrong)), left, mark=mark, cancel=cancel) and reached(probe.since(mark)):
             done = True
             break
     if done:
@@ -237,10 +247,12 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
         answered = tuple(sorted({step.sensor, *(o.sensor for o, _ in items)}))
         if crossed:
             names = ", ".join(f"{part(c)} ({wires.get(c, '?')})" for c in crossed)
-            return _result(step, StepStatus.FAIL, f"{capital(part(step.sensor))} answered, but so did {names}: crossed or shorted "
-                           "wires", answered=answered, crossed=crossed, bounces=bounces, settle_ms=settle_ms,
+            return _result(step, StepStatus.FAIL,
+                           f"{capital(part(step.sensor))} answered, but so did {names}: crossed or shorted wires",
+                           answered=answered, crossed=crossed, bounces=bounces, settle_ms=settle_ms,
                            latency_ms=latency_ms)
-        return _result(step, StepStatus.PASS, f"{capital(part(step.sensor))} answered: {' then '.join(reading(v) for v in step.values)}",
+        readings = " then ".join(reading(v) for v in step.values)
+        return _result(step, StepStatus.PASS, f"{capital(part(step.sensor))} answered: {readings}",
                        answered=answered, bounces=bounces, settle_ms=settle_ms, latency_ms=latency_ms)
     # Not answered: a part of the same trap that moved instead is a crossed wire too.
     crossed = tuple(sorted(set(crossed) | {label for label in allowed if moved.get(label, 0) > 0}))
@@ -249,9 +261,12 @@ def run_step(config: HardwareConfig, probe: Probe, step: Step, actor: Actor, *, 
                    and o.value != target and o.value != state.value]
     if spec.kind == "tomb" and wrong_place and not crossed:
         pair = (f"{step.sensor}.{target}", f"{step.sensor}.{wrong_place[0]}")
-        return _result(step, StepStatus.FAIL, f"crossed wires: asked for {part(step.sensor)} {reading(target)}, but it was "
-                       f"{reading(wrong_place[0])}: the wires of {part(pair[0])} ({wires.get(pair[0], '?')}) and {part(pair[1])} "
-                       f"({wires.get(pair[1], '?')}) are crossed", answered=answered, crossed=pair, bounces=bounces)
+        return _result(step, StepStatus.FAIL,
+                       f"crossed wires: asked for {part(step.sensor)} {reading(target)}, "
+                       f"but it was {reading(wrong_place[0])}: "
+                       f"the wires of {part(pair[0])} ({wires.get(pair[0], '?')}) "
+                       f"and {part(pair[1])} ({wires.get(pair[1], '?')}) are crossed",
+                       answered=answered, crossed=pair, bounces=bounces)
     if crossed:
         names = " and ".join(f"{part(c)} ({wires.get(c, '?')})" for c in crossed)
         expect = ", ".join(f"{part(label)} ({wires.get(label, '?')})" for label in sorted(mine))

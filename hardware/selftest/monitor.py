@@ -131,12 +131,14 @@ class HealthMonitor:
                 since = now if began is None else began
                 level = FAILURE if sid in waiting and now - since >= self.fail_after_s else WARNING
                 self._add(found, Finding(level, "chatter", sid,
-                                         f"{capital(part(label))} ({wire}) chatters: {n} edges in {self.window_s:g} s, no settled "
-                                         "change", f"check the contact and the solder joints of {part(label)} ({wire})",
+                                         f"{capital(part(label))} ({wire}) chatters: "
+                                         f"{n} edges in {self.window_s:g} s, no settled change",
+                                         f"check the contact and the solder joints of {part(label)} ({wire})",
                                          since))
             if len(sensor.changes) >= self.flap_changes:
                 self._add(found, Finding(WARNING, "flapping", sid,
-                                         f"{capital(part(sid))} changed {len(sensor.changes)} times in {self.window_s:g} s",
+                                         f"{capital(part(sid))} changed {len(sensor.changes)} times "
+                                         f"in {self.window_s:g} s",
                                          "check that the part is not loose or half-way", sensor.changes[0]))
             self._stuck(now, sid, sensor, value, expected.get(sid), total_edges, data, found)
             needed = sid in waiting or sid in expected

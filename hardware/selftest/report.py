@@ -10,20 +10,20 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 SCHEMA = "gravekeeper.selftest/1"
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     PASS = "pass"
     WARN = "warn"
     FAIL = "fail"
     SKIP = "skip"
 
 
-class StepStatus(str, Enum):
+class StepStatus(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     SKIPPED = "skipped"

@@ -25,7 +25,7 @@ from typing import Any
 
 from hardware.observation import Observation
 from hardware.selftest.checks import Probe
-from hardware.selftest.guided import Person, Step, StepControl, plan_steps, run_steps
+from hardware.selftest.guided import Person, Step, StepControl, plan_steps, reported, run_steps
 from hardware.selftest.monitor import Finding, HealthMonitor
 from hardware.selftest.report import CheckResult, Report, Status, StepResult, StepStatus
 
@@ -48,8 +48,7 @@ class HubHand:
         for i, value in enumerate(step.values):
             self.hub.simulate(step.sensor, value, bounce_ms=2.0)
             if i + 1 < len(step.values):
-                probe.wait(lambda items: any(o.sensor == step.sensor and o.value == value for o, _ in items),
-                           1.0, mark=mark)
+                probe.wait(reported(step.sensor, value), 1.0, mark=mark)
 
 
 class _Session:

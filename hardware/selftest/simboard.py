@@ -14,6 +14,7 @@ flipped every 1-4 ms by a thread, never holding long enough to settle.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -36,7 +37,7 @@ CORRUPT_EVERY = 3  # the corrupting line damages one frame in this many
 CHATTER_GAP_S = (0.001, 0.004)  # far shorter than any stability window
 
 
-class SimPin(MockPWMPin):
+class SimPin(MockPWMPin):  # type: ignore[misc]  # gpiozero ships no type information
     """A mock pin whose level is its contact's, its pull's, or a stuck wire's."""
 
     def __init__(self, factory: Any, info: Any) -> None:
@@ -70,7 +71,7 @@ class SimPin(MockPWMPin):
             super().drive_low()
 
 
-class SimFactory(MockFactory):
+class SimFactory(MockFactory):  # type: ignore[misc]  # gpiozero ships no type information
     def __init__(self) -> None:
         super().__init__(pin_class=SimPin)
         self.stuck: dict[int, bool] = {}
@@ -88,10 +89,9 @@ class CorruptingMcu(VirtualMcu):
         if self._every and len(frame) > 1:
             self._frames += 1
             if self._frames % self._every == 0:
-                try:
+                # A RuntimeError: the boot HELLO, written before the MCU thread runs.
+                with contextlib.suppress(RuntimeError):
                     self.corrupt_next(1)  # on the MCU thread this takes effect at once
-                except RuntimeError:
-                    pass  # the boot HELLO, written before the MCU thread runs
         super()._write(frame)
 
 

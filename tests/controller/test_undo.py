@@ -188,6 +188,43 @@ def test_superstition_whammy_and_charm_drawn_close_the_door() -> None:
     check_door(table, "a secret move was played")
 
 
+def test_superstition_a_whammy_placed_can_be_taken_back_until_the_next_throw() -> None:
+    # A tap meant as a move once placed the Whammy for good; the table must be able to take it back.
+    core = new_core("superstition", 9)
+
+    def can_place(action: Action, events: list[dict[str, Any]]) -> bool:
+        return core.game is not None and any(a.kind == "place_whammy" for a in core.game.legal_actions())
+
+    play_until(core, can_place, random.Random(9), limit=8000)  # a Whammy drawn from the Wizard's Tomb
+    game = core.game
+    assert game is not None
+    place = next(a for a in game.legal_actions() if a.kind == "place_whammy")
+    before, depth = game.to_json(), core.gm.undo.depth
+    events = play(core, place)
+    assert "whammy_placed" in types(events)
+    assert core.gm.undo.depth == depth + 1  # no door: nothing secret comes out of taking it back
+    undone = undo(core)
+    assert types(undone) == ["undone"]
+    assert core.game is not None and core.game.to_json() == before  # the Whammy is back in its holder's hand
+    assert undone[0]["data"]["put_back"] == [f"Take the Whammy off {place_words_of(core, place)}."]
+    # Placed again, then the dice are thrown: the throw closes the door behind the placement.
+    play(core, place)
+    roll = play_until(core, lambda a, ev: a.kind == "roll", random.Random(10))  # the next throw: a door
+    assert roll is not None and core.game is not None
+    while core.gm.undo.depth:
+        undo(core)
+    with pytest.raises(Refused, match="undo stops at"):
+        undo(core)
+    assert place.params["space"] in core.game.whammies  # the placement stays on the board
+
+
+def place_words_of(core: RefereeCore, place: Action) -> str:
+    from controller.referee.place_words import superstition_space
+    game = core.game
+    assert game is not None
+    return superstition_space(game.public_view(), place.params["space"])
+
+
 # ----- Graveyard dogs: a tile drawn, a spook turned, dice -------------------------------------------
 def test_dogs_a_tile_drawn_closes_the_door() -> None:
     core = new_core("dogs", 7)

@@ -161,8 +161,11 @@ def clicks_for(a: Action) -> list[dict[str, Any]]:
         return [{"selector": f'#sim-{p["trap"]}-spring'}] if p["zapped"] else []
     if k == "reset_trap":
         return [{"selector": f'#sim-{p["trap"]}-reset'}]
-    if k == "place_whammy":
-        return [{"selector": f'svg#board g.space.legal[data-space="{p["space"]}"]'}]
+    if k == "place_whammy":  # its own choice first, then the space, then the confirm bar
+        return [{"selector": "#whammy-place"}, {"selector": f'svg#board g.space.legal[data-space="{p["space"]}"]'},
+                CONFIRM]
+    if k == "relocate_whammy":
+        return [{"selector": f'svg#board g.space.legal[data-space="{p["to"]}"]'}, CONFIRM]
     if k == "place_tile":
         return [{"selector": f'svg#board g.legal[data-place="{p["x"]},{p["y"]}"]'}, {"rotateTo": p["rotation"]}, CONFIRM]
     if k in ("place_dog", "move_dog", "move_spook", "escape"):

@@ -250,9 +250,12 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
         player.wait_for_selector(".hand .secret")
         assert "Black Cat Crossing" in player.text_content("#hand")
         assert "Rabbit's Foot" in player.text_content("#hand")
+        assert player.locator('svg#board g.space.legal').count() == 0  # placing is a choice of its own
+        player.click("#whammy-place")
         assert player.locator('svg#board g.space.legal[data-space="s3"]').count() == 1
         fake.handler = lambda name, cmd: {"ok": True}
         player.click('svg#board g.space.legal[data-space="s3"]')
+        player.click("#confirm-send")
         (name, cmd), = fake.wait_command(1)
         assert "action" not in cmd and b"place_whammy" not in json.dumps(cmd).encode()  # sealed on the broker
         assert fake.action_of(cmd) == {"kind": "place_whammy", "player": 1, "params": {"space": "s3"}}

@@ -13,6 +13,11 @@
     if (name) el(g, "text", { x, y: y - 12, "text-anchor": "middle", fill: "#fff", "font-size": 15, "font-weight": 700 }, name);
   }
 
+  // Placing a Whammy is a choice of its own ("Place your Whammy…"): until the player makes it, a tap on the
+  // board is a move, and only the move's landings are green. A tap on a destination once placed the Whammy
+  // there, on a board where every free space was ringed green alike.
+  let placing = false;
+
   B.renderers.superstition = function (svg, st, ctx, el) {
     const v = st.view, b = v.board, sp = b.spaces;
     const k = 0.57, ox = 15, oy = 12;
@@ -34,18 +39,33 @@
                       rx: 4, fill: "#3d2f4f", stroke: "#8f7fc0", "stroke-width": 2 });
     el(svg, "text", { x: ox + t.x * k, y: oy + t.y * k + 5, "text-anchor": "middle", fill: "#fff", "font-size": 13 }, "Tomb");
 
-    // Where a secret Whammy may go (only in the placing player's own legal actions).
+    // Where a secret Whammy may go (only in the placing player's own legal actions), once they chose to place
+    // it; and where a Whammy landed on may be moved to (the only choice of that moment).
     const spots = {};
+    const canPlace = legal.some(a => a.kind === "place_whammy" && sp[a.params.space]);
+    if (!canPlace) placing = false;
     legal.forEach((a, i) => {
-      const to = a.kind === "place_whammy" ? a.params.space : a.kind === "relocate_whammy" ? a.params.to : null;
-      if (to && sp[to]) { spots[to] = [a, i]; handled.add(i); }
+      if (a.kind === "place_whammy") {
+        handled.add(i);  // never a button of its own per space: the choice is the button below
+        if (placing && sp[a.params.space]) spots[a.params.space] = [a, i];
+      } else if (a.kind === "relocate_whammy" && sp[a.params.to]) {
+        spots[a.params.to] = [a, i]; handled.add(i);
+      }
     });
+    const buttons = [];
+    if (canPlace && !placing) {
+      buttons.push(["whammy-place", "Place your Whammy…", () => { placing = true; B.proposal = null; B.redraw(); }]);
+    } else if (placing) {
+      buttons.push(["whammy-back", "Back: don't place the Whammy", () => { placing = false; B.proposal = null; B.redraw(); }]);
+    }
     // Where each legal move lands: the move is a tap on that space.
     // Two directions may land on the same space (from the start circle both ways reach the gate).
     const landings = {};
     legal.forEach((a, i) => {
       if (!["move", "charm_move"].includes(a.kind)) return;
-      const w = walks[a.params.direction];
+      if (placing) { handled.add(i); return; }  // while placing, only where the Whammy may go is green
+      // A way may offer both (house rule whammy_stop): the stop on the Whammy, or the throw past it with the Charm.
+      const w = (a.kind === "charm_move" && (v.charm_walks || {})[a.params.direction]) || walks[a.params.direction];
       if (w && sp[w.to]) { (landings[w.to] = landings[w.to] || []).push([a, i, w]); handled.add(i); }
     });
 
@@ -59,7 +79,9 @@
       else el(g, "circle", { cx: X(id), cy: Y(id), r: 7, fill: "#777" });
       if (spots[id]) {
         el(g, "circle", { cx: X(id), cy: Y(id), r: 18, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
-        B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => ctx.act(spots[id][0]), W.action(spots[id][0], st));
+        const a = spots[id][0];
+        const sendLabel = a.kind === "place_whammy" ? "Place it here" : "Move it here";
+        B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => B.propose(a, { sendLabel }), W.action(a, st));
       }
     }
     let confirmExtra = [];
@@ -78,7 +100,7 @@
       }
     }
     if (proposal) {
-      const w = walks[proposal.params.direction];
+      const w = (proposal.kind === "charm_move" && (v.charm_walks || {})[proposal.params.direction]) || walks[proposal.params.direction];
       const me = (v.players || []).find(p => p.seat === proposal.player);
       if (w && me && sp[me.space]) {
         const ids = [me.space, ...w.path].filter(id => sp[id]);
@@ -88,6 +110,13 @@
         el(g, "circle", { class: "landing", cx: X(w.to), cy: Y(w.to), r: 22, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
         el(g, "circle", { cx: X(w.to), cy: Y(w.to), r: 11, fill: me.colour, stroke: "#000", "stroke-width": 2, opacity: 0.8 });
       }
+    }
+    const whammyAt = B.proposal && ["place_whammy", "relocate_whammy"].includes(B.proposal.action.kind)
+      ? (B.proposal.action.params.space || B.proposal.action.params.to) : null;
+    if (whammyAt && sp[whammyAt]) {
+      const g = el(svg, "g", { class: "preview whammy-preview", "pointer-events": "none" });
+      el(g, "circle", { class: "landing", cx: X(whammyAt), cy: Y(whammyAt), r: 22, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
+      whammy(g, el, X(whammyAt), Y(whammyAt) - 4, 12).setAttribute("opacity", "0.8");
     }
     for (const wh of v.whammies || []) {
       if (!sp[wh.space]) continue;
@@ -155,9 +184,11 @@
     ];
     let hint = "";
     if (B.proposal && proposal) hint = "The yellow line shows the way. Tap “Move here” to send it.";
+    else if (whammyAt) hint = "The yellow ring shows where the Whammy goes. Tap “" + (B.proposal.sendLabel || "Yes, do it") + "” to send it.";
+    else if (placing) hint = "Tap a green space to place your Whammy there.";
     else if (Object.keys(landings).length) hint = "Tap a green space to move there.";
-    else if (Object.keys(spots).length) hint = "Tap a green space to place your Whammy there.";
+    else if (Object.keys(spots).length) hint = "Tap a green space to move the Whammy there.";
     else if (legal.some(a => a.kind === "pull_peg")) hint = "Name a peg: tap peg A or B of the trap.";
-    return { handled, hint, notes, legend, confirmExtra };
+    return { handled, hint, notes, legend, confirmExtra, buttons };
   };
 })();

@@ -1,6 +1,7 @@
-/* Boards drawn as SVG, one renderer a game. Each returns {hint, handled, notes, legend}: the indexes of
- * state.legal it made tappable on the board (the rest become buttons), lines of text shown under the board,
- * and the legend of what the drawing means.
+/* Boards drawn as SVG, one renderer a game. Each returns {hint, handled, notes, legend, buttons}: the indexes
+ * of state.legal it made tappable on the board (the rest become buttons), lines of text shown under the board,
+ * the legend of what the drawing means, and choices of the board's own ([id, label, onClick]) that change what
+ * a tap on it does (Superstition's "Place your Whammy…"), shown before the action buttons.
  *
  * Phones: everything a person taps is at least 44x44 CSS px. A target whose drawing is smaller gets a larger,
  * invisible hit area; where hit areas of neighbours overlap, a tap goes to the target whose centre is
@@ -112,6 +113,14 @@
     for (const [id, label, onClick] of (drawn.confirmExtra || [])) button(id, label, onClick);
     button("confirm-cancel", "Cancel", cancel);
     bar.appendChild(row);
+  }
+
+  /** A board's own choice as a button among the actions (``drawn.buttons``). */
+  function choiceButton(id, label, onClick) {
+    const b = document.createElement("button");
+    b.type = "button"; b.id = id; b.className = "act choice"; b.textContent = label;
+    b.addEventListener("click", onClick);
+    return b;
   }
 
   // ----- notes and legend under the board ---------------------------------------------------------------
@@ -234,7 +243,7 @@
   });
 
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
-  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, proposal: null, redraw: function () {},
+  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, choiceButton, proposal: null, redraw: function () {},
               minUnits: () => minUnits };
   window.GKBoards = B;
 })();

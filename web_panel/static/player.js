@@ -88,10 +88,11 @@
     const legal = myLegal();
     // A move that needs this player's Charm shows where it goes only in their own view.
     const own = (mine && mine.available && mine.view && mine.view.view) || {};
-    const drawState = own.walks && st.view ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks }) }) : st;
+    const drawState = own.walks && st.view
+      ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks, charm_walks: own.charm_walks || {} }) }) : st;
     const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
     $("board-hint").textContent = drawn.hint || "";
-    renderHand(st, legal, drawn.handled || new Set());
+    renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
     renderYourTurn(st, legal);
   }
 
@@ -127,7 +128,7 @@
     document.body.dataset.yourTurn = myTurn ? "yes" : "no";
   }
 
-  function renderHand(st, legal, handled) {
+  function renderHand(st, legal, handled, choices) {
     const hand = $("hand"), box = $("actions");
     hand.innerHTML = ""; box.innerHTML = "";
     if (!seated) { hand.textContent = "You have no seat in this game."; return; }
@@ -149,6 +150,8 @@
         hand.appendChild(el);
       }
     }
+    // A board's own choices first (Superstition's "Place your Whammy…"): they change what a tap on it does.
+    for (const [id, label, onClick] of choices) box.appendChild(B.choiceButton(id, label, onClick));
     legal.forEach((a, i) => {
       if (handled.has(i)) return;
       const b = document.createElement("button");

@@ -38,16 +38,17 @@
     };
     const drawn = B.draw($("board"), st, ctx);
     $("board-hint").textContent = drawn.hint || "";
-    if (canControl) renderActions(st, drawn.handled || new Set(), ctx);
+    if (canControl) renderActions(st, drawn.handled || new Set(), ctx, drawn.buttons || []);
     if (canControl) refreshCodes(st);
     renderSim(ctx);
     if (!whys || whys.has("sensors") || whys.has("health") || whys.has("snapshot") || whys.has("link")) renderStrip();
   }
 
-  function renderActions(st, handled, ctx) {
+  function renderActions(st, handled, ctx, choices) {
     const box = $("actions");
     box.innerHTML = "";
     if (!st.game) { box.textContent = "Start a new game below."; return; }
+    for (const [id, label, onClick] of choices) box.appendChild(window.GKBoards.choiceButton(id, label, onClick));
     const legal = (st.legal || []).filter((a, i) => !handled.has(i));
     for (const a of legal) {
       const b = document.createElement("button");
@@ -59,7 +60,7 @@
       b.addEventListener("click", () => ctx.act(a, b));
       box.appendChild(b);
     }
-    if (!legal.length && handled.size) box.textContent = "Tap a green place on the board.";
+    if (!legal.length && !choices.length && handled.size) box.textContent = "Tap a green place on the board.";
     else if (!legal.length && st.over) box.textContent = "The game is over.";
     else if (!legal.length) nothingHere(box, st, ctx);
   }

@@ -55,6 +55,9 @@ DEFAULT_OPTIONS: dict[str, JSON] = {
     "outcome_window_ms": 1500,
     "colours": None,
     "tokens": "engine",
+    # House rule, off as the rulebook has it (Whammy rule 4: no partial moves): with two dice a leaving pawn
+    # may stop on a Whammy on the very next space, which no throw of two dice can land on.
+    "whammy_stop": False,
 }
 STATE_VERSION = 1
 
@@ -78,6 +81,8 @@ def _normalise_options(options: Mapping[str, JSON] | None, n_players: int, board
     for key, allowed in choices.items():
         if out[key] not in allowed:
             raise IllegalAction(f"option {key!r} is {out[key]!r}; choose one of {', '.join(allowed)}")
+    if not isinstance(out["whammy_stop"], bool):
+        raise IllegalAction(f"option 'whammy_stop' is {out['whammy_stop']!r}; choose true or false")
     if out["dice"] not in (1, 2) or isinstance(out["dice"], bool):
         raise IllegalAction(f"option 'dice' is {out['dice']!r}; choose 1 or 2")
     window = out["outcome_window_ms"]
@@ -112,6 +117,9 @@ class Superstition(RulesMixin, Game):
     # the entry of tokens drawn from the real tomb would tell spectators what a
     # seat holds.
     SECRET_ACTION_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy", "charm_move", "draw_tokens"})
+    # A Whammy placed by mistake may be taken back until the next throw of the dice (which closes the door
+    # anyway): its placement is public the moment it is made, so taking it back shows nobody anything new.
+    TAKE_BACK_KINDS: ClassVar[frozenset[str]] = frozenset({"place_whammy"})
     ACTION_WORDS: ClassVar[Mapping[str, str]] = {
         "roll": "throw the dice", "move": "move a pawn", "charm_move": "move past a Whammy with a Charm",
         "end_turn": "end the turn", "jump": "jump the Wizard's Tomb",
@@ -120,6 +128,13 @@ class Superstition(RulesMixin, Game):
         "place_whammy": "place a Whammy", "relocate_whammy": "move the Whammy",
         "leave_whammy": "leave the Whammy where it is", "draw_tokens": "enter the tokens drawn",
     }
+
+    @classmethod
+    def options_of_first_edition(cls, options: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        # Before edition 2 a two-dice game always allowed the stop on a Whammy beside the pawn.
+        if isinstance(options, Mapping) and "whammy_stop" not in options:
+            return {**options, "whammy_stop": True}
+        return {"whammy_stop": True} if options is None else options
 
     @classmethod
     def check_new_options(cls, options: Mapping[str, Any]) -> None:
@@ -347,22 +362,22 @@ class Superstition(RulesMixin, Game):
             ),
             "opening_rolls": {str(k): v for k, v in self.opening["rolls"].items()},
             "winners": self.winners,
-            "walks": self._walks(charm=False),
+            "walks": self._walks(),
         }
 
-    def _walks(self, charm: bool) -> dict[str, JSON]:
+    def _walks(self) -> dict[str, JSON]:
         """Where each legal move of the player to move goes: the spaces entered, the last is where it stops.
 
         So a page can show the landing space before the move is sent. A walk that needs the Charm is
-        left out unless ``charm``: only its holder's own view may tell that they can use one.
+        never here: only its holder's own view may tell that they can use one (``player_view``).
         """
         p = self.current_player
         if self.phase != "move" or p is None:
             return {}
         return {
-            direction: {"to": walk.destination, "path": list(walk.path), "charm": walk.charm}
+            direction: {"to": walk.destination, "path": list(walk.path), "charm": False}
             for direction, walk in self.options_for(p).items()
-            if isinstance(walk, Walk) and (charm or not walk.charm)
+            if isinstance(walk, Walk)
         }
 
     def player_view(self, seat: int) -> dict[str, JSON]:
@@ -379,8 +394,22 @@ class Superstition(RulesMixin, Game):
             "charm_passes": WHAMMY_NAMES[_whammy_for(hand["charm"])] if hand["charm"] else None,
         }
         if seat == self.current_player:
-            view["walks"] = self._walks(charm=True)
+            # The holder's own view adds the walks its Charm opens: in ``walks`` for a way no plain move
+            # takes, and all of them in ``charm_walks`` (a way may offer both, under the house rule
+            # ``whammy_stop``: the stop on the Whammy, or the whole throw past it with the Charm).
+            charm_walks = self._charm_walks()
+            view["walks"] = {**charm_walks, **self._walks()}
+            view["charm_walks"] = charm_walks
         return view
+
+    def _charm_walks(self) -> dict[str, JSON]:
+        p = self.current_player
+        if self.phase != "move" or p is None:
+            return {}
+        return {
+            direction: {"to": walk.destination, "path": list(walk.path), "charm": True}
+            for direction, walk in self.charm_options_for(p).items()
+        }
 
     # ----- the physical board -------------------------------------------------
     def expects(self) -> list[Expectation]:

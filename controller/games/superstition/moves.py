@@ -107,12 +107,14 @@ def move_options(game: Superstition, seat: int, steps: int) -> dict[str, Walk | 
     """direction -> the walk without any Charm, or the reason that direction is blocked.
 
     With two dice (``dice: 2``) no throw is 1, so a Whammy on the very next space
-    of a leaving pawn could never be landed on (The Whammy, rule 3) and would
-    block that way for good; the pawn may then stop on it instead (``short``).
+    of a leaving pawn could never be landed on (The Whammy, rule 3) and may
+    block that way for good. The rulebook allows no partial move (rule 4), so by
+    default that way is simply blocked; a table that turns on the house rule
+    ``whammy_stop`` lets the pawn stop on it instead (``short``).
     """
     options = _options(game, seat, steps, None)
     pawn = game.pawns[seat]
-    if game.options["dice"] == 2 and pawn["leg"] in LEAVING_LEGS:
+    if game.options["dice"] == 2 and game.options["whammy_stop"] and pawn["leg"] in LEAVING_LEGS:
         ring_name, forced = lane(game.board, pawn)
         for direction, found in options.items():
             if isinstance(found, Walk) or direction == "in":

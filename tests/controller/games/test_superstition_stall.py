@@ -1,4 +1,4 @@
-"""Superstition: no position blocks a pawn for good.
+"""Superstition: no position blocks a pawn for good (with two dice, under the house rule ``whammy_stop``).
 
 The Whammy, rule 3: "If in leaving you land by exact count on a Whammy, you may pick it up
 and, in the same turn, place it on any other path space"; rule 4: "if you are blocked in both
@@ -86,7 +86,7 @@ def test_one_die_a_throw_of_1_lands_on_the_whammy_beyond_the_platform() -> None:
 
 def test_two_dice_the_whammy_next_to_the_platform_can_be_stopped_on() -> None:
     # No throw of two dice is 1: the pawn may stop on a Whammy on the very next space.
-    game = _ladder_stall(dice=2)
+    game = _ladder_stall(dice=2, whammy_stop=True)
     throw(game, 7)
     assert directions(game) == {"cw", "ccw"}
     events = act(game, "move", direction="ccw")
@@ -99,9 +99,10 @@ def test_two_dice_the_whammy_next_to_the_platform_can_be_stopped_on() -> None:
 
 
 def test_the_stall_position_goes_on_to_a_winner_for_any_seed() -> None:
-    for dice in (1, 2):
+    # Two dice need the house rule: by the rulebook alone the pawn beside the Raven may wait for good.
+    for options in ({"dice": 1}, {"dice": 2, "whammy_stop": True}):
         for seed in range(10):
-            _play_on(_ladder_stall(dice=dice), seed)
+            _play_on(_ladder_stall(**options), seed)
 
 
 def test_a_pawn_waiting_beside_the_tomb_is_placed_on_a_whammy_in_front_not_blocked() -> None:
@@ -122,7 +123,7 @@ def test_a_pawn_waiting_beside_the_tomb_is_placed_on_a_whammy_in_front_not_block
 
 def _whammy_pawn_pawn_whammy(ann_charm: str) -> Superstition:
     """s4 Whammy, Ann on s5, Bob on s6, s7 Whammy: with two dice neither could ever move."""
-    game = new_game(dice=2)
+    game = new_game(dice=2, whammy_stop=True)
     begin(game)
     give(game, 0, None, ann_charm)
     give(game, 1, None, "four_leaf_clover")
@@ -179,7 +180,7 @@ def test_the_short_stop_is_a_plain_move_not_a_charm_move() -> None:
 def test_with_only_the_stop_on_a_whammy_left_end_turn_is_refused_naming_that_stop() -> None:
     # Two dice, leaving: Bob blocks the way counter-clockwise, the Raven clockwise. The stop on the
     # Raven is the only move; the refusal of end_turn names it, not a full count nobody can move.
-    game = new_game(dice=2)
+    game = new_game(dice=2, whammy_stop=True)
     begin(game)
     put(game, 0, "b5", leg="out2")
     put(game, 1, "b3")
@@ -192,7 +193,7 @@ def test_with_only_the_stop_on_a_whammy_left_end_turn_is_refused_naming_that_sto
 
 
 def test_with_a_full_move_and_a_stop_on_a_whammy_end_turn_names_both() -> None:
-    game = new_game(dice=2)
+    game = new_game(dice=2, whammy_stop=True)
     begin(game)
     put(game, 0, "b5", leg="out2")
     on_board(game, "b6", "the_raven")
@@ -200,3 +201,64 @@ def test_with_a_full_move_and_a_stop_on_a_whammy_end_turn_names_both() -> None:
     assert directions(game) == {"cw", "ccw"}
     rejected(game, Action("end_turn", 0),
              r"you can still move counter-clockwise or stop on the Whammy on the next space clockwise")
+
+
+# ----- the rulebook without the house rule: no partial moves, even with two dice ---------------------------
+def test_two_dice_by_the_rulebook_a_whammy_beside_the_pawn_blocks_that_way() -> None:
+    # The Whammy, rule 4: "you must move in the other direction for your full dice count. No partial moves
+    # are allowed." Without the house rule the stop on the Raven beside Ann is not a move.
+    game = new_game(dice=2)
+    begin(game)
+    put(game, 0, "b5", leg="out2")
+    on_board(game, "b6", "the_raven")
+    throw(game, 4)
+    assert directions(game) == {"ccw"}
+    rejected(game, Action("move", 0, {"direction": "cw"}), "Whammy")
+    act(game, "move", direction="ccw")
+    assert game.pawns[0]["space"] == "b1"  # the full count, the other way
+
+
+def test_two_dice_by_the_rulebook_blocked_both_ways_the_turn_ends_without_moving() -> None:
+    # "As before, if you are blocked in both directions, your turn ends without your moving."
+    game = new_game(dice=2)
+    begin(game)
+    put(game, 0, "b5", leg="out2")
+    put(game, 1, "b3")
+    on_board(game, "b6", "the_raven")
+    throw(game, 4)
+    assert [(a.kind, a.player) for a in game.legal_actions() if a.kind != "place_whammy"] == [("end_turn", 0)]
+    act(game, "end_turn")
+    assert game.pawns[0]["space"] == "b5" and game.current_player == 1
+
+
+def test_the_house_rule_is_off_unless_the_table_turns_it_on() -> None:
+    assert new_game(dice=2).options["whammy_stop"] is False
+    with_rule = new_game(dice=2, whammy_stop=True)
+    assert with_rule.options["whammy_stop"] is True
+    try:
+        new_game(dice=2, whammy_stop="yes")
+    except ValueError as exc:
+        assert "whammy_stop" in str(exc)
+    else:
+        raise AssertionError("a whammy_stop that is not true or false was accepted")
+
+
+def test_the_charm_holders_own_view_shows_the_walk_its_charm_opens_and_nobody_elses_does() -> None:
+    # By the rulebook (no house rule): the Charm's walk is the only way counter-clockwise.
+    game = _whammy_pawn_pawn_whammy("hex_sign")  # Hex Sign passes Witching Hour on s4
+    game.options["whammy_stop"] = False
+    throw(game, 5)
+    assert directions(game, "charm_move") == {"ccw"}
+    mine = game.player_view(0)
+    walk = {"to": "s0", "path": ["s4", "s3", "s2", "s1", "s0"], "charm": True}
+    assert mine["walks"]["ccw"] == walk and mine["charm_walks"] == {"ccw": walk}
+    assert "ccw" not in game.public_view()["walks"]
+    assert "ccw" not in game.player_view(1)["walks"] and "charm_walks" not in game.player_view(1)
+
+
+def test_under_the_house_rule_a_way_with_both_keeps_the_stop_in_walks_and_the_charm_in_charm_walks() -> None:
+    game = _whammy_pawn_pawn_whammy("hex_sign")
+    throw(game, 5)
+    mine = game.player_view(0)
+    assert mine["walks"]["ccw"] == {"to": "s4", "path": ["s4"], "charm": False}  # the stop, as everyone sees it
+    assert mine["charm_walks"]["ccw"]["to"] == "s0"

@@ -1,0 +1,73 @@
+# How much an idle poll allocates on MicroPython, as the uptime grows past
+# 2**30 us (about 18 minutes: beyond a small int on a 32-bit port), 2**31 and
+# the protocol's 2**32 wrap. At each point a PING is answered, so the test can
+# check the PONG's timestamp too.
+#
+# Prints "A <uptime_us> <bytes per idle poll> ..." per point, then "U <hex>"
+# with every byte the firmware wrote.
+
+import binascii
+import gc
+import struct
+import time
+
+from firmware_bridge.firmware import gkfw
+
+POINTS = (
+    (1 << 30) - 300000,
+    (1 << 30) + 1000,
+    (1 << 31) + 5,
+    (1 << 32) - 300000,
+    (1 << 32) + 1000,
+    (3 << 30) + (1 << 32) + 77,
+)
+STEP = 1 << 28  # below ticks_diff's reach of 2**29
+
+
+class Pin:
+    def value(self, v: int = -1) -> int:
+        return 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 123456
+
+    def ticks_us(self) -> int:
+        return self.t
+
+
+def ping(seq: int, token: int) -> bytes:
+    payload = struct.pack(">BBHH", gkfw.PROTOCOL_VERSION, gkfw.PING, seq, token)
+    return gkfw.cobs_encode(payload + struct.pack(">H", gkfw.crc16(payload))) + b"\x00"
+
+
+def run() -> None:
+    clock = Clock()
+    uart = bytearray()
+    fw = gkfw.Firmware([Pin() for _ in range(16)], [Pin() for _ in range(4)], uart.extend, clock.ticks_us,
+                       time.ticks_diff, "alloc")  # type: ignore[attr-defined]  # MicroPython's
+    fw.boot()
+    uptime = 0
+    for k, point in enumerate(POINTS):
+        while uptime < point:
+            dt = min(STEP, point - uptime)
+            clock.t = time.ticks_add(clock.t, dt)  # type: ignore[attr-defined]  # MicroPython's
+            uptime += dt
+            fw.poll()  # a heartbeat is due after each long step
+        fw.poll(ping(k, k))
+        sizes: list[int] = []
+        for _ in range(20):
+            clock.t = time.ticks_add(clock.t, 10)  # type: ignore[attr-defined]  # MicroPython's
+            gc.collect()
+            gc.disable()
+            before = gc.mem_alloc()  # type: ignore[attr-defined]  # MicroPython's
+            fw.poll()
+            sizes.append(gc.mem_alloc() - before)  # type: ignore[attr-defined]  # MicroPython's
+            gc.enable()
+        uptime += 200
+        print("A", point, " ".join(str(s) for s in sizes))
+    print("U", binascii.hexlify(uart).decode())
+
+
+run()
