@@ -32,9 +32,10 @@ from controller.protocol.broker_url import (
 )
 from controller.protocol.names import check_name, check_table_id, default_name
 from controller.protocol.payloads import check_players
+from gravekeeper.errors import GravekeeperError
 
 
-class ConfigError(ValueError):
+class ConfigError(GravekeeperError, ValueError):
     """A bad config key or value; the message is one line that names the key."""
 
 
@@ -185,9 +186,11 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "table.token": (
         "",
         _text,
-        "Control token: signs commands and seals private views. Empty: a random one is made by the "
-        "first `gravekeeper run`, kept beside the journal (`<journal>.token`, mode 0600) and printed "
-        "at each start; `gravekeeper run --new-token` replaces it.",
+        (
+            "Control token: signs commands and seals private views. Empty: a random one is made by the "
+            "first `gravekeeper run`, kept beside the journal (`<journal>.token`, mode 0600) and printed "
+            "at each start; `gravekeeper run --new-token` replaces it."
+        ),
     ),
     "table.game": ("terror", _game, "Game started when the journal holds none: terror, superstition or dogs."),
     "table.players": (["Player 1", "Player 2"], check_players, "Seat names of that first game, in seat order."),
@@ -200,8 +203,10 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "mqtt.url": (
         None,
         _mqtt_url,
-        "Broker URL (`mqtt://user:pass@host:1883`, `mqtts://` for TLS). Unset, with no host or "
-        "port either: `run` uses a broker already answering on 127.0.0.1:1883, or starts its own.",
+        (
+            "Broker URL (`mqtt://user:pass@host:1883`, `mqtts://` for TLS). Unset, with no host or "
+            "port either: `run` uses a broker already answering on 127.0.0.1:1883, or starts its own."
+        ),
     ),
     "mqtt.host": ("127.0.0.1", _nonempty, "Broker host, when no URL is given."),
     "mqtt.port": (1883, _int_range(1, 65535), "Broker port, when no URL is given."),
@@ -215,8 +220,10 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
     "journal.path": (
         "",
         _text,
-        "SQLite journal file. Empty: `$XDG_STATE_HOME/gravekeeper/<table id>.journal` "
-        "(`~/.local/state/gravekeeper/...`).",
+        (
+            "SQLite journal file. Empty: `$XDG_STATE_HOME/gravekeeper/<table id>.journal` "
+            "(`~/.local/state/gravekeeper/...`)."
+        ),
     ),
     "panel.enabled": (True, _bool, "Start the web panel with `gravekeeper run`."),
     "panel.host": (

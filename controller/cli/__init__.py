@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from controller import __version__
+from gravekeeper.errors import GravekeeperError
 
 # sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -32,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class UsageError(Exception):
+class UsageError(GravekeeperError):
     """A bad option or config key: printed as one line, exit status 2."""
 
 

@@ -34,12 +34,13 @@ from typing import TextIO, cast
 
 from controller.cli import UsageError
 from firmware_bridge.virtual_mcu import VirtualMcu
+from gravekeeper.errors import GravekeeperError
 
 _LEVELS = {"1": True, "high": True, "on": True, "true": True, "0": False, "low": False, "off": False, "false": False}
 COMMAND_HELP = __doc__.split("Commands, one a line (``#`` starts a comment)::\n\n", 1)[1].split("\n\nEvery", 1)[0]
 
 
-class CommandError(ValueError):
+class McuSimCommandError(GravekeeperError, ValueError):
     """A command line that cannot be run; the message names the bad word."""
 
 
@@ -68,9 +69,9 @@ def _int(word: str, what: str, low: int, high: int) -> int:
     try:
         value = int(word, 0)
     except ValueError:
-        raise CommandError(f"{what} must be an integer, got {word!r}") from None
+        raise McuSimCommandError(f"{what} must be an integer, got {word!r}") from None
     if not low <= value <= high:
-        raise CommandError(f"{what} must be {low}..{high}, got {value}")
+        raise McuSimCommandError(f"{what} must be {low}..{high}, got {value}")
     return value
 
 
@@ -78,9 +79,9 @@ def _float(word: str, what: str, low: float, high: float) -> float:
     try:
         value = float(word)
     except ValueError:
-        raise CommandError(f"{what} must be a number, got {word!r}") from None
+        raise McuSimCommandError(f"{what} must be a number, got {word!r}") from None
     if not low <= value <= high:
-        raise CommandError(f"{what} must be {low}..{high}, got {word}")
+        raise McuSimCommandError(f"{what} must be {low}..{high}, got {word}")
     return value
 
 
@@ -88,11 +89,11 @@ def _level(word: str) -> bool:
     try:
         return _LEVELS[word.lower()]
     except KeyError:
-        raise CommandError(f"level must be one of 1/0, high/low, on/off, true/false; got {word!r}") from None
+        raise McuSimCommandError(f"level must be one of 1/0, high/low, on/off, true/false; got {word!r}") from None
 
 
 def parse_command(line: str, channels: int) -> Command | None:
-    """One command from one line; None for a blank or comment line; CommandError if bad."""
+    """One command from one line; None for a blank or comment line; McuSimCommandError if bad."""
     words = line.split("#", 1)[0].split()
     if not words:
         return None
@@ -102,11 +103,11 @@ def parse_command(line: str, channels: int) -> Command | None:
     def arity(low: int, high: int) -> None:
         if not low <= len(rest) <= high:
             want = str(low) if low == high else f"{low} to {high}"
-            raise CommandError(f"'{name}' takes {want} arguments, got {len(rest)}")
+            raise McuSimCommandError(f"'{name}' takes {want} arguments, got {len(rest)}")
 
     if name == "set":
         if not rest or len(rest) % 2:
-            raise CommandError("'set' takes pairs of CHANNEL LEVEL")
+            raise McuSimCommandError("'set' takes pairs of CHANNEL LEVEL")
         pairs = tuple((_int(rest[i], "channel", 0, max_ch), _level(rest[i + 1])) for i in range(0, len(rest), 2))
         return Command("set", pairs)
     if name == "bounce":
@@ -122,7 +123,7 @@ def parse_command(line: str, channels: int) -> Command | None:
     if name == "replug":
         arity(0, 1)
         if rest and rest[0].lower() != "reset":
-            raise CommandError(f"'replug' takes only the word 'reset', got {rest[0]!r}")
+            raise McuSimCommandError(f"'replug' takes only the word 'reset', got {rest[0]!r}")
         return Command("replug", (bool(rest),))
     if name == "sleep":
         arity(1, 1)
@@ -130,7 +131,7 @@ def parse_command(line: str, channels: int) -> Command | None:
     if name in ("reset", "unplug", "hang", "resume", "status", "help", "quit", "exit"):
         arity(0, 0)
         return Command("quit" if name == "exit" else name)
-    raise CommandError(f"unknown command {name!r} (try 'help')")
+    raise McuSimCommandError(f"unknown command {name!r} (try 'help')")
 
 
 def run_command(mcu: VirtualMcu, cmd: Command, out: TextIO, stop: threading.Event) -> bool:
@@ -183,7 +184,7 @@ def load_script(path: Path, channels: int) -> list[Command]:
     for number, line in enumerate(text.splitlines(), 1):
         try:
             cmd = parse_command(line, channels)
-        except CommandError as exc:
+        except McuSimCommandError as exc:
             raise UsageError(f"--script {path} line {number}: {exc}") from None
         if cmd is not None:
             commands.append(cmd)
@@ -195,7 +196,7 @@ def _serve_lines(mcu: VirtualMcu, lines: Iterable[str], channels: int, out: Text
     for number, line in enumerate(lines, 1):
         try:
             cmd = parse_command(line, channels)
-        except CommandError as exc:
+        except McuSimCommandError as exc:
             print(f"error: line {number}: {exc}", file=err, flush=True)
             continue
         if cmd is None:

@@ -10,6 +10,7 @@ travel as one JSON line on the child's stdin, never on its command line where
 
 from __future__ import annotations
 
+import contextlib
 import json
 import select
 import subprocess
@@ -18,16 +19,18 @@ import threading
 import time
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
 
-class PanelStopped(Exception):
+
+class PanelStopped(GravekeeperError):
     """The caller was asked to stop while its panel was starting."""
 
 
-class PanelSettingsRefused(ValueError):
+class PanelSettingsRefused(GravekeeperError, ValueError):
     """The child refused a setting; the message names it (``broker_port must be ...``)."""
 
 
-class PanelPortBusy(OSError):
+class PanelPortBusy(GravekeeperError, OSError):
     """The panel's port is taken; ``free_port`` is the next one free to try (``None`` if none was found)."""
 
     def __init__(self, message: str, free_port: int | None) -> None:
@@ -87,10 +90,8 @@ class PanelProcess:
         """Stop the child; safe to call twice."""
         if self._proc.poll() is None:
             if self._proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self._proc.stdin.close()  # the child stops at EOF
-                except OSError:
-                    pass
             self._proc.terminate()
             try:
                 self._proc.wait(5)

@@ -104,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
                 raise UsageError(f"journal.path: {exc}") from None
             mode = "simulated board" if config.simulate else f"board: {config.referee.board}"
             _say(f"table {config.table.id!r} ({mode}), journal {config.journal.path}")
-            playing = service.call(lambda s: s._game_name())
+            playing = service.call(lambda s: s.game_name)
             if args.game and playing != args.game:
                 # The journal wins: a restart must never throw away a game in progress.
                 _say(f"the journal holds a {playing} game, which goes on; --game {args.game} applies to a "
@@ -148,16 +148,16 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
     from controller.store.token_file import panel_state_dir
 
     mqtt = config.mqtt
-    settings = dict(
-        broker_host=broker.host, broker_port=broker.port, broker_username=mqtt.username,
-        broker_password=mqtt.password, broker_tls=broker.tls, broker_ca_file=mqtt.ca_file,
-        base_topic=mqtt.base_topic, listen_host=config.panel.host, listen_port=config.panel.port,
-        token=config.table.token, home_table=config.table.id,
-        broker_mqtt5=broker.embedded is None,  # amqtt speaks MQTT 3.1.1 only
+    settings = {
+        "broker_host": broker.host, "broker_port": broker.port, "broker_username": mqtt.username,
+        "broker_password": mqtt.password, "broker_tls": broker.tls, "broker_ca_file": mqtt.ca_file,
+        "base_topic": mqtt.base_topic, "listen_host": config.panel.host, "listen_port": config.panel.port,
+        "token": config.table.token, "home_table": config.table.id,
+        "broker_mqtt5": broker.embedded is None,  # amqtt speaks MQTT 3.1.1 only
         # Beside the journal: the panel's cookie key and sessions, so a restart logs nobody out.
-        state_dir=str(panel_state_dir(config.journal.path)),
-        boards_dir=boards,
-    )
+        "state_dir": str(panel_state_dir(config.journal.path)),
+        "boards_dir": boards,
+    }
     try:
         panel = PanelProcess(settings, stop)
     except PanelStopped:

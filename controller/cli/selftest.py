@@ -78,7 +78,7 @@ class TerminalPerson:
 def main(args: argparse.Namespace) -> int:
     import warnings
 
-    from gpiozero import PinFactoryFallback
+    from gpiozero import PinFactoryFallback  # type: ignore[import-untyped]  # gpiozero ships no types
 
     from controller.config import ConfigError, load_config
     from controller.service.selftest import run_selftest

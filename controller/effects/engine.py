@@ -127,7 +127,7 @@ class EffectsPlayer:
         self._lights = lights
         self._also = also  # told of every event that is not stale (Home Assistant's device triggers)
         self._clock = clock
-        self._queue: collections.deque[tuple[float, list[dict[str, Any]]]] = collections.deque(maxlen=QUEUE_BATCHES)
+        self._queue: collections.deque[tuple[float, list[Mapping[str, Any]]]] = collections.deque(maxlen=QUEUE_BATCHES)
         self._last_offer = 0.0
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -178,7 +178,7 @@ class EffectsPlayer:
                 log.warning("the effects thread did not stop within %.1f s", timeout)
 
     def _run(self) -> None:
-        pending: collections.deque[dict[str, Any]] = collections.deque()
+        pending: collections.deque[Mapping[str, Any]] = collections.deque()
         while not self._stop.is_set():
             with self._cond:
                 while not self._queue and not pending and not self._stop.is_set():

@@ -25,12 +25,13 @@ from __future__ import annotations
 import re
 import string
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.games.datafile import read_text
+from gravekeeper.errors import GravekeeperError
 
 PACKS_DIR = Path(__file__).with_name("packs")
 MAX_RULES = 500
@@ -66,7 +67,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _RULE_KEYS = frozenset({"name", "when", "where", "cues"})
 
 
-class BadPack(ValueError):
+class BadPack(GravekeeperError, ValueError):
     """An effects pack that cannot be used; the message names the file, the rule and the key."""
 
 
@@ -129,7 +130,7 @@ def parse_pack(text: str, source: str = "<pack>") -> Pack:
         raise BadPack(f"effects pack {source}: not valid TOML: {exc}") from None
     extra = set(data) - {"rule"}
     if extra:
-        raise BadPack(f"effects pack {source}: unknown top-level key {sorted(extra)[0]!r} (a pack holds [[rule]] tables)")
+        raise BadPack(f"effects pack {source}: unknown top-level key {min(extra)!r} (a pack holds [[rule]] tables)")
     rules = data.get("rule", [])
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise BadPack(f"effects pack {source}: 'rule' must be an array of tables ([[rule]])")
@@ -153,7 +154,7 @@ def _rule(raw: Mapping[str, Any], where: str) -> Rule:
     where = f"{where} ({name!r})"
     extra = set(raw) - _RULE_KEYS
     if extra:
-        raise BadPack(f"{where}: unknown key {sorted(extra)[0]!r} (a rule has name, when, where, cues)")
+        raise BadPack(f"{where}: unknown key {min(extra)!r} (a rule has name, when, where, cues)")
     when = raw.get("when")
     if not isinstance(when, str) or not _NAME.match(when):
         raise BadPack(f"{where}: when: must be an event type such as \"pawn_fell\", got {when!r}")
@@ -181,7 +182,7 @@ def _cue(raw: Any, where: str) -> Cue:
     extra = set(raw) - {kind} - _CUE_KEYS[kind]
     if extra:
         allowed = ", ".join(sorted(_CUE_KEYS[kind])) or "nothing else"
-        raise BadPack(f"{where}: {kind}: unknown key {sorted(extra)[0]!r} (a {kind} cue takes {allowed})")
+        raise BadPack(f"{where}: {kind}: unknown key {min(extra)!r} (a {kind} cue takes {allowed})")
     value = raw[kind]
     args: dict[str, Any] = {}
     if kind == "sound":
@@ -241,6 +242,7 @@ def _template(value: Any, where: str) -> None:
         raise BadPack(f"{where}: {exc} (write {{{{ and }}}} for a brace)") from None
     for name in fields:
         if name not in SAY_FIELDS:
-            raise BadPack(f"{where}: unknown word {{{name}}} (use {', '.join('{' + f + '}' for f in sorted(SAY_FIELDS))})")
+            words = ", ".join("{" + f + "}" for f in sorted(SAY_FIELDS))
+            raise BadPack(f"{where}: unknown word {{{name}}} (use {words})")
 
 

@@ -1,1 +1,1 @@
-"""The controller's MQTT side: the link, the embedded broker, putting retained topics right, Home Assistant discovery."""
+"""The controller's MQTT side: the link, the embedded broker, retained topics put right, Home Assistant discovery."""

@@ -30,17 +30,18 @@ from typing import Any, Protocol
 
 from controller.protocol.broker_url import BrokerUrl
 from controller.protocol.mqtt5 import MAX_PACKET_BYTES
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "ip6-localhost"})
 
 
-class BrokerError(RuntimeError):
+class BrokerError(GravekeeperError, RuntimeError):
     """The embedded broker could not be started."""
 
 
-class PacketTooLarge(Exception):
+class PacketTooLarge(GravekeeperError):
     """A client sent amqtt a packet over the limit: its reader ends and the connection closes.
 
     Not an amqtt ``MQTTError``: amqtt discards the packet on those and reads on, from the middle of it.
@@ -58,7 +59,7 @@ def limit_packet_size(max_bytes: int) -> None:
     128 MiB PUBLISH costs the broker's process (ours) 128 MiB and more. Its fixed-header
     decoder is the one place that knows the length first; wrapped once per process.
     """
-    from amqtt.mqtt.packet import MQTTFixedHeader
+    from amqtt.mqtt.packet import MQTTFixedHeader  # type: ignore[import-untyped]  # amqtt ships no types
 
     global _packet_limit
     with _limit_lock:
@@ -66,7 +67,7 @@ def limit_packet_size(max_bytes: int) -> None:
         _packet_limit = max_bytes
         if not first:
             return
-        original = MQTTFixedHeader.from_stream.__func__  # type: ignore[attr-defined]
+        original = MQTTFixedHeader.from_stream.__func__
 
         async def from_stream(cls: Any, reader: Any) -> Any:
             header = await original(cls, reader)
@@ -76,7 +77,7 @@ def limit_packet_size(max_bytes: int) -> None:
                                      f"embedded broker's limit of {limit} bytes")
             return header
 
-        MQTTFixedHeader.from_stream = classmethod(from_stream)  # type: ignore[method-assign, assignment]
+        MQTTFixedHeader.from_stream = classmethod(from_stream)
 
 
 class _MqttSettings(Protocol):
@@ -162,7 +163,7 @@ class EmbeddedBroker:
 
     def _run(self) -> None:
         try:
-            from amqtt.broker import Broker
+            from amqtt.broker import Broker  # type: ignore[import-untyped]  # amqtt ships no types
         except ImportError as exc:  # pragma: no cover - amqtt is a declared dependency
             self._error = exc
             self._started.set()

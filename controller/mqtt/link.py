@@ -2,8 +2,9 @@
 
 Ordering is the whole design. Events, retained topics and replies go out only
 through :meth:`MqttLink.flush`, called by one thread at a time (the service
-holds its decision lock around it), at QoS 1, in this order: events from the journal in ``seq`` order, then retained topics
-(state last changed after those events), then replies. Paho keeps unacknowledged
+holds its decision lock around it), at QoS 1, in this order: events from the
+journal in ``seq`` order, then retained topics (state last changed after those
+events), then replies. Paho keeps unacknowledged
 QoS 1 messages across a reconnect and resends them, in order, before anything
 we publish after the reconnect (we publish only once our resubscription is
 acknowledged, which is after paho's resend), so a broker outage reorders nothing.
@@ -23,10 +24,10 @@ before the worker sees them; each refusal gets a reply naming the problem.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -53,6 +54,7 @@ from controller.protocol.publication import (
 )
 from controller.protocol.security import signed_reply
 from controller.protocol.status import RunStatus
+from controller.store.journal import JournalError
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +81,7 @@ class OutboxJournal(Protocol):
     def last_seq(self) -> int: ...
     def public_after(self, seq: int, limit: int | None = None) -> list[tuple[int, bytes]]: ...
     def published_seq(self) -> int: ...
-    def mark_published(self, seq: int) -> None: ...
+    def mark_published(self, seq: int) -> None: ...  # JournalError: the cursor was not written
     def command_used(self, command_id: str) -> bool: ...
     def use_command(self, command_id: str) -> None: ...
 
@@ -227,10 +229,9 @@ class MqttLink:
             self.flush()
             info = self.client.publish(self.topics.status, self.status.offline(), qos=1, retain=True)
             deadline = time.monotonic() + timeout
-            try:
+            # Not connected any more: the broker's last will says offline for us.
+            with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
-            except (RuntimeError, ValueError):
-                pass  # not connected any more: the broker's last will says offline for us
             # Let the last acknowledgements land, so the next start does not resend them.
             while self._inflight and time.monotonic() < deadline:
                 self._drain_acks()
@@ -446,7 +447,7 @@ class MqttLink:
         ):
             try:
                 self._journal.mark_published(self._acked_seq)
-            except (sqlite3.Error, OSError, ValueError) as exc:  # JournalError is a ValueError
+            except JournalError as exc:
                 # A full or failing disk must not stop publishing, nor a clean close (the service
                 # still has the journal and the sensors to close): a lagging cursor only means
                 # events the broker has may be sent again after a restart, and QoS 1 allows that.
@@ -525,7 +526,8 @@ class MqttLink:
             client.subscribe(topic, qos=1)
         # The retain flag as published (MQTT 5): a command published retained while we run is told
         # from a live one at once, not only at our next connection (see _take_message).
-        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])
+        # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
+        _, mid = client.subscribe([(self.topics.commands, mqtt5.command_options(client))])  # type: ignore[arg-type]
         with self._lock:
             self._sync_mid = mid
 
@@ -550,7 +552,8 @@ class MqttLink:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         junk = mqtt5.junk_options(client)  # events, effects, moment, reply/+: never retained by us
-        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,
+        # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
+        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,  # type: ignore[arg-type]
                                                   self.topics.summary, self.topics.recent,
                                                   self.topics.private(0)[:-1] + "+")]
                          + [(t, junk) for t in self.topics.unretained])
@@ -815,7 +818,6 @@ def _nodelay(sock: Any) -> None:
     """Nagle plus delayed ACKs stall small QoS 1 exchanges by ~40 ms; paho never turns it off."""
     if sock is None:
         return
-    try:
+    # Not a TCP socket (a test double or a unix socket): nothing to tune.
+    with contextlib.suppress(OSError, AttributeError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except (OSError, AttributeError):
-        pass  # not a TCP socket (a test double or a unix socket): nothing to tune

@@ -42,6 +42,9 @@ MAX_COMMAND_BYTES = 16 * 1024
 PRIVATE_SEATS = 8  # seats 0..7 have a private topic; no game has more
 MAX_ID_LENGTH = 200
 MAX_NAME_SHOWN = 40  # characters of an unknown command's name a refusal repeats
+# The fields every command may carry besides its own (docs/topics.md): its id, signed time and
+# signature, and the game and point of the game it was made at. A handler never reads them as input.
+ENVELOPE = frozenset({"id", "ts", "auth", "in_game", "at_seq"})
 _MEMORY_S = 4 * COMMAND_WINDOW_S  # the worker has long written an id down by then (see the module doc)
 # An oversized command up to this size still gets a correlated reply. Reading its id costs a whole
 # JSON parse (about 15 ms for 250 KiB), so it is done only for a refusal that will be answered

@@ -22,73 +22,79 @@ import functools
 import importlib
 import inspect
 import logging
-import sqlite3
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.mqtt.link import Command
+from controller.protocol.commands import ENVELOPE, Command
 from controller.protocol.payloads import check_players
 from controller.protocol.security import SealError, seal_reply, unseal_command
 from controller.service import gm_commands
+from controller.service.context import TableContext, ViewHooks, selftest_hooks
 from controller.service.gm_commands import GM_COMMANDS
-
-if TYPE_CHECKING:
-    from controller.service.service import Service
+from controller.store.journal import JournalError
 
 log = logging.getLogger(__name__)
 
 COMMANDS = ("new_game", "act", "sim", "resync", "selftest", *GM_COMMANDS)
-ENVELOPE = frozenset({"id", "ts", "auth", "in_game", "at_seq"})  # the signed command's own fields (docs/topics.md)
 
 # ok, error, reply data, and whether the game (so the views) may have changed.
+# A field of the wrong type is bad input like any other: a ValueError, refused in words (the
+# handler answers ValueError with a refusal, and anything else as an internal error).
 Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
 
 
 class CommandHandler:
-    """Answers the commands of :data:`COMMANDS` for ``service``, one at a time."""
+    """Answers the commands of :data:`COMMANDS` for one table, one at a time.
 
-    def __init__(self, service: Service) -> None:
-        # The service's parts (referee, link, hub, journal) are read on each command:
+    ``views`` are refreshed by ``resync`` and given the self-test's report; ``flush_bounces``
+    journals the sensors' bounce counts before a new game or a question about them.
+    """
+
+    def __init__(self, table: TableContext, views: ViewHooks, flush_bounces: Callable[[bool], None]) -> None:
+        # The table's parts (referee, link, hub, journal) are read on each command:
         # they are created in start() and dropped in stop(), after this handler exists.
-        self._service = service
+        self._table = table
+        self._views = views
+        self._flush_bounces = flush_bounces
 
     def handle(self, cmd: Command) -> bool:
         """Run ``cmd``, reply to its sender, and return whether the game may have changed."""
-        service = self._service
-        assert service.link is not None
+        table = self._table
+        link = table.link
+        assert link is not None
         seat: int | None = None
         run: Callable[[], Reply]
         try:
             # Spent before it runs, whatever comes of it: a capture replayed later, after a
             # restart too, finds the id taken (controller.protocol.commands, docs/topics.md).
-            service.journal.use_command(cmd.id)
-        except (ValueError, sqlite3.Error, OSError) as exc:  # JournalError is a ValueError
-            service._counters["refused"] += 1
-            service.link.reply(cmd.name, cmd.id, False,
-                               error=f"the journal cannot be written, so the command was not taken: {exc}")
+            table.journal.use_command(cmd.id)
+        except JournalError as exc:
+            table.refused()
+            link.reply(cmd.name, cmd.id, False,
+                       error=f"the journal cannot be written, so the command was not taken: {exc}")
             return False
         stale = self._other_game(cmd) or self._moved_on(cmd)
         if stale is not None:
-            service._counters["refused"] += 1
-            service.link.reply(cmd.name, cmd.id, False, error=stale)
+            table.refused()
+            link.reply(cmd.name, cmd.id, False, error=stale)
             return False
         if cmd.name == "new_game" or (cmd.name == "history" and cmd.payload.get("op") == "sensors"):
-            service.flush_bounces(force=True)  # the bounces so far: the game that ends, or the table asked for
+            self._flush_bounces(True)  # the bounces so far: the game that ends, or the table asked for
         if cmd.name == "history":
-            gm_commands.start_history(service, cmd)  # answered from its own thread (controller/service/gm_commands.py)
+            gm_commands.start_history(table, cmd)  # answered from its own thread (controller/service/gm_commands.py)
             return False
         try:
             if cmd.name == "act" and ({"seat", "sealed"} & set(cmd.payload)):
                 seat, raw = self._open_sealed_act(cmd)
                 run = functools.partial(self._act, cmd.id, raw, seat)
             elif cmd.name in GM_COMMANDS:
-                run = functools.partial(gm_commands.handle, service, cmd)
+                run = functools.partial(gm_commands.handle, table, self._views, cmd)
             else:
                 run = functools.partial(getattr(self, f"_cmd_{cmd.name}"), cmd)
         except ValueError as exc:
             # Refused before anything sealed was read, so the reason can go in clear.
-            service._counters["refused"] += 1
-            service.link.reply(cmd.name, cmd.id, False, error=str(exc))
+            table.refused()
+            link.reply(cmd.name, cmd.id, False, error=str(exc))
             return False
         try:
             ok, error, data, changed = run()
@@ -99,9 +105,9 @@ class CommandHandler:
             # The referee restores itself from the journal when a decision fails half-way.
             ok, error, data, changed = False, f"internal error in {cmd.name}: {type(exc).__name__}", None, True
         if not ok:
-            service._counters["refused"] += 1
+            table.refused()
         if seat is None:
-            service.link.reply(cmd.name, cmd.id, ok, error=error, data=data)
+            link.reply(cmd.name, cmd.id, ok, error=error, data=data)
         else:
             # ok goes inside as well: the panel reads the verdict the seat's key vouches for.
             body: dict[str, Any] = {"ok": ok}
@@ -109,8 +115,7 @@ class CommandHandler:
                 body["error"] = error
             if data is not None:
                 body["data"] = data
-            service.link.reply(cmd.name, cmd.id, ok,
-                               sealed=seal_reply(service._token, service.table, seat, cmd.id, body))
+            link.reply(cmd.name, cmd.id, ok, sealed=seal_reply(table.token, table.table, seat, cmd.id, body))
         return changed
 
     def _other_game(self, cmd: Command) -> str | None:
@@ -127,7 +132,7 @@ class CommandHandler:
         named = cmd.payload["in_game"]
         if not isinstance(named, str) or not named:
             return f"{cmd.name}: 'in_game' must be the game_id of the game the command was made in (text)"
-        current = self._service.referee.game_id
+        current = self._table.referee.game_id
         if named == current:
             return None
         now = "no game" if current is None else "another game"
@@ -146,7 +151,7 @@ class CommandHandler:
         seen = cmd.payload["at_seq"]
         if isinstance(seen, bool) or not isinstance(seen, int) or seen < 0:
             return f"{cmd.name}: 'at_seq' must be the seq of the state the command was made at (0 or more)"
-        last = self._service.journal.last_seq()
+        last = self._table.journal.last_seq()
         if seen == last:
             return None
         if seen > last:
@@ -166,14 +171,14 @@ class CommandHandler:
             raise ValueError("act: a sealed act needs both 'seat' and 'sealed'")
         seat = p["seat"]
         if isinstance(seat, bool) or not isinstance(seat, int):
-            raise ValueError(f"act: 'seat' must be a seat number, got {_json_type(seat)}")
-        game = self._service.referee.game
+            raise ValueError(f"act: 'seat' must be a seat number, got {_json_type(seat)}")  # noqa: TRY004 - bad input, refused in words
+        game = self._table.referee.game
         seats = len(game.players) if game is not None else 0
         if not 0 <= seat < seats:
             where = f"0 to {seats - 1}" if seats else "none: there is no game"
             raise ValueError(f"act: seat {seat} is not a seat of this game (seats: {where})")
         try:
-            raw = unseal_command(self._service._token, self._service.table, seat, cmd.id, p["sealed"])
+            raw = unseal_command(self._table.token, self._table.table, seat, cmd.id, p["sealed"])
         except SealError as exc:
             raise ValueError(f"act: {exc}") from None
         return seat, raw
@@ -184,7 +189,7 @@ class CommandHandler:
             raise ValueError("act: missing 'action' ({\"kind\", \"player\", \"params\"}), "
                              "or 'seat' and 'sealed' for a sealed act")
         raw = cmd.payload["action"]
-        game = self._service.referee.game
+        game = self._table.referee.game
         kind = raw.get("kind") if isinstance(raw, dict) else None
         if game is not None and isinstance(kind, str) and kind in type(game).SECRET_ACTION_KINDS:
             raise ValueError(f"act: {kind!r} is a secret action: send it sealed ('seat' and 'sealed', "
@@ -195,11 +200,11 @@ class CommandHandler:
         """Apply the action ``raw`` (from a clear or an opened sealed act) for ``seat`` if sealed."""
         from controller.games import Action
 
-        service = self._service
+        table = self._table
         # Action.from_json is lenient for the terminal (text, empty params); a command is not:
         # a list where an object goes would otherwise be read as "no params" and played.
         if not isinstance(raw, dict):
-            raise ValueError(f"act: 'action' must be an object {{\"kind\", \"player\", \"params\"}}, "
+            raise ValueError(f"act: 'action' must be an object {{\"kind\", \"player\", \"params\"}}, "  # noqa: TRY004 - bad input, refused in words
                              f"got {_json_type(raw)}")
         if raw.get("params") is not None and not isinstance(raw["params"], dict):
             raise ValueError(f"act: 'action.params' must be an object, got {_json_type(raw['params'])}")
@@ -208,10 +213,10 @@ class CommandHandler:
             # The seat picks the key a player's page may use; it must also be whose move this is.
             raise ValueError(f"act: the action sealed for seat {seat} is for "
                              f"{'no seat' if action.player is None else f'seat {action.player}'}")
-        held = selftest_hooks().halt(service) if service.hub is not None else None
+        held = selftest_hooks().halt(table) if table.hub is not None else None
         if held is not None:  # a hardware failure makes refereeing impossible (docs/selftest.md)
             return False, f"act: {held['message']}. {held['guidance']}", None, False
-        outcome = service.referee.act(action, command_id=command_id)
+        outcome = table.referee.act(action, command_id=command_id)
         if not outcome.ok:
             return False, outcome.error, None, False
         data = dict(outcome.data or {})
@@ -219,12 +224,12 @@ class CommandHandler:
         return True, None, data, True
 
     def _cmd_new_game(self, cmd: Command) -> Reply:
-        referee = self._service.referee
+        referee = self._table.referee
         p = cmd.payload
         _only(p, {"game", "players", "seed", "options"}, "new_game")
         game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
         if not isinstance(game, str):
-            raise ValueError("new_game: 'game' must be a game name")
+            raise ValueError("new_game: 'game' must be a game name")  # noqa: TRY004 - bad input, refused in words
         if not isinstance(players, list) or not all(isinstance(n, str) for n in players):
             raise ValueError("new_game: 'players' must be a list of names")
         problem = check_players(players)  # the rules of table.players: a name fits on the panel
@@ -244,52 +249,40 @@ class CommandHandler:
         return True, None, {"game_id": referee.game_id, "events": _public(outcome.events)}, True
 
     def _cmd_sim(self, cmd: Command) -> Reply:
-        service = self._service
-        if not service.config.simulate or service.hub is None:
+        table = self._table
+        if not table.config.simulate or table.hub is None:
             return False, "sim: only available when the controller runs with --simulate", None, False
         _only(cmd.payload, {"sensor", "value"}, "sim")
         sensor, value = cmd.payload.get("sensor"), cmd.payload.get("value")
         if not isinstance(sensor, str) or not isinstance(value, str):
-            raise ValueError("sim: 'sensor' and 'value' must be strings")
+            raise ValueError("sim: 'sensor' and 'value' must be strings")  # noqa: TRY004 - bad input, refused in words
         from hardware.observation import sensor_values
 
         allowed = sensor_values(sensor)  # ValueError names an unknown sensor
         if value not in allowed:
             raise ValueError(f"sim: sensor {sensor!r} cannot be {value!r} (one of {', '.join(allowed)})")
         # The observation comes back through the hub's callback, like a real edge.
-        service.hub.simulate(sensor, value)
+        table.hub.simulate(sensor, value)
         return True, None, None, False
 
     def _cmd_resync(self, cmd: Command) -> Reply:
-        service = self._service
-        assert service.link is not None
+        table = self._table
+        assert table.link is not None
         _only(cmd.payload, set(), "resync")
-        service.views.refresh()
-        service.views.publish_health(force=True)
-        service.link.refresh_all()
-        return True, None, {"seq": service.journal.last_seq()}, False
+        self._views.refresh()
+        self._views.publish_health(force=True)
+        table.link.refresh_all()
+        return True, None, {"seq": table.journal.last_seq()}, False
 
     def _cmd_selftest(self, cmd: Command) -> Reply:
-        service = self._service
         try:
             module = importlib.import_module("hardware.selftest")
             run = module.run_for_service
         except (ImportError, AttributeError):
             return False, "selftest: the self-test is not available in this build", None, False
         payload = {k: v for k, v in cmd.payload.items() if k not in ENVELOPE}
-        report = run(service.hub, payload, service.views.set_selftest_report)
+        report = run(self._table.hub, payload, self._views.set_selftest_report)
         return True, None, report if isinstance(report, dict) else None, False
-
-
-_hooks: Any = None
-
-
-def selftest_hooks() -> Any:
-    """The self-test's hooks, imported when first needed (they pull in the sensor layer)."""
-    global _hooks
-    if _hooks is None:  # once: every observation asks, and import_module is Python code each time
-        _hooks = importlib.import_module("controller.service.selftest")
-    return _hooks
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> None:

@@ -17,22 +17,22 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.effects.engine import Effects, EffectsPlayer, load_effects
 from controller.mqtt.homeassistant import Discovery
 from controller.mqtt.put_right import PutRightGate
-
-if TYPE_CHECKING:
-    from controller.service.service import Service
+from controller.service.context import TableContext
 
 log = logging.getLogger(__name__)
 
 
 class TableEffects:
-    def __init__(self, service: Service) -> None:
-        self._service = service
-        config = service.config
+    """The effects and Home Assistant discovery of ``table`` (started and closed with the service)."""
+
+    def __init__(self, table: TableContext) -> None:
+        self._table = table
+        config = table.config
         self._enabled = config.effects.enabled
         self._packs: dict[str, Effects] = {}
         self._errors: dict[str, str] = {}
@@ -53,11 +53,11 @@ class TableEffects:
 
     # ----- lifecycle (the service's start and stop) --------------------------
     def start(self) -> None:
-        service = self._service
-        link = service.link
-        assert link is not None and service.referee is not None
-        ha = service.config.homeassistant
-        self.discovery = Discovery(service.config.mqtt.base_topic, service.table, ha.prefix,
+        table = self._table
+        link = table.link
+        assert link is not None and table.referee is not None
+        ha = table.config.homeassistant
+        self.discovery = Discovery(table.config.mqtt.base_topic, table.table, ha.prefix,
                                    lambda topic, data, retain: link.publish_now(topic, data, qos=1, retain=retain))
         if ha.discovery:
             link.listen(self.discovery.birth_topic, self._on_birth)
@@ -69,19 +69,19 @@ class TableEffects:
             # entities go from Home Assistant too. Nothing is written where there is none.
             link.listen(self.discovery.config_topic, self._on_old_config)
         self.player = EffectsPlayer(
-            service.table,
+            table.table,
             effects=self._effects_now,
             players=self._players_now,
             publish=self._publish_cues,
-            lights=self._light if service.hub is not None else None,
+            lights=self._light if table.hub is not None else None,
             also=self._moment if ha.discovery else None,
         )
         self.player.start()
         self._load_owner_packs()
-        service.referee.on_events = self._on_events
+        table.referee.on_events = self._on_events
 
     def close(self) -> None:
-        referee = self._service.referee
+        referee = self._table.referee
         if referee is not None:
             referee.on_events = None
         if self.player is not None:
@@ -104,11 +104,10 @@ class TableEffects:
 
     # ----- the effects thread ------------------------------------------------------
     def _game(self) -> str | None:
-        game = self._service.referee.game if self._service.referee is not None else None
-        return getattr(game, "name", None)
+        return self._table.game_name
 
     def _players_now(self) -> list[str]:
-        game = self._service.referee.game if self._service.referee is not None else None
+        game = self._table.referee.game if self._table.referee is not None else None
         return list(getattr(game, "players", []) or [])
 
     def _load_owner_packs(self) -> None:
@@ -118,7 +117,7 @@ class TableEffects:
         """
         if not self._enabled:
             return
-        for game, path in self._service.config.effects.packs:
+        for game, path in self._table.config.effects.packs:
             effects = self._pack(game)
             if self._errors.get(game) is None:
                 self._name_outputs_elsewhere(effects, path)
@@ -128,7 +127,7 @@ class TableEffects:
         with self._lock:
             effects = self._packs.get(game)
             if effects is None:
-                effects, error = load_effects(game, self._service.config.effects.pack_for(game))
+                effects, error = load_effects(game, self._table.config.effects.pack_for(game))
                 self._packs[game] = effects
                 if error is not None:
                     self._errors[game] = error
@@ -136,7 +135,7 @@ class TableEffects:
 
     def _name_outputs_elsewhere(self, effects: Effects, path: str) -> None:
         """One line for an owner's light cues that name no output of this Pi (a typo lights nothing)."""
-        hub = self._service.hub
+        hub = self._table.hub
         have = set(hub.output_names) if hub is not None else set()
         missing = sorted(effects.pack.outputs - have)
         if missing:
@@ -153,14 +152,14 @@ class TableEffects:
         return effects if self._enabled else None
 
     def _publish_cues(self, body: dict[str, Any]) -> None:
-        link = self._service.link
+        link = self._table.link
         if link is not None:
             link.publish_now(link.topics.effects, json.dumps(body, sort_keys=True).encode(), qos=0, sign=True)
 
     def _light(self, output: str, cue: Mapping[str, Any]) -> None:
         from hardware.patterns import Pattern
 
-        hub = self._service.hub
+        hub = self._table.hub
         if hub is None or output not in hub.output_names:
             return  # a light of home automation, not of this Pi: the effects topic carries it
         pattern = Pattern(str(cue.get("pattern", "blink")), int(cue.get("ms", 1000)),
@@ -174,10 +173,10 @@ class TableEffects:
     # ----- Home Assistant ----------------------------------------------------------
     def tick(self) -> None:
         """The worker, every round: announce discovery once per connection and per game."""
-        link = self._service.link
+        link = self._table.link
         if self.discovery is None or link is None:
             return
-        if not self._service.config.homeassistant.discovery:
+        if not self._table.config.homeassistant.discovery:
             self._remove_old_config()  # a flood's last config, left for this round
             return
         key = (self._game(), int(link.health()["connects"]))

@@ -12,16 +12,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.mqtt.link import Command
-from controller.protocol.commands import dumps
+from controller.protocol.commands import ENVELOPE, Command, dumps
 from controller.referee.gm import CORRECTIONS
 from controller.referee.history import History, HistoryError
 from controller.referee.live_gm import game_master
-
-if TYPE_CHECKING:
-    from controller.service.service import Service
+from controller.service.context import TableContext, ViewHooks
+from controller.store.journal import Journal, JournalError
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +33,6 @@ Reply = tuple[bool, str | None, dict[str, Any] | None, bool]
 
 
 def _only(payload: Mapping[str, Any], allowed: set[str], name: str) -> dict[str, Any]:
-    from controller.service.commands import (
-        ENVELOPE,  # the signed command's own fields (id, ts, auth)
-    )
-
     unknown = sorted(set(payload) - allowed - ENVELOPE)
     if unknown:
         raise ValueError(f"{name}: unknown field(s): {', '.join(unknown)}")
@@ -50,7 +44,7 @@ def _public(events: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     return [{k: e.get(k) for k in keep} for e in events or []]
 
 
-def handle(service: Service, cmd: Command) -> Reply:
+def handle(table: TableContext, views: ViewHooks, cmd: Command) -> Reply:
     """Answer one game-master command (not ``history``: see :func:`start_history`)."""
     name, p = cmd.name, cmd.payload
     if name == "undo":
@@ -81,14 +75,14 @@ def handle(service: Service, cmd: Command) -> Reply:
     by = "referee"
     if op == "undo_request":
         by = "a player"
-    outcome = game_master(service.referee, op, fields, by=by, command_id=cmd.id)
+    outcome = game_master(table.referee, op, fields, by=by, command_id=cmd.id)
     if not outcome.ok:
         # The refusal is in words; the sensor it was about stays in the data for the script that asked.
         sensor = fields.get("sensor") if op == "broken" else None
         about = {"op": op, "sensor": sensor} if isinstance(sensor, str) else None
         return False, outcome.error, about, False
     if op == "broken":
-        service.views._health_due = True  # the health topic shows the sensor out of service at once
+        views.health_changed()  # the health topic shows the sensor out of service at once
     return True, None, {"op": op, "events": _public(outcome.events)}, True
 
 
@@ -97,36 +91,34 @@ _history_lock = threading.Lock()  # one history request at a time per process: t
 _histories: dict[str, History] = {}
 
 
-def start_history(service: Service, cmd: Command) -> None:
+def start_history(table: TableContext, cmd: Command) -> None:
     """Answer ``history`` from a thread of its own; the reply goes out with the worker's next flush."""
     try:
         fields = _only(cmd.payload, {"op", "game_id", "step", "format"}, "history")
         if fields.get("op") not in HISTORY_OPS:
             raise ValueError(f"history: 'op' must be one of {', '.join(HISTORY_OPS)}")
     except ValueError as exc:
-        _reply(service, cmd, False, str(exc), None)
+        _reply(table, cmd, False, str(exc), None)
         return
-    threading.Thread(target=_run_history, args=(service, cmd, fields), name="gk-history", daemon=True).start()
+    threading.Thread(target=_run_history, args=(table, cmd, fields), name="gk-history", daemon=True).start()
 
 
-def _run_history(service: Service, cmd: Command, fields: dict[str, Any]) -> None:
-    from controller.store.journal import Journal, JournalError
-
+def _run_history(table: TableContext, cmd: Command, fields: dict[str, Any]) -> None:
     try:
         with _history_lock:
-            history = _histories.setdefault(service.table, History(service.config.table.reveal_hands))
-            with Journal(service.config.journal.path, table=service.table, create=False) as journal:
+            history = _histories.setdefault(table.table, History(table.config.table.reveal_hands))
+            with Journal(table.config.journal.path, table=table.table, create=False) as journal:
                 data = answer(history, journal, fields)
         size = len(dumps(data))
         if size > MAX_HISTORY_REPLY_BYTES:
             raise HistoryError(f"the answer is {size // 1024} KiB, too big to send over the broker; "
                                "read this game with `gravekeeper replay` on the journal")
-        _reply(service, cmd, True, None, data)
+        _reply(table, cmd, True, None, data)
     except (HistoryError, JournalError, ValueError) as exc:
-        _reply(service, cmd, False, f"history: {exc}", None)
+        _reply(table, cmd, False, f"history: {exc}", None)
     except Exception as exc:
         log.exception("history command %s failed", cmd.id)
-        _reply(service, cmd, False, f"internal error in history: {type(exc).__name__}", None)
+        _reply(table, cmd, False, f"internal error in history: {type(exc).__name__}", None)
 
 
 def answer(history: History, journal: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,11 +137,11 @@ def answer(history: History, journal: Any, fields: Mapping[str, Any]) -> dict[st
     return history.export(journal, game_id, str(fields.get("format") or "jsonl"))
 
 
-def _reply(service: Service, cmd: Command, ok: bool, error: str | None, data: dict[str, Any] | None) -> None:
-    link = service.link
+def _reply(table: TableContext, cmd: Command, ok: bool, error: str | None, data: dict[str, Any] | None) -> None:
+    link = table.link
     if link is None:
         return
     if not ok:
-        service._counters["refused"] += 1
+        table.refused()
     link.reply(cmd.name, cmd.id, ok, error=error, data=data)
-    service._wake()  # the worker flushes the reply
+    table.wake()  # the worker flushes the reply

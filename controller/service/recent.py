@@ -76,11 +76,8 @@ class RecentEvents:
         if last < self._seen:
             self._clear()  # a journal started afresh numbers its events from 1 again
             self._seen = -1
-        if self._seen < 0:
-            # First look: only the last MAX_EVENTS can matter, and a game_started among them cuts the rest.
-            start = max(0, last - self.max_events)
-        else:
-            start = self._seen
+        # First look: only the last MAX_EVENTS can matter, and a game_started among them cuts the rest.
+        start = max(0, last - self.max_events) if self._seen < 0 else self._seen
         for _, body in journal.public_after(start):
             self._add(body)
         self._seen = last

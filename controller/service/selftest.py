@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Config, MqttConfig
+from controller.service.context import TableContext
 from hardware.selftest.faults import Fault, has
 from hardware.selftest.guided import StepControl
 from hardware.selftest.report import CheckResult, Report, Status
@@ -68,10 +69,11 @@ def check_broker(mqtt: MqttConfig, *, timeout: float = BROKER_TIMEOUT_S, down: b
 
 def _check_auth(mqtt: MqttConfig, host: str, port: int, timeout: float) -> CheckResult:
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
     done = threading.Event()
     result: list[Any] = []
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
     if mqtt.username:
         client.username_pw_set(mqtt.username, mqtt.password)
     who = f"user {mqtt.username!r}" if mqtt.username else "an anonymous client"
@@ -125,12 +127,13 @@ def publish_report(mqtt: MqttConfig, table: str, report: Mapping[str, Any], *,
     import json
 
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
     topic = f"{mqtt.base_topic}/{table}/health"
     current: list[dict[str, Any]] = []
     got = threading.Event()
     connected = threading.Event()
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"gravekeeper-selftest-{os.getpid()}")
     if mqtt.username:
         client.username_pw_set(mqtt.username, mqtt.password)
     if mqtt.tls:
@@ -210,7 +213,8 @@ def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_M
     if verdict != "ok":
         return [writable, CheckResult("journal.integrity", "journal", Status.FAIL,
                                       f"{path} is damaged: {verdict} (keep a copy, then see docs/deploy.md)")]
-    return [writable, CheckResult("journal.integrity", "journal", Status.PASS, "the journal passes SQLite's integrity check")]
+    return [writable, CheckResult("journal.integrity", "journal", Status.PASS,
+                                  "the journal passes SQLite's integrity check")]
 
 
 def check_data(sources: Mapping[str, str | Path | None] | None = None) -> list[CheckResult]:
@@ -264,61 +268,65 @@ def run_selftest(config: Config, *, faults: Sequence[Fault] = (), guided: bool =
 
 
 # -- hooks the service calls (docs/selftest.md, "In the service") -------------------
-def service_checks(service: Any) -> list[CheckResult]:
+def service_checks(table: TableContext) -> list[CheckResult]:
     """The non-hardware checks inside the running service, on its own link and journal."""
-    link = service.link
+    link = table.link
     if link is not None and link.connected:
         out = [CheckResult("broker.reachable", "broker", Status.PASS,
-                           f"the service is connected to {service.broker.host}:{service.broker.port}"),
+                           f"the service is connected to {table.broker.host}:{table.broker.port}"),
                CheckResult("broker.auth", "broker", Status.PASS, "the broker accepted the service's session")]
     else:
         out = [CheckResult("broker.reachable", "broker", Status.FAIL,
                            f"no broker: the service is not connected ({link.health() if link else 'no link'})"),
                CheckResult("broker.auth", "broker", Status.SKIP, "the broker cannot be reached")]
-    journal = service.journal
+    journal = table.journal
     verdict = journal.integrity_check() if journal is not None else "no journal is open"
-    out += check_journal(service.config.journal.path, service.table)[:1]
+    out += check_journal(table.config.journal.path, table.table)[:1]
     out.append(CheckResult("journal.integrity", "journal", Status.PASS if verdict == "ok" else Status.FAIL,
-                           "the journal passes SQLite's integrity check" if verdict == "ok" else f"the journal is damaged: {verdict}"))
+                           "the journal passes SQLite's integrity check" if verdict == "ok"
+                           else f"the journal is damaged: {verdict}"))
     return out + check_data()
 
 
-def observed(service: Any, obs: Any) -> bool:
-    """True when a running walk-through holds this observation back from the referee."""
+def observed(table: TableContext, obs: Any, forward: Callable[[Any], None]) -> bool:
+    """True when a running walk-through holds this observation back from the referee.
+
+    ``forward`` takes it on to the referee when the walk-through lets it go.
+    """
     global _hold
     if _hold is None:  # once: every observation comes here, on its way to the referee
         from hardware.selftest.session import observed as hold
 
         _hold = hold
-    return _hold(service.hub, obs, service._on_observation)
+    return _hold(table.hub, obs, forward)
 
 
 _hold: Callable[[Any, Any, Callable[[Any], None]], bool] | None = None
 
 
-def tick(service: Any, now: float) -> bool:
+def tick(table: TableContext, now: float) -> bool:
     """Feed the live monitor; True when its findings changed (the service then publishes health)."""
     from hardware.selftest import session
 
-    session.add_checks(service.hub, lambda: service_checks(service))
-    game = service.referee.game if service.referee is not None else None
-    return session.tick(service.hub, game, now)
+    session.add_checks(table.hub, lambda: service_checks(table))
+    game = table.referee.game if table.referee is not None else None
+    return session.tick(table.hub, game, now)
 
 
-def live_health(service: Any) -> dict[str, Any]:
+def live_health(table: TableContext) -> dict[str, Any]:
     from hardware.selftest.session import live_health as live
 
-    return live(service.hub)
+    return live(table.hub)
 
 
-def stop(service: Any, timeout: float = 5.0) -> bool:
+def stop(table: TableContext, timeout: float = 5.0) -> bool:
     """End a running self-test before the service closes its sensors; False if it did not stop in time."""
     from hardware.selftest.session import stop as end
 
-    return end(service.hub, timeout) if service.hub is not None else True
+    return end(table.hub, timeout) if table.hub is not None else True
 
 
-def halt(service: Any) -> dict[str, Any] | None:
+def halt(table: TableContext) -> dict[str, Any] | None:
     from hardware.selftest.session import halt as held
 
-    return held(service.hub)
+    return held(table.hub)

@@ -36,6 +36,11 @@ self-test's live monitor is fed through the hooks of ``controller.service.selfte
 its moves back from the referee), a tick with the health checks, its findings
 in the health payload, and a halt that refuses moves while the board cannot be
 read.
+
+The command handler, the views, the effects and the self-test's hooks never see
+the service: each is given the table's :class:`~controller.service.context.TableContext`
+(settings, token, counters, the live parts, ``wake``) and the narrow hooks it
+needs from another part, so none of them imports this module.
 """
 
 from __future__ import annotations
@@ -49,15 +54,18 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from controller.config import Config
 from controller.mqtt.broker import BrokerChoice
-from controller.mqtt.link import Command, MqttLink
-from controller.service.commands import COMMANDS, CommandHandler, selftest_hooks
+from controller.mqtt.link import MqttLink
+from controller.protocol.commands import Command
+from controller.service.commands import COMMANDS, CommandHandler
+from controller.service.context import TableContext, selftest_hooks
 from controller.service.effects import TableEffects
 from controller.service.views import ServiceViews
 from controller.store.bounce_ledger import BounceLedger
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +77,7 @@ HUB_YIELD_S = 0.002  # see _events_committed: at most this long a decision holds
 _STOP = object()
 
 
-class ServiceError(RuntimeError):
+class ServiceError(GravekeeperError, RuntimeError):
     """The service cannot start (journal, hardware); the message says what to fix."""
 
 
@@ -116,7 +124,8 @@ class Service:
         self.config = config
         self.broker = broker
         self.table = config.table.id
-        self._token = config.table.token
+        # What the commands, views and effects see of this table (controller/service/context.py).
+        self._table = TableContext(config, broker, config.table.token, wake=self._wake)
         self._pin_factory = pin_factory
         self._clock = clock
         self._queue: queue.Queue[Any] = queue.Queue()
@@ -131,19 +140,42 @@ class Service:
         self._reconcile_pending = False
         self._worker: threading.Thread | None = None
         self._stopped = threading.Event()
-        self._started = False
-        self._counters = {"observations": 0, "commands": 0, "refused": 0, "mismatches": 0}
-        self.journal: Any = None
-        self.referee: Any = None
-        self.hub: Any = None
-        self.link: MqttLink | None = None
-        self._commands = CommandHandler(self)
-        self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
-        self.effects = TableEffects(self)  # cues and Home Assistant, in a thread of their own
-        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/store/bounce_ledger.py)
+        self.effects = TableEffects(self._table)  # cues and Home Assistant, in a thread of their own
+        # The retained topics: state, private views, sensors, health.
+        self.views = ServiceViews(self._table, effects_health=self.effects.health)
+        self._commands = CommandHandler(self._table, self.views, flush_bounces=self.flush_bounces)
+        self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (store/bounce_ledger.py)
         # Why the service cannot go on (another controller runs this table), and who to tell.
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
+
+    # ----- the table's parts (made by start(), dropped when it closes) ------
+    @property
+    def journal(self) -> Any:
+        return self._table.journal
+
+    @property
+    def referee(self) -> Any:
+        """The live referee: not thread-safe, so read it in :meth:`call` (the worker)."""
+        return self._table.referee
+
+    @property
+    def hub(self) -> Any:
+        return self._table.hub
+
+    @property
+    def link(self) -> MqttLink | None:
+        return self._table.link
+
+    @property
+    def game_name(self) -> str | None:
+        """The name of the game on the table (``terror``, ...); read it in :meth:`call`, like the referee."""
+        return self._table.game_name
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """A copy of the health topic's own counters (observations, commands, refused, mismatches)."""
+        return dict(self._table.counters)
 
     # ----- lifecycle ------------------------------------------------------
     def start(self) -> None:
@@ -151,54 +183,54 @@ class Service:
         from controller.store.journal import Journal, JournalError
 
         cfg = self.config
+        table = self._table
         try:
-            self.journal = Journal(cfg.journal.path, table=self.table)
+            table.journal = Journal(cfg.journal.path, table=self.table)
         except Exception as exc:
             raise ServiceError(f"journal.path: cannot open {cfg.journal.path!r}: {exc}") from exc
         try:
             try:
-                self.referee = Referee(self.journal, cfg, clock=self._clock)
+                table.referee = Referee(table.journal, cfg, clock=self._clock)
             except (JournalError, sqlite3.Error) as exc:  # the restore read a damaged journal
                 raise ServiceError(f"journal.path: {exc}") from exc
             # Sensors first: a table whose hardware cannot start must fail before it puts a
             # game in the journal or anything retained on the broker (no phantom tables).
-            self.hub = self._make_hub()
+            table.hub = self._make_hub()
             self._maybe_first_game()
-            self.link = MqttLink(
+            table.link = link = MqttLink(
                 cfg.mqtt,
                 host=self.broker.host,
                 port=self.broker.port,
                 table=self.table,
-                token=self._token,
-                journal=self.journal,
+                token=table.token,
+                journal=table.journal,
                 commands=COMMANDS,
                 on_command=lambda c: self._enqueue(_Cmd(c)),
                 on_wake=self._wake,
                 # "name": what people read for the table (table.name), signed with the rest of the status.
-                status={"game": self._game_name(), "simulate": cfg.simulate, "name": cfg.table.name},
+                status={"game": table.game_name, "simulate": cfg.simulate, "name": cfg.table.name},
                 on_conflict=self._on_conflict,
                 # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
                 mqtt5_protocol=getattr(self.broker, "embedded", None) is None,
             )
             # Every decision's events go to paho as soon as they are durable (see _events_committed).
-            self.referee.on_committed = self._events_committed
+            table.referee.on_committed = self._events_committed
             # Retained payloads exist before the first connection: the link compares its own
             # state with the broker's retained one to avoid resending events after a kill -9.
             self.views.refresh()
             self.views.maybe_recent(0.0, force=True)  # the current game's moves, for a panel opened mid-game
-            self.link.start()
+            link.start()
             self.effects.start()
             self._set_up_simulated_board()
         except BaseException:
             self._close_parts()
             raise
-        self._started = True
         self._worker = threading.Thread(target=self._run, name="gk-worker", daemon=True)
         self._worker.start()
         self._inline = True
 
     def wait_online(self, timeout: float) -> bool:
-        return self.link is not None and self.link.wait_online(timeout)
+        return self._table.link is not None and self._table.link.wait_online(timeout)
 
     def stop(self, timeout: float = 5.0) -> None:
         if self._stopped.is_set():
@@ -216,7 +248,7 @@ class Service:
                 try:
                     self._inline = False
                     self.flush_bounces(force=True)  # the last counts, before the sensors close
-                    if self.link is not None and not self._worker.is_alive():
+                    if self._table.link is not None and not self._worker.is_alive():
                         self.views.refresh()
                         self.views.maybe_recent(0.0, force=True)
                 except Exception:
@@ -229,10 +261,10 @@ class Service:
 
     def _stop_selftest(self) -> None:
         # A guided walk-through still running would wait (minutes a step) on closed sensors.
-        if self.hub is None or "hardware.selftest.session" not in sys.modules:
+        if self._table.hub is None or "hardware.selftest.session" not in sys.modules:
             return  # no self-test ever ran here: nothing to stop, nothing to import
         try:
-            if not selftest_hooks().stop(self):
+            if not selftest_hooks().stop(self._table):
                 log.warning("a running self-test did not stop in time")
         except Exception as exc:  # noqa: BLE001 - keep closing the rest
             log.warning("the running self-test did not stop cleanly: %s", exc)
@@ -244,10 +276,10 @@ class Service:
             self.on_failure(reason)
 
     def _close_parts(self) -> None:
-        hub, link, journal = self.hub, self.link, self.journal
+        hub, link, journal = self._table.hub, self._table.link, self._table.journal
         self.effects.close()
         self._stop_selftest()
-        self.hub = None  # closed once, even when stop() follows a failed start()
+        self._table.hub = None  # closed once, even when stop() follows a failed start()
         if hub is not None:
             try:
                 hub.close()
@@ -258,7 +290,7 @@ class Service:
         if journal is not None:
             journal.close()
 
-    def __enter__(self) -> Service:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -279,7 +311,7 @@ class Service:
     # ----- set-up helpers -------------------------------------------------
     def _maybe_first_game(self) -> None:
         """A table whose journal holds no game starts the configured one, so the panel shows a board."""
-        outcome = self.referee.ensure_game()
+        outcome = self._table.referee.ensure_game()
         if outcome is not None and not outcome.ok:
             table = self.config.table
             # The operator edits the file: the loader's message names the entry as the file spells it.
@@ -319,22 +351,22 @@ class Service:
         --simulate`` would open on a mismatch. The set-up moves are not game
         input: they are dropped, and the board is reconciled as a whole.
         """
-        game = self.referee.game
-        if not self.config.simulate or self.hub is None or game is None or game.is_over:
+        game = self._table.referee.game
+        if not self.config.simulate or self._table.hub is None or game is None or game.is_over:
             return
-        snapshot = self.hub.snapshot()
+        snapshot = self._table.hub.snapshot()
         moves = {s: v for s, v in game.expected_board().items() if s in snapshot and snapshot[s].value != v}
         for sensor, value in moves.items():
-            self.hub.simulate(sensor, value)
+            self._table.hub.simulate(sensor, value)
         deadline = time.monotonic() + SIM_SETUP_TIMEOUT_S
         pause = threading.Event()
-        while any(self.hub.snapshot()[s].value != v for s, v in moves.items()):
+        while any(self._table.hub.snapshot()[s].value != v for s, v in moves.items()):
             if time.monotonic() > deadline:
                 raise ServiceError(f"hardware: the simulated board did not settle within {SIM_SETUP_TIMEOUT_S:g} s")
             pause.wait(0.01)
         # The snapshot shows a move before the hub has handed its observation on: wait for the
         # hub's worker to finish what it holds, or a set-up move would reach the referee later.
-        if not self.hub.sync():
+        if not self._table.hub.sync():
             raise ServiceError("hardware: the sensor hub did not hand on the simulated set-up in time")
         self._drop_queued_observations()
         self._reconcile_pending = True
@@ -354,14 +386,10 @@ class Service:
         for item in kept:
             self._queue.put(item)
 
-    def _game_name(self) -> str | None:
-        game = self.referee.game if self.referee is not None else None
-        return getattr(game, "name", None)
-
     # ----- inputs from other threads --------------------------------------
     def _on_observation(self, obs: Any) -> None:
         try:
-            if self.hub is not None and selftest_hooks().observed(self, obs):
+            if self._table.hub is not None and selftest_hooks().observed(self._table, obs, self._on_observation):
                 return  # a self-test walk-through holds the board: its moves are not game moves
         except Exception:
             log.exception("self-test hook failed on %s", obs)
@@ -379,14 +407,14 @@ class Service:
         if not self._inline or not self._lock.acquire(blocking=False):
             return False  # the worker is busy (a decision, the views): the queue keeps the order
         try:
-            if (self._inputs_in != self._inputs_out or self._reconcile_pending or self.referee.needs_reconcile
+            if (self._inputs_in != self._inputs_out or self._reconcile_pending or self._table.referee.needs_reconcile
                     or self._stopped.is_set()):
                 return False  # the worker first (a reading the journal refused: it compares the board)
-            assert self.link is not None
+            assert self._table.link is not None
             try:
-                self._counters["observations"] += 1
+                self._table.counters["observations"] += 1
                 # Its events were handed to the link by the commit itself (_events_committed).
-                self._note(self.referee.observe(obs))
+                self._note(self._table.referee.observe(obs))
             except Exception:
                 log.exception("error while deciding %r", obs)
         finally:
@@ -407,11 +435,11 @@ class Service:
         if not self._inline or self._stopped.is_set() or not self._lock.acquire(blocking=False):
             return
         try:
-            self.referee.rehearse()
+            self._table.referee.rehearse()
         finally:
             self._lock.release()
-        if self.link is not None:
-            self.link.rehearse()
+        if self._table.link is not None:
+            self._table.link.rehearse()
 
     def _events_committed(self) -> None:
         """The referee's decision is durable: hand its events to paho now, before anything else runs.
@@ -420,12 +448,12 @@ class Service:
         journal's commit and before the events are copied for the referee's caller. The views follow
         from the worker, as before.
         """
-        assert self.link is not None
-        self.link.flush(events_only=True, persist=False)
+        assert self._table.link is not None
+        self._table.link.flush(events_only=True, persist=False)
         if threading.current_thread() is not self._worker:
             # The hub's thread: paho's thread needs the interpreter lock to write the event, which
             # this one would keep for the rest of the decision (copies, the worker's wake-up).
-            self.link.wait_events_sent(HUB_YIELD_S)
+            self._table.link.wait_events_sent(HUB_YIELD_S)
 
     def _wake(self) -> None:
         if not self._wake_pending.is_set():
@@ -434,12 +462,12 @@ class Service:
 
     # ----- the worker -----------------------------------------------------
     def _run(self) -> None:
-        assert self.link is not None
+        assert self._table.link is not None
         while True:
             # Sleep until the referee has a grace period or window to expire (or MAX_WAIT_S,
             # for health and the outbox cursor): no fixed tick keeps an idle table awake.
             with self._lock:
-                deadline = self.referee.next_deadline()
+                deadline = self._table.referee.next_deadline()
             wait = MAX_WAIT_S if deadline is None else min(MAX_WAIT_S, deadline + TIMER_SLACK_S)
             try:
                 item = self._queue.get(timeout=wait)
@@ -450,42 +478,42 @@ class Service:
             if isinstance(item, _Decided):
                 # The hub's thread has just handed paho an event: let paho's thread write it
                 # before this one wakes up and takes the interpreter lock for the views.
-                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
+                self._table.link.wait_events_sent(EVENTS_SENT_WAIT_S)
             with self._lock:
                 changed = self._work(item)
             if changed:
                 # Paho's network thread writes the events, but needs the GIL, which the views (a
                 # millisecond of pure Python) would otherwise hold: let it go first. Outside the
                 # lock, so a slow acknowledgement never holds up the next decision.
-                self.link.wait_events_sent(EVENTS_SENT_WAIT_S)
+                self._table.link.wait_events_sent(EVENTS_SENT_WAIT_S)
             with self._lock:
                 self._publish_views(changed, item)
 
     def _work(self, item: Any) -> bool:
         """Decide ``item`` and whatever timers are due, and hand their events to the link."""
-        assert self.link is not None
+        assert self._table.link is not None
         changed = False
         try:
             if item is not None:
                 changed = self._handle(item)
-            if self.referee.needs_reconcile:  # a reading the journal refused: the board moved anyway
+            if self._table.referee.needs_reconcile:  # a reading the journal refused: the board moved anyway
                 self._reconcile_pending = True
             if self._reconcile_pending and self._queue.empty():
                 changed = self._reconcile() or changed
-            while (outcome := self.referee.tick()) is not None:
+            while (outcome := self._table.referee.tick()) is not None:
                 changed = True
                 if not outcome.ok:
                     log.error("referee: a timer could not be applied: %s", outcome.error)
                     break
             if changed:
-                self.link.flush(events_only=True, persist=False)  # events first, views after
+                self._table.link.flush(events_only=True, persist=False)  # events first, views after
         except Exception:
             log.exception("worker: error while handling %r", item)
             changed = True  # the referee may have restored itself from the journal: show it
         return changed
 
     def _publish_views(self, changed: bool, item: Any) -> None:
-        assert self.link is not None
+        assert self._table.link is not None
         try:
             # The effects player gets the decided events here, once paho has sent them (see _run):
             # waking its thread sooner would compete with paho's for the interpreter lock.
@@ -497,7 +525,7 @@ class Service:
             self.views.maybe_recent(now)  # at most once a second, after the events it holds went out
             self.flush_bounces()
             self.effects.tick()
-            self.link.flush(persist=self._queue.empty())
+            self._table.link.flush(persist=self._queue.empty())
         except Exception:
             log.exception("worker: error while publishing after %r", item)
 
@@ -510,16 +538,16 @@ class Service:
         if isinstance(item, (_Obs, _Cmd, _Call)):
             self._inputs_out += 1
         if isinstance(item, _Obs):
-            self._counters["observations"] += 1
+            self._table.counters["observations"] += 1
             if item.obs.initial:
                 # A start-up or reconnect reading: compare the whole board once the burst is in.
                 self._reconcile_pending = True
                 return True  # the sensors topic changes even if the game does not
             # The decision first; the sensors topic is refreshed with the other views after it.
-            self._note(self.referee.observe(item.obs))
+            self._note(self._table.referee.observe(item.obs))
             return True
         if isinstance(item, _Cmd):
-            self._counters["commands"] += 1
+            self._table.counters["commands"] += 1
             return self._commands.handle(item.command)
         if isinstance(item, _Call):
             try:
@@ -534,25 +562,25 @@ class Service:
         if outcome is None:
             return False
         if any(e.get("type") == "mismatch" for e in (outcome.events or [])):
-            self._counters["mismatches"] += 1
+            self._table.counters["mismatches"] += 1
             self.bounces.due = True  # a maker looks at the sensors now: their bounces go in the journal
         return True
 
     def flush_bounces(self, force: bool = False) -> None:
         """Journal the hub's new bounce counts against the running game (under the decision lock)."""
-        if self.hub is None or self.journal is None or self.referee is None:
+        if self._table.hub is None or self._table.journal is None or self._table.referee is None:
             return
         try:
             if force:
-                self.bounces.flush(self.hub, self.journal, self.referee.game_id)
+                self.bounces.flush(self._table.hub, self._table.journal, self._table.referee.game_id)
             else:
-                self.bounces.maybe_flush(self.hub, self.journal, self.referee.game_id)
+                self.bounces.maybe_flush(self._table.hub, self._table.journal, self._table.referee.game_id)
         except Exception:
             log.exception("could not journal the sensors' bounce counts")
 
     def _reconcile(self) -> bool:
         self._reconcile_pending = False
-        if self.hub is None:
+        if self._table.hub is None:
             return False
-        values = {sensor: state.value for sensor, state in self.hub.snapshot().items()}
-        return self._note(self.referee.reconcile(values))
+        values = {sensor: state.value for sensor, state in self._table.hub.snapshot().items()}
+        return self._note(self._table.referee.reconcile(values))

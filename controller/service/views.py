@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from controller.protocol.commands import PRIVATE_SEATS
 from controller.protocol.security import seal
-from controller.service.commands import selftest_hooks
+from controller.service.context import TableContext, selftest_hooks
 from controller.service.recent import RecentEvents
 from controller.service.summary import build_summary
-
-if TYPE_CHECKING:
-    from controller.service.service import Service
 
 HEALTH_EVERY_S = 10.0
 
@@ -53,10 +50,15 @@ def _public_size(state: bytes) -> int:
 
 
 class ServiceViews:
-    def __init__(self, service: Service) -> None:
-        self._service = service
+    """The retained topics of ``table``; ``effects_health`` is the effects' part of the health topic."""
+
+    def __init__(self, table: TableContext, effects_health: Callable[[], dict[str, Any]]) -> None:
+        self._table = table
+        self._effects_health = effects_health
         self._private_plain: dict[int, bytes] = {}
-        self._private_seats: set[int] = set()
+        # The seats whose private topics this run has set; None until the first refresh, which
+        # clears every seat the game does not use (a run before may have left one retained).
+        self._private_seats: set[int] | None = None
         self._last_health: bytes | None = None
         self._next_health = 0.0
         self._health_connected = False
@@ -70,43 +72,47 @@ class ServiceViews:
         """Called by the self-test (any thread): the report goes on the retained health topic."""
         self._selftest_report = dict(report)
         self._health_due = True
-        self._service._wake()
+        self._table.wake()
+
+    def health_changed(self) -> None:
+        """Publish health with the worker's next round, however recent the last one was."""
+        self._health_due = True
 
     # ----- state, private views, sensors ------------------------------------
     def refresh(self) -> None:
-        service = self._service
-        link = service.link
+        table = self._table
+        link = table.link
         assert link is not None
         topics = link.topics
-        link.set_status(game=service._game_name())
-        state = service.referee.state()
+        link.set_status(game=table.game_name)
+        state = table.referee.state()
         if state.get("mismatch") is None and self._halt_shown is not None:
             # A hardware failure holds play like a mismatch, so it shows where a mismatch shows.
             state["mismatch"] = self._halt_shown
         link.set_retained(topics.state, state)
         # Public, so the sealed views' lengths may follow it (security.seal): never a secret's.
         public_size = _public_size(link.retained(topics.state) or b"")
-        views = service.referee.private_views()
-        seq = service.journal.last_seq()
+        views = table.referee.private_views()
+        seq = table.journal.last_seq()
         for seat, view in views.items():
             plain = json.dumps(view, sort_keys=True).encode()
             if self._private_plain.get(seat) == plain:
                 continue  # sealing is randomised: only reseal what really changed
             self._private_plain[seat] = plain
-            sealed = seal(service._token, service.table, seat, view, public_size=public_size)
+            sealed = seal(table.token, table.table, seat, view, public_size=public_size)
             link.set_retained(topics.private(seat), {"seq": seq, "seat": seat, "sealed": sealed})
         for seat in range(PRIVATE_SEATS):  # a seat the game does not use is cleared
-            if seat not in views and (seat in self._private_seats or not service._started):
+            if seat not in views and (self._private_seats is None or seat in self._private_seats):
                 self._private_plain.pop(seat, None)
                 link.set_retained(topics.private(seat), None)
         self._private_seats = set(views)
         self.update_sensors()
-        hub = service.hub
+        hub = table.hub
         sensed = {sensor: st.value for sensor, st in hub.snapshot().items()} if hub is not None else {}
         link.set_retained(topics.summary, build_summary(state, sensed))
 
     def update_sensors(self) -> None:
-        hub, link = self._service.hub, self._service.link
+        hub, link = self._table.hub, self._table.link
         if hub is None or link is None:
             return
         sensors = {sensor: state.to_json() for sensor, state in hub.snapshot().items()}
@@ -117,8 +123,7 @@ class ServiceViews:
     # ----- the current game's latest events ----------------------------------
     def maybe_recent(self, now: float, force: bool = False) -> None:
         """Publish ``recent`` if the journal has new events and a second has passed (``force``: now)."""
-        service = self._service
-        link, journal = service.link, service.journal
+        link, journal = self._table.link, self._table.journal
         if link is None or journal is None:
             return
         if force:
@@ -129,7 +134,7 @@ class ServiceViews:
 
     def _game(self) -> dict[str, Any] | None:
         """Which game the events belong to, as a ``game_started`` event names it."""
-        referee = self._service.referee
+        referee = self._table.referee
         game = referee.game if referee is not None else None
         if game is None or referee.game_id is None:
             return None
@@ -138,29 +143,29 @@ class ServiceViews:
 
     # ----- health ------------------------------------------------------------
     def health(self) -> dict[str, Any]:
-        service = self._service
-        assert service.link is not None
-        links: dict[str, Any] = {"broker": service.link.health()}
+        table = self._table
+        assert table.link is not None
+        links: dict[str, Any] = {"broker": table.link.health()}
         sensors: dict[str, Any] = {}
         warnings: list[Any] = []
         live: dict[str, Any] = {}
-        if service.hub is not None:
-            hub_health = service.hub.health()
+        if table.hub is not None:
+            hub_health = table.hub.health()
             links.update(hub_health.get("links") or {})
             sensors = hub_health.get("sensors") or {}
             warnings.extend(hub_health.get("warnings") or [])
-            live = selftest_hooks().live_health(service)  # the live monitor: findings, halt
+            live = selftest_hooks().live_health(table)  # the live monitor: findings, halt
             warnings.extend(live.pop("warnings", []))
-        counters = {**service._counters, **service.link.counters()}
-        config = service.config
+        counters = {**table.counters, **table.link.counters()}
+        config = table.config
         # Sensors the referee marked broken for this game (controller/referee/gm.py): out of service.
-        out_of_service = service.referee.core.gm.public(None)["out_of_service"] if service.referee else []
+        out_of_service = table.referee.core.gm.public(None)["out_of_service"] if table.referee else []
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
                 "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,
-                "out_of_service": out_of_service, "effects": service.effects.health(), **live}
+                "out_of_service": out_of_service, "effects": self._effects_health(), **live}
 
     def publish_health(self, force: bool = False) -> None:
-        link = self._service.link
+        link = self._table.link
         assert link is not None
         body = self.health()
         halt = body.get("halt")
@@ -173,10 +178,10 @@ class ServiceViews:
             link.set_retained(link.topics.health, {"time": time.time(), **body}, force=force)
 
     def maybe_health(self, now: float) -> None:
-        service = self._service
-        assert service.link is not None
-        connected = service.link.connected
-        if service.hub is not None and selftest_hooks().tick(service, now):
+        table = self._table
+        assert table.link is not None
+        connected = table.link.connected
+        if table.hub is not None and selftest_hooks().tick(table, now):
             self._health_due = True  # a new or cleared finding of the live monitor is shown at once
         if now >= self._next_health or connected != self._health_connected or self._health_due:
             self._health_connected = connected

@@ -39,8 +39,10 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Self
 from urllib.parse import quote
+
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +101,7 @@ CHECKPOINT_JOIN_S = 5.0
 BUSY_TIMEOUT_MS = 5000  # how long a write waits for another table's writer of the same file
 
 
-class JournalError(ValueError):
+class JournalError(GravekeeperError, ValueError):
     """The journal file is missing, corrupt, of another version, or the call is invalid."""
 
 
@@ -344,7 +346,17 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"journal {self.path} cannot be read: {exc}") from None
 
-    def __enter__(self) -> Journal:
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        # A full or failing disk. The callers of these writes go on without them (the outbox
+        # cursor) or refuse what needed them (a spent command id): they catch one JournalError,
+        # which says what SQLite or the system said, rather than every error of both.
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise JournalError(str(exc) or type(exc).__name__) from exc
+
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -485,13 +497,16 @@ class Journal:
             return True
 
     def mark_published(self, seq: int) -> None:
-        """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""
+        """Advance the outbox cursor; it never moves back and never passes ``last_seq()``.
+
+        :class:`JournalError` for a seq past the last event, or a write that fails.
+        """
         with self._lock:
             self._check_open()
             last = self._last_seq_locked()
             if seq > last:
                 raise JournalError(f"cannot mark seq {seq} published: the last event is {last}")
-            with self._transaction():
+            with self._writing(), self._transaction():
                 self._db.execute(
                     "INSERT INTO outbox VALUES (?, ?) ON CONFLICT (table_id) "
                     "DO UPDATE SET published_seq = max(published_seq, excluded.published_seq)",
@@ -624,11 +639,12 @@ class Journal:
         restart whether it was accepted, refused or never judged. ``commands``
         (below ``record``) keeps which accepted input an id became; this table
         only says the id is spent. A new table in schema 1: ``CREATE TABLE IF
-        NOT EXISTS`` adds it to an older journal at its next open.
+        NOT EXISTS`` adds it to an older journal at its next open. A write that fails raises
+        :class:`JournalError`.
         """
         with self._lock:
             self._check_open()
-            with self._transaction():
+            with self._writing(), self._transaction():
                 self._db.execute("INSERT OR IGNORE INTO used_commands VALUES (?, ?, ?)",
                                  (self.table, str(command_id), time.time()))
 

@@ -18,10 +18,12 @@ import os
 import secrets
 from pathlib import Path
 
+from gravekeeper.errors import GravekeeperError
+
 TOKEN_BYTES = 18  # 24 URL-safe characters: out of reach of guessing, short enough to type
 
 
-class TokenFileError(ValueError):
+class TokenFileError(GravekeeperError, ValueError):
     """The token file cannot be read or written; the message names the file and why."""
 
 

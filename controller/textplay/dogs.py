@@ -78,12 +78,14 @@ def _grid(view: Mapping[str, Any], marks: Mapping[Place, str]) -> list[str]:
 
 def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     view = game.public_view()
-    out = [("header", f"{view['title']}, turn {view['turn']}: {_phase_text(view)}"), ("grid", "\n".join(_grid(view, marks)))]
-    out.append(("counts", f"Tiles placed {view['tiles_placed']} of {view['tiles_total']}, snacks in the tin "
-                          f"{view['tin_count']}, face-down spooks {view['face_down_spooks']}"))
+    out = [("header", f"{view['title']}, turn {view['turn']}: {_phase_text(view)}"),
+           ("grid", "\n".join(_grid(view, marks)))]
+    out.append(("counts", (f"Tiles placed {view['tiles_placed']} of {view['tiles_total']}, snacks in the tin "
+                           f"{view['tin_count']}, face-down spooks {view['face_down_spooks']}")))
     if view["drawn_tile"]:
         tile = view["drawn_tile"]
-        out.append(("tile", f"Tile to place: {tile['name']} (as printed)\n" + "\n".join("    " + " ".join(row) for row in tile["grid"])))
+        printed = "\n".join("    " + " ".join(row) for row in tile["grid"])
+        out.append(("tile", f"Tile to place: {tile['name']} (as printed)\n{printed}"))
     carrying = [s for s in view["spooks"] if s["snacks"]]
     if carrying:
         out.append(("spooks", "; ".join(f"the {s['kind']} carries {', '.join(s['snacks'])}" for s in carrying)))
@@ -92,14 +94,15 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
         snacks = ", ".join(card["snacks"]) or "none"
         flag = "  (two Spook Actions next turn)" if card["two_spook_actions_next"] else ""
         out.append((f"player{card['seat']}",
-                    f"{card['seat'] + 1} {card['name']} ({card['colour']} dog): snacks {snacks}; spooks {spooks}; "
-                    f"{card['score']} points{flag}"))
+                    (f"{card['seat'] + 1} {card['name']} ({card['colour']} dog): snacks {snacks}; spooks {spooks}; "
+                     f"{card['score']} points{flag}")))
     if view["dice"]:
-        dice = ", ".join(f"{value} ({use or 'unused'})" for value, use in zip(view["dice"], view["dice_use"]))
+        uses = zip(view["dice"], view["dice_use"], strict=True)  # two dice, each with its use
+        dice = ", ".join(f"{value} ({use or 'unused'})" for value, use in uses)
         out.append(("dice", f"Dice: {dice}"))
     if view["over"]:
         names = " and ".join(view["players"][s] for s in view["winners"])
-        scores = ", ".join(f"{n} {s}" for n, s in zip(view["players"], view["scores"]))
+        scores = ", ".join(f"{n} {s}" for n, s in zip(view["players"], view["scores"], strict=True))
         out.append(("over", f"Final scores: {scores}. " + (
             f"{names} tie and become friends." if view["friends"] else f"{names} wins.")))
     return out
@@ -125,7 +128,7 @@ def turned(grid: Sequence[str], rotation: int) -> list[str]:
     """The tile's grid turned ``rotation`` quarter turns clockwise."""
     rows = [list(row) for row in grid]
     for _ in range(rotation % 4):
-        rows = [list(row) for row in zip(*rows[::-1])]
+        rows = [list(row) for row in zip(*rows[::-1], strict=True)]
     return ["".join(row) for row in rows]
 
 
@@ -138,8 +141,29 @@ def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
         return f"the {spooks[ident]['kind']}" if ident in spooks else "a spook"
 
     def dog_name(s: Any) -> str:
-        return "your dog" if s == seat else f"{names[s]}'s dog" if isinstance(s, int) and 0 <= s < len(names) else "a dog"
+        if s == seat:
+            return "your dog"
+        return f"{names[s]}'s dog" if isinstance(s, int) and 0 <= s < len(names) else "a dog"
 
+    # What each simple action says; p: its params.
+    simple: dict[str, Callable[[Mapping[str, Any]], str]] = {
+        "place_dog": lambda p: "put your dog here",
+        "roll": lambda p: "Roll both dice",
+        "choose": lambda p: (f"Use the {_die(view, p.get('die'))} for the "
+                             f"{str(p.get('action')).replace('_', ' ')} action"),
+        "back": lambda p: "Take the choice back",
+        "move_dog": lambda p: "move your dog here",
+        "move_spook": lambda p: "move the spook here",
+        "collect": lambda p: "Collect the snack cubes here",
+        "wrestle": lambda p: f"Wrestle {dog_name(p.get('dog'))}",
+        "attack": lambda p: f"Attack {spook_name(p.get('spook'))}",
+        "bork": lambda p: "bork: " + (dog_name(p.get("id")) if p.get("token") == "dog" else spook_name(p.get("id")))
+        + " jumps here",
+        "done": lambda p: "Do nothing more",
+        "decline": lambda p: "Do not attack",
+        "escape": lambda p: "flee here",
+        "bat_target": lambda p: f"Send the bat after {dog_name(p.get('dog'))}",
+    }
     out = []
     for a in actions:
         p = a.params
@@ -147,33 +171,17 @@ def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
         kind = a.kind
         if kind == "place_tile":
             tile = view["drawn_tile"]
-            drawing = "\n".join("         " + " ".join(row) for row in turned(tile["grid"], p["rotation"])) if tile else ""
+            rows = turned(tile["grid"], p["rotation"]) if tile else []
+            drawing = "\n".join("         " + " ".join(row) for row in rows)
             out.append(Option(a, f"{TURNS[p['rotation'] % 4]}:\n{drawing}", place=square,
                               at="the tile's top left corner here"))
             continue
-        simple: dict[str, Callable[[], str]] = {
-            "place_dog": lambda: "put your dog here",
-            "roll": lambda: "Roll both dice",
-            "choose": lambda: f"Use the {_die(view, p.get('die'))} for the {str(p.get('action')).replace('_', ' ')} action",
-            "back": lambda: "Take the choice back",
-            "move_dog": lambda: "move your dog here",
-            "move_spook": lambda: "move the spook here",
-            "collect": lambda: "Collect the snack cubes here",
-            "wrestle": lambda: f"Wrestle {dog_name(p.get('dog'))}",
-            "attack": lambda: f"Attack {spook_name(p.get('spook'))}",
-            "bork": lambda: "bork: " + (dog_name(p.get("id")) if p.get("token") == "dog" else spook_name(p.get("id")))
-            + " jumps here",
-            "done": lambda: "Do nothing more",
-            "decline": lambda: "Do not attack",
-            "escape": lambda: "flee here",
-            "bat_target": lambda: f"Send the bat after {dog_name(p.get('dog'))}",
-        }
         if kind == "pick_spook":
             spook = spooks.get(p.get("spook"))
             where = (spook["x"], spook["y"]) if spook else None
             out.append(Option(a, f"pick {spook_name(p.get('spook'))}", place=where))
         elif kind in simple:
-            out.append(Option(a, simple[kind](), place=square))
+            out.append(Option(a, simple[kind](p), place=square))
         else:
             out.append(Option(a, game.describe(a), place=square, group=kind))
     return out
@@ -209,7 +217,8 @@ def describe_event(game: Game, event: Event, viewer: int | None) -> str:
         "turn_started": lambda: f"turn {d['turn']}: {who}",
         "dice_rolled": lambda: f"{who} rolls {d['dice'][0]} and {d['dice'][1]}"
         + (" (two Spook Actions: gargoyle)" if d.get("two_spook_actions") else ""),
-        "die_chosen": lambda: f"{who} uses the {d.get('value')} for the {str(d.get('action')).replace('_', ' ')} action",
+        "die_chosen": lambda: (f"{who} uses the {d.get('value')} for the "
+                               f"{str(d.get('action')).replace('_', ' ')} action"),
         "spook_action_skipped": lambda: "no spook is in the graveyard: the Spook Action is lost",
         "step_back": lambda: f"{who} takes the choice back",
         "dog_moved": lambda: f"{who}'s dog runs {d['steps']} squares",
@@ -222,7 +231,8 @@ def describe_event(game: Game, event: Event, viewer: int | None) -> str:
         "attacked": lambda: f"{who} attacks the {d['kind']} and rolls {d['roll']}: "
         + ("captured!" if d.get("captured") else "it escapes"),
         "borked": lambda: f"{who} borks: {token(d.get('token'), d.get('id'))} jumps away",
-        "bork_penalty": lambda: f"{who}'s Bork roll is {d['roll']}" + (f": a {d['lost']} snack is lost" if d.get("lost") else ""),
+        "bork_penalty": lambda: f"{who}'s Bork roll is {d['roll']}"
+        + (f": a {d['lost']} snack is lost" if d.get("lost") else ""),
         "concern": lambda: f"{who}'s dog is concerned and rolls {d['roll']}"
         + (" and flees" if d.get("fled") or d.get("choosing") else ""),
         "dog_fled": lambda: f"{who}'s dog flees",
@@ -232,8 +242,9 @@ def describe_event(game: Game, event: Event, viewer: int | None) -> str:
         "bat_robbed": lambda: f"the bat takes a {d.get('taken')} snack from {_seat(names, d.get('victim'))}",
         "special_skipped": lambda: f"{who} does nothing more",
         "attack_declined": lambda: f"{who} does not attack",
+        # Not strict: an event without its scores still says the game is over.
         "game_over": lambda: "the game is over: " + ", ".join(
-            f"{n} {s}" for n, s in zip(names, d.get("scores", []))),
+            f"{n} {s}" for n, s in zip(names, d.get("scores", []), strict=False)),
     }
     text = texts.get(event.type)
     try:

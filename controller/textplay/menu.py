@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from controller.games import Action
 
@@ -21,6 +22,7 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MAX_NUMBERED = 12  # a numbered list longer than this is split into groups first
 
 Place = Hashable
+_H = TypeVar("_H", bound=Hashable)
 Position = Callable[[Place], tuple[float, float]]  # (row, column) of a place, to sort and split
 
 
@@ -137,7 +139,8 @@ def build(title: str, options: Sequence[Option], position: Position, mark_width:
             add(o.label, [o], "place")
     if placed:
         ordered = sorted(_distinct([o.place for o in placed]), key=position)
-        for key, place in zip(letter_keys(len(ordered), mark_width), ordered):
+        # Not strict: past the keys there are (a narrow board, hundreds of places) the rest go unmarked.
+        for key, place in zip(letter_keys(len(ordered), mark_width), ordered, strict=False):
             here = [o for o in placed if o.place == place]
             menu.marks[place] = key
             menu.entries.append(Entry(key, " / ".join(_distinct([o.at or o.label for o in here])), here))
@@ -181,8 +184,8 @@ def split_places(places: Sequence[Place], position: Position) -> list[tuple[str,
     return out
 
 
-def _distinct(items: Sequence[Place]) -> list[Place]:
-    seen: dict[Place, None] = {}
+def _distinct(items: Sequence[_H]) -> list[_H]:
+    seen: dict[_H, None] = {}
     for item in items:
         seen.setdefault(item, None)
     return list(seen)

@@ -26,7 +26,12 @@ HELP_WORDS = frozenset({"help", "?"})
 
 
 class Leave(Exception):
-    """The players quit, or the input ended."""
+    """The players quit, or the input ended.
+
+    A signal that unwinds the play loop to its one exit, not an error: nothing went wrong, and no
+    caller outside this package ever sees it. So it does not derive from ``GravekeeperError``,
+    which a caller catches to report what gravekeeper refused.
+    """
 
 
 def actor_of(game: Game) -> int | None:
@@ -108,9 +113,9 @@ class Session:
         name = game.players[actor]
         menu = build(f"{name}, your choice:", textplay.options(game, actor, mine), self.position,
                      self.mark_width)
-        action = self.ask(menu, actor, interrupting=False)
-        if action is not None:
-            self.apply(action, actor)
+        chosen = self.ask(menu, actor, interrupting=False)
+        if chosen is not None:
+            self.apply(chosen, actor)
 
     def apply(self, action: Action, seat: int) -> None:
         try:

@@ -14,14 +14,15 @@ letter. Spaces are named in words (the brick path, top side), never by id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game, IllegalAction
 
 from .menu import Option, Place, Position
 
-BRACKETS = {"brick": "[]", "stone": "()", "circle": "<>", "platform": "{}", "tomb_side": "||"}
+BRACKETS = {"brick": ("[", "]"), "stone": ("(", ")"), "circle": ("<", ">"), "platform": ("{", "}"),
+            "tomb_side": ("|", "|")}
 TRAP_MARKS = {"ladder": "L", "mirror": "M", "grave1": "G", "grave2": "G"}
 TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave", "grave2": "the second Grave"}
 CELL = 50  # board units a text column stands for
@@ -110,8 +111,8 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
         if p["drew_tokens"]:
             extra.append("has been to the Wizard's Tomb")  # whether a Whammy is still held is secret
         tail = f" ({'; '.join(extra)})" if extra else ""
-        out.append((f"player{p['seat']}", f"{turn} {p['seat'] + 1} {p['name']} ({p['colour']}): "
-                                           f"{space_words(game, p['space'], view)}, {LEGS[p['leg']]}{tail}"))
+        out.append((f"player{p['seat']}", (f"{turn} {p['seat'] + 1} {p['name']} ({p['colour']}): "
+                                            f"{space_words(game, p['space'], view)}, {LEGS[p['leg']]}{tail}")))
     traps_line = ", ".join(
         f"{t['name']} {t['state']}" + (f" (peg {'A' if t['peg_a'] == 'pulled' else 'B'} pulled)"
                                        if "pulled" in (t["peg_a"], t["peg_b"]) else "")
@@ -215,7 +216,7 @@ def describe_event(game: Game, event: Event, viewer: int | None) -> str:
                     f"{event.secret.get('charm_name')} from the Wizard's Tomb (only you know).")
         return f"{who} draws a Whammy and a Charm from the Wizard's Tomb."
 
-    texts = {
+    texts: dict[str, Callable[[], str]] = {
         "opening_roll": lambda: f"{who} throws {d.get('total')} to see who starts",
         "opening_tie": lambda: "a tie at {}: {} throw again".format(
             d.get("total"), " and ".join(names[s] for s in d.get("players", []) if isinstance(s, int))),

@@ -84,7 +84,8 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
             cells.append(f"{code}{pawns:<4}{marks.get((r, c), ' ')} ")
         lines.append("".join(cells).rstrip())
     out = [("grid", "\n".join(lines))]
-    out.append(("tombs", "Tombs: " + ", ".join(f"{t.title()} at {POSITION_WORDS[p]}" for t, p in view["tombs"].items())))
+    tombs = ", ".join(f"{t.title()} at {POSITION_WORDS[p]}" for t, p in view["tombs"].items())
+    out.append(("tombs", f"Tombs: {tombs}"))
     for seat in view["players"]:
         marker = "->" if view["current_player"] == seat["seat"] else "  "
         pawns = "; ".join(_pawn_line(game, seat["seat"], p) for p in seat["pawns"])
@@ -95,7 +96,8 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
     if dice["number"] is not None:
         out.append(("dice", f"Dice: {dice['number']} and the {str(dice['symbol']).title()}"))
     ghost = "knocked off!" if view["skull"]["ghost"] == "destroyed" else "on its launcher"
-    out.append(("piles", f"Draw pile {view['draw_count']}, discard pile {view['discard_count']}. Headless Ghost: {ghost}."))
+    out.append(("piles", (f"Draw pile {view['draw_count']}, discard pile {view['discard_count']}. "
+                          f"Headless Ghost: {ghost}.")))
     if view["extra_turns"]:
         out.append(("extra", f"Extra turns to come: {view['extra_turns']}"))
     return out

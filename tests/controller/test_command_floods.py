@@ -190,7 +190,7 @@ def test_a_sustained_flood_of_small_forged_commands_does_not_hold_up_a_signed_on
         # The cost per forgery, which that wait is made of, is checked below, independent of the load.
         assert max(during) < 20.0, (during, quiet)
         assert svc.referee.game_id == game  # nothing forged was taken
-        assert svc._counters["commands"] == 8  # the eight signed resyncs only: no forgery reached the worker
+        assert svc.counters["commands"] == 8  # the eight signed resyncs only: no forgery reached the worker
         wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(cmd.replies("new_game"))
                    + len(cmd.replies("act")) + len(cmd.replies("sim")) >= count, 30, "every forgery refused")
         elapsed = time.monotonic() - start

@@ -492,7 +492,7 @@ def test_tls_with_a_ca_file_connects_and_a_wrong_ca_is_refused(tmp_path: Path, p
 def test_a_disk_that_refuses_the_outbox_cursor_does_not_stop_the_link_or_its_close(
     mosquitto: Broker, tmp_path: Path, pump: Pump, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sqlite3
+    from controller.store.journal import JournalError
 
     journal = Journal(tmp_path / "j.sqlite", table="lk-full")
     record(journal, 3)
@@ -502,7 +502,7 @@ def test_a_disk_that_refuses_the_outbox_cursor_does_not_stop_the_link_or_its_clo
 
         def full(seq: int) -> None:
             refused.set()
-            raise sqlite3.OperationalError("database or disk is full")
+            raise JournalError("database or disk is full")  # what the journal raises for a failed write
 
         monkeypatch.setattr(journal, "mark_published", full)
         link.start()

@@ -158,7 +158,7 @@ def test_parse_command(line: str, expected: mcu_sim.Command | None) -> None:
      ("corrupt 0", "byte count must be 1..300, got 0")],
 )
 def test_parse_command_errors(line: str, needle: str) -> None:
-    with pytest.raises(mcu_sim.CommandError, match=needle):
+    with pytest.raises(mcu_sim.McuSimCommandError, match=needle):
         mcu_sim.parse_command(line, 4)
 
 
