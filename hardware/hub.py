@@ -280,7 +280,8 @@ class SensorHub:
         }
         warnings = list(mcu.get("problems", []))
         if self._worker_errors:
-            warnings.append(f"the sensor worker hit {self._worker_errors} internal error(s); see the log")
+            errors = "1 internal error" if self._worker_errors == 1 else f"{self._worker_errors} internal errors"
+            warnings.append(f"the sensor worker hit {errors}; see the log")
         if mcu["state"] == "offline":
             warnings.append(f"MCU offline: {mcu['reason'] or 'not answering'}")
         unread = [sid for sid, s in sensors.items() if s["value"] is None]

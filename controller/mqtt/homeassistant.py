@@ -76,9 +76,11 @@ class Discovery:
     """Builds and publishes one table's discovery config through the table's MQTT link."""
 
     def __init__(self, base_topic: str, table: str, prefix: str,
-                 publish: Callable[[str, bytes, bool], bool]) -> None:
+                 publish: Callable[[str, bytes, bool], bool], name: str | None = None) -> None:
         self.base = f"{base_topic}/{table}"
         self.table = table
+        # What people call the table ("Kitchen table"): Home Assistant shows the device by this name.
+        self.name = name or table
         self.prefix = prefix
         self.node = "gravekeeper_" + "".join(c if c.isalnum() else "_" for c in table)
         self._publish = publish
@@ -140,7 +142,7 @@ class Discovery:
                                           "topic": self.moment_topic, "type": "game_moment",
                                           "subtype": subtype, "payload": subtype}
         return {
-            "dev": {"ids": [uid], "name": f"Game table {self.table}", "mf": "gravekeeper",
+            "dev": {"ids": [uid], "name": self.name, "mf": "gravekeeper",
                     "mdl": game_title(game or "", "Game table"), "sw": __version__},
             "o": {"name": "gravekeeper", "sw": __version__},
             "availability": [{"topic": f"{self.base}/status", "value_template": "{{ value_json.state }}"}],

@@ -92,7 +92,7 @@ class UndoLog:
         self.made = made  # (players, seed, options) as Game.new took them
         self.history: list[tuple[str, Any]] = []  # ("action", Action) | ("adopt", {sensor: value})
         self.steps: list[Step] = []
-        self.door: str | None = "the game has just started" if game is not None else None
+        self.door: str | None = "the start of the game" if game is not None else None
         self._door_action: Action | None = None  # the step that closed the door, worded with the state
 
     def record(self, game: Game, action: Action, events: Sequence[Event], rng_before: str | None,

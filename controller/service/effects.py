@@ -58,7 +58,8 @@ class TableEffects:
         assert link is not None and table.referee is not None
         ha = table.config.homeassistant
         self.discovery = Discovery(table.config.mqtt.base_topic, table.table, ha.prefix,
-                                   lambda topic, data, retain: link.publish_now(topic, data, qos=1, retain=retain))
+                                   lambda topic, data, retain: link.publish_now(topic, data, qos=1, retain=retain),
+                                   name=table.config.table.name)
         if ha.discovery:
             link.listen(self.discovery.birth_topic, self._on_birth)
             # Home Assistant cannot check a signature: a forged config could point the table's

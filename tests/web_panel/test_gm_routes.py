@@ -74,10 +74,14 @@ def test_history_routes_ask_the_table_and_refuse_clearly(client: FlaskClient, fa
     export = client.get(f"/t/{fake.table}/history/g1/export.jsonl")
     assert export.status_code == 200 and export.get_data(as_text=True) == '{"record": "game"}\n'
     assert 'attachment; filename="terror-g1.jsonl"' == export.headers["Content-Disposition"]
+    assert export.headers["Content-Type"] == "application/x-ndjson"
+    answers["export"] = {"name": "terror-g1.txt", "format": "text", "content": "Ann rolled a 4.\n"}
+    text = client.get(f"/t/{fake.table}/history/g1/export.text")
+    assert text.headers["Content-Type"] == "text/plain; charset=utf-8"  # once, not "charset=utf-8; charset=utf-8"
     missing = client.get(f"/api/t/{fake.table}/history/nope")
     assert missing.status_code == 422 and "no game" in missing.get_json()["error"]
     assert client.get(f"/t/{fake.table}/history/g1/export.pdf").status_code == 404
-    assert [cmd["op"] for name, cmd in fake.commands] == ["games", "export", "steps"]
+    assert [cmd["op"] for name, cmd in fake.commands] == ["games", "export", "export", "steps"]
 
 
 def test_history_requests_are_limited_to_a_few_at_once(client: FlaskClient, fake: FakeTable) -> None:

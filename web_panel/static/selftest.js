@@ -66,7 +66,7 @@
   function render() {
     const h = live.health || {};
     const links = h.links || {};
-    $("links").textContent = Object.keys(links).map(k => W.linkName(k) + ": " + W.value((links[k] || {}).state || "?")).join(" · ");
+    $("links").textContent = Object.keys(links).map(k => W.linkName(k, !!(links[k] || {}).simulated) + ": " + W.value((links[k] || {}).state || "?")).join(" · ");
     $("warnings").textContent = (h.warnings || []).join(" · ");
     renderLive(h);
     const rep = h.selftest;

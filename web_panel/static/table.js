@@ -196,7 +196,8 @@
     const links = Object.assign({}, h.links || {});
     links.panel = live.broker || "connected";
     const linkText = l => (l && typeof l === "object") ? (l.state || W.value(l)) + (l.last_error ? " (" + l.last_error + ")" : "") : W.value(l);
-    $("links").textContent = Object.keys(links).map(k => W.linkName(k) + ": " + linkText(links[k])).join(" · ");
+    const simulated = k => !!(links[k] && typeof links[k] === "object" && links[k].simulated);
+    $("links").textContent = Object.keys(links).map(k => W.linkName(k, simulated(k)) + ": " + linkText(links[k])).join(" · ");
     $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
     const tbody = document.querySelector("#sensors tbody");
     const other = document.querySelector("#sensors-other tbody");
@@ -211,7 +212,8 @@
       const f = facts[id];
       const tr = document.createElement("tr");
       tr.dataset.sensor = id;
-      for (const [cls, text] of [["id", W.sensorName(id)], ["value", f.value], ["changed", f.changed], ["source", f.source]]) {
+      const source = W.sourceName(f.source, simulated(f.source));
+      for (const [cls, text] of [["id", W.sensorName(id)], ["value", f.value], ["changed", f.changed], ["source", source]]) {
         const td = document.createElement("td");
         td.className = cls;
         td.textContent = text;

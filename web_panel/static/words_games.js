@@ -10,6 +10,8 @@
   const space = (st, id) => W.superSpace(st, id);
   const trap = (st, t) => "the " + (((((st || {}).view || {}).traps || {})[t] || {}).name || W.humanize(t));
   const sq = (st, d) => W.dogsSquare(st, d.x, d.y);
+  // "red", "red and blue", "red, blue and green": a list as a person says it.
+  const listed = xs => xs.length < 2 ? xs.join("") : xs.slice(0, -1).join(", ") + " and " + xs[xs.length - 1];
   const moveBy = by => typeof by !== "string" || by === "roll" ? "" : by === "card" ? " by a card" :
     by.startsWith("arrow-") ? " along the " + by.slice(6) + " arrow" : " (" + W.humanize(by).toLowerCase() + ")";
 
@@ -18,7 +20,7 @@
     rolled: (d, st) => who(st, d) + " rolled " + d.number + " and the " + W.humanize(d.symbol || "?") + ".",
     tomb_moved: (d, st) => "The " + W.tombName(d.tomb) + " tomb slid from " + pos(d.from) + " to " + pos(d.to) + ".",
     pawn_moved: (d, st) => who(st, d) + "'s " + d.label + " moved to " + cell(st, d.to) + moveBy(d.by) + ".",
-    pawn_fell: (d, st) => who(st, d) + "'s " + d.label + " fell into a pit" + (d.discarded ? " and lost " + d.discarded + " card(s)." : "."),
+    pawn_fell: (d, st) => who(st, d) + "'s " + d.label + " fell into a pit" + (d.discarded ? " and lost " + d.discarded + (d.discarded === 1 ? " card." : " cards.") : "."),
     card_drawn: (d, st) => who(st, d) + "'s " + d.label + " drew " + (d.card ? "“" + title(d.card) + "”." : "a card and kept it."),
     card_played: (d, st) => who(st, d) + " played “" + title(d.card) + "”.",
     monster_placed: (d, st) => W.playerName(st, d.by) + " turned " + who(st, d) + "'s " + d.label + " into a Monster.",
@@ -77,7 +79,7 @@
     spook_moved: (d, st) => who(st, d) + " moved the " + d.kind + " to " + sq(st, d) + ".",
     spook_placed: (d, st) => "A " + d.kind + " rose on " + sq(st, d) + ".",
     snack_placed: (d, st) => "A " + d.colour + " snack appeared on " + sq(st, d) + ".",
-    snack_collected: (d, st) => who(st, d) + " collected " + (d.snacks || []).join(", ") + " snack(s).",
+    snack_collected: (d, st) => who(st, d) + " collected " + listed(d.snacks || []) + ((d.snacks || []).length === 1 ? " snack." : " snacks."),
     attacked: (d, st) => who(st, d) + " attacked the " + d.kind + " (rolled " + d.roll + ")" + (d.captured ? " and caught it!" : "."),
     wrestled: (d, st) => who(st, d) + " wrestled " + W.playerName(st, d.other) + "'s dog; " +
       (d.winner === null || d.winner === undefined ? "a tie, nothing changed hands." : W.playerName(st, d.winner) + " won."),

@@ -175,8 +175,13 @@
   const sensorValue = v => SENSOR_VALUE[v] || W.value(v);
   /** A link of the table's health strip by what a person calls it ("gpio" is the Pi's pins). */
   const LINK = { gpio: "GPIO pins", mcu: "microcontroller", panel: "panel", broker: "broker" };
-  const linkName = k => LINK[k] || W.humanize(k);
+  // Under --simulate the pins and the microcontroller are the virtual board's: say so, not "GPIO pins".
+  const SIMULATED_LINK = { gpio: "virtual board", mcu: "virtual microcontroller" };
+  const linkName = (k, simulated) => (simulated && SIMULATED_LINK[k]) || LINK[k] || W.humanize(k);
+  /** Where a sensor's reading comes from, in words: the Pi's pins, the microcontroller, the virtual board. */
+  const SOURCE = { gpio: "the Pi's pins", mcu: "microcontroller", sim: "virtual board" };
+  const sourceName = (s, simulated) => simulated ? "virtual board" : SOURCE[s] || (s ? W.humanize(s) : "");
 
   Object.assign(W, { ordinal, terrorCell, tombEnd, tombName, superSpace, DIRECTION, dogsSquare, dogsSpot,
-                     tileAt, die, diceOf, drawDice, sensorName, sensorValue, linkName });
+                     tileAt, die, diceOf, drawDice, sensorName, sensorValue, linkName, sourceName });
 })();

@@ -22,6 +22,7 @@ from .common import known_table, mqtt_view, settings
 bp = Blueprint("history", __name__)
 
 HISTORY_TIMEOUT_S = 30.0  # a long game replayed from the journal takes a while on a Pi
+# Whole content types: a mimetype given to Flask would get a second "; charset=utf-8" for text.
 _FORMATS = {"jsonl": "application/x-ndjson", "text": "text/plain; charset=utf-8"}
 # Every request replays part of a journal on the table's Pi: open to everyone, so a few at a time.
 MAX_AT_ONCE = 2
@@ -101,5 +102,5 @@ def export(table: str, game_id: str, fmt: str) -> Response:
     data = _ask(table, {"op": "export", "game_id": game_id, "format": fmt})
     name = str(data.get("name") or f"{game_id}.{fmt}")
     safe = "".join(c for c in name if c.isalnum() or c in "-_.") or "game"
-    return Response(str(data.get("content") or ""), mimetype=_FORMATS[fmt],
+    return Response(str(data.get("content") or ""), content_type=_FORMATS[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{safe}"'})

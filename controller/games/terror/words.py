@@ -385,7 +385,7 @@ _EVENTS: dict[str, Callable[[_Told], str]] = {
     "tomb_moved": lambda t: (f"The {t.d['tomb'].title()} tomb slid from {POSITION_WORDS[t.d['from']]} "
                              f"to {POSITION_WORDS[t.d['to']]}."),
     "pawn_moved": _Told.moved,
-    "pawn_fell": lambda t: f"{t.pawn()} fell into a pit and is out; {t.d['discarded']} card(s) discarded.",
+    "pawn_fell": lambda t: f"{t.pawn()} fell into a pit and is out; {_cards(t.d['discarded'])} discarded.",
     "player_out": lambda t: f"Grave News: {t.seat()} has lost both pawns and is out of the game.",
     "paralysed": lambda t: f"{t.pawn()} is paralysed by a Skeleton Hand.",
     "cured": lambda t: f"{t.pawn()} is cured and no longer a Monster.",
@@ -413,3 +413,8 @@ _EVENTS: dict[str, Callable[[_Told], str]] = {
     "turn_ended": lambda t: f"{t.seat()}'s turn ends.",
     "turn_started": lambda t: f"{t.seat()}'s {'extra ' if t.d['extra'] else ''}turn begins.",
 }
+
+
+def _cards(n: object) -> str:
+    """"1 card", "2 cards": a count in words a person reads."""
+    return f"{n} card" if n == 1 else f"{n} cards"

@@ -10,6 +10,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from controller.mqtt.put_right import EVERY_S
+from controller.protocol.names import default_name
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from tests.controller.service_testkit import (
@@ -67,6 +68,7 @@ def test_discovery_is_valid_and_points_at_live_topics(mosquitto: Broker, make_se
                     and not x.topic.endswith("/events")}
         check_discovery(config, retained)
         assert config["dev"]["mdl"] != game  # the game's title, not its id
+        assert config["dev"]["name"] == default_name(t)  # the table's name people read, not "Game table <id>"
         wanted = {"terror": {"tomb_wolf", "ghost"}, "superstition": {"trap_ladder", "trap_grave2"}, "dogs": set()}
         assert wanted[game] <= set(config["cmps"])
         # Nothing secret: the summary holds only these public fields (never a live peg, a hand or a charm).
