@@ -207,8 +207,10 @@
     const undo = gm.undo || { steps: 0 };
     const mine = undo.steps > 0 && undo.last_seat === seat;
     const req = gm.undo_request;
-    $("gm-ask").hidden = !mine || (req && req.seat === seat);
-    $("gm-player-info").textContent = req && req.seat === seat
+    // A game that is over has no "last move" to ask back: its winner would only be asking to lose.
+    $("gm-ask").hidden = !!st.over || !mine || (req && req.seat === seat);
+    $("gm-player-info").textContent = st.over ? "The game is over."
+      : req && req.seat === seat
       ? "You asked to take back \u201c" + req.move + "\u201d: waiting for the referee."
       : undo.steps ? "The referee can take back " + undo.steps + (undo.steps === 1 ? " move." : " moves.") + (mine ? " The last one was yours." : "")
       : "No move can be taken back now.";

@@ -115,7 +115,7 @@
       const name = W.playerName(st, seat);
       if (st.waiting_for && st.waiting_for !== name + " to play.") {
         const small = document.createElement("div");
-        small.className = "your-turn-what"; small.textContent = st.waiting_for;
+        small.className = "your-turn-what"; small.textContent = st.waiting_for + onVirtualBoard(st);
         box.appendChild(small);
       }
     }
@@ -126,6 +126,14 @@
     }
     if (st.game && mine && mine.available) wasMine = myTurn;
     document.body.dataset.yourTurn = myTurn ? "yes" : "no";
+  }
+
+  // Under --simulate there is no real board: what the table waits for from it, the referee does on the
+  // virtual board of their page. A phone that only said "Slide the Wolf tomb" left the player looking for one.
+  function onVirtualBoard(st) {
+    const simulate = !!(live.status && live.status.simulate);
+    return simulate && (st.expects || []).length && !(st.gm && st.gm.paused)
+      ? " The referee does it on the virtual board." : "";
   }
 
   function renderHand(st, legal, handled, choices) {
@@ -166,7 +174,14 @@
       // an undo): "until it is your turn" would be wrong, so the page says what the table waits for.
       const held = !!(st.gm && st.gm.paused) || st.current_player === seat;
       box.textContent = handled.size ? "Tap a green place on the board." : st.over ? "The game is over."
-        : held && st.waiting_for ? "Nothing to press on your phone now. " + st.waiting_for : "Nothing to do until it is your turn.";
+        : held && st.waiting_for ? "Nothing to press on your phone now. " + st.waiting_for + onVirtualBoard(st)
+        : "Nothing to do until it is your turn.";
+    }
+    // What this seat cannot do, and why (Terror: a pawn on the Crypt platform with no Magic Ring).
+    for (const note of ((pv.view || {}).you || {}).notes || []) {
+      const p = document.createElement("p");
+      p.className = "why-not"; p.textContent = note;
+      box.appendChild(p);
     }
   }
 

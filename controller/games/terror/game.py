@@ -327,7 +327,7 @@ class Terror(Legal, Game):
     def _do_attempt_skull(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
         self._my_turn(seat, "move", "after_move")
         k = self._pawn_param(params["pawn"])
-        why = self._attempt_refusal(seat, k)
+        why = self.attempt_refusal(seat, k)
         if why is not None:
             raise IllegalAction(why)
         held = self.s.pawns[seat][k].cards

@@ -69,7 +69,7 @@ class Legal(Rules):
             if s.phase == "move":
                 assert s.number is not None
                 out += [_act("move_pawn", p, {"pawn": k, "to": to}) for k, to in self._moves(cfg, p, s.number)]
-            out += [_act("attempt_skull", p, {"pawn": k}) for k in (0, 1) if self._attempt_refusal(p, k) is None]
+            out += [_act("attempt_skull", p, {"pawn": k}) for k in (0, 1) if self.attempt_refusal(p, k) is None]
             out.append(_act("end_turn", p, {}))
         out += self._card_actions(cfg, p)
         for seat in range(len(s.players)):
@@ -145,7 +145,7 @@ class Legal(Rules):
             return "wait until the drawn card or the skull attempt is settled"
         return None
 
-    def _attempt_refusal(self, seat: int, pawn: int) -> str | None:
+    def attempt_refusal(self, seat: int, pawn: int) -> str | None:
         s = self.s
         p = s.pawns[seat][pawn]
         if s.phase not in ("move", "after_move"):

@@ -107,5 +107,28 @@ def player_view(game: Terror, seat: int) -> dict[str, Any]:
             {"pawn": k, "label": PAWN_LABELS[k], "cards": [game.card(c).public() for c in p.cards]}
             for k, p in enumerate(game.s.pawns[seat])
         ],
+        "notes": _crypt_notes(game, seat),
     }
     return view
+
+
+def _crypt_notes(game: Terror, seat: int) -> list[str]:
+    """Why a pawn of this seat on the Crypt platform has no skull drop to offer, in words (its own view only:
+    the reason may tell that it holds no ring). Without it the player saw no button and no reason."""
+    s = game.s
+    if s.turn != seat or s.phase not in ("move", "after_move"):
+        return []
+    notes = []
+    for k, p in enumerate(s.pawns[seat]):
+        if p.out or p.pos != game.board.crypt:
+            continue
+        why = game.attempt_refusal(seat, k)
+        if why is None:
+            continue
+        label = PAWN_LABELS[k]
+        if why.startswith("this pawn holds no Magic Ring"):
+            notes.append(f"Your {label} is on the Crypt platform: you need a Magic Ring under this pawn to drop the "
+                         "skull (a ring under your other pawn does not count).")
+        else:
+            notes.append(f"Your {label} is on the Crypt platform, but cannot drop the skull: {why}.")
+    return notes

@@ -92,7 +92,7 @@ def test_a_stolen_ring_goes_to_the_pawn_the_player_chooses() -> None:
     assert stolen.data["to"]["pawn"] == 1 and stolen.private_to == 0
     # and the boy, who now holds it, may use it at the Crypt
     put(g, 0, 1, [0, 8])
-    assert g._attempt_refusal(0, 1) is None
+    assert g.attempt_refusal(0, 1) is None
 
 
 def test_body_swap_may_be_played_for_the_other_pawn() -> None:

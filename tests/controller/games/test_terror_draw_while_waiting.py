@@ -108,3 +108,17 @@ def test_an_opponents_pawn_pushed_onto_a_g_still_draws_nothing() -> None:
     before = len(g.s.draw)
     act(g, "play_card", 1, card="anytime-breeze", target=[1, 1], to=G_BESIDE)
     assert len(g.s.draw) == before and g.s.pawns[1][1].cards == []
+
+
+# ----- what is missing, said: a pawn on the Crypt platform with no skull drop to offer --------------------
+def test_a_pawn_on_the_crypt_without_a_ring_is_told_why_in_its_own_view_only() -> None:
+    g = new_game()
+    put(g, 0, 0, [0, 8])
+    phase(g, 0, "move", 3, "wolf")
+    assert not [a for a in g.legal_actions() if a.kind == "attempt_skull"]
+    (note,) = g.player_view(0)["you"]["notes"]
+    assert note.startswith("Your girl is on the Crypt platform: you need a Magic Ring")
+    assert g.player_view(1)["you"]["notes"] == [] and "notes" not in g.public_view()
+    give(g, 0, 0, "ring-1")
+    assert g.player_view(0)["you"]["notes"] == []  # with the ring the drop is offered instead
+    assert [a for a in g.legal_actions() if a.kind == "attempt_skull"]
