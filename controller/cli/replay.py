@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from controller.cli import UsageError
-from controller.referee.replay import describe_event, replay
+from controller.referee.replay import replay
 from controller.store.journal import Journal, JournalError
 
 
@@ -69,8 +69,8 @@ def main(args: argparse.Namespace) -> int:
                     )
                 if not quiet:
                     print(f"{_clock(step.time)}  {step.text}")
-                    for event in step.events:
-                        print(f"    #{event['seq']} {describe_event(event)}")
+                    for event, said in zip(step.events, step.said, strict=True):
+                        print(f"    #{event['seq']} {said}")
                 if step.divergence and not args.json:
                     print(f"!! {step.divergence}")
         except (JournalError, sqlite3.DatabaseError) as exc:

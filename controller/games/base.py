@@ -369,6 +369,14 @@ class Game(ABC):
         """A short sentence for people, used by the CLI and the event log."""
         return action.to_text()
 
+    def describe_event(self, event: Event, viewer: int | None = None) -> str:
+        """One of this game's events in words ("Ann throws 5"), or "" for one the game does not word.
+
+        Worded with the game as it stands (its board and names). A secret in the event is told only
+        when ``viewer`` is the seat it belongs to.
+        """
+        return ""
+
     # ----- taking moves back (the referee's undo) -------------------------------
     # Event types that bring hidden information out (a card or tile drawn, a spook turned):
     # a step that caused one can never be taken back, or someone would see it again.

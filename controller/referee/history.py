@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.games.base import Action
+from controller.games.base import Action, Game
 from controller.referee.core import RefereeCore
 from controller.referee.guidance import label
 from controller.referee.replay import describe_event, describe_input
@@ -80,8 +80,11 @@ def _core_for(entry: dict[str, Any]) -> RefereeCore:
     return core
 
 
-def _public_event(e: dict[str, Any]) -> dict[str, Any]:
-    return {k: e.get(k) for k in ("seq", "type", "time", "data")}
+def _public_event(e: dict[str, Any], game: Game | None) -> dict[str, Any]:
+    """The event as anyone may see it, with its words (``text``) for the readable record."""
+    public = {k: e.get(k) for k in ("seq", "type", "time", "data")}
+    public["text"] = describe_event(public, game)
+    return public
 
 
 def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
@@ -97,7 +100,7 @@ def _step_text(core: RefereeCore, entry: dict[str, Any]) -> str:
             seat = action.player
             players = core.game.players
             who = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else "a player"
-            return f"{who} plays a secret move"
+            return f"{who} plays a secret move"  # what it did is told by its public events
     return describe_input(core, kind, payload)
 
 
@@ -252,7 +255,7 @@ class History:
             core.decide(entry["kind"], entry["payload"])
             if entry["events"] or entry["kind"] in ("new_game", "gm"):
                 steps.append(Step(len(steps), entry["id"], entry["time"], entry["kind"], text,
-                                  [_public_event(e) for e in entry["events"]]))
+                                  [_public_event(e, core.game) for e in entry["events"]]))
                 if upto is not None and len(steps) > upto:
                     break
         assert core is not None
@@ -273,7 +276,7 @@ class History:
             for s in data["steps"]:
                 stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s["time"]))
                 lines.append(f"{s['n']:>4}  {stamp}  {s['text']}")
-                lines += [f"        {describe_event(e)}" for e in s["events"]]
+                lines += [f"        {e.get('text') or describe_event(e)}" for e in s["events"]]
             text = "\n".join(lines) + "\n"
             name = f"{data['game']}-{game_id}.txt"
         else:

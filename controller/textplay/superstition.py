@@ -14,17 +14,18 @@ letter. Spaces are named in words (the brick path, top side), never by id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game, IllegalAction
+from controller.games.superstition.event_words import TRAP_WORDS
+from controller.games.superstition.event_words import describe_event as sup_event_words
 
 from .menu import Option, Place, Position
 
 BRACKETS = {"brick": ("[", "]"), "stone": ("(", ")"), "circle": ("<", ">"), "platform": ("{", "}"),
             "tomb_side": ("|", "|")}
 TRAP_MARKS = {"ladder": "L", "mirror": "M", "grave1": "G", "grave2": "G"}
-TRAP_WORDS = {"ladder": "the Ladder", "mirror": "the Mirror", "grave1": "the first Grave", "grave2": "the second Grave"}
 CELL = 50  # board units a text column stands for
 LEGS = {
     "in1": "Part I, on the way to the Ladder or Mirror",
@@ -201,45 +202,5 @@ def options(game: Game, seat: int, actions: Sequence[Action]) -> list[Option]:
 
 # ----- events ---------------------------------------------------------------------------
 def describe_event(game: Game, event: Event, viewer: int | None) -> str:
-    d = event.data
-    names = game.players
-    who = names[d["player"]] if isinstance(d.get("player"), int) else ""
-    trap = TRAP_WORDS.get(d.get("trap", ""), "")
-    mine = viewer is not None and event.private_to == viewer and bool(event.secret)
-
-    def where(space: Any) -> str:
-        return space_words(game, space if isinstance(space, str) else None)
-
-    def drew() -> str:
-        if mine:
-            return (f"{who} draws the Whammy {event.secret.get('whammy_name')} and the Charm "
-                    f"{event.secret.get('charm_name')} from the Wizard's Tomb (only you know).")
-        return f"{who} draws a Whammy and a Charm from the Wizard's Tomb."
-
-    texts: dict[str, Callable[[], str]] = {
-        "opening_roll": lambda: f"{who} throws {d.get('total')} to see who starts",
-        "opening_tie": lambda: "a tie at {}: {} throw again".format(
-            d.get("total"), " and ".join(names[s] for s in d.get("players", []) if isinstance(s, int))),
-        "first_player": lambda: f"{who} starts with the highest throw",
-        "turn_started": lambda: f"{who}'s turn",
-        "rolled": lambda: f"{who} throws {d.get('total')}",
-        "moved": lambda: f"{who} moves {len(d.get('path', []))} to {where(d.get('to'))}",
-        "turn_passed": lambda: f"{who} is blocked both ways and does not move",
-        "challenge_begins": lambda: f"{who} must challenge {trap}",
-        "peg_pulled": lambda: f"{who} pulls peg {str(d.get('peg')).upper()} of {trap}",
-        "challenge_resolved": lambda: (
-            f"{trap}: {'ZAPPED!' if d.get('zapped') else 'sneaked by.'} {who} goes to {where(d.get('to'))}"
-        ),
-        "trap_reset": lambda: f"{trap} is reset in secret",
-        "second_throw": lambda: f"{who} steps off and throws again",
-        "draw_due": lambda: f"{who} draws a Whammy and a Charm from the real tomb",
-        "drew_tokens": drew,
-        "jumped_tomb": lambda: f"{who} jumps the Wizard's Tomb",
-        "traded_places": lambda: "players trade places across the tomb",
-        "whammy_placed": lambda: f"{who} places the Whammy {d.get('name')} on {where(d.get('space'))}",
-        "landed_on_whammy": lambda: f"{who} lands on the Whammy on {where(d.get('space'))} and may move it",
-        "whammy_moved": lambda: f"{who} moves the Whammy to {where(d.get('to'))}",
-        "won": lambda: f"{who} is home and WINS!",
-    }
-    text = texts.get(event.type)
-    return text() if text else ""
+    # The engine's own words, with the terminal's names for spaces (its path and side of the board).
+    return sup_event_words(game, event, viewer, where=lambda space: space_words(game, space))

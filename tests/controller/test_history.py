@@ -67,9 +67,9 @@ def test_a_game_replays_step_by_step_and_hands_only_show_when_finished_and_allow
         running, finished = History().games(journal)
         steps = History().steps(journal, finished["game_id"])["steps"]
         texts = [s["text"] for s in steps]
-        assert texts[0].startswith("new game of terror")
-        assert any("referee takes the last move back (wrong tomb)" in t for t in texts)
-        assert any(t.startswith("referee declares:") and "typed for the board" in t for t in texts)
+        assert texts[0].startswith("A new game of Terror in the Graveyard for ")
+        assert any("The referee takes the last move back (wrong tomb)" in t for t in texts)
+        assert any(t.startswith("The referee declares:") and "typed for the board" in t for t in texts)
         assert any("pauses the game (drinks)" in t for t in texts)
         undone = next(s for s in steps if s["events"] and s["events"][0]["type"] == "undone")
         assert undone["events"][0]["data"]["put_back"][0].startswith("Slide the ")
@@ -110,7 +110,7 @@ def test_replay_prints_and_verifies_a_journal_with_undos_and_overrides(
     assert main(["replay", str(played)]) == 0
     out = capsys.readouterr().out
     assert "referee takes the last move back (wrong tomb)" in out and "referee declares:" in out
-    assert "#" in out and "undone" in out
+    assert "#" in out and "The referee took back:" in out and "undone" not in out
     assert main(["replay", str(played), "--verify"]) == 0
     assert capsys.readouterr().out.startswith("verified:")
 

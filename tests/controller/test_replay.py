@@ -41,13 +41,13 @@ def played(tmp_path: Path) -> Path:
 def test_prints_the_game_in_words(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(played)]) == 0
     out = capsys.readouterr().out
-    assert "new game of fakeboard for Ann, Bo" in out
-    assert "Fake board started for Ann, Bo" in out
-    assert "command: Ann: roll 0" in out
-    assert "sensor: the Headless Ghost's launcher is launched" in out
-    assert "mismatch: The Headless Ghost was launched with no skull attempt: that is a foul." in out
-    assert "mismatch cleared" in out
-    assert "window over: Bo: skull 1" in out
+    assert "A new game of Fake board for Ann and Bo" in out
+    assert "Fake board starts for Ann and Bo." in out
+    assert "Ann: roll 0" in out and "command:" not in out
+    assert "The Headless Ghost's launcher reads launched" in out
+    assert "The board does not match the game: The Headless Ghost was launched with no skull attempt: that is a foul." in out
+    assert "The board matches the game again." in out
+    assert "Time is up: Bo: skull 1" in out
     assert "#1 " in out and "!!" not in out
 
 

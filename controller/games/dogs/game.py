@@ -18,6 +18,7 @@ from ..rng import Rng
 from ..words import ordinal_word as ordinal
 from .actions import HANDLERS
 from .board import Graveyard, Square
+from .event_words import describe_event as word_event
 from .options import COLOURS, parse_options
 from .rules import draw_tile, game_should_end, settle, special_options, winners
 from .state import SNACKS_PER_COLOUR, SPOOK_KINDS, DogsState
@@ -355,6 +356,9 @@ class DogsGame(Game):
         kind = spooks[ident].kind
         same = [s.id for s in spooks if s.kind == kind]
         return f"the {kind}" if len(same) == 1 else f"the {ordinal(same.index(ident) + 1)} {kind}"
+
+    def describe_event(self, event: Event, viewer: int | None = None) -> str:
+        return word_event(self, event, viewer)
 
     def describe(self, action: Action) -> str:
         """``action`` in a player's words: squares by their tiles, tiles by their names, never a coordinate

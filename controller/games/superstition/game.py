@@ -36,6 +36,7 @@ from .board import (
     load_board,
     parse_board,
 )
+from .event_words import describe_event as word_event
 from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
@@ -472,6 +473,9 @@ class Superstition(RulesMixin, Game):
     def adopt_board(self, sensors: Mapping[str, str]) -> list[Event]:
         """Trust the board: the challenged trap's pegs and spring, as a challenge can stand (``adopt.py``)."""
         return adopt_board(self, sensors)
+
+    def describe_event(self, event: Event, viewer: int | None = None) -> str:
+        return word_event(self, event, viewer)
 
     def closes_door(self, action: Action, events: Sequence[Event]) -> str | None:
         if action.kind == "pull_peg" and self.options["challenge"] == "digital":

@@ -56,6 +56,7 @@ from .play import play_card
 from .state import PAWN_LABELS, Pawn, State
 from .views import player_view, public_view
 from .words import POSITION_WORDS, describe_action, place_words
+from .words import describe_event as word_event
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)
@@ -419,6 +420,9 @@ class Terror(Legal, Game):
         board = {f"tomb.{t}": pos for t, pos in self.s.tombs.items()}
         board["launcher"] = "launched" if self.s.ghost == "destroyed" else "armed"
         return board
+
+    def describe_event(self, event: Event, viewer: int | None = None) -> str:
+        return word_event(self, event, viewer)
 
     def describe(self, action: Action) -> str:
         return describe_action(self, action)
