@@ -41,7 +41,7 @@ STEP_WORDS = {
 def legend(game: Game) -> str:
     return (
         "J Jack-O-Lantern  + Gravestone  . plain  * snack cube  1 2 3 4: the players' dogs\n"
-        "S skeleton  G gargoyle  U ghoul  B bat  a b ... (or aa ab ...): where a choice leads"
+        "S skeleton  G gargoyle  U ghoul  B bat  a b ... (or aa ab ...) just before a square: where a choice leads"
     )
 
 
@@ -67,12 +67,13 @@ def _grid(view: Mapping[str, Any], marks: Mapping[Place, str]) -> list[str]:
         for x in xs:
             cell = cells.get((x, y))
             mark = marks.get((x, y), "")
+            # A choice's letter stands just before the square it names, never between two squares.
             if cell is None:
-                row.append(f"    {mark:>2}")
+                row.append(f"{mark:>2}    ")
             else:
                 tokens = "".join(cell[2:])
                 tokens = tokens if len(tokens) <= 2 else tokens[0] + "+"
-                row.append(f"{cell[0]}{cell[1]}{tokens:<2}{mark:>2}")
+                row.append(f"{mark:>2}{cell[0]}{cell[1]}{tokens:<2}")
         out.append("".join(row).rstrip())
     return out
 

@@ -3,7 +3,8 @@
 A game's text module turns each legal action into an :class:`Option`: the
 words a person reads, and the board place the action leads to (if any). A
 :class:`Menu` then gives every place a letter, drawn on the board, and every
-other option a number. Long lists become a two-step choice: more places than
+other option a number (a letter too, once the board shows letters: one kind of
+key a menu, so that a digit typed for a move is no choice at all). Long lists become a two-step choice: more places than
 letters are first split into parts of the board, and a long numbered list into
 groups, so a screen never lists dozens of lines. Several options at one place
 (two pawns that can reach the same space) are settled by a second, numbered
@@ -61,25 +62,30 @@ class Menu:
         return next((e for e in self.entries if e.key == key), None)
 
     def keys(self) -> list[str]:
-        return [e.key for e in self.entries]
+        """In the order the lines list them: the board's letters first."""
+        marked = set(self.marks.values())
+        return [e.key for e in self.entries if e.key in marked] + [e.key for e in self.entries if e.key not in marked]
 
     def options(self) -> list[Option]:
         return [o for e in self.entries for o in e.options]
 
     def lines(self) -> list[str]:
+        # The board's choices first: on a turn with moves, moving is what a player came to do.
         out = [self.title]
-        lettered = [e for e in self.entries if e.key.isalpha()]
-        numbered = [e for e in self.entries if not e.key.isalpha()]
-        for e in numbered:
-            out.append(f"  {e.key:>3}. {e.label}")
+        lettered = [e for e in self.entries if e.key in self.marks.values()]
+        others = [e for e in self.entries if e.key not in self.marks.values()]
         if lettered:
             labels = {e.label for e in lettered}
             if len(lettered) > 1 and len(labels) == 1:
                 out.append(f"  Letters on the board, {lettered[0].key} to {lettered[-1].key}: {labels.pop()}")
             else:
-                out.append("  Letters on the board:")
+                out.append("  Type the letter shown on the board:")
                 for e in lettered:
                     out.append(f"    {e.key:<2} {e.label}")
+            if others:
+                out.append("  Or:")
+        for e in others:
+            out.append(f"  {e.key:>3}. {e.label}")
         return out
 
 
@@ -144,7 +150,25 @@ def build(title: str, options: Sequence[Option], position: Position, mark_width:
             here = [o for o in placed if o.place == place]
             menu.marks[place] = key
             menu.entries.append(Entry(key, " / ".join(_distinct([o.at or o.label for o in here])), here))
+    _letters_for_all(menu)
     return menu
+
+
+def _letters_for_all(menu: Menu) -> None:
+    """On a menu with letters on the board, the other choices take the next letters, not numbers.
+
+    A board of lettered moves with one numbered choice ("1. End your turn without moving") made a typed "1"
+    skip the turn: with one kind of key, a digit is simply not a choice.
+    """
+    used = set(menu.marks.values())
+    if not used or any(len(k) > 1 for k in used):
+        return
+    free = [c for c in LETTERS if c not in used]
+    numbered = [e for e in menu.entries if e.key not in used]
+    if len(numbered) > len(free):
+        return
+    for e, key in zip(numbered, free, strict=False):
+        e.key = key
 
 
 def second_step(entry: Entry, position: Position, mark_width: int = 1) -> Menu:

@@ -54,7 +54,8 @@ def legend(game: Game) -> str:
     return (
         ".. grass  ## bushes  G card space  + Magic Potion  H Skeleton Hand  >r >p >g arrows  !r !p !g Danger\n"
         "Mu Mo Wo a tomb over its pit  En Entrance  Ex Exit  Ga Gate platform  Cr Crypt platform\n"
-        "1g 1b: player 1's girl and boy pawns (2g 2b player 2's...)  a b c ...: where a choice leads"
+        "1g 1b: player 1's girl and boy pawns (2g 2b player 2's...); 1g+2: 1g and 2 more pawns on that space\n"
+        "a b c ... just before a space: where a choice leads (type the letter)"
     )
 
 
@@ -81,8 +82,12 @@ def sections(game: Game, marks: Mapping[Place, str]) -> list[tuple[str, str]]:
             code = "  " if kind is None else pits.get((r, c)) or CODES.get(kind, "??")
             who = here.get((r, c), [])
             pawns = "".join(who) if len(who) <= 2 else f"{who[0]}+{len(who) - 1}"
-            cells.append(f"{code}{pawns:<4}{marks.get((r, c), ' ')} ")
+            # A choice's letter stands just before the space it names, never between two spaces.
+            cells.append(f"{marks.get((r, c), ' ')}{code}{pawns:<4} ")
         lines.append("".join(cells).rstrip())
+    # The codes the grid uses, under it every time: "Ga1g+3" was explained only to who typed "board".
+    lines.append("Key: 1g 1b = player 1's girl and boy; 1g+2 = 1g and 2 more pawns on that space.")
+    lines.append("     A letter just before a space is a choice: type it. 'board' shows the whole key.")
     out = [("grid", "\n".join(lines))]
     tombs = ", ".join(f"{t.title()} at {POSITION_WORDS[p]}" for t, p in view["tombs"].items())
     out.append(("tombs", f"Tombs: {tombs}"))

@@ -179,11 +179,28 @@ def test_only_what_changed_is_reprinted_and_board_shows_it_all() -> None:
 def test_destinations_are_letters_on_the_board_and_chosen_by_letter() -> None:
     game = Terror.new(["Ann", "Bo"], 4)
     session, out = run_session(game, ["", "1", "1", "a", "quit"])
-    assert "Letters on the board:" in out and "a  your girl pawn (1g) to a Magic Potion space / your boy pawn (1b)" in out
-    grid = out.split("Letters on the board:")[0].rsplit("Ann, your choice:", 1)[0]
-    assert "+     a " in grid  # the letter sits in its cell: the Magic Potion space both pawns can reach
+    assert "Type the letter shown on the board:" in out
+    assert "a  your girl pawn (1g) to a Magic Potion space / your boy pawn (1b)" in out
+    grid = out.split("Type the letter shown on the board:")[0].rsplit("Ann, your choice:", 1)[0]
+    # The letter stands just before its space (the Magic Potion space both pawns can reach), not between two.
+    assert "\na+ " in grid
     assert "Which one?" in out  # both pawns can go there: the second step asks which
     assert game.s.phase == "move"
+
+
+def test_with_moves_on_the_board_a_typed_digit_is_no_choice_and_never_ends_the_turn() -> None:
+    # A game night typed "1" for a move: it was "1. End your turn without moving", the only number.
+    game = Terror.new(["Ann", "Bo"], 4)
+    _, out = run_session(game, ["", "1", "1", "1", "quit"])
+    menu = out.rsplit("Ann, your choice:", 1)[1]
+    assert menu.index("Type the letter shown on the board:") < menu.index("End your turn without moving")
+    assert "1. End your turn" not in out and "'1' is not a choice here" in out
+    assert game.s.phase == "move" and game.s.turn == 0  # the turn was not skipped
+
+
+def test_the_grid_carries_its_key_every_time() -> None:
+    _, out = run_session(Terror.new(["Ann", "Bo"], 4), ["", "1", "1", "quit"])  # the tomb slides: a new grid
+    assert out.count("Key: 1g 1b = player 1's girl and boy; 1g+2 = 1g and 2 more pawns") == 2
 
 
 def test_no_coordinates_ids_or_json_on_screen() -> None:
