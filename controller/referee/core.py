@@ -147,7 +147,9 @@ class RefereeCore:
             )
         ]
         if p.get("board") == "sensors":
-            events += self._settle(None, "reconcile", at)
+            # A board the table is setting up for this game (the virtual one, under --simulate) gets the grace
+            # period a change gets: it is being put right, not found wrong.
+            events += self._settle(None, "observe" if p.get("setting_up") else "reconcile", at)
         elif self.mismatch is not None:
             events.append(self._clear(at))
         return events

@@ -224,7 +224,10 @@ class Referee:
         options: dict[str, Any] | None = None,
         *,
         command_id: str | None = None,
+        setting_up: bool = False,
     ) -> Outcome:
+        """A new game. ``setting_up``: the table sets its (virtual) board up for this game right after, so
+        what still differs gets the mismatch grace period instead of a mismatch at once."""
         if command_id is not None and self.journal.has_command(command_id):
             return Outcome(False, [], f"command id {command_id!r} was already used")
         try:
@@ -251,6 +254,7 @@ class Referee:
             "command_id": command_id,
             "carry": self.core.board_state(),
             "rules": RULES_EDITION,
+            **({"setting_up": True} if setting_up else {}),
         }
         return self._outcome("new_game", payload, {"game_id": payload["game_id"]})
 

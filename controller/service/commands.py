@@ -240,13 +240,40 @@ class CommandHandler:
         if options is not None and not isinstance(options, dict):
             raise ValueError("new_game: 'options' must be an object")
         kwargs: dict[str, Any] = {}
-        if "command_id" in inspect.signature(referee.new_game).parameters:
+        params = inspect.signature(referee.new_game).parameters
+        if "command_id" in params:
             kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
+        virtual = self._table.config.simulate and self._table.hub is not None
+        if virtual and "setting_up" in params:
+            kwargs["setting_up"] = True
         outcome = referee.new_game(game, players, seed, options, **kwargs)
         if not outcome.ok:
             # A refused board file: the data keeps the loader's message naming its entry, for scripts.
             return False, outcome.error, outcome.data, False
+        if virtual:
+            self._set_up_virtual_board()
         return True, None, {"game_id": referee.game_id, "events": _public(outcome.events)}, True
+
+    def _set_up_virtual_board(self) -> None:
+        """Under --simulate the virtual board is set up for the game just started, as players set up theirs.
+
+        The last game's positions stayed, and a new game began with a mismatch. Each sensor the new game
+        expects elsewhere is moved as a hand would (its observation comes back through the hub), inside the
+        new game's grace period.
+        """
+        table = self._table
+        game = table.referee.game
+        hub = table.hub
+        if game is None or hub is None:
+            return
+        now = {sensor: state.value for sensor, state in hub.snapshot().items()}
+        for sensor, value in sorted(game.expected_board().items()):
+            if sensor not in now or now[sensor] == value:
+                continue
+            try:
+                hub.simulate(sensor, value)
+            except (ValueError, RuntimeError) as exc:  # a sensor this board does not simulate: say so once
+                log.warning("the virtual board could not set %s for the new game: %s", sensor, exc)
 
     def _cmd_sim(self, cmd: Command) -> Reply:
         table = self._table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any, NamedTuple
@@ -382,3 +383,31 @@ def test_every_game_master_command_is_refused_without_a_token_a_reason_or_the_ru
     svc.stop()
     with Journal(svc.config.journal.path, table=t, create=False) as journal:
         assert [e for e in journal.inputs() if e["kind"] == "gm"] == []  # nothing refused was journalled
+
+
+def test_a_new_game_sets_the_virtual_board_up_with_no_mismatch(open_table: OpenTable) -> None:
+    # A game night: after a game, the next one on the virtual board started with a mismatch, because the
+    # simulated board kept the last game's positions. It is set up for the game it starts, as players do.
+    t = "gm-setup"
+    svc, cmd, sub = open_table(t, "terror", {"referee.mismatch_grace_ms": 3000})
+    tomb = roll(cmd, sub, t)
+    assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})["ok"]
+    sub.wait_latest(topic(t, "sensors"), lambda s: s["sensors"][f"tomb.{tomb}"]["value"] == "end_a")
+    reply = cmd.call("new_game", {"game": "terror", "players": ["Ann", "Bo"]})
+    assert reply["ok"], reply
+    assert "mismatch" not in [e["type"] for e in reply["data"]["events"]]
+    sub.wait_latest(topic(t, "sensors"), lambda s: s["sensors"][f"tomb.{tomb}"]["value"] == "middle")
+    # The board matches the new game: the referee holds nothing pending, and said no mismatch.
+    settled = threading.Event()
+    for _ in range(100):  # up to 5 s: the worker decides the observation the sensors topic already shows
+        if not svc.call(lambda s: s.referee.core.pending):
+            settled.set()
+            break
+        settled.wait(0.05)
+    assert settled.is_set(), "the referee still waits on the board"
+    state = state_of(svc)
+    assert state["mismatch"] is None and not svc.call(lambda s: s.referee.core.pending)
+    started = next(e["seq"] for e in sub.events(topic(t, "events")) if e["type"] == "game_started"
+                   and e["seq"] > 1)
+    assert not [e for e in sub.events(topic(t, "events")) if e["seq"] > started and e["type"] == "mismatch"]
+    verify(svc)
