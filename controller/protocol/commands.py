@@ -35,6 +35,7 @@ from controller.protocol.security import (
     too_deep,
     verify_command,
 )
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ class Command:
     payload: dict[str, Any]
 
 
-class CommandRefused(ValueError):
+class CommandRefused(GravekeeperError, ValueError):
     """A command refused before it reached the worker. ``id`` is None when unreadable."""
 
     def __init__(self, message: str, command_id: Any = None, *, copy: bool = False) -> None:

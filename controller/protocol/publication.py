@@ -43,6 +43,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
+
 _AUTH_MARK = b',"auth":"'
 _SUFFIX_LEN = len(_AUTH_MARK) + 64 + 2  # ,"auth":"<64 hex>"}
 RESERVED_KEYS = ("pub", "auth")
@@ -50,7 +52,7 @@ _MAX_HEADS = 256
 _BLOCK = hashlib.sha256().block_size
 
 
-class PublicationError(ValueError):
+class PublicationError(GravekeeperError, ValueError):
     """A message on a table's topic that the table did not sign, or not for this place or time.
 
     ``kind`` is ``unsigned``, ``forged``, ``misplaced`` or ``stale``, the counter it is refused under.

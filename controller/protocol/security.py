@@ -55,10 +55,12 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from gravekeeper.errors import GravekeeperError
+
 _JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 
-class SealError(ValueError):
+class SealError(GravekeeperError, ValueError):
     """A sealed payload could not be opened: wrong key, wrong seat, or tampered."""
 
 

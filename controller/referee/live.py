@@ -21,11 +21,13 @@ from typing import Any
 
 from controller.config import Config
 from controller.games import get_game
-from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
+from controller.games.base import Action, Expectation, Game
+from controller.games.errors import BadGameData, IllegalAction
 from controller.games.words import listed
 from controller.protocol.security import game_seed
 from controller.referee.board import check_board, sensed
-from controller.referee.core import RefereeCore, Refused, same_events, validate_sensors
+from controller.referee.core import RefereeCore, same_events, validate_sensors
+from controller.referee.errors import Refused
 from controller.store.journal import Journal, JournalError
 from hardware.observation import Observation
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from controller.referee.gm import CORRECTIONS, OPS
+from gravekeeper.errors import GravekeeperError
 
 if TYPE_CHECKING:
     from controller.referee.live import Outcome, Referee
@@ -33,7 +34,7 @@ OP_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-class GmRefused(ValueError):
+class GmRefused(GravekeeperError, ValueError):
     """A game-master request that is malformed; nothing was journalled."""
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..base import Action, Event, IllegalAction, MalformedAction
+from ..base import Action, Event
+from ..errors import IllegalAction, MalformedAction
 from . import rules
 from .state import Placement, Spook
 from .tiles import GRAVE, JACK

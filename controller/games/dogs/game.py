@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from .. import register
-from ..base import Action, BadGameData, Event, Game, IllegalAction, MalformedAction
+from ..base import Action, Event, Game
+from ..errors import BadGameData, IllegalAction, MalformedAction
 from ..rng import Rng
 from ..words import ordinal_word as ordinal
 from .actions import HANDLERS

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..base import Action, Event, IllegalAction
+from ..base import Action, Event
+from ..errors import IllegalAction
 from .board import TRAP_NAMES, TRAPS
 from .flow import HANDLERS
 

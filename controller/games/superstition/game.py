@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
+from ..base import JSON, Action, Event, Expectation, Game
+from ..errors import BadGameData, IllegalAction
 from ..rng import Rng
 from .adopt import adopt_board
 from .board import (

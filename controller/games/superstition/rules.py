@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..base import Action, Event, IllegalAction, MalformedAction
+from ..base import Action, Event
+from ..errors import IllegalAction, MalformedAction
 from ..words import listed
 from .board import TRAP_NAMES
 from .flow import HANDLERS, jump_block, trade_partner

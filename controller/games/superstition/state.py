@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..base import BadGameData
+from ..errors import BadGameData
 from .board import GRAVES, LADDER_MIRROR, TRAPS
 from .moves import CHARM_FOR_WHAMMY
 from .rules import PHASE_KINDS

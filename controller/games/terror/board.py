@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base import BadGameData
 from ..datafile import read_bytes
+from ..errors import BadGameData
 from ..words import cap
 from .words import COLOURS, POSITION_WORDS, kind_noun, kind_words, place_words
 

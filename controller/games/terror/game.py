@@ -39,15 +39,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import (
-    Action,
-    BadGameData,
-    Event,
-    Expectation,
-    Game,
-    IllegalAction,
-    MalformedAction,
-)
+from ..base import Action, Event, Expectation, Game
+from ..errors import BadGameData, IllegalAction, MalformedAction
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, load_board
 from .cards import load_deck

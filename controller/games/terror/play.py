@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Event, IllegalAction, MalformedAction
+from ..base import Event
+from ..errors import IllegalAction, MalformedAction
 from ..words import listed
 from .state import PAWN_LABELS, TURN_PHASES, State
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import BadGameData
+from ..errors import BadGameData
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, Board, is_walkable
 from .cards import Deck
