@@ -27,7 +27,6 @@ the shared picture that every page reads.
 
 from __future__ import annotations
 
-import json
 import logging
 import socket
 import ssl
@@ -51,11 +50,10 @@ from controller.protocol.security import (
     SealError,
     loads_utf8,
     seal_command,
-    signed_command,
     too_deep,
     unseal_reply,
-    verify_reply,
 )
+from controller.protocol.signing import signed_command, verify_reply
 
 from .fanout import Item, Subscriber
 from .interest import LIST_KINDS, Subscriptions, list_filters
@@ -417,12 +415,12 @@ class MqttView:
             return
         if status_vouched:
             try:
-                self.vouching.check_status(table, data)
+                self.vouching.check_status(table, payload)
             except PublicationError as exc:
                 self._refuse(table, rel, exc)
                 return
         if kind == "reply" and len(parts) == 3:
-            self._on_reply(table, parts[2], data)
+            self._on_reply(table, parts[2], data, payload)
         elif kind == "private" and len(parts) == 3:
             if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)
@@ -816,7 +814,7 @@ class MqttView:
         """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
         cmd_id = uuid.uuid4().hex
         payload = signed_command(token, table, name, {"id": cmd_id, **fields})
-        self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
+        self._client.publish(f"{self.base}/{table}/cmd/{name}", payload, qos=1)
         return cmd_id
 
     def command(self, table: str, name: str, fields: dict[str, Any], token: str,
@@ -880,7 +878,7 @@ class MqttView:
             if name in SEQ_BOUND and isinstance(seq, int) and not isinstance(seq, bool):
                 fields = {**fields, "at_seq": seq}
             payload = signed_command(token, table, name, {"id": cmd_id, **fields})
-            self._client.publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload), qos=1)
+            self._client.publish(f"{self.base}/{table}/cmd/{name}", payload, qos=1)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
                 with self._lock:
@@ -893,7 +891,7 @@ class MqttView:
             with self._lock:
                 self._pending.pop(cmd_id, None)
 
-    def _on_reply(self, table: str, name: str, data: dict[str, Any]) -> None:
+    def _on_reply(self, table: str, name: str, data: dict[str, Any], raw: bytes) -> None:
         cmd_id = data.get("id")
         if not isinstance(cmd_id, str):
             return
@@ -920,7 +918,7 @@ class MqttView:
         # faster than the table: taken at once, it would show a move the table made as refused (and
         # the player would make it again). So it is kept aside and shown only if no signed answer
         # comes before the command's timeout.
-        if not verify_reply(token, table, name, data):
+        if not verify_reply(token, table, name, raw):
             if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
                 with self._lock:
                     if not unsigned:
