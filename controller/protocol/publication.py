@@ -46,6 +46,7 @@ from controller.protocol.signing import (
     TAG,
     SignatureError,
     Signer,
+    check,
     open_signed,
     signing_key,
 )
@@ -142,6 +143,10 @@ def open_publication(key: bytes, table: str, topic: str, payload: bytes) -> tupl
     try:
         data = open_signed(key, "publication", table, topic, payload)
     except SignatureError as exc:
+        elsewhere = _signed_elsewhere(key, payload) if exc.kind == "forged" else None
+        if elsewhere is not None:
+            raise PublicationError("misplaced", f"a message signed for {elsewhere[0]!r}/{elsewhere[1]!r} was published "
+                                                f"on {table!r}/{topic!r}") from None
         raise PublicationError(exc.kind, f"a message on {topic!r}: {exc}") from None
     pub = data.pop("pub", None)
     if not isinstance(pub, dict) or pub.get("table") != table or pub.get("topic") != topic:
@@ -152,6 +157,27 @@ def open_publication(key: bytes, table: str, topic: str, payload: bytes) -> tupl
             or isinstance(n, bool) or not isinstance(n, int):
         raise PublicationError("misplaced", f"a message on {topic!r} with a malformed stamp")
     return data, Stamp(float(since), run, n)
+
+
+def _signed_elsewhere(key: bytes, payload: bytes) -> tuple[str, str] | None:
+    """The table and topic a message was genuinely signed for, when its stamp names another place.
+
+    Read only for a message refused as forged, so that one moved from another table or topic is
+    counted as that (``misplaced``); only its stamp is decoded, not the whole message.
+    """
+    if not payload.startswith(b'{"pub":{'):
+        return None
+    try:
+        pub, _ = json.JSONDecoder().raw_decode(payload[:4096].decode("utf-8", "replace"), len('{"pub":'))
+    except ValueError:
+        return None
+    if not isinstance(pub, dict) or not isinstance(pub.get("table"), str) or not isinstance(pub.get("topic"), str):
+        return None
+    try:
+        check(key, "publication", pub["table"], pub["topic"], payload)
+    except SignatureError:
+        return None
+    return pub["table"], pub["topic"]
 
 
 class Freshness:

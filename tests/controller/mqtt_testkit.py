@@ -13,7 +13,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.protocol.security import seal_command, signed_command, unseal_reply
+from controller.protocol.security import seal_command, unseal_reply
+from controller.protocol.signing import signed_command
 
 _ids = itertools.count(1)
 
@@ -156,9 +157,7 @@ class Commander:
     def send(self, name: str, body: dict[str, Any], *, token: str | None = None, sign: bool = True) -> str:
         body = dict(body)
         body.setdefault("id", self.new_id())
-        if sign:
-            body = signed_command(token or self.token, self.table, name, body)
-        self.last_raw = json.dumps(body).encode()
+        self.last_raw = signed_command(token or self.token, self.table, name, body) if sign else json.dumps(body).encode()
         self.send_raw(name, self.last_raw)
         return str(body["id"])
 
