@@ -54,6 +54,7 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 # Where a signed command carries its signature (controller.protocol.signing): the last field,
 # spelt exactly so. A command without it cannot be signed, so it is refused without being decoded.
 _SIGNATURE_AT = slice(-signing.SUFFIX_LEN, -signing.SUFFIX_LEN + len(signing.MARK) + len(signing.TAG))
+_DIGITS = re.compile(rb"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ class CommandChecker:
         if len(raw) > MAX_COMMAND_BYTES or name not in self._names:
             return True
         return len(raw) <= signing.SUFFIX_LEN or raw[_SIGNATURE_AT] != signing.MARK + signing.TAG \
-            or not raw.endswith(b'"}')
+            or not raw.endswith(b'"}') or _DIGITS.fullmatch(raw, len(raw) - 66, len(raw) - 2) is None
 
     def check(self, name: str, raw: bytes) -> Command:
         if len(raw) > MAX_COMMAND_BYTES:

@@ -116,6 +116,10 @@ class Subscriber:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].json() if msgs else None
 
+    def latest_bytes(self, topic: str) -> bytes:
+        """The newest message on ``topic`` as it crossed the broker: what its signature covers."""
+        return [m for m in self.on(topic) if m.payload][-1].payload
+
     def latest_body(self, topic: str) -> Any:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].body() if msgs else None
@@ -169,6 +173,11 @@ class Commander:
 
         self.sub.wait_for(found, timeout)
         return next(m.json() for m in self.sub.on(topic) if m.json().get("id") == command_id)
+
+    def reply_bytes(self, name: str, command_id: Any) -> bytes:
+        """The reply to ``command_id`` (already received) as it crossed the broker: what its signature covers."""
+        topic = f"{self.base}/{self.table}/reply/{name}"
+        return next(m.payload for m in self.sub.on(topic) if m.json().get("id") == command_id)
 
     def call(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
         return self.reply(name, self.send(name, body, **kw), timeout)

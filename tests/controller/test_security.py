@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import hashlib
 import hmac
 import json
 from typing import Any
+
+import pytest
 
 from controller.protocol import signing
 from controller.protocol.security import (
