@@ -19,7 +19,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from flask.testing import FlaskClient
 
-from controller.protocol.publication import Publisher, open_publication, publication_key
+from controller.protocol.publication import Publisher, open_publication
+from controller.protocol.signing import signing_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from web_panel import PanelSettings, create_app
@@ -159,7 +160,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
         # The broker holds the table's state again (a new panel sees the truth), signed by the table.
         with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/state",)) as late:
             msg = late.wait_for(lambda m: len(m) >= 1)[0]
-            data, _ = open_publication(publication_key(token), table, "state", msg.payload)
+            data, _ = open_publication(signing_key(token), table, "state", msg.payload)
             assert data["players"] == ["Ann", "Bo"] and data["game_id"] == truth["game_id"]
 
         # The panel that holds the token never showed it, and says what it refused; health counts it.
@@ -213,7 +214,7 @@ def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: Fa
 def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClient, fake: FakeTable) -> None:
     """A forged "offline" would make the panel refuse the table's commands; an unsigned deletion would
     drop it from the list. Neither reaches the panel, nor does an older run's genuine status."""
-    from controller.protocol.security import signed_status
+    from controller.protocol.signing import signed_status
 
     view: MqttView = client.application.extensions["gravekeeper"]
     fake.publish("status", {"state": "online", "table": fake.table, "game": "terror", "since": 100.0})
@@ -221,7 +222,7 @@ def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClie
     old_run = signed_status(fake._status_token, fake.table, {"state": "offline", "table": fake.table, "since": 50.0})
     other_token = signed_status("not-the-token", fake.table, {"state": "offline", "table": fake.table, "since": 200.0})
     for body in (json.dumps({"state": "offline", "table": fake.table, "since": 300.0}).encode(),
-                 json.dumps(other_token).encode(), json.dumps(old_run).encode(), b""):
+                 other_token, old_run, b""):
         fake.publish_raw("status", body)
     fake.state(seq=2)  # a marker after the forgeries
     assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)
