@@ -361,6 +361,6 @@ class Game(ABC):
         raise IllegalAction(f"{self.title} has no rule that lets the board's position become the game's")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_json() == self.to_json()  # type: ignore[union-attr]
+        return type(other) is type(self) and other.to_json() == self.to_json()
 
     __hash__ = None  # type: ignore[assignment]

@@ -277,7 +277,7 @@ def _apply_as_board(core: Core, game: Game, action: Action, readings: Mapping[st
     except IllegalAction as exc:
         _refuse(f"the rules forbid it: {exc}")
     board = core.game.expected_board() if core.game is not None else {}
-    for sensor, _value in readings.items():
+    for sensor in readings:
         if sensor in board and sensor not in core.gm.broken:
             # The sensor misread: until it reports again, the board is taken to be as declared.
             core.sensors[sensor] = board[sensor]

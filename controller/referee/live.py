@@ -528,7 +528,9 @@ class Referee:
             return out  # no window running (play holds while a mismatch stands)
         now = self.paused_at if self.core.gm.paused is not None and self.paused_at is not None else self.clock()
         for exp, view in zip(expectations, out):
-            opened = self._windows.get(repr(view)) if exp.window_ms is not None else None
+            if exp.window_ms is None:
+                continue
+            opened = self._windows.get(repr(view))
             if opened is None:
                 continue
             left = opened + exp.window_ms / 1000.0 - now

@@ -46,10 +46,10 @@ def clean_reason(op: str, reason: Any) -> str | None:
         return None
     if not isinstance(reason, str):
         raise GmRefused(f"{op}: 'reason' must be text")
-    reason = " ".join(reason.split())
-    if len(reason) > MAX_REASON:
+    words = " ".join(reason.split())
+    if len(words) > MAX_REASON:
         raise GmRefused(f"{op}: 'reason' is longer than {MAX_REASON} characters")
-    return reason
+    return words
 
 
 def payload_for(op: str, fields: Mapping[str, Any], by: str) -> dict[str, Any]:

@@ -161,7 +161,8 @@ class Commander:
     def send(self, name: str, body: dict[str, Any], *, token: str | None = None, sign: bool = True) -> str:
         body = dict(body)
         body.setdefault("id", self.new_id())
-        self.last_raw = signed_command(token or self.token, self.table, name, body) if sign else json.dumps(body).encode()
+        signed = signed_command(token or self.token, self.table, name, body) if sign else None
+        self.last_raw = signed if signed is not None else json.dumps(body).encode()
         self.send_raw(name, self.last_raw)
         return str(body["id"])
 

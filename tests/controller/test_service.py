@@ -241,7 +241,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
         try:
             roll = {"kind": "roll", "player": 0, "params": {}}
             reply, opened = cmd.call_sealed(0, roll)
-            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
+            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
             assert opened["ok"] is True  # the verdict is sealed too: a clear 'ok' could be flipped
             events = opened["data"]["events"]
             assert events and opened["data"]["action"] == roll
@@ -255,7 +256,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
             before = state_of(svc)
             moved = {"kind": "end_turn", "player": 1, "params": {}}
             reply, opened = cmd.call_sealed(0, moved)
-            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"]))
+            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"]))
             assert "sealed for seat 0 is for seat 1" in opened["error"]
             assert state_of(svc) == before
             # The same signed bytes again: refused as a replay, and nothing is opened twice.
@@ -399,7 +401,8 @@ def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service
             reply, opened = cmd.call_sealed(seat, action)
         finally:
             cmd.close()
-        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
+        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
         assert opened["error"], opened  # the sender still learns why
         assert svc.journal.last_seq() == before
         last = svc.journal.last_seq()

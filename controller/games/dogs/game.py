@@ -10,7 +10,7 @@ dispatches ``apply`` and builds the views.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Self, TypeGuard
 
 from .. import register
 from ..base import Action, Event, Game
@@ -47,7 +47,7 @@ STEP_WORDS: dict[str, str] = {
 }
 
 
-def is_seat(seat: Any, players: Sequence[str]) -> bool:
+def is_seat(seat: Any, players: Sequence[str]) -> TypeGuard[int]:
     return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)
 
 

@@ -53,9 +53,9 @@ def trade_partner(game: Superstition, seat: int) -> int | None:
     if side == pawn["space"]:
         return None
     for other, q in enumerate(game.pawns):
-        if other != seat and q["space"] == side and q["leg"] == "tomb":
-            if game.board.platforms[q["target"]].tomb_side == pawn["space"]:
-                return other
+        if other != seat and q["space"] == side and q["leg"] == "tomb" \
+                and game.board.platforms[q["target"]].tomb_side == pawn["space"]:
+            return other
     return None
 
 

@@ -46,9 +46,9 @@ from .board import POSITIONS, TOMBS, load_board
 from .cards import load_deck
 from .legal import STEP, Legal, is_int
 from .play import play_card
-from .state import PAWN_LABELS, Pawn, State
+from .state import Pawn, State
 from .views import player_view, public_view
-from .words import POSITION_WORDS, describe_action, place_words
+from .words import PAWN_LABELS, POSITION_WORDS, describe_action, place_words
 
 DEFAULT_SKULL_WINDOW_MS = 8000
 SKULL_WINDOW_MS_RANGE = (100, 120_000)

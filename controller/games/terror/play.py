@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ..base import Event
 from ..errors import IllegalAction, MalformedAction
 from ..words import listed
-from .state import PAWN_LABELS, TURN_PHASES, State
+from .state import TURN_PHASES, State
+from .words import PAWN_LABELS
 
 if TYPE_CHECKING:
     from .game import Terror

@@ -16,7 +16,6 @@ from ..errors import BadGameData
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, Board, is_walkable
 from .cards import Deck
-from .words import PAWN_LABELS
 
 PHASES: tuple[str, ...] = ("roll", "tomb", "move", "after_move", "choose", "skull", "over")
 # Phases that belong to the current player's turn proper (cards may be played).

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .board import Board
-from .state import PAWN_LABELS, SEAT_COLOURS, State
+from .state import SEAT_COLOURS, State
+from .words import PAWN_LABELS
 
 if TYPE_CHECKING:
     from .game import Terror

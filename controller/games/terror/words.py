@@ -263,7 +263,7 @@ class _Said:
         self.p = action.params
         players = game.s.players
         self.seat = action.player
-        self.name = players[action.player] if _is_seat(players, action.player) else "?"
+        self.name = players[action.player] if action.player is not None and _is_seat(players, action.player) else "?"
         self.pawn = _label(self.p.get("pawn"))
 
     def own_pawn(self) -> str:
