@@ -41,11 +41,12 @@ from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
     WHAMMY_NAMES,
-    Walk,
     charm_options,
     move_options,
 )
 from .rules import RulesMixin
+from .state import check_state
+from .table import Walk
 
 DEFAULT_OPTIONS: dict[str, JSON] = {
     "board": None,
@@ -227,8 +228,6 @@ class Superstition(RulesMixin, Game):
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Self:
-        from .state import check_state
-
         if not isinstance(data, Mapping):
             raise BadGameData("a Superstition state must be a JSON object")
         if data.get("game") != cls.name or data.get("version") != STATE_VERSION:
