@@ -230,3 +230,30 @@ def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClie
     refused = view.vouching.describe(fake.table)["refused"]
     assert refused.get("unsigned", 0) >= 2 and refused.get("forged", 0) >= 1 and refused.get("stale", 0) >= 1
     assert any(t["table"] == fake.table and t["online"] for t in view.tables())
+
+
+def test_an_old_tables_messages_are_refused_as_signed_by_an_older_version(client: FlaskClient, fake: FakeTable,
+                                                                           token: str) -> None:
+    """A table still on version 1 of the signing scheme signed its status and state without the
+    header and the "v2." of version 2: the panel refuses them, counts them as "old" and says in
+    words that the table and the panel must be updated together."""
+    import hashlib
+    import hmac
+
+    view: MqttView = client.application.extensions["gravekeeper"]
+    fake.state(seq=1)
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 1, 5)
+    status = {"state": "offline", "table": fake.table, "since": 1e12}
+    mac = hmac.new(token.encode(), json.dumps(["gravekeeper-status", fake.table, status], sort_keys=True,
+                                              separators=(",", ":")).encode(), hashlib.sha256).hexdigest()
+    fake.publish_raw("status", json.dumps({**status, "auth": mac}).encode())
+    signed_part = json.dumps({"pub": {"table": fake.table, "topic": "state", "run": "old", "since": 1e12, "n": 1},
+                              **FORGED_STATE}, separators=(",", ":")).encode()[:-1]
+    key = hmac.new(token.encode(), b"gravekeeper/publication-key", hashlib.sha256).digest()
+    old_mac = hmac.new(key, signed_part, hashlib.sha256).hexdigest().encode()
+    fake.publish_raw("state", signed_part + b',"auth":"' + old_mac + b'"}')
+    fake.state(seq=2)  # a marker after the old messages
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)
+    assert view.vouching.describe(fake.table)["refused"] == {"old": 2}
+    assert "older version of the table" in view.vouching.describe(fake.table)["text"]
+    assert "FORGED" not in json.dumps(view.state(fake.table))
