@@ -209,7 +209,7 @@ class CommandChecker:
         if len(raw) > MAX_COMMAND_BYTES or name not in self._names:
             return True
         return len(raw) <= signing.SUFFIX_LEN or raw[_SIGNATURE_AT] != signing.MARK + signing.TAG \
-            or not raw.endswith(b'"}') or _DIGITS.fullmatch(raw, len(raw) - 66, len(raw) - 2) is None
+            or not raw.endswith(b'"}') or _DIGITS.fullmatch(raw, len(raw) - 2 - 64, len(raw) - 2) is None
 
     def check(self, name: str, raw: bytes) -> Command:
         if len(raw) > MAX_COMMAND_BYTES:
