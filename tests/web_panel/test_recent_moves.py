@@ -23,8 +23,8 @@ from controller.games.base import Action
 from controller.mqtt.link import EVENT_KEYS
 from controller.protocol.commands import dumps
 from controller.protocol.publication import Publisher, open_publication
-from controller.protocol.signing import signing_key
 from controller.protocol.security import join_code
+from controller.protocol.signing import signing_key
 from controller.service.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
 from controller.service.service import Service
 from controller.store.journal import public_body

@@ -54,7 +54,7 @@ def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTa
     view: MqttView = client.application.extensions["gravekeeper"]
     fake.event("a")  # seq 1
     fake.event("b", seq=5)  # 2..4 lost, as when Mosquitto drops a slow subscriber's queue
-    (name, cmd), = fake.wait_command(1)
+    (name, _cmd), = fake.wait_command(1)
     assert name == "resync" and verify_command(token, fake.table, name, fake.wire[0])
     assert view.wait_until(lambda: view._tables[fake.table].gaps == 1, 5)
 
