@@ -28,9 +28,8 @@ from controller.protocol.publication import (
     PublicationError,
     Stamp,
     open_publication,
-    publication_key,
 )
-from controller.protocol.security import verify_status
+from controller.protocol.signing import SignatureError, open_signed, signing_key
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +37,7 @@ LOG_EVERY_S = 60.0
 SIGNED_KINDS = ("state", "events", "sensors", "health", "private", "effects", "summary", "recent")
 REASONS = {
     "unsigned": "not signed",
+    "old": "signed by an older version of the table (update the table and the panel together)",
     "forged": "signed with another token (is the panel's token this table's?)",
     "misplaced": "signed for another table or topic",
     "stale": "older than what the table had already published",
@@ -66,7 +66,7 @@ class Vouching:
         with self._lock:
             key = self._keys.get(token)  # keyed by token: one HMAC derivation per token, not per message
             if key is None:
-                key = self._keys[token] = publication_key(token)
+                key = self._keys[token] = signing_key(token)
             return key
 
     def open(self, table: str, topic: str, payload: bytes) -> tuple[dict[str, Any], Stamp]:
@@ -76,21 +76,21 @@ class Vouching:
             raise PublicationError("unsigned", "this panel holds no token to check the table's signature")
         return open_publication(key, table, topic, payload)
 
-    def check_status(self, table: str, payload: dict[str, Any]) -> None:
-        """A ``status`` the table signed (``controller.protocol.security.signed_status``), and of its newest run.
+    def check_status(self, table: str, raw: bytes) -> None:
+        """A ``status`` the table signed (``controller.protocol.signing``, kind ``status``), of its newest run.
 
         The status says whether the table is online, and a panel refuses commands to an offline
         table, so a forged "offline" would silence it. :class:`PublicationError` otherwise: an
         older run's status (``since`` before the newest seen) is ``stale``. Within one run the
         status carries no counter: a replay of its own earlier "online" is not told apart.
         """
-        token = self._token_for(table)
-        if token is None:
+        key = self._key(table)
+        if key is None:
             raise PublicationError("unsigned", "this panel holds no token to check the table's signature")
-        if not isinstance(payload.get("auth"), str):
-            raise PublicationError("unsigned", "a status the table did not sign")
-        if not verify_status(token, table, payload):
-            raise PublicationError("forged", "a status signed with another token, for another table, or altered")
+        try:
+            payload = open_signed(key, "status", table, "status", raw)
+        except SignatureError as exc:
+            raise PublicationError(exc.kind, f"a status: {exc}") from None
         since = payload.get("since")
         if isinstance(since, bool) or not isinstance(since, (int, float)):
             return  # signed, but not saying when its run began: nothing to order it by

@@ -8,15 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-from .base import (
-    Action,
-    BadGameData,
-    Event,
-    Expectation,
-    Game,
-    IllegalAction,
-    MalformedAction,
-)
+from .base import Action, Event, Expectation, Game
+from .errors import BadGameData, IllegalAction, MalformedAction
 
 __all__ = [
     "GAME_NAMES",

@@ -25,45 +25,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from .errors import BadGameData, IllegalAction, MalformedAction
+from .owner_words import check_words
+
+# The errors stay importable from here, where they were first defined.
+__all__ = [
+    "JSON",
+    "Action",
+    "BadGameData",
+    "Event",
+    "Expectation",
+    "Game",
+    "IllegalAction",
+    "MalformedAction",
+]
+
 JSON = Any
-
-
-class IllegalAction(ValueError):
-    """The rules forbid this action now. The message says why; state is unchanged."""
-
-
-class MalformedAction(IllegalAction):
-    """The action is not even well-formed (bad JSON, missing or mistyped field)."""
-
-
-class BadGameData(ValueError):
-    """A data file (board, deck, tiles) or a saved state failed validation.
-
-    The message names the bad entry, so an owner can fix their own file.
-    ``at`` says where, for an editor that shows the reason beside the entry:
-    ``{"cell": [row, col]}`` for a Terror board cell, ``{"tile": n, "square":
-    [row, col]}`` for a dogs tile (``n`` from 0), ``{"entry": "..."}`` for a
-    named entry such as a Superstition platform. ``None`` when the whole file
-    is wrong.
-
-    ``reason`` is the same problem in a person's words, for the board editor's
-    status line and the note at the cell: no entry names, ids or
-    coordinates (the outline in the editor shows where). The message keeps
-    the entry's name, for logs, the terminal and whoever edits the file by
-    hand. Without a reason, :attr:`plain` falls back to the message.
-    """
-
-    def __init__(self, message: str, at: dict[str, Any] | None = None, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.at = at
-        self.reason = reason
-
-    @property
-    def plain(self) -> str:
-        return self.reason or str(self)
-
-    def __reduce__(self) -> Any:
-        return (type(self), (str(self), self.at, self.reason))
 
 
 def _freeze(value: JSON) -> JSON:
@@ -315,10 +292,6 @@ class Game(ABC):
         :meth:`new` also rebuilds games a journal holds, so it keeps accepting what it once
         did; a check added later goes here, and the referee runs it before a new game only.
         """
-        from .owner_words import (
-            check_words,  # here, not at the top: owner_words imports this module
-        )
-
         for option in ("board", "cards", "tiles"):
             if isinstance(options.get(option), Mapping):
                 check_words(option, options[option], f"option {option!r}")
@@ -408,6 +381,6 @@ class Game(ABC):
         raise IllegalAction(f"{self.title} has no rule that lets the board's position become the game's")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_json() == self.to_json()  # type: ignore[union-attr]
+        return type(other) is type(self) and other.to_json() == self.to_json()
 
     __hash__ = None  # type: ignore[assignment]

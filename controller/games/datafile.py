@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .base import BadGameData
+from .errors import BadGameData
 
 MAX_DATA_FILE_BYTES = 1 << 20  # the default boards and decks are a few KiB
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import BadGameData
+from .errors import BadGameData
 from .words import ordinal
 
 # Far above what the boxes print (the longest default title is 16 characters, words 198, a tile's

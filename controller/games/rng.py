@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
+from .errors import BadGameData
+
 T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
@@ -64,12 +66,13 @@ class Rng:
 
     @classmethod
     def from_json(cls, data: object) -> Rng:
+        # A saved state that fails: BadGameData (a ValueError), as for every other part of a state.
         if not isinstance(data, str):
-            raise ValueError(f"rng state must be a hex string, got {type(data).__name__}")
+            raise BadGameData(f"rng state must be a hex string, got {type(data).__name__}")
         try:
             value = int(data, 16)
         except ValueError:
-            raise ValueError(f"rng state is not hexadecimal: {data!r}") from None
+            raise BadGameData(f"rng state is not hexadecimal: {data!r}") from None
         rng = cls(0)
         rng.state = value & _MASK
         return rng

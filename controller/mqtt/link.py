@@ -50,9 +50,8 @@ from controller.protocol.publication import (
     Publisher,
     check_body,
     open_publication,
-    publication_key,
 )
-from controller.protocol.security import signed_reply
+from controller.protocol.signing import signed_reply, signing_key
 from controller.protocol.status import RunStatus
 from controller.store.journal import JournalError
 
@@ -136,7 +135,7 @@ class MqttLink:
         self._on_conflict = on_conflict
         # Everything on state, events, sensors, health and private/ is signed (controller.protocol.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)
-        self._pub_key = publication_key(token)
+        self._pub_key = signing_key(token)
         self._prefix = self.topics.command("")[: -len("cmd/")]
 
         self._lock = threading.Lock()  # guards the fields the network thread writes
@@ -324,9 +323,9 @@ class MqttLink:
             body["data"] = dict(data)
         # Signed like the commands, for this table and reply topic: anyone on the broker could otherwise
         # answer in the table's name, or pass another table's refusal (same token) off as this one's.
-        body = signed_reply(self._token, self._table, name, body)
+        signed = signed_reply(self._token, self._table, name, body)
         with self._lock:
-            self._replies.append((self.topics.reply(name), dumps(body)))
+            self._replies.append((self.topics.reply(name), signed))
 
     # ----- publishing (one caller at a time) ------------------------------
     def flush(self, *, events_only: bool = False, persist: bool = True) -> int:

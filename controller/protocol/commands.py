@@ -1,8 +1,8 @@
 """MQTT topic names and the checks every incoming command passes before the worker sees it.
 
 Commands are checked in the network thread: size, UTF-8, JSON, id, name,
-signature (``controller.protocol.security.verify_command``: it covers the table and the
-command's name), the signed time ``ts`` and replay. Each refusal becomes a reply
+signature (``controller.protocol.signing``: it covers the command's exact bytes, the table
+and the command's name), the signed time ``ts`` and replay. Each refusal becomes a reply
 that names the problem; nothing reaches the referee. Past the rate of answered refusals
 (``mqtt_link``), a command that cannot be signed (:meth:`CommandChecker.doomed`: too large,
 an unknown name, nothing shaped like a signature) is refused without being decoded, so a
@@ -28,13 +28,14 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from controller.protocol import signing
 from controller.protocol.security import (
     COMMAND_WINDOW_S,
     MAX_DEPTH,
     loads_utf8,
     too_deep,
-    verify_command,
 )
+from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +54,10 @@ _ID_PEEK_BYTES = 4 * MAX_COMMAND_BYTES
 # A lone UTF-16 surrogate can only come from a \uD800-\uDFFF escape (UTF-8 cannot encode one): a
 # command without such an escape is not re-encoded to look for one, which cost as much as its parse.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-# Where a command carries a signature: ``"auth"`` and a string of 64 lowercase hex digits (an
-# HMAC-SHA256 hexdigest), each character spelled as it is or as a \u escape (JSON allows both).
-# A command with nothing like it cannot be signed, so it is refused without being decoded.
-_HEX_CHAR = rb"(?:[0-9a-f]|\\u00(?:3[0-9]|6[1-6]))"
-_AUTH_SHAPE = re.compile(rb'"(?:a|\\u0061)(?:u|\\u0075)(?:t|\\u0074)(?:h|\\u0068)"[ \t\n\r]*:[ \t\n\r]*"'
-                         + _HEX_CHAR + rb"{64}\"")
+# Where a signed command carries its signature (controller.protocol.signing): the last field,
+# spelt exactly so. A command without it cannot be signed, so it is refused without being decoded.
+_SIGNATURE_AT = slice(-signing.SUFFIX_LEN, -signing.SUFFIX_LEN + len(signing.MARK) + len(signing.TAG))
+_DIGITS = re.compile(rb"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -147,7 +146,7 @@ class Command:
     payload: dict[str, Any]
 
 
-class CommandRefused(ValueError):
+class CommandRefused(GravekeeperError, ValueError):
     """A command refused before it reached the worker. ``id`` is None when unreadable."""
 
     def __init__(self, message: str, command_id: Any = None, *, copy: bool = False) -> None:
@@ -193,7 +192,7 @@ class CommandChecker:
 
     def __init__(self, token: str, names: Collection[str], used: Callable[[str], bool], *, table: str,
                  spend: Callable[[str], None] | None = None, clock: Callable[[], float] = time.time) -> None:
-        self._token = token
+        self._key = signing.signing_key(token)
         self._table = table
         self._names = frozenset(names)
         self._used = used  # the journal: was this id ever taken (Journal.command_used)
@@ -205,12 +204,15 @@ class CommandChecker:
     def doomed(self, name: str, raw: bytes) -> bool:
         """Whether :meth:`check` is sure to refuse ``raw``, told without decoding it (microseconds).
 
-        True only when it cannot be a signed command: too large, an unknown name, or nothing that
-        could be a signature (``_AUTH_SHAPE``). False proves nothing: :meth:`check` decides.
+        True only when it cannot be a signed command: too large, an unknown name, or no version 2
+        signature where the scheme puts it (an old panel's command included: refused unread only
+        past the rate of answered refusals, otherwise answered why). False proves nothing:
+        :meth:`check` decides.
         """
         if len(raw) > MAX_COMMAND_BYTES or name not in self._names:
             return True
-        return _AUTH_SHAPE.search(raw) is None
+        return len(raw) <= signing.SUFFIX_LEN or raw[_SIGNATURE_AT] != signing.MARK + signing.TAG \
+            or not raw.endswith(b'"}') or _DIGITS.fullmatch(raw, len(raw) - 2 - 64, len(raw) - 2) is None
 
     def check(self, name: str, raw: bytes) -> Command:
         if len(raw) > MAX_COMMAND_BYTES:
@@ -249,15 +251,13 @@ class CommandChecker:
         if "auth" not in payload:
             raise CommandRefused("not authorised: the command has no 'auth' signature", cid)
         try:
-            good = verify_command(self._token, self._table, name, payload)
-        except RecursionError:
-            # Signing encodes the payload one level deeper than it was read, further down the stack:
-            # a nesting just under the parser's limit passed it and raised here (answered as an
-            # internal error, at no rate limit, with a traceback in the log each time).
-            raise CommandRefused("bad JSON: nested too deeply", cid) from None
-        if not good:
-            raise CommandRefused("not authorised: bad signature (wrong control token, or signed for another "
-                                 "table or command; see docs/topics.md for what is signed)", cid)
+            signing.check(self._key, "command", self._table, name, raw)
+        except signing.SignatureError as exc:
+            if exc.kind == "forged":
+                raise CommandRefused("not authorised: bad signature (wrong control token, or signed for another "
+                                     "table or command, or altered; see docs/topics.md for what is signed)",
+                                     cid) from None
+            raise CommandRefused(f"not authorised: {exc}", cid) from None
         key = str(cid)
         now = time.monotonic()
         with self._lock:

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
@@ -57,8 +58,8 @@ def new_client(client_id: str, *, mqtt5: bool = True) -> mqtt.Client:
     session expiry), as the 3.1.1 clients always did.
     """
     if mqtt5:
-        return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-    return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
+        return mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    return mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
                        protocol=mqtt.MQTTv311)
 
 
@@ -74,7 +75,8 @@ def connect_async(client: mqtt.Client, host: str, port: int, keepalive: int, *, 
     if is_mqtt5(client) and not tls:
         client.on_pre_connect = _ask_once(host, port)
     if is_mqtt5(client):
-        props = Properties(PacketTypes.CONNECT)
+        # paho's Properties has no annotations (its module is untyped, though the package is typed).
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.MaximumPacketSize = MAX_PACKET_BYTES
         client.connect_async(host, port, keepalive=keepalive, clean_start=True, properties=props)
     else:

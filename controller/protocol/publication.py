@@ -10,13 +10,12 @@ A signed payload is the published JSON object with two fields added::
 
     {"pub": {"table": "t1", "topic": "state", "run": "<instance>", "since": 1700000000.5, "n": 42},
      ...the payload's own fields...,
-     "auth": "<64 hex digits>"}
+     "auth": "v2.<64 hex digits>"}
 
-``auth`` is HMAC-SHA256, under a key derived from the control token
-(:func:`publication_key`, so a publication's signature is never a command's),
-of the exact bytes before ``,"auth":"``. Signing the bytes, not a canonical
-re-encoding, costs one HMAC per message and lets any JSON parser read the
-payload as before. The ``pub`` stamp binds the message:
+``auth`` is the signature of :mod:`controller.protocol.signing` (version 2, kind
+``publication``, the topic as its name): over the exact bytes before ``,"auth":"``, so
+it costs one HMAC per message and any JSON parser reads the payload as before. The
+``pub`` stamp binds the message:
 
 * ``table`` and ``topic`` (the topic below ``<base>/<t>/``): a message signed for
   one table or topic is refused on another (a health report replayed as state).
@@ -36,34 +35,32 @@ then says it cannot vouch for the table.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_AUTH_MARK = b',"auth":"'
-_SUFFIX_LEN = len(_AUTH_MARK) + 64 + 2  # ,"auth":"<64 hex>"}
+from controller.protocol.signing import (
+    MARK,
+    TAG,
+    SignatureError,
+    Signer,
+    check,
+    open_signed,
+    signing_key,
+)
+
 RESERVED_KEYS = ("pub", "auth")
 _MAX_HEADS = 256
-_BLOCK = hashlib.sha256().block_size
 
 
-class PublicationError(ValueError):
+class PublicationError(SignatureError):
     """A message on a table's topic that the table did not sign, or not for this place or time.
 
-    ``kind`` is ``unsigned``, ``forged``, ``misplaced`` or ``stale``, the counter it is refused under.
+    ``kind`` is ``unsigned``, ``old`` (signed by version 1 of the scheme), ``forged``, ``misplaced``
+    or ``stale``, the counter it is refused under.
     """
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-def publication_key(token: str) -> bytes:
-    """The key publications are signed under: derived from the control token, not the token itself."""
-    return hmac.new(token.encode(), b"gravekeeper/publication-key", hashlib.sha256).digest()
 
 
 @dataclass(frozen=True, order=True)
@@ -79,19 +76,17 @@ class Publisher:
     """Signs one run's publications for one table; thread-safe (``n`` is shared by all topics)."""
 
     def __init__(self, token: str, table: str, run: str, since: float) -> None:
-        key = publication_key(token)  # 32 bytes: shorter than SHA-256's block, so padded, never hashed
-        # HMAC's keyed inner and outer hashes (RFC 2104), made once: each message then costs two copies
-        # and two updates, about a third less CPU than hmac.new() on the first message after a quiet spell.
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key.ljust(_BLOCK, b"\0")))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key.ljust(_BLOCK, b"\0")))
+        self._signer = Signer(signing_key(token))
         self.table = table
         self.run = run
         self.since = since
         self._n = 0
         self._lock = threading.Lock()
-        # topic -> (since, the stamp's JSON up to its counter): the stamp is the same but for
-        # ``n`` on every message of a topic, so it is encoded once per topic, not per message.
-        self._heads: dict[str, tuple[float, bytes]] = {}
+        # topic -> (since, the stamp's JSON up to its counter, the hash with the topic's header in it):
+        # the stamp is the same but for ``n`` on every message of a topic, so it is encoded and its
+        # header hashed once per topic, not per message.
+        self._heads: dict[str, tuple[float, bytes, hashlib._Hash]] = {}
+        self._rehearsal = self._signer.started("publication", "", "events")
 
     def follow(self, previous: Stamp) -> None:
         """Publish after ``previous`` (a former run's stamp still on the broker), whatever our clock says."""
@@ -110,31 +105,22 @@ class Publisher:
             if cached is None or cached[0] != since:
                 if len(self._heads) >= _MAX_HEADS:
                     self._heads.clear()  # topics are few (state, events, private/<seat>...): a bound, not a policy
-                cached = (since, _stamp_head(self.table, topic, self.run, since))
+                cached = (since, _stamp_head(self.table, topic, self.run, since),
+                          self._signer.started("publication", self.table, topic))
                 self._heads[topic] = cached
         # The bytes json.dumps(stamp) gave, "n" last: {"table":..,"topic":..,"run":..,"since":..,"n":42}
         head = cached[1] + str(n).encode() + b"}"
         rest = body[1:-1]
         signed_part = head + (b"," + rest if rest.strip() else b"")
-        inner = self._inner.copy()
-        inner.update(signed_part)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        mac = outer.hexdigest().encode()  # = hmac.new(key, signed_part, sha256).hexdigest()
-        return signed_part + _AUTH_MARK + mac + b'"}'
-
+        return signed_part + MARK + TAG + self._signer.tag(cached[2], signed_part) + b'"}'
 
     def rehearse(self) -> None:
         """Hash a sample as :meth:`sign` would, changing nothing (no counter is used): see the sensor
         hub's rehearsal before a window closes (``controller/service/service.py``, ``_rehearse``)."""
-        inner = self._inner.copy()
-        inner.update(_REHEARSAL)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        outer.hexdigest()
+        self._signer.tag(self._rehearsal, _REHEARSAL)
 
 
-_REHEARSAL = b'{"pub":{"table":"","topic":"events","run":"","since":0,"n":0},"seq":0,"type":"","data":{}}'
+_REHEARSAL = b'{"pub":{"table":"","topic":"events","run":"","since":0,"n":0},"seq":0,"type":"","data":{}'
 
 
 def _stamp_head(table: str, topic: str, run: str, since: float) -> bytes:
@@ -152,17 +138,17 @@ def check_body(payload: Mapping[str, Any]) -> None:
 
 def open_publication(key: bytes, table: str, topic: str, payload: bytes) -> tuple[dict[str, Any], Stamp]:
     """The payload's fields (without ``pub`` and ``auth``) and its stamp; :class:`PublicationError` if
-    ``payload`` is not signed under ``key`` for ``table``'s ``topic``."""
-    if len(payload) <= _SUFFIX_LEN or payload[-_SUFFIX_LEN:-_SUFFIX_LEN + len(_AUTH_MARK)] != _AUTH_MARK \
-            or not payload.endswith(b'"}'):
-        raise PublicationError("unsigned", f"a message on {topic!r} that the table did not sign")
-    signed_part, mac = payload[:-_SUFFIX_LEN], payload[-_SUFFIX_LEN + len(_AUTH_MARK):-2]
-    want = hmac.new(key, signed_part, hashlib.sha256).hexdigest().encode()
-    if not hmac.compare_digest(mac, want):
-        raise PublicationError("forged", f"a message on {topic!r} whose signature is not the table's")
-    data = json.loads(payload.decode("utf-8"))  # signed by the table: its own UTF-8 JSON
+    ``payload`` is not signed under ``key`` (:func:`~controller.protocol.signing.signing_key`) for
+    ``table``'s ``topic``."""
+    try:
+        data = open_signed(key, "publication", table, topic, payload)
+    except SignatureError as exc:
+        elsewhere = _signed_elsewhere(key, payload) if exc.kind == "forged" else None
+        if elsewhere is not None:
+            raise PublicationError("misplaced", f"a message signed for {elsewhere[0]!r}/{elsewhere[1]!r} was published "
+                                                f"on {table!r}/{topic!r}") from None
+        raise PublicationError(exc.kind, f"a message on {topic!r}: {exc}") from None
     pub = data.pop("pub", None)
-    data.pop("auth", None)
     if not isinstance(pub, dict) or pub.get("table") != table or pub.get("topic") != topic:
         where = f"{pub.get('table')!r}/{pub.get('topic')!r}" if isinstance(pub, dict) else "nowhere"
         raise PublicationError("misplaced", f"a message signed for {where} was published on {table!r}/{topic!r}")
@@ -171,6 +157,27 @@ def open_publication(key: bytes, table: str, topic: str, payload: bytes) -> tupl
             or isinstance(n, bool) or not isinstance(n, int):
         raise PublicationError("misplaced", f"a message on {topic!r} with a malformed stamp")
     return data, Stamp(float(since), run, n)
+
+
+def _signed_elsewhere(key: bytes, payload: bytes) -> tuple[str, str] | None:
+    """The table and topic a message was genuinely signed for, when its stamp names another place.
+
+    Read only for a message refused as forged, so that one moved from another table or topic is
+    counted as that (``misplaced``); only its stamp is decoded, not the whole message.
+    """
+    if not payload.startswith(b'{"pub":{'):
+        return None
+    try:
+        pub, _ = json.JSONDecoder().raw_decode(payload[:4096].decode("utf-8", "replace"), len('{"pub":'))
+    except ValueError:
+        return None
+    if not isinstance(pub, dict) or not isinstance(pub.get("table"), str) or not isinstance(pub.get("topic"), str):
+        return None
+    try:
+        check(key, "publication", pub["table"], pub["topic"], payload)
+    except SignatureError:
+        return None
+    return pub["table"], pub["topic"]
 
 
 class Freshness:

@@ -3,17 +3,17 @@
 Anyone may subscribe to ``#`` on a club's broker, so nothing secret may travel
 in clear text and the control token itself never travels at all:
 
-* Commands carry ``ts`` (when signed) and ``auth``, an HMAC-SHA256 under the
-  table's control token of the table id, the command's name and the rest of
-  the command (:func:`signed_command`), so a command captured at one table or
-  on one command topic is refused at any other. The controller refuses a
-  command signed too far from its clock (:data:`COMMAND_WINDOW_S`) and any id
-  it has seen with a valid signature before (kept in the journal for good), so
-  a captured command cannot be replayed. Replies are signed too
-  (:func:`signed_reply`, for the table and the command's reply topic), so nobody
+* Commands carry ``ts`` (when signed) and ``auth``, a signature over their
+  exact bytes, the table id and the command's name
+  (:mod:`controller.protocol.signing`, which signs every message of the contract), so a
+  command captured at one table or on one command topic is refused at any other.
+  The controller refuses a command signed too far from its clock
+  (:data:`COMMAND_WINDOW_S`) and any id it has seen with a valid signature before
+  (kept in the journal for good), so a captured command cannot be replayed.
+  Replies are signed too (for the table and the command's reply topic), so nobody
   else on the broker can answer in the table's name, nor pass one table's answer off
-  as another's, and so is the controller's ``status`` (:func:`signed_status`), so
-  nobody else can claim to be a newer run of the table and stop it.
+  as another's, and so is the controller's ``status``, so nobody else can claim to
+  be a newer run of the table and stop it.
 * Everything sealed is padded first (:func:`padded`: private views to 16 KiB,
   actions to 1 KiB, replies to 4 KiB), so its length does not tell the secret.
 * A player's private view is sealed with AES-GCM under a key derived from the
@@ -47,46 +47,19 @@ import hmac
 import json
 import os
 import re
-import time
-from collections.abc import Mapping
 from typing import Any
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from gravekeeper.errors import GravekeeperError
+
 _JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 
-class SealError(ValueError):
+class SealError(GravekeeperError, ValueError):
     """A sealed payload could not be opened: wrong key, wrong seat, or tampered."""
-
-
-def canonical(payload: Mapping[str, Any]) -> bytes:
-    """The bytes that are signed: sorted keys, no spaces, ``auth`` left out."""
-    body = {k: v for k, v in payload.items() if k != "auth"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def sign(token: str, payload: Mapping[str, Any]) -> str:
-    return hmac.new(token.encode(), canonical(payload), hashlib.sha256).hexdigest()
-
-
-def signed(token: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``payload`` with its ``auth`` field filled in."""
-    out = dict(payload)
-    out["auth"] = sign(token, out)
-    return out
-
-
-def verify(token: str, payload: Mapping[str, Any]) -> bool:
-    auth = payload.get("auth")
-    if not isinstance(auth, str):
-        return False
-    try:
-        return hmac.compare_digest(auth, sign(token, payload))
-    except RecursionError:  # nested just under the parser's limit: encoding it goes deeper (never ours)
-        return False
 
 
 def same_secret(typed: str | bytes, secret: str | bytes) -> bool:
@@ -147,90 +120,9 @@ def too_deep(payload: bytes, limit: int = MAX_DEPTH) -> bool:
     return b"[" in text or b"{" in text
 
 
-# ----- commands: what the signature covers --------------------------------------------------
+# ----- commands: how long a signature is good for ---------------------------------------------
 COMMAND_WINDOW_S = 300
 """How far a command's signed ``ts`` may be from the controller's clock, either way, in seconds."""
-
-
-def _mac(token: str, parts: list[Any]) -> str:
-    # hmac.digest is one call into OpenSSL: every forged command that looks signed is hashed here.
-    return hmac.digest(token.encode(), json.dumps(parts, sort_keys=True, separators=(",", ":"),
-                                                  ensure_ascii=False).encode(), "sha256").hex()
-
-
-def _body(payload: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k != "auth"}
-
-
-def sign_command(token: str, table: str, name: str, payload: Mapping[str, Any]) -> str:
-    """The ``auth`` of command ``name`` for ``table``: HMAC-SHA256 of the canonical JSON of
-    ``["gravekeeper-command", table, name, body]``, the body being the payload without ``auth``.
-
-    The table and the command's name are in what is signed (they travel in the topic), so a
-    command captured at one table or on one command topic is refused at any other.
-    """
-    return _mac(token, ["gravekeeper-command", table, name, _body(payload)])
-
-
-def signed_command(token: str, table: str, name: str, payload: Mapping[str, Any], *,
-                   now: float | None = None) -> dict[str, Any]:
-    """A copy of ``payload`` with ``ts`` (when it was signed, integer milliseconds since the
-    epoch, unless the payload has one) and ``auth`` filled in."""
-    out = _body(payload)
-    out.setdefault("ts", int((time.time() if now is None else now) * 1000))
-    out["auth"] = sign_command(token, table, name, out)
-    return out
-
-
-def verify_command(token: str, table: str, name: str, payload: Mapping[str, Any]) -> bool:
-    auth = payload.get("auth")
-    return isinstance(auth, str) and hmac.compare_digest(auth, sign_command(token, table, name, payload))
-
-
-def sign_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> str:
-    """The ``auth`` of the table's reply on ``reply/<name>``: the canonical JSON of
-    ``["gravekeeper-reply", table, name, body]``.
-
-    A reply names its command by id only, and one token may serve several tables: signed over the
-    body alone, one table's refusal of a copy of another table's command (the same id, "not
-    authorised") was a signed answer to that command. The table and the command's name are in what
-    is signed, so a reply counts only on the table and reply topic it was made for.
-    """
-    return _mac(token, ["gravekeeper-reply", table, name, _body(payload)])
-
-
-def signed_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-    out = _body(payload)
-    out["auth"] = sign_reply(token, table, name, out)
-    return out
-
-
-def verify_reply(token: str, table: str, name: str, payload: Mapping[str, Any]) -> bool:
-    auth = payload.get("auth")
-    try:
-        return isinstance(auth, str) and hmac.compare_digest(auth, sign_reply(token, table, name, payload))
-    except RecursionError:  # as in verify: nested just under the parser's limit, no reply of a table
-        return False
-
-
-def sign_status(token: str, table: str, payload: Mapping[str, Any]) -> str:
-    """The ``auth`` of a controller's ``status`` message for ``table`` (its own label: a status
-    can never pass for a command, nor a command for a status)."""
-    return _mac(token, ["gravekeeper-status", table, _body(payload)])
-
-
-def signed_status(token: str, table: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-    out = _body(payload)
-    out["auth"] = sign_status(token, table, out)
-    return out
-
-
-def verify_status(token: str, table: str, payload: Mapping[str, Any]) -> bool:
-    auth = payload.get("auth")
-    try:
-        return isinstance(auth, str) and hmac.compare_digest(auth, sign_status(token, table, payload))
-    except RecursionError:  # as in verify: a status nested just under the parser's limit is no status of ours
-        return False
 
 
 # ----- sealing: padding, keys, AES-GCM -------------------------------------------------------

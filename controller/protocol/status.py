@@ -13,7 +13,7 @@ already retained at its first connection: ``since`` is a wall clock, and a Pi
 without a real-time clock may start with one behind the run it replaces.
 
 Every status is signed under the table's control token
-(``controller.protocol.security.signed_status``). Anyone on the broker may publish on
+(``controller.protocol.signing``, kind ``status``). Anyone on the broker may publish on
 the status topic, so only a signed claim of a newer run stops this one; any
 other status is ignored and counted (``status_refused`` in health).
 """
@@ -28,13 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller import __version__
-from controller.protocol.commands import dumps
-from controller.protocol.security import (
-    loads_utf8,
-    signed_status,
-    too_deep,
-    verify_status,
-)
+from controller.protocol.security import too_deep
+from controller.protocol.signing import SignatureError, open_status, signed_status
 
 
 class RunStatus:
@@ -62,9 +57,9 @@ class RunStatus:
     def online(self) -> bytes:
         with self._lock:
             extra = dict(self._extra)
-        return dumps(signed_status(self._token, self.table, {
+        return signed_status(self._token, self.table, {
             "state": "online", "table": self.table, "version": __version__, "since": self.since,
-            "instance": self.instance, "host": self._host, **extra}))
+            "instance": self.instance, "host": self._host, **extra})
 
     def offline(self) -> bytes:
         """The last will and the clean stop: they name the run too (see the module doc), and the
@@ -72,8 +67,8 @@ class RunStatus:
         with self._lock:
             name = self._extra.get("name")
         named = {"name": name} if name is not None else {}
-        return dumps(signed_status(self._token, self.table, {
-            "state": "offline", "table": self.table, **named, "instance": self.instance, "since": self.since}))
+        return signed_status(self._token, self.table, {
+            "state": "offline", "table": self.table, **named, "instance": self.instance, "since": self.since})
 
     def note_former(self, payload: bytes) -> None:
         """The status retained at our first connection: if it is a run's signed "offline", that run
@@ -84,17 +79,22 @@ class RunStatus:
         run would stop for good (status 3 is not restarted). A former run still alive has "online"
         there, not "offline": it is not noted, and the older of the two stops as before.
         """
-        try:
-            status = loads_utf8(payload) if payload and not too_deep(payload) else None
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(status, dict) or status.get("state") != "offline" \
-                or not verify_status(self._token, self.table, status):
+        status = self._signed(payload)
+        if status is None or status.get("state") != "offline":
             return
         other = status.get("instance")
         if isinstance(other, str) and other != self.instance:
             with self._lock:
                 self._former.add(other)
+
+    def _signed(self, payload: bytes) -> dict[str, Any] | None:
+        """The fields of a status signed for this table (by any run of it), or None."""
+        if not payload or too_deep(payload):
+            return None  # nested deeper than any status (controller.protocol.security.MAX_DEPTH): unread
+        try:
+            return open_status(self._token, self.table, payload)
+        except (SignatureError, ValueError, RecursionError):
+            return None
 
     def forget_former(self) -> None:
         """The link dropped: perhaps another connection took our session (our client id), so a run we
@@ -107,12 +107,8 @@ class RunStatus:
         """Why this run must stop, if ``payload`` is a status of a newer run of the table; else None."""
         if not payload:
             return None  # a retained status cleared: no claim at all
-        try:
-            # Nested deeper than any status (controller.protocol.security.MAX_DEPTH): no status of ours, unread.
-            status = None if too_deep(payload) else loads_utf8(payload)
-        except (ValueError, RecursionError):
-            status = None
-        if not isinstance(status, dict) or not verify_status(self._token, self.table, status):
+        status = self._signed(payload)
+        if status is None:
             with self._lock:
                 self.refused += 1
             return None

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from controller.games.base import Action, Expectation, Game, IllegalAction
+from controller.games.base import Action, Expectation, Game
+from controller.games.errors import IllegalAction
 
 MAX_CATCH_UP = 4  # accepted steps one reading may explain (peg pulled, then trap sprung, ...)
 

@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.games import get_game
-from controller.games.base import Action, Event, Game, IllegalAction
+from controller.games.base import Action, Event, Game
+from controller.games.errors import IllegalAction
 from controller.referee import gm as gm_core
 from controller.referee.board import (
     BoardCheck,
@@ -29,6 +30,7 @@ from controller.referee.board import (
     explains,
     is_foul,
 )
+from controller.referee.errors import Refused
 from controller.referee.guidance import describe
 from controller.referee.undo import UndoLog
 from hardware.observation import sensor_values
@@ -42,10 +44,6 @@ RULES_EDITION = 2
 
 _HANDLERS = {"new_game": "new_game", "command": "command", "observation": "observation",
              "reconcile": "reconcile", "timeout": "timeout", "gm": "game_master"}
-
-
-class Refused(ValueError):
-    """A command the referee will not take now; the message says why. Nothing changed."""
 
 
 def _plain(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,16 +17,18 @@ Ops (``docs/referee.md``, "The game master"):
 * ``trust_board``: the board's position as it stands becomes the game's.
 * ``broken``: a sensor is out of service for the rest of this game.
 
-A refusal raises :class:`~controller.referee.core.Refused` before anything changed.
+A refusal raises :class:`~controller.referee.errors.Refused` before anything changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
-from controller.games.base import Action, Event, Expectation, Game, IllegalAction
+from controller.games.base import Action, Event, Expectation, Game
+from controller.games.errors import IllegalAction
+from controller.referee.errors import Refused
 from controller.referee.guidance import label
 from controller.referee.undo import (
     UndoLog,
@@ -36,9 +38,6 @@ from controller.referee.undo import (
     put_back_words,
 )
 from hardware.observation import sensor_values
-
-if TYPE_CHECKING:
-    from controller.referee.core import RefereeCore
 
 OPS = ("undo", "undo_request", "undo_decline", "pause", "resume", "declare", "end_window", "trust_board", "broken")
 CORRECTIONS = ("declare", "end_window", "trust_board", "broken")
@@ -70,17 +69,35 @@ class GmState:
         }
 
 
+class Core(Protocol):
+    """What these decisions read and change of :class:`controller.referee.core.RefereeCore`.
+
+    Written out here so that this module need not import the core, which imports it.
+    """
+
+    game: Game | None
+    game_name: str | None
+    sensors: dict[str, str]
+    mismatch: dict[str, Any] | None
+    pending: bool
+    gm: GmState
+
+    def _play(self, action: Action, at: float, source: str) -> list[dict[str, Any]]: ...
+
+    def _settle(self, trigger: str | None, mode: str, at: float) -> list[dict[str, Any]]: ...
+
+    def _clear(self, at: float) -> dict[str, Any]: ...
+
+
 def _event(kind: str, data: dict[str, Any], at: float) -> dict[str, Any]:
     return {"type": kind, "data": data, "private_to": None, "secret": {}, "time": at}
 
 
 def _refuse(message: str) -> NoReturn:
-    from controller.referee.core import Refused
-
     raise Refused(message)
 
 
-def _game(core: RefereeCore) -> Game:
+def _game(core: Core) -> Game:
     if core.game is None:
         _refuse("no game is running: start a new game first")
     return core.game
@@ -104,7 +121,7 @@ def board_actions(game: Game) -> list[tuple[Expectation, Action, dict[str, str]]
     return out
 
 
-def hand_entered(core: RefereeCore, action: Action) -> bool:
+def hand_entered(core: Core, action: Action) -> bool:
     """Whether ``action`` is a move of a sensor marked broken: the referee enters it as a command."""
     broken = core.gm.broken
     if not broken or core.game is None:
@@ -117,7 +134,7 @@ def hand_entered(core: RefereeCore, action: Action) -> bool:
     return False
 
 
-def rewind_hold(core: RefereeCore, at: float) -> list[dict[str, Any]] | None:
+def rewind_hold(core: Core, at: float) -> list[dict[str, Any]] | None:
     """After an undo on a sensed board: hold play until the pieces are back (``None``: nothing to wait for)."""
     gm = core.gm
     if not gm.rewind:
@@ -142,7 +159,7 @@ def rewind_hold(core: RefereeCore, at: float) -> list[dict[str, Any]] | None:
 
 
 # ----- deciding ------------------------------------------------------------------------------
-def decide(core: RefereeCore, p: Mapping[str, Any]) -> list[dict[str, Any]]:
+def decide(core: Core, p: Mapping[str, Any]) -> list[dict[str, Any]]:
     op = p.get("op")
     handler = _HANDLERS.get(op) if isinstance(op, str) else None
     if handler is None:
@@ -150,7 +167,7 @@ def decide(core: RefereeCore, p: Mapping[str, Any]) -> list[dict[str, Any]]:
     return handler(core, p, float(p["time"]))
 
 
-def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _undo(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     gm = core.gm
     if gm.undo.depth == 0:
@@ -192,7 +209,7 @@ def _undo(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, 
     return events
 
 
-def _undo_request(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _undo_request(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     gm = core.gm
     seat = p.get("seat")
@@ -208,7 +225,7 @@ def _undo_request(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[di
     return [_event("undo_requested", {"seat": seat, "player": _seat_name(game, seat), "move": move}, at)]
 
 
-def _undo_decline(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _undo_decline(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     gm = core.gm
     if gm.request is None:
@@ -219,7 +236,7 @@ def _undo_decline(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[di
                                      "reason": p.get("reason")}, at)]
 
 
-def _pause(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _pause(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     _game(core)
     if core.gm.paused is not None:
         _refuse("the game is already paused")
@@ -227,7 +244,7 @@ def _pause(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str,
     return [_event("paused", {"by": p.get("by"), "reason": p.get("reason")}, at)]
 
 
-def _resume(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _resume(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     paused = core.gm.paused
     if paused is None:
         _refuse("the game is not paused")
@@ -252,7 +269,7 @@ def _action(p: Mapping[str, Any]) -> Action:
         _refuse(f"{p.get('op')}: {exc}")
 
 
-def _apply_as_board(core: RefereeCore, game: Game, action: Action, readings: Mapping[str, str],
+def _apply_as_board(core: Core, game: Game, action: Action, readings: Mapping[str, str],
                     at: float) -> list[dict[str, Any]]:
     """Apply ``action`` as the board's own reading of ``readings`` would have."""
     try:
@@ -260,14 +277,14 @@ def _apply_as_board(core: RefereeCore, game: Game, action: Action, readings: Map
     except IllegalAction as exc:
         _refuse(f"the rules forbid it: {exc}")
     board = core.game.expected_board() if core.game is not None else {}
-    for sensor, _value in readings.items():
+    for sensor in readings:
         if sensor in board and sensor not in core.gm.broken:
             # The sensor misread: until it reports again, the board is taken to be as declared.
             core.sensors[sensor] = board[sensor]
     return events
 
 
-def _declare(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _declare(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     if game.is_over:
         _refuse("the game is over")
@@ -282,7 +299,7 @@ def _declare(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[st
     return [head, *events, *_settle_after(core, p, at)]
 
 
-def _end_window(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _end_window(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     action = _action(p)
     windows = [e for e in game.expects() if e.window_ms is not None] if not game.is_over else []
@@ -302,7 +319,7 @@ def _end_window(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict
     _refuse(f"that is not an outcome of the open window (choose: {choices})")
 
 
-def _trust_board(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _trust_board(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     game = _game(core)
     if not game.expected_board() and not any(e.sensors() for e in game.expects()):
         # The dogs' game: no sensor reads any of its pieces, so the board has no position to take.
@@ -330,7 +347,7 @@ def _private(e: Event, at: float) -> dict[str, Any]:
     return {"type": e.type, "data": dict(e.data), "private_to": e.private_to, "secret": dict(e.secret), "time": at}
 
 
-def _broken(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _broken(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     _game(core)
     sensor = p.get("sensor")
     if not isinstance(sensor, str):
@@ -350,7 +367,7 @@ def _broken(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str
     return [head, *_settle_after(core, p, at)]
 
 
-def _settle_after(core: RefereeCore, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
+def _settle_after(core: Core, p: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
     if p.get("board") == "sensors":
         return core._settle("", "reconcile", at)
     return [core._clear(at)] if core.mismatch is not None else []

@@ -28,13 +28,14 @@ from controller.referee.core import RefereeCore
 from controller.referee.guidance import label
 from controller.referee.replay import describe_event, describe_input
 from controller.store.journal import Journal
+from gravekeeper.errors import GravekeeperError
 
 MAX_EXPORT_CHARS = 900_000  # a reply stays under the panel's 1 MiB message limit
 _REFEREE_EVENTS = {"game_started", "mismatch", "mismatch_cleared", "undone", "undo_requested", "undo_declined",
                    "paused", "resumed", "corrected"}
 
 
-class HistoryError(ValueError):
+class HistoryError(GravekeeperError, ValueError):
     """A history request that cannot be answered (an unknown game, a step out of range)."""
 
 

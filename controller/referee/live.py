@@ -21,11 +21,13 @@ from typing import Any
 
 from controller.config import Config
 from controller.games import get_game
-from controller.games.base import Action, BadGameData, Expectation, Game, IllegalAction
+from controller.games.base import Action, Expectation, Game
+from controller.games.errors import BadGameData, IllegalAction
 from controller.games.words import listed
 from controller.protocol.security import game_seed
 from controller.referee.board import check_board, sensed
-from controller.referee.core import RULES_EDITION, RefereeCore, Refused, same_events, validate_sensors
+from controller.referee.core import RULES_EDITION, RefereeCore, same_events, validate_sensors
+from controller.referee.errors import Refused
 from controller.store.journal import Journal, JournalError
 from hardware.observation import Observation
 
@@ -531,7 +533,9 @@ class Referee:
             return out  # no window running (play holds while a mismatch stands)
         now = self.paused_at if self.core.gm.paused is not None and self.paused_at is not None else self.clock()
         for exp, view in zip(expectations, out):
-            opened = self._windows.get(repr(view)) if exp.window_ms is not None else None
+            if exp.window_ms is None:
+                continue
+            opened = self._windows.get(repr(view))
             if opened is None:
                 continue
             left = opened + exp.window_ms / 1000.0 - now

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from controller.referee.gm import CORRECTIONS, OPS
+from gravekeeper.errors import GravekeeperError
 
 if TYPE_CHECKING:
     from controller.referee.live import Outcome, Referee
@@ -33,7 +34,7 @@ OP_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-class GmRefused(ValueError):
+class GmRefused(GravekeeperError, ValueError):
     """A game-master request that is malformed; nothing was journalled."""
 
 
@@ -45,10 +46,10 @@ def clean_reason(op: str, reason: Any) -> str | None:
         return None
     if not isinstance(reason, str):
         raise GmRefused(f"{op}: 'reason' must be text")
-    reason = " ".join(reason.split())
-    if len(reason) > MAX_REASON:
+    words = " ".join(reason.split())
+    if len(words) > MAX_REASON:
         raise GmRefused(f"{op}: 'reason' is longer than {MAX_REASON} characters")
-    return reason
+    return words
 
 
 def payload_for(op: str, fields: Mapping[str, Any], by: str) -> dict[str, Any]:

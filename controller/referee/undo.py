@@ -103,7 +103,7 @@ class UndoLog:
         if reason is not None:
             self.steps = []
             self.door = reason
-            self._door_action: Action | None = action
+            self._door_action = action
             return
         self.steps.append(Step(action, source, at))
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.protocol.security import seal_command, signed_command, unseal_reply
+from controller.protocol.security import seal_command, unseal_reply
+from controller.protocol.signing import signed_command
 
 _ids = itertools.count(1)
 
@@ -115,6 +116,10 @@ class Subscriber:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].json() if msgs else None
 
+    def latest_bytes(self, topic: str) -> bytes:
+        """The newest message on ``topic`` as it crossed the broker: what its signature covers."""
+        return [m for m in self.on(topic) if m.payload][-1].payload
+
     def latest_body(self, topic: str) -> Any:
         msgs = [m for m in self.on(topic) if m.payload]
         return msgs[-1].body() if msgs else None
@@ -156,9 +161,8 @@ class Commander:
     def send(self, name: str, body: dict[str, Any], *, token: str | None = None, sign: bool = True) -> str:
         body = dict(body)
         body.setdefault("id", self.new_id())
-        if sign:
-            body = signed_command(token or self.token, self.table, name, body)
-        self.last_raw = json.dumps(body).encode()
+        signed = signed_command(token or self.token, self.table, name, body) if sign else None
+        self.last_raw = signed if signed is not None else json.dumps(body).encode()
         self.send_raw(name, self.last_raw)
         return str(body["id"])
 
@@ -170,6 +174,11 @@ class Commander:
 
         self.sub.wait_for(found, timeout)
         return next(m.json() for m in self.sub.on(topic) if m.json().get("id") == command_id)
+
+    def reply_bytes(self, name: str, command_id: Any) -> bytes:
+        """The reply to ``command_id`` (already received) as it crossed the broker: what its signature covers."""
+        topic = f"{self.base}/{self.table}/reply/{name}"
+        return next(m.payload for m in self.sub.on(topic) if m.json().get("id") == command_id)
 
     def call(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
         return self.reply(name, self.send(name, body, **kw), timeout)

@@ -15,8 +15,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.publication import open_publication, publication_key
-from controller.protocol.security import verify_status
+from controller.protocol.publication import open_publication
+from controller.protocol.signing import signing_key, verify_status
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.run_testkit import RunProcess
@@ -25,7 +25,7 @@ from tests.controller.service_testkit import MakeService, make_service
 
 from .test_run import TOKEN, write_config
 
-KEY = publication_key(TOKEN)
+KEY = signing_key(TOKEN)
 __all__ = ["make_service"]  # the fixture, imported for pytest
 
 
@@ -81,7 +81,7 @@ def _online(payload: bytes, table: str, token: str = TOKEN) -> bool:
         status = json.loads(payload)
     except (ValueError, RecursionError):
         return False
-    return isinstance(status, dict) and status.get("state") == "online" and verify_status(token, table, status)
+    return isinstance(status, dict) and status.get("state") == "online" and verify_status(token, table, payload)
 
 
 def test_a_forged_retained_summary_is_put_back(mosquitto: Broker, tmp_path: Path,
@@ -119,7 +119,7 @@ def test_a_forged_cleared_or_replayed_status_is_put_back(mosquitto: Broker, tmp_
         first.close()
     recorded = retained(mosquitto, topic)  # the first run's clean stop: signed, "offline"
     old = json.loads(recorded)
-    assert old["state"] == "offline" and verify_status(TOKEN, table, old)
+    assert old["state"] == "offline" and verify_status(TOKEN, table, recorded)
 
     run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
     try:
@@ -246,16 +246,16 @@ def test_a_former_runs_status_replayed_does_not_stop_a_run_whose_clock_is_behind
     """A Pi without a real-time clock may start with a clock behind the run it replaces. The former
     run's own signed status, captured from the broker and published again live, then looked like a
     newer run's claim: the controller stopped with status 3, and systemd does not restart that."""
-    from controller.protocol.security import signed_status
+    from controller.protocol.signing import signed_status
 
     table = "atk-clock"
     topic = f"gravekeeper/{table}/status"
     ahead = time.time() + 3600  # the former run's clock was an hour ahead of this one's
-    former_online = json.dumps(signed_status(TOKEN, table, {
+    former_online = signed_status(TOKEN, table, {
         "state": "online", "table": table, "version": "0.1.0", "since": ahead, "instance": "0123456789abcdef",
-        "host": "pi"})).encode()
-    former_offline = json.dumps(signed_status(TOKEN, table, {
-        "state": "offline", "table": table, "instance": "0123456789abcdef", "since": ahead})).encode()
+        "host": "pi"})
+    former_offline = signed_status(TOKEN, table, {
+        "state": "offline", "table": table, "instance": "0123456789abcdef", "since": ahead})
     # The former run stopped (its last will or clean stop): its "offline" is what the broker holds.
     attacker.publish(topic, former_offline, qos=1, retain=True).wait_for_publish(5)
     run = RunProcess("--config", str(write_config(tmp_path, table)), "--simulate", "--broker", mosquitto.url)

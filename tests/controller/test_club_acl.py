@@ -9,7 +9,6 @@ broker delivers after it.
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.security import signed_command
+from controller.protocol.signing import signed_command
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.club_testkit import acl_broker, flip_launcher, start_table
@@ -50,7 +49,7 @@ def close(c: mqtt.Client) -> None:
     c.loop_stop()
 
 
-def publish(c: mqtt.Client, topic: str, payload: str, retain: bool = False) -> None:
+def publish(c: mqtt.Client, topic: str, payload: str | bytes, retain: bool = False) -> None:
     # QoS 1: the PUBACK comes after the broker took (or dropped) the message, so what follows is later.
     info = c.publish(topic, payload, qos=1, retain=retain)
     info.wait_for_publish(5)
@@ -127,7 +126,7 @@ def test_anonymous_readers_cannot_write_and_the_panel_writes_only_commands(
                 wrong.publish(f"{BASE}/t1/state", "forged-wrong-password", qos=0, retain=True)
                 # The panel's signed command goes through and the table answers it.
                 body = signed_command(TOKEN, "t1", "resync", {"id": "acl-resync"})
-                publish(panel, f"{BASE}/t1/cmd/resync", json.dumps(body))
+                publish(panel, f"{BASE}/t1/cmd/resync", body)
                 reply = sub.wait_latest(f"{BASE}/t1/reply/resync", lambda r: r.get("id") == "acl-resync")
                 assert reply["ok"] is True
                 assert not [m for m in sub.messages if m.payload.startswith(b"forged")]

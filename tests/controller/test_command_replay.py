@@ -16,12 +16,8 @@ from typing import Any
 
 import pytest
 
-from controller.protocol.security import (
-    COMMAND_WINDOW_S,
-    sign_command,
-    signed_command,
-    signed_status,
-)
+from controller.protocol.security import COMMAND_WINDOW_S
+from controller.protocol.signing import sign, signed_command, signed_status, signing_key
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
@@ -95,9 +91,9 @@ def test_replayed_commands_are_refused_after_thousands_of_others_and_after_a_res
         last = ""
         info = None
         for _ in range(4100):
-            body = signed_command(TOKEN, t, "sim", {"id": cmd.new_id(), "sensor": "launcher", "value": "nope"})
-            last = body["id"]
-            info = cmd.client.publish(topic(t, "cmd", "sim"), json.dumps(body), qos=1)
+            last = cmd.new_id()
+            body = signed_command(TOKEN, t, "sim", {"id": last, "sensor": "launcher", "value": "nope"})
+            info = cmd.client.publish(topic(t, "cmd", "sim"), body, qos=1)
         assert info is not None
         info.wait_for_publish(30)
         wait_until(lambda: bool(_replies(cmd, "sim", last)), 120, "the 4,100th command's reply")
@@ -121,10 +117,10 @@ def test_a_command_signed_outside_the_time_window_is_refused_and_spent(mosquitto
         inputs = _inputs(svc)
         stale: list[bytes] = []
         for off, word in ((-COMMAND_WINDOW_S - 30, "behind"), (COMMAND_WINDOW_S + 30, "ahead of")):
-            body = signed_command(TOKEN, t, "act", {"id": cmd.new_id(), "action": ROLL_ANN}, now=time.time() + off)
-            stale.append(json.dumps(body).encode())
+            cid = cmd.new_id()
+            stale.append(signed_command(TOKEN, t, "act", {"id": cid, "action": ROLL_ANN}, now=time.time() + off))
             cmd.send_raw("act", stale[-1])
-            reply = cmd.reply("act", body["id"])
+            reply = cmd.reply("act", cid)
             assert reply["ok"] is False and f"s {word} this table's clock" in reply["error"], reply
         # Signed, so spent as well, even across a restart: a clock set right later must not revive them.
         svc.stop()
@@ -133,8 +129,7 @@ def test_a_command_signed_outside_the_time_window_is_refused_and_spent(mosquitto
             assert "replayed command id" in _replay(cmd, "act", raw)["error"]
         # Signed without a time at all: refused by name.
         body = {"id": cmd.new_id(), "action": ROLL_ANN}
-        body["auth"] = sign_command(TOKEN, t, "act", body)
-        cmd.send_raw("act", json.dumps(body).encode())
+        cmd.send_raw("act", sign(signing_key(TOKEN), "command", t, "act", json.dumps(body).encode()))
         assert "missing or bad 'ts'" in cmd.reply("act", body["id"])["error"]
         assert _inputs(svc) == inputs
         assert cmd.call("act", {"action": ROLL_ANN})["ok"] is True  # the positive control: signed now
@@ -177,8 +172,8 @@ def test_payloads_that_are_not_utf8_are_refused_by_name(mosquitto: Broker, make_
     cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
     try:
         inputs = _inputs(svc)
-        body = signed_command(TOKEN, t, "act", {"id": cmd.new_id(), "action": ROLL_ANN})
-        text = json.dumps(body)
+        text = signed_command(TOKEN, t, "act", {"id": cmd.new_id(), "action": ROLL_ANN}).decode()
+        body = json.loads(text)
         # A valid signed command, only not in UTF-8: UTF-16 with and without a BOM, UTF-8 with a BOM.
         for raw, says in ((text.encode("utf-16-le"), "not UTF-8 text"), (text.encode("utf-16"), "not UTF-8 text"),
                           (text.encode("utf-8-sig"), "byte order mark")):
@@ -204,14 +199,15 @@ def test_a_forged_newer_run_status_is_ignored_and_counted_and_a_real_one_still_w
     publisher = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
     try:
         claim = {"state": "online", "table": t, "instance": "ffffffffffffffff", "since": time.time() + 10}
+        genuine = signed_status(TOKEN, t, claim)
         forged = [
-            claim,  # no signature at all
+            json.dumps(claim).encode(),  # no signature at all
             signed_status("not-the-token", t, claim),  # signed with another token
             signed_status(TOKEN, "rp-other", claim),  # a real claim of another table
-            {**signed_status(TOKEN, t, claim), "since": time.time() + 20},  # altered after signing
+            genuine.replace(b'"since":', b'"since":1'),  # altered after signing
         ]
         for body in forged:
-            publisher.client.publish(topic(t, "status"), json.dumps(body), qos=1).wait_for_publish(5)
+            publisher.client.publish(topic(t, "status"), body, qos=1).wait_for_publish(5)
         publisher.client.publish(topic(t, "status"), b"\xff not even json", qos=1).wait_for_publish(5)
         wait_until(lambda: svc.link is not None and svc.link.counters()["status_refused"] >= 5, 10,
                    "the forged statuses to be counted")

@@ -8,14 +8,15 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.publication import open_publication, publication_key
+from controller.protocol.publication import open_publication
+from controller.protocol.signing import signing_key
 from controller.store.journal import Journal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, wait_until
 
 from .test_mqtt_link import TOKEN, Pump, make_link, pump, record, seqs  # noqa: F401 - pump is a fixture
 
-KEY = publication_key(TOKEN)
+KEY = signing_key(TOKEN)
 
 
 def outsider(broker: Broker) -> mqtt.Client:

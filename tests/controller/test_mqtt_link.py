@@ -22,7 +22,7 @@ from controller.mqtt.link import (
     CommandRefused,
     MqttLink,
 )
-from controller.protocol.security import signed_command, verify_reply
+from controller.protocol.signing import sign, signed_command, signing_key, verify_reply
 from controller.store.journal import Journal
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
@@ -280,7 +280,7 @@ def refusal(name: str, raw: bytes, used: set[str] | None = None) -> CommandRefus
 
 
 def body(name: str = "act", **kw: Any) -> bytes:
-    return json.dumps(signed_command(TOKEN, "chk", name, {"id": "x1", **kw})).encode()
+    return signed_command(TOKEN, "chk", name, {"id": "x1", **kw})
 
 
 def test_checker_accepts_a_signed_command() -> None:
@@ -299,9 +299,10 @@ def test_checker_accepts_a_signed_command() -> None:
         ("act", json.dumps({"id": True}).encode(), "missing or bad 'id'", None),
         ("fly", body("fly"), "unknown command 'fly'", "x1"),
         ("act", json.dumps({"id": "x1"}).encode(), "not authorised: the command has no 'auth'", "x1"),
-        ("act", json.dumps(signed_command("wrong-token", "chk", "act", {"id": "x1"})).encode(),
+        ("act", signed_command("wrong-token", "chk", "act", {"id": "x1"}), "not authorised: bad signature", "x1"),
+        ("act", signed_command(TOKEN, "chk", "act", {"id": "x1", "n": 1}).replace(b'"n":1', b'"n":2'),
          "not authorised: bad signature", "x1"),
-        ("act", json.dumps({**signed_command(TOKEN, "chk", "act", {"id": "x1"}), "extra": 1}).encode(),
+        ("act", json.dumps({**json.loads(signed_command(TOKEN, "chk", "act", {"id": "x1"})), "extra": 1}).encode(),
          "not authorised", "x1"),
     ],
 )
@@ -321,12 +322,9 @@ def test_checker_refuses_oversized_payloads_and_still_names_their_id() -> None:
 @pytest.mark.parametrize("ts", [None, "1", 1.5, True, -1, 2**53, 10**400])
 def test_checker_refuses_a_ts_that_is_not_a_time_by_name(ts: Any) -> None:
     fields = {} if ts is None else {"ts": ts}
-    raw = json.dumps(signed_command(TOKEN, "chk", "act", {"id": "x1", **fields})).encode()
-    if ts is None:  # signed_command fills ts in: take it out again, and sign what is left
-        from controller.protocol.security import sign_command
-
-        body = {k: v for k, v in json.loads(raw).items() if k not in ("ts", "auth")}
-        raw = json.dumps({**body, "auth": sign_command(TOKEN, "chk", "act", body)}).encode()
+    raw = signed_command(TOKEN, "chk", "act", {"id": "x1", **fields})
+    if ts is None:  # signed_command fills ts in: sign the command without it
+        raw = sign(signing_key(TOKEN), "command", "chk", "act", b'{"id":"x1"}')
     refused = refusal("act", raw)
     assert "missing or bad 'ts'" in str(refused) and refused.command_id == "x1"
 
@@ -354,7 +352,7 @@ def test_bad_commands_get_a_reply_on_the_broker_and_never_reach_the_worker(mosqu
             replies = cmd.sub.wait_for(lambda m: len(m) >= 4)
             by_topic = [(m.topic, m.json()) for m in replies]
             # every reply is signed by the table, for its own reply topic
-            assert all(verify_reply(TOKEN, "lk7", where.rsplit("/", 1)[1], body) for where, body in by_topic)
+            assert all(verify_reply(TOKEN, "lk7", m.topic.rsplit("/", 1)[1], m.payload) for m in replies)
             for _, body in by_topic:
                 del body["auth"]
             assert ("gk/lk7/reply/act", {"id": None, "ok": False, "error": by_topic[0][1]["error"]}) == by_topic[0]
@@ -594,8 +592,9 @@ def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Br
                 link.reply("act", "s0", True, data={"action": {}}, sealed="QUJD")
             pump.do(lambda l: l.reply("act", "s1", False, sealed="QUJD"))
             sub.wait_for(lambda m: any(x.json().get("id") == "s1" for x in m))
-            (reply,) = [x.json() for x in sub.on("gk/lks/reply/act")]
-            assert verify_reply(TOKEN, "lks", "act", reply) and reply.pop("auth")
+            (message,) = sub.on("gk/lks/reply/act")
+            reply = message.json()
+            assert verify_reply(TOKEN, "lks", "act", message.payload) and reply.pop("auth")
             assert reply == {"id": "s1", "ok": False, "sealed": "QUJD"}
         finally:
             link.close()

@@ -13,11 +13,10 @@ from controller.protocol.publication import (
     Stamp,
     check_body,
     open_publication,
-    publication_key,
 )
-from controller.protocol.security import sign
+from controller.protocol.signing import signed_command, signed_status, signing_key
 
-KEY = publication_key("tok")
+KEY = signing_key("tok")
 
 
 def publisher(table: str = "t1", run: str = "run-a", since: float = 100.0) -> Publisher:
@@ -40,7 +39,8 @@ def test_an_empty_object_can_be_signed() -> None:
 
 @pytest.mark.parametrize("payload", [
     b'{"seq": 99, "players": ["FORGED"]}',                      # unsigned
-    b'{"seq": 99, "auth": "' + b"0" * 64 + b'"}',                # an auth field of the wrong form
+    b'{"seq": 99, "auth": "v2.' + b"0" * 64 + b'"}',             # an auth field not spelt as signed
+    b'{"seq": 99,"auth":"v2.' + b"0" * 63 + b'"}',               # a signature one digit short
     b"",
 ])
 def test_unsigned_payloads_are_refused(payload: bytes) -> None:
@@ -61,12 +61,25 @@ def test_a_payload_signed_under_another_token_or_altered_is_forged() -> None:
         assert err.value.kind == "forged"
 
 
-def test_a_command_signature_is_not_a_publication_signature() -> None:
-    """The key is derived from the token: a body signed like a command does not verify as published."""
+def test_a_command_or_status_signature_is_not_a_publication_signature() -> None:
+    """The kind is in what is signed: a body signed as a command or a status does not verify as published."""
     body = {"seq": 1}
-    forged = json.dumps({**body, "auth": sign("tok", body)}, separators=(",", ":")).encode()
-    with pytest.raises(PublicationError):
-        open_publication(KEY, "t1", "state", forged)
+    for forged in (signed_command("tok", "t1", "state", body), signed_status("tok", "t1", body)):
+        with pytest.raises(PublicationError) as err:
+            open_publication(KEY, "t1", "state", forged)
+        assert err.value.kind == "forged"
+
+
+def test_a_publication_signed_by_version_1_is_refused_as_old() -> None:
+    import hashlib
+    import hmac
+
+    signed_part = b'{"pub":{"table":"t1","topic":"state","run":"r","since":1.0,"n":1},"seq":1'
+    mac = hmac.new(hmac.new(b"tok", b"gravekeeper/publication-key", hashlib.sha256).digest(), signed_part,
+                   hashlib.sha256).hexdigest().encode()
+    with pytest.raises(PublicationError, match="version 1") as err:
+        open_publication(KEY, "t1", "state", signed_part + b',"auth":"' + mac + b'"}')
+    assert err.value.kind == "old"
 
 
 def test_a_payload_moved_to_another_table_or_topic_is_misplaced() -> None:
@@ -119,8 +132,10 @@ def _reference_sign(token: str, stamp: dict[str, object], body: bytes) -> bytes:
     head = b'{"pub":' + json.dumps(stamp, separators=(",", ":")).encode()
     rest = body[1:-1]
     signed_part = head + (b"," + rest if rest.strip() else b"")
-    mac = hmac.new(publication_key(token), signed_part, hashlib.sha256).hexdigest().encode()
-    return signed_part + b',"auth":"' + mac + b'"}'
+    header = json.dumps(["gravekeeper-signed", 2, "publication", stamp["table"], stamp["topic"]],
+                        separators=(",", ":")).encode() + b"\n"
+    mac = hmac.new(signing_key(token), header + signed_part, hashlib.sha256).hexdigest().encode()
+    return signed_part + b',"auth":"v2.' + mac + b'"}'
 
 
 def test_signing_gives_the_bytes_of_the_whole_stamp_encoded_for_every_message() -> None:

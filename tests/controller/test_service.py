@@ -10,7 +10,8 @@ import pytest
 
 from controller.games import Action
 from controller.mqtt.link import MAX_COMMAND_BYTES
-from controller.protocol.security import signed_status, unseal, verify_reply
+from controller.protocol.security import unseal
+from controller.protocol.signing import signed_status, verify_reply
 from controller.service.service import Service
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
@@ -240,7 +241,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
         try:
             roll = {"kind": "roll", "player": 0, "params": {}}
             reply, opened = cmd.call_sealed(0, roll)
-            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
+            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
             assert opened["ok"] is True  # the verdict is sealed too: a clear 'ok' could be flipped
             events = opened["data"]["events"]
             assert events and opened["data"]["action"] == roll
@@ -254,7 +256,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
             before = state_of(svc)
             moved = {"kind": "end_turn", "player": 1, "params": {}}
             reply, opened = cmd.call_sealed(0, moved)
-            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply)
+            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"]))
             assert "sealed for seat 0 is for seat 1" in opened["error"]
             assert state_of(svc) == before
             # The same signed bytes again: refused as a replay, and nothing is opened twice.
@@ -398,7 +401,8 @@ def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service
             reply, opened = cmd.call_sealed(seat, action)
         finally:
             cmd.close()
-        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
+        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} \
+                and verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])), reply
         assert opened["error"], opened  # the sender still learns why
         assert svc.journal.last_seq() == before
         last = svc.journal.last_seq()
@@ -455,7 +459,7 @@ def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto
         original = svc.referee.act
         svc.call(lambda s: setattr(s.referee, "act", boom))
         reply = cmd.call("act", {"action": {"kind": "roll", "player": 0}})
-        assert verify_reply(TOKEN, t, "act", reply) and reply.pop("auth")
+        assert verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])) and reply.pop("auth")
         assert reply == {"id": reply["id"], "ok": False, "error": "internal error in act: RuntimeError"}
         svc.call(lambda s: setattr(s.referee, "act", original))
         assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
@@ -705,7 +709,7 @@ def test_stale_and_older_statuses_never_stop_a_controller(mosquitto: Broker, mak
     def status(state: str, host: str, since: float, *, retain: bool) -> None:
         # Signed with the table's token, as a real controller's: these tests are about the times.
         body = signed_status(TOKEN, t, {"state": state, "table": t, "instance": host, "host": host, "since": since})
-        publisher.client.publish(topic(t, "status"), json.dumps(body), qos=1, retain=retain).wait_for_publish(5)
+        publisher.client.publish(topic(t, "status"), body, qos=1, retain=retain).wait_for_publish(5)
 
     try:
         # Retained before the start by a run whose clock was ahead (a Pi without a clock boots behind it).

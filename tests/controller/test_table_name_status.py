@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.protocol.security import verify_status
+from controller.protocol.signing import verify_status
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic
@@ -15,10 +15,10 @@ def test_the_status_carries_the_configured_name_signed(mosquitto: Broker, make_s
     with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "status"),)) as sub:
         svc = make_service(t, **{"table.name": "  The kitchen table "})
         online = sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "online")
-        assert online["name"] == "The kitchen table" and verify_status(TOKEN, t, online)
+        assert online["name"] == "The kitchen table" and verify_status(TOKEN, t, sub.latest_bytes(topic(t, "status")))
         svc.stop()
         offline = sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "offline")
-        assert offline["name"] == "The kitchen table" and verify_status(TOKEN, t, offline)
+        assert offline["name"] == "The kitchen table" and verify_status(TOKEN, t, sub.latest_bytes(topic(t, "status")))
 
 
 def test_an_unnamed_table_announces_the_name_made_from_its_id(mosquitto: Broker,
@@ -27,4 +27,4 @@ def test_an_unnamed_table_announces_the_name_made_from_its_id(mosquitto: Broker,
     with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "status"),)) as sub:
         make_service(t)
         online = sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "online")
-    assert online["name"] == "Back room table 3" and verify_status(TOKEN, t, online)
+    assert online["name"] == "Back room table 3" and verify_status(TOKEN, t, sub.latest_bytes(topic(t, "status")))

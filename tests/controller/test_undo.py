@@ -17,7 +17,8 @@ import pytest
 from controller.games import get_game
 from controller.games.base import Action, Game
 from controller.games.terror import place_at
-from controller.referee.core import RefereeCore, Refused
+from controller.referee.core import RefereeCore
+from controller.referee.errors import Refused
 from controller.referee.undo import door_reason
 
 NOW = 1000.0

@@ -17,7 +17,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.security import signed_command
+from controller.protocol.signing import signed_command
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, wait_until
 from tests.controller.service_testkit import (
@@ -104,19 +104,20 @@ def test_a_command_names_the_game_it_was_made_in(mosquitto: Broker, make_service
     try:
         first = svc.referee.game_id
         roll = {"action": {"kind": "roll", "player": 0, "params": {}}, "in_game": first}
-        early = signed_command(TOKEN, t, "act", {"id": cmd.new_id(), **roll})  # made now, held back
+        early_id = cmd.new_id()
+        early = signed_command(TOKEN, t, "act", {"id": early_id, **roll})  # made now, held back
         started = cmd.call("new_game", {"game": "terror", "players": ["Ann", "Bo"], "in_game": first})
         assert started["ok"] is True, started
         second = started["data"]["game_id"]
         inputs = sum(1 for _ in svc.journal.inputs())
-        cmd.send_raw("act", json.dumps(early).encode())
-        late = cmd.reply("act", early["id"])
+        cmd.send_raw("act", early)
+        late = cmd.reply("act", early_id)
         assert late["ok"] is False and "no longer on the table" in late["error"], late
         assert "first" not in late["error"] and first not in late["error"]  # words, not ids
         assert sum(1 for _ in svc.journal.inputs()) == inputs  # nothing reached the referee
         # ... and its id is spent: published again, it is a replay
-        cmd.send_raw("act", json.dumps(early).encode())
-        wait_until(lambda: sum(1 for r in cmd.replies("act") if r.get("id") == early["id"]) == 2, 10)
+        cmd.send_raw("act", early)
+        wait_until(lambda: sum(1 for r in cmd.replies("act") if r.get("id") == early_id) == 2, 10)
         assert "replayed command id" in cmd.replies("act")[-1]["error"]
         sealed = cmd.sealed_act(0, {"kind": "roll", "player": 0, "params": {}})
         assert cmd.call("act", {**sealed, "in_game": second})["ok"] is True  # its own game: taken

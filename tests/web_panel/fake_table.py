@@ -22,14 +22,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.protocol.publication import Publisher
-from controller.protocol.security import (
-    seal,
-    seal_reply,
-    signed_reply,
-    signed_status,
-    unseal_command,
-    verify_command,
-)
+from controller.protocol.security import seal, seal_reply, unseal_command
+from controller.protocol.signing import signed_reply, signed_status, verify_command
 from web_panel.trust import SIGNED_KINDS
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -41,6 +35,7 @@ class FakeTable:
     def __init__(self, port: int, table: str, token: str, base: str = "gravekeeper") -> None:
         self.table, self.token, self.base = table, token, base
         self.commands: list[tuple[str, dict[str, Any]]] = []
+        self.wire: list[bytes] = []  # each command's bytes as they crossed the broker: what is signed
         self.command_seen = threading.Condition()
         self.handler: Handler = lambda name, cmd: {"ok": True}
         self.seq = 0
@@ -53,9 +48,9 @@ class FakeTable:
         self.signer = Publisher(token, table, uuid.uuid4().hex[:16], time.time())
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fake-{table}-{uuid.uuid4().hex[:6]}")
         self._status_token = token
-        # The table's status and last will are signed, as the controller's are (controller.protocol.security).
-        self._client.will_set(self.topic("status"), json.dumps(
-            signed_status(token, table, {"state": "offline", "table": table, "since": 0})), 1, True)
+        # The table's status and last will are signed, as the controller's are (controller.protocol.signing).
+        self._client.will_set(self.topic("status"),
+                              signed_status(token, table, {"state": "offline", "table": table, "since": 0}), 1, True)
         self._client.on_connect = self._on_connect
         self._client.on_message = self._on_message
         self._client.connect("127.0.0.1", port)
@@ -75,13 +70,14 @@ class FakeTable:
         cmd = json.loads(msg.payload)
         with self.command_seen:
             self.commands.append((name, cmd))
+            self.wire.append(bytes(msg.payload))
             self.command_seen.notify_all()
         if self.forged_first is not None:  # someone else on the broker answers first
             forged = {"id": cmd.get("id"), **self.forged_first}
             client.publish(self.topic(f"reply/{name}"), json.dumps(forged), 1)
         if self.silent:
             return
-        if not verify_command(self.token, self.table, name, cmd):
+        if not verify_command(self.token, self.table, name, bytes(msg.payload)):
             reply = {"id": cmd.get("id"), "ok": False, "error": "not authorised: bad signature"}
         elif name == "act" and "sealed" in cmd:
             answer = self.handler(name, {"id": cmd["id"], "action": self.action_of(cmd)})
@@ -91,7 +87,7 @@ class FakeTable:
                      "sealed": seal_reply(self.reply_token or self.token, self.table, cmd["seat"], cmd["id"], inner)}
         else:
             reply = {"id": cmd.get("id"), **self.handler(name, cmd)}
-        client.publish(self.topic(f"reply/{name}"), json.dumps(signed_reply(self.token, self.table, name, reply)), 1)
+        client.publish(self.topic(f"reply/{name}"), signed_reply(self.token, self.table, name, reply), 1)
 
     def action_of(self, cmd: dict[str, Any]) -> Any:
         """The action of an act as the table reads it: opened when sealed."""
@@ -107,7 +103,9 @@ class FakeTable:
 
     def publish(self, kind: str, payload: dict[str, Any] | None, retain: bool = True) -> None:
         if kind == "status" and payload is not None:
-            payload = signed_status(self._status_token, self.table, payload)
+            self._client.publish(self.topic(kind), signed_status(self._status_token, self.table, payload), 1,
+                                 retain).wait_for_publish(5)
+            return
         body = b"" if payload is None else json.dumps(payload).encode()
         if body and kind.split("/")[0] in SIGNED_KINDS:
             body = self.signer.sign(kind, body)

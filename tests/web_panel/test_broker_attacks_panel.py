@@ -8,7 +8,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.protocol.publication import open_publication, publication_key
+from controller.protocol.publication import open_publication
+from controller.protocol.signing import signing_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber
 from tests.controller.run_testkit import RunProcess
@@ -50,7 +51,7 @@ def test_an_unsigned_not_authorised_sent_first_does_not_pass_for_the_tables_answ
                         headers={"X-CSRF-Token": csrf})
         reply = r.get_json()
         assert r.status_code == 200 and reply["ok"] is True, reply
-        key = publication_key(TOKEN)
+        key = signing_key(TOKEN)
         rolled = [open_publication(key, table, "events", m.payload)[0] for m in
                   events.wait_for(lambda ms: any(b'"rolled"' in m.payload for m in ms))]
         assert sum(1 for e in rolled if e["type"] == "rolled") == 1

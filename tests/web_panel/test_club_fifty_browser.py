@@ -18,7 +18,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from controller.protocol.publication import Publisher
-from controller.protocol.security import signed_status
+from controller.protocol.signing import signed_status
 from tests.conftest import Broker
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
@@ -63,7 +63,7 @@ class Club:
                    "mismatch": mismatch is not None,
                    "mismatch_text": mismatch or "The board matches the game."}
         body = self.signers[table].sign("summary", json.dumps(summary).encode())
-        self.client.publish(f"gravekeeper/{table}/status", json.dumps(status), 1, True).wait_for_publish(5)
+        self.client.publish(f"gravekeeper/{table}/status", status, 1, True).wait_for_publish(5)
         self.client.publish(f"gravekeeper/{table}/summary", body, 1, True).wait_for_publish(5)
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.security import verify_reply
+from controller.protocol.signing import verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber, listening_client
 from tests.controller.service_testkit import (
@@ -67,7 +67,7 @@ def test_a_copy_of_the_panels_command_does_not_answer_it(mosquitto: Broker, make
         # The copies were answered, signed, and marked as a copy's: a script still reads why.
         copies = replies.wait_for(lambda ms: sum(1 for m in ms if b'"copy":true' in m.payload) >= 2)
         marked = [m.json() for m in copies if b'"copy":true' in m.payload]
-        assert all(verify_reply(TOKEN, t, m.topic.rsplit("/", 1)[1], m.json())
+        assert all(verify_reply(TOKEN, t, m.topic.rsplit("/", 1)[1], m.payload)
                    for m in copies if b'"copy":true' in m.payload)
         assert all(r["ok"] is False for r in marked)
         if how == "exact":

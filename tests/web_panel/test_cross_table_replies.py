@@ -16,7 +16,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.protocol.security import verify_reply
+from controller.protocol.signing import verify_reply
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Subscriber, listening_client
 from tests.controller.service_testkit import TOKEN, MakeService, make_service, topic
@@ -78,7 +78,8 @@ def test_another_tables_answer_does_not_answer_this_tables_command(
         (refusal,) = [m for m in replies.messages if m.topic == topic(there, "reply", "act")]
         body = refusal.json()
         assert body["ok"] is False and body["error"].startswith("not authorised")
-        assert verify_reply(TOKEN, there, "act", body) and not verify_reply(TOKEN, here, "act", body)
+        assert verify_reply(TOKEN, there, "act", refusal.payload)
+        assert not verify_reply(TOKEN, here, "act", refusal.payload)
     finally:
         gate.set()
         attacker.disconnect()

@@ -19,7 +19,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from flask.testing import FlaskClient
 
-from controller.protocol.publication import Publisher, open_publication, publication_key
+from controller.protocol.publication import Publisher, open_publication
+from controller.protocol.signing import signing_key
 from tests.conftest import Broker
 from tests.controller.mqtt_testkit import Commander, Subscriber
 from web_panel import PanelSettings, create_app
@@ -159,7 +160,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
         # The broker holds the table's state again (a new panel sees the truth), signed by the table.
         with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/state",)) as late:
             msg = late.wait_for(lambda m: len(m) >= 1)[0]
-            data, _ = open_publication(publication_key(token), table, "state", msg.payload)
+            data, _ = open_publication(signing_key(token), table, "state", msg.payload)
             assert data["players"] == ["Ann", "Bo"] and data["game_id"] == truth["game_id"]
 
         # The panel that holds the token never showed it, and says what it refused; health counts it.
@@ -213,7 +214,7 @@ def test_an_old_private_view_replayed_is_not_taken(client: FlaskClient, fake: Fa
 def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClient, fake: FakeTable) -> None:
     """A forged "offline" would make the panel refuse the table's commands; an unsigned deletion would
     drop it from the list. Neither reaches the panel, nor does an older run's genuine status."""
-    from controller.protocol.security import signed_status
+    from controller.protocol.signing import signed_status
 
     view: MqttView = client.application.extensions["gravekeeper"]
     fake.publish("status", {"state": "online", "table": fake.table, "game": "terror", "since": 100.0})
@@ -221,7 +222,7 @@ def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClie
     old_run = signed_status(fake._status_token, fake.table, {"state": "offline", "table": fake.table, "since": 50.0})
     other_token = signed_status("not-the-token", fake.table, {"state": "offline", "table": fake.table, "since": 200.0})
     for body in (json.dumps({"state": "offline", "table": fake.table, "since": 300.0}).encode(),
-                 json.dumps(other_token).encode(), json.dumps(old_run).encode(), b""):
+                 other_token, old_run, b""):
         fake.publish_raw("status", body)
     fake.state(seq=2)  # a marker after the forgeries
     assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)
@@ -229,3 +230,30 @@ def test_a_forged_or_older_status_never_takes_the_tables_place(client: FlaskClie
     refused = view.vouching.describe(fake.table)["refused"]
     assert refused.get("unsigned", 0) >= 2 and refused.get("forged", 0) >= 1 and refused.get("stale", 0) >= 1
     assert any(t["table"] == fake.table and t["online"] for t in view.tables())
+
+
+def test_an_old_tables_messages_are_refused_as_signed_by_an_older_version(client: FlaskClient, fake: FakeTable,
+                                                                           token: str) -> None:
+    """A table still on version 1 of the signing scheme signed its status and state without the
+    header and the "v2." of version 2: the panel refuses them, counts them as "old" and says in
+    words that the table and the panel must be updated together."""
+    import hashlib
+    import hmac
+
+    view: MqttView = client.application.extensions["gravekeeper"]
+    fake.state(seq=1)
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 1, 5)
+    status = {"state": "offline", "table": fake.table, "since": 1e12}
+    mac = hmac.new(token.encode(), json.dumps(["gravekeeper-status", fake.table, status], sort_keys=True,
+                                              separators=(",", ":")).encode(), hashlib.sha256).hexdigest()
+    fake.publish_raw("status", json.dumps({**status, "auth": mac}).encode())
+    signed_part = json.dumps({"pub": {"table": fake.table, "topic": "state", "run": "old", "since": 1e12, "n": 1},
+                              **FORGED_STATE}, separators=(",", ":")).encode()[:-1]
+    key = hmac.new(token.encode(), b"gravekeeper/publication-key", hashlib.sha256).digest()
+    old_mac = hmac.new(key, signed_part, hashlib.sha256).hexdigest().encode()
+    fake.publish_raw("state", signed_part + b',"auth":"' + old_mac + b'"}')
+    fake.state(seq=2)  # a marker after the old messages
+    assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)
+    assert view.vouching.describe(fake.table)["refused"] == {"old": 2}
+    assert "older version of the table" in view.vouching.describe(fake.table)["text"]
+    assert "FORGED" not in json.dumps(view.state(fake.table))

@@ -13,7 +13,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.protocol.publication import Publisher
-from controller.protocol.security import join_code, signed_status
+from controller.protocol.security import join_code
+from controller.protocol.signing import signed_status
 from web_panel import PanelSettings, create_app
 from web_panel.auth import SESSION_IDLE_SECONDS
 from web_panel.mqtt import MqttView
@@ -148,7 +149,7 @@ def test_a_seat_waits_for_the_tables_state_instead_of_being_dropped(tmp_path: Pa
     def panel() -> Flask:
         app = create_app({"PANEL_SETTINGS": settings, "TESTING": True, "START_MQTT": False})
         status = signed_status(token, "t1", {"state": "online", "table": "t1", "since": 1.0})
-        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", json.dumps(status).encode())
+        app.extensions["gravekeeper"].handle("gravekeeper/t1/status", status)
         return app
 
     first = panel()

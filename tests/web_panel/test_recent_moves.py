@@ -22,8 +22,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.games.base import Action
 from controller.mqtt.link import EVENT_KEYS
 from controller.protocol.commands import dumps
-from controller.protocol.publication import Publisher, open_publication, publication_key
+from controller.protocol.publication import Publisher, open_publication
 from controller.protocol.security import join_code
+from controller.protocol.signing import signing_key
 from controller.service.recent import MAX_BYTES, MAX_EVENTS, RecentEvents
 from controller.service.service import Service
 from controller.store.journal import public_body
@@ -110,7 +111,7 @@ def wait_recent_seq(broker: Broker, svc: Service, timeout: float = 6.0) -> dict[
     got: list[dict[str, Any]] = []
 
     def ok(payload: bytes) -> bool:
-        got.append(open_publication(publication_key(TOKEN), svc.table, "recent", payload)[0])
+        got.append(open_publication(signing_key(TOKEN), svc.table, "recent", payload)[0])
         return bool(got[-1]["seq"] == last)
 
     wait_retained_recent(broker, svc.table, ok, timeout)
@@ -189,7 +190,7 @@ def test_a_restarted_controller_publishes_the_same_moves_again_from_its_journal(
         opened: list[Any] = []
 
         def own(payload: bytes) -> bool:  # the new run's own copy, not the one the broker kept from the last run
-            opened.append(open_publication(publication_key(TOKEN), table_id, "recent", payload))
+            opened.append(open_publication(signing_key(TOKEN), table_id, "recent", payload))
             return bool(opened[-1][1].run == run)
 
         wait_retained_recent(mosquitto, table_id, own, 6)
@@ -345,7 +346,7 @@ def test_a_forged_recent_is_refused_counted_and_shown_nowhere(
     # the genuine moves, not the forged ones.
     def genuine(payload: bytes) -> Any:
         try:
-            return open_publication(publication_key(TOKEN), table.table, "recent", payload)[0]
+            return open_publication(signing_key(TOKEN), table.table, "recent", payload)[0]
         except ValueError:  # still the forged copy
             return None
 

@@ -14,7 +14,8 @@ from flask.testing import FlaskClient
 
 import web_panel
 from controller.protocol.names import default_name
-from controller.protocol.security import join_code, verify_command, verify_reply
+from controller.protocol.security import join_code
+from controller.protocol.signing import verify_command, verify_reply
 from tests.conftest import Broker
 from web_panel.mqtt import MqttView
 
@@ -168,7 +169,7 @@ def test_a_command_is_signed_sent_and_its_reply_shown(client: FlaskClient, fake:
     status, reply = _cmd(client, fake.table, "act", {"action": {"kind": "roll", "player": 0}}, csrf)
     assert status == 200 and reply["ok"] is True and reply["data"] == {"events": [{"type": "rolled"}]}
     (name, cmd), = fake.wait_command(1)
-    assert name == "act" and verify_command(token, fake.table, name, cmd)
+    assert name == "act" and verify_command(token, fake.table, name, fake.wire[0])
     # The act crossed the broker sealed for seat 0: the seat and ciphertext, never the action.
     assert "action" not in cmd and cmd["seat"] == 0 and "roll" not in cmd["sealed"]
     assert fake.action_of(cmd) == {"kind": "roll", "player": 0, "params": {}}
@@ -207,7 +208,7 @@ def test_a_refused_act_crosses_the_broker_sealed_and_its_reason_is_shown_to_the_
     assert len(on_wire) == 2
     for m in on_wire:
         assert b"ring-3" not in m.payload and b"play_card" not in m.payload and b"your turn" not in m.payload
-    assert set(on_wire[1].json()) == {"id", "ok", "sealed", "auth"} and verify_reply(token, fake.table, "act", on_wire[1].json())
+    assert set(on_wire[1].json()) == {"id", "ok", "sealed", "auth"} and verify_reply(token, fake.table, "act", on_wire[1].payload)
     assert fake.action_of(fake.commands[0][1]) == play
 
 

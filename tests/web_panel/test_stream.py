@@ -9,7 +9,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.protocol.security import join_code, signed_reply, verify_command
+from controller.protocol.security import join_code
+from controller.protocol.signing import signed_reply, verify_command
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.fanout import Subscriber
@@ -53,8 +54,8 @@ def test_a_seq_gap_asks_the_table_to_republish(client: FlaskClient, fake: FakeTa
     view: MqttView = client.application.extensions["gravekeeper"]
     fake.event("a")  # seq 1
     fake.event("b", seq=5)  # 2..4 lost, as when Mosquitto drops a slow subscriber's queue
-    (name, cmd), = fake.wait_command(1)
-    assert name == "resync" and verify_command(token, fake.table, name, cmd)
+    (name, _cmd), = fake.wait_command(1)
+    assert name == "resync" and verify_command(token, fake.table, name, fake.wire[0])
     assert view.wait_until(lambda: view.store._tables[fake.table].gaps == 1, 5)
 
 
@@ -154,7 +155,7 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
         assert view.wait_until(lambda: bool(view.commands._pending), 5)
         (cmd_id,) = list(view.commands._pending)
         view.handle("gravekeeper/x/reply/act", b'{"id": "someone-else", "ok": false, "error": "no"}')
-        view.handle("gravekeeper/x/reply/act", json.dumps(signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7})).encode())
+        view.handle("gravekeeper/x/reply/act", signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7}))
 
     helper = threading.Thread(target=answer)
     helper.start()

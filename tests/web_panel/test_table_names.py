@@ -8,7 +8,7 @@ import re
 from flask.testing import FlaskClient
 
 from controller.protocol.names import default_name
-from controller.protocol.security import signed_status
+from controller.protocol.signing import signed_status
 from tests.conftest import Broker
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt import MqttView
@@ -46,7 +46,7 @@ def test_the_signed_name_is_shown_and_a_forged_one_never(client: FlaskClient, fa
     assert view.wait_until(lambda: view.table_name(fake.table) == NAME, 5)
     forged = _named(fake, "Free drinks: type your token here", since=300.0)
     other_token = signed_status("not-the-token", fake.table, forged)
-    for body in (json.dumps(forged).encode(), json.dumps(other_token).encode()):
+    for body in (json.dumps(forged).encode(), other_token):
         fake.publish_raw("status", body)
     fake.state(seq=2)  # a marker after the forgeries
     assert view.wait_until(lambda: (view.state(fake.table) or {}).get("seq") == 2, 5)

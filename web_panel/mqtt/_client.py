@@ -67,7 +67,7 @@ class MqttView:
         # The three parts call each other only through what they are handed here.
         self.store = TableStore(settings, self.vouching, self.connected,
                                 released=lambda table: self.subscriptions.released(table),
-                                on_reply=lambda table, name, data: self.commands.on_reply(table, name, data),
+                                on_reply=lambda table, name, data, raw: self.commands.on_reply(table, name, data, raw),
                                 resync=lambda table: self.commands.request_resync(table))
         self.changed = self.store.changed  # notified after every message and link change
         # Which tables' full traffic is subscribed (web_panel.interest).

@@ -10,7 +10,6 @@ answer the table signed, on its own topic, for this command, answers it.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -19,13 +18,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from controller.protocol.security import (
-    SealError,
-    seal_command,
-    signed_command,
-    unseal_reply,
-    verify_reply,
-)
+from controller.protocol.security import SealError, seal_command, unseal_reply
+from controller.protocol.signing import signed_command, verify_reply
 from gravekeeper.errors import GravekeeperError
 
 from ..settings import PanelSettings
@@ -43,7 +37,7 @@ GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_
 # the last step, whichever it is, so a held-back one published after a retry took back one more.
 SEQ_BOUND = frozenset({"undo"})
 
-Publish = Callable[[str, str], object]  # (topic, payload): sent at QoS 1, not retained
+Publish = Callable[[str, bytes], object]  # (topic, payload): sent at QoS 1, not retained
 
 
 class CommandTimeout(GravekeeperError, TimeoutError):
@@ -88,7 +82,7 @@ class CommandSender:
         """Sign and publish ``cmd/<name>`` without waiting; returns the command id."""
         cmd_id = uuid.uuid4().hex
         payload = signed_command(token, table, name, {"id": cmd_id, **fields})
-        self._publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload))
+        self._publish(f"{self.base}/{table}/cmd/{name}", payload)
         return cmd_id
 
     def command(self, table: str, name: str, fields: dict[str, Any], token: str,
@@ -152,7 +146,7 @@ class CommandSender:
             if name in SEQ_BOUND and isinstance(seq, int) and not isinstance(seq, bool):
                 fields = {**fields, "at_seq": seq}
             payload = signed_command(token, table, name, {"id": cmd_id, **fields})
-            self._publish(f"{self.base}/{table}/cmd/{name}", json.dumps(payload))
+            self._publish(f"{self.base}/{table}/cmd/{name}", payload)
             wait = self.settings.command_timeout if timeout is None else timeout
             if not done.wait(wait):
                 with self._lock:
@@ -165,7 +159,7 @@ class CommandSender:
             with self._lock:
                 self._pending.pop(cmd_id, None)
 
-    def on_reply(self, table: str, name: str, data: dict[str, Any]) -> None:
+    def on_reply(self, table: str, name: str, data: dict[str, Any], raw: bytes) -> None:
         """Take a reply the broker brought on ``<table>/reply/<name>``, if it answers a waiting command."""
         cmd_id = data.get("id")
         if not isinstance(cmd_id, str):
@@ -193,7 +187,7 @@ class CommandSender:
         # faster than the table: taken at once, it would show a move the table made as refused (and
         # the player would make it again). So it is kept aside and shown only if no signed answer
         # comes before the command's timeout.
-        if not verify_reply(token, table, name, data):
+        if not verify_reply(token, table, name, raw):
             if data.get("ok") is False and str(data.get("error", "")).startswith("not authorised"):
                 with self._lock:
                     if not unsigned:

@@ -50,7 +50,7 @@ TRUST_EVERY_S = 0.5  # a table's pages hear of refused forgeries at most this of
 MAX_PAYLOAD = mqtt5.MAX_PAYLOAD_BYTES  # a state bigger than this is a broken publisher, not a game
 LIST = ""  # the key of the club list's subscribers: no table id is empty (controller.protocol.names)
 
-Reply = Callable[[str, str, dict[str, Any]], None]  # (table, command name, reply): a command's answer
+Reply = Callable[[str, str, dict[str, Any], bytes], None]  # (table, command name, reply, its bytes)
 
 
 def _seat(text: str) -> int:
@@ -193,12 +193,12 @@ class TableStore:
             return
         if status_vouched:
             try:
-                self.vouching.check_status(table, data)
+                self.vouching.check_status(table, payload)
             except PublicationError as exc:
                 self._refuse(table, rel, exc)
                 return
         if kind == "reply" and len(parts) == 3:
-            self._on_reply(table, parts[2], data)
+            self._on_reply(table, parts[2], data, payload)
         elif kind == "private" and len(parts) == 3:
             if self._fresh(table, rel, stamp, missing=self.sealed_view(table, _seat(parts[2])) is None):
                 self._on_private(table, parts[2], data)

@@ -7,18 +7,42 @@ the game then runs the dice-only steps that follow (``rules.settle``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
-from ..base import Action, Event, IllegalAction, MalformedAction
+from ..base import Action, Event
+from ..errors import IllegalAction, MalformedAction
 from . import rules
-from .state import Placement, Spook
+from .board import Graveyard, Square
+from .state import DogsState, Placement, Spook
 from .tiles import GRAVE, JACK
 
-if TYPE_CHECKING:
-    from .game import DogsGame
 
-Handler = Callable[["DogsGame", Action], list[Event]]
+class DogsGame(Protocol):
+    """What the handlers read and change of a :class:`~controller.games.dogs.game.DogsGame`.
+
+    Written out here so that this module need not import the game's, which imports it.
+    """
+
+    st: DogsState
+
+    @property
+    def geo(self) -> Graveyard: ...
+
+    def placement_ok(self, x: int, y: int) -> bool: ...
+
+    def dog_squares(self) -> list[Square]: ...
+
+    def spook_ends(self, task: Mapping[str, Any]) -> list[Square]: ...
+
+    def expect(self, action: Action, *steps: str) -> dict[str, Any]: ...
+
+    def _name(self, seat: Any) -> str: ...
+
+    def spook_text(self, ident: Any) -> str: ...
+
+
+Handler = Callable[[DogsGame, Action], list[Event]]
 
 
 def _ints(action: Action, *names: str, also: tuple[str, ...] = ()) -> list[int]:

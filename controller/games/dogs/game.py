@@ -10,10 +10,11 @@ dispatches ``apply`` and builds the views.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Self, TypeGuard
 
 from .. import register
-from ..base import Action, BadGameData, Event, Game, IllegalAction, MalformedAction
+from ..base import Action, Event, Game
+from ..errors import BadGameData, IllegalAction, MalformedAction
 from ..rng import Rng
 from ..words import ordinal_word as ordinal
 from .actions import HANDLERS
@@ -47,7 +48,7 @@ STEP_WORDS: dict[str, str] = {
 }
 
 
-def is_seat(seat: Any, players: Sequence[str]) -> bool:
+def is_seat(seat: Any, players: Sequence[str]) -> TypeGuard[int]:
     return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import IllegalAction
+from ..errors import IllegalAction
 
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 

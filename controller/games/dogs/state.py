@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import BadGameData, IllegalAction
+from ..errors import BadGameData, IllegalAction
 from ..rng import Rng
 from .board import edge_contacts, footprint
 from .options import COLOURS, DogsOptions, parse_options

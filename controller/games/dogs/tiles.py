@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..base import BadGameData
 from ..datafile import read_json
+from ..errors import BadGameData
 
 DEFAULT_TILES_PATH = Path(__file__).with_name("data") / "tiles.json"
 

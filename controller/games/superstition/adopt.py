@@ -22,14 +22,12 @@ any trap nobody is challenging. A game whose traps are decided by the engine
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from ..base import Action, Event, IllegalAction
+from ..base import Action, Event
+from ..errors import IllegalAction
 from .board import TRAP_NAMES, TRAPS
 from .flow import HANDLERS
-
-if TYPE_CHECKING:
-    from .game import Superstition
+from .table import Superstition
 
 _PARTS = {"peg_a": ("in", "pulled"), "peg_b": ("in", "pulled"), "sprung": ("cocked", "sprung")}
 

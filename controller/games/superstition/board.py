@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base import BadGameData
 from ..datafile import read_json
+from ..errors import BadGameData
 from ..words import cap
 
 DEFAULT_BOARD_PATH = Path(__file__).with_name("data") / "board.json"

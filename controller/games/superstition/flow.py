@@ -6,14 +6,12 @@ for legal actions, so they mutate the state without checking again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base import Event
 from .board import GRAVES
-from .moves import CHARM_NAMES, LEAVING_LEGS, WHAMMY_NAMES, Walk
-
-if TYPE_CHECKING:
-    from .game import Superstition
+from .moves import CHARM_NAMES, LEAVING_LEGS, WHAMMY_NAMES
+from .table import Superstition, Walk
 
 
 def jump_block(game: Superstition, seat: int) -> str | None:
@@ -53,9 +51,9 @@ def trade_partner(game: Superstition, seat: int) -> int | None:
     if side == pawn["space"]:
         return None
     for other, q in enumerate(game.pawns):
-        if other != seat and q["space"] == side and q["leg"] == "tomb":
-            if game.board.platforms[q["target"]].tomb_side == pawn["space"]:
-                return other
+        if other != seat and q["space"] == side and q["leg"] == "tomb" \
+                and game.board.platforms[q["target"]].tomb_side == pawn["space"]:
+            return other
     return None
 
 

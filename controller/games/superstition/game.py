@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import JSON, Action, BadGameData, Event, Expectation, Game, IllegalAction
+from ..base import JSON, Action, Event, Expectation, Game
+from ..errors import BadGameData, IllegalAction
 from ..rng import Rng
 from .adopt import adopt_board
 from .board import (
@@ -41,11 +42,12 @@ from .moves import (
     CHARM_FOR_WHAMMY,
     CHARM_NAMES,
     WHAMMY_NAMES,
-    Walk,
     charm_options,
     move_options,
 )
 from .rules import RulesMixin
+from .state import check_state
+from .table import Walk
 
 DEFAULT_OPTIONS: dict[str, JSON] = {
     "board": None,
@@ -242,8 +244,6 @@ class Superstition(RulesMixin, Game):
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Self:
-        from .state import check_state
-
         if not isinstance(data, Mapping):
             raise BadGameData("a Superstition state must be a JSON object")
         if data.get("game") != cls.name or data.get("version") != STATE_VERSION:

@@ -21,14 +21,11 @@ and the pawn's own circle is reached only by exact count (Winner).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .board import GRAVES, LADDER_MIRROR, Board, Platform
+from .table import Superstition, Walk
 from .words import DIRECTION_WORDS
-
-if TYPE_CHECKING:
-    from .game import Superstition
 
 LEAVING_LEGS = frozenset({"tomb", "out1", "out2"})
 
@@ -51,22 +48,6 @@ CHARM_NAMES: dict[str, str] = {
     "rabbits_foot": "Rabbit's Foot",
     "four_leaf_clover": "4-Leaf Clover",
 }
-
-
-@dataclass(frozen=True)
-class Walk:
-    """A legal move: the spaces entered in order (the last is where the pawn stops)."""
-
-    direction: str
-    path: tuple[str, ...]
-    charm: bool = False
-    # Two dice only: the pawn stops on the Whammy on the very next space instead of
-    # moving the throw (no throw of two dice is 1; see ``move_options``).
-    short: bool = False
-
-    @property
-    def destination(self) -> str:
-        return self.path[-1]
 
 
 def targets(pawn: dict[str, Any], kind: tuple[str, ...]) -> list[str]:

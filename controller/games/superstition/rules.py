@@ -19,17 +19,16 @@ trap is being watched or reset.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..base import Action, Event, IllegalAction, MalformedAction
+from ..base import Action, Event
+from ..errors import IllegalAction, MalformedAction
 from ..words import listed
 from .board import TRAP_NAMES
 from .flow import HANDLERS, jump_block, trade_partner
-from .moves import CHARM_NAMES, WHAMMY_NAMES, Walk
+from .moves import CHARM_NAMES, WHAMMY_NAMES
+from .table import Superstition, Walk
 from .words import DIRECTION_WORDS, in_words, space_words
-
-if TYPE_CHECKING:
-    from .game import Superstition
 
 # kind -> {param: type}; every param listed is required
 PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -103,7 +102,7 @@ class RulesMixin:
         return action
 
     # ----- enumeration -----------------------------------------------------------
-    def legal_actions(self: Superstition) -> list[Action]:  # type: ignore[misc]
+    def legal_actions(self: Superstition) -> list[Action]:
         p = self.current_player
         if p is None:
             return []
@@ -152,7 +151,7 @@ class RulesMixin:
         return out
 
     # ----- validation --------------------------------------------------------
-    def check(self: Superstition, action: Action) -> None:  # type: ignore[misc]
+    def check(self: Superstition, action: Action) -> None:
         """Raise :class:`IllegalAction` saying why ``action`` is not legal now."""
         if not isinstance(action, Action):
             raise MalformedAction(f"expected an Action, got {type(action).__name__}")
@@ -188,22 +187,22 @@ class RulesMixin:
             # People read it (the player's own page): spaces by their landmarks, not their ids.
             raise IllegalAction(f"you cannot {doing}: {self.in_words(reason)}")
 
-    def in_words(self: Superstition, text: str) -> str:  # type: ignore[misc]
+    def in_words(self: Superstition, text: str) -> str:
         """``text`` with the board's space ids named as players do (the panel's words too)."""
         return in_words(self._places(), text)
 
-    def _places(self: Superstition) -> dict[str, Any]:  # type: ignore[misc]
+    def _places(self: Superstition) -> dict[str, Any]:
         """What :func:`space_words` reads: the board's paths and landmarks, and the traps' names."""
         return {"board": self.board.geometry(), "traps": {t: {"name": n} for t, n in TRAP_NAMES.items()}}
 
     # ----- apply -------------------------------------------------------------
-    def apply(self: Superstition, action: Action) -> list[Event]:  # type: ignore[misc]
+    def apply(self: Superstition, action: Action) -> list[Event]:
         self.check(action)
         p = action.player
         assert p is not None
         return HANDLERS[action.kind](self, p, dict(action.params))
 
-    def describe(self: Superstition, action: Action) -> str:  # type: ignore[misc]
+    def describe(self: Superstition, action: Action) -> str:
         """``action`` in a player's words: spaces by their landmarks, traps by their names, never an id
         (the JSON action keeps those). A refused action's params may be any JSON."""
         seat = action.player

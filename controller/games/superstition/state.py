@@ -8,15 +8,13 @@ field is checked and the first bad one is named.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..base import BadGameData
+from ..errors import BadGameData
 from .board import GRAVES, LADDER_MIRROR, TRAPS
 from .moves import CHARM_FOR_WHAMMY
 from .rules import PHASE_KINDS
-
-if TYPE_CHECKING:
-    from .game import Superstition
+from .table import Superstition
 
 LEGS = ("in1", "in2", "tomb", "out1", "out2", "home")
 # Where a pawn on each leg can stand: a space kind, or "ladder_mirror" for those

@@ -36,7 +36,8 @@ def space_words(view: Mapping[str, Any], space: Any) -> str:
         return f"the {space[6:]} start circle"
     if space.startswith("tomb."):
         return f"the {space[5:]} side of the Wizard's Tomb"
-    brick_at: dict[str, str] = {board.get("gate"): "the gate"} if board.get("gate") else {}
+    gate = board.get("gate")
+    brick_at: dict[str, str] = {gate: "the gate"} if isinstance(gate, str) and gate else {}
     stone_at: dict[str, str] = {}
     for t, p in platforms.items():
         if p.get("brick_entrance"):

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base import BadGameData
 from ..datafile import read_bytes
+from ..errors import BadGameData
 from ..words import cap
 from .words import COLOURS, POSITION_WORDS, kind_noun, kind_words, place_words
 
@@ -101,6 +101,8 @@ class Board:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in rc)
         ):
             raise ValueError(f"a board cell is [row, col], got {rc!r}")
+        r: int
+        c: int
         r, c = rc
         if not (0 <= r < self.rows and 0 <= c < self.cols) or self.static[r * self.cols + c] is None:
             raise ValueError(f"cell {[r, c]} is not on the board")
@@ -166,7 +168,7 @@ class Board:
         """
         types = self.types(cfg)
         found: list[int] = []
-        for tomb, platform in self.platforms.items():
+        for platform in self.platforms.values():
             if platform.colour == colour:
                 found = [index for index in platform.spaces if types[index] == f"danger-{colour}"]
         if not found:
@@ -223,7 +225,10 @@ class Board:
             # The Crypt jump lets a move stop short of the count, never run past it.
             return f"the path has {len(path)} step(s); the count is {steps}"
         adj = self.adjacency(cfg)
-        where = lambda i: place_words(self, cfg, i)
+
+        def where(i: int) -> str:
+            return place_words(self, cfg, i)
+
         seen = {start}
         here = start
         for i, nxt in enumerate(path):
@@ -457,7 +462,7 @@ def _validate_platform(
         ):
             raise _fail(at, f"{value!r} is not a [row, col] inside the grid",
                         reason=f"A space listed for {owner} is not on the board.")
-        index = value[0] * cols + value[1]
+        index: int = value[0] * cols + value[1]
         if index not in marks[str(number)]:
             raise _fail(at, f"cell {value} is not marked {number} in the layout", list(value),
                         reason=f"This space is listed for {owner} but is not part of that platform on the board.")

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base import BadGameData
 from ..datafile import read_text
+from ..errors import BadGameData
 from ..words import ordinal
 
 KINDS: tuple[str, ...] = ("now", "later", "now_or_later", "anytime")

@@ -39,23 +39,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from .. import register
-from ..base import (
-    Action,
-    BadGameData,
-    Event,
-    Expectation,
-    Game,
-    IllegalAction,
-    MalformedAction,
-)
+from ..base import Action, Event, Expectation, Game
+from ..errors import BadGameData, IllegalAction, MalformedAction
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, load_board
 from .cards import load_deck
 from .legal import STEP, Legal, is_int
 from .play import play_card
-from .state import PAWN_LABELS, Pawn, State
+from .state import Pawn, State
 from .views import player_view, public_view
-from .words import POSITION_WORDS, describe_action, place_words
+from .words import PAWN_LABELS, POSITION_WORDS, describe_action, place_words
 from .words import describe_event as word_event
 
 DEFAULT_SKULL_WINDOW_MS = 8000

@@ -59,7 +59,7 @@ class Legal(Rules):
             for seat in range(len(s.players)):
                 out += self._card_actions(cfg, seat)
             return out
-        out: list[Action] = []
+        out = []
         if s.phase == "roll":
             out.append(_act("roll", p, {}))
         elif s.phase == "tomb":

@@ -11,14 +11,47 @@ and that pawn is the one that switches places.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ..base import Event, IllegalAction, MalformedAction
+from ..base import Event
+from ..errors import IllegalAction, MalformedAction
 from ..words import listed
-from .state import PAWN_LABELS, State
+from .board import Board
+from .cards import Card, Deck
+from .state import State
+from .words import PAWN_LABELS
 
-if TYPE_CHECKING:
-    from .game import Terror
+
+class Terror(Protocol):
+    """What playing a card reads and does of a game (:class:`controller.games.terror.game.Terror`),
+    written out so that this module need not import the game's, which imports it."""
+
+    @property
+    def board(self) -> Board: ...
+
+    @property
+    def s(self) -> State: ...
+
+    @property
+    def deck(self) -> Deck: ...
+
+    def card(self, card_id: str) -> Card: ...
+
+    def who(self, seat: int, pawn: int) -> dict[str, Any]: ...
+
+    def land(self, seat: int, pawn: int, may_draw: bool) -> list[Event]: ...
+
+    def paralysed(self, seat: int, pawn: int) -> bool: ...
+
+    def _walk(self, start: int, steps: int, to: Any, path: Any) -> list[int]: ...
+
+    def _pawn_param(self, value: Any) -> int: ...
+
+    def _target_param(self, value: Any) -> tuple[int, int]: ...
+
+    def _timing_refusal(self, seat: int, card_id: str) -> str | None: ...
+
+    def _switch_refusal(self, seat: int, pawn: int, ts: int, tk: int) -> str | None: ...
 
 
 def play_card(game: Terror, seat: int, params: Mapping[str, Any]) -> list[Event]:

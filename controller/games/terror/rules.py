@@ -12,7 +12,8 @@ from typing import Any
 from ..base import Event
 from .board import Board
 from .cards import Card, Deck
-from .state import LOG_LENGTH, PAWN_LABELS, TURN_PHASES, State
+from .state import LOG_LENGTH, TURN_PHASES, State
+from .words import PAWN_LABELS
 
 
 class Rules:

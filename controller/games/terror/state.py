@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import BadGameData
+from ..errors import BadGameData
 from ..rng import Rng
 from .board import POSITIONS, TOMBS, Board, is_walkable
 from .cards import Deck
-from .words import PAWN_LABELS
 
 PHASES: tuple[str, ...] = ("roll", "tomb", "move", "after_move", "choose", "skull", "over")
 # Phases that belong to the current player's turn proper (cards may be played).

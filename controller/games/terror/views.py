@@ -8,13 +8,44 @@ own two pawns.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .board import Board
-from .state import PAWN_LABELS, SEAT_COLOURS, State
+from .cards import Card
+from .state import SEAT_COLOURS, State
+from .words import PAWN_LABELS
 
-if TYPE_CHECKING:
-    from .game import Terror
+
+class Terror(Protocol):
+    """What the views read of a game (:class:`controller.games.terror.game.Terror`), written out so
+    that this module need not import the game's, which imports it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def board(self) -> Board: ...
+
+    @property
+    def s(self) -> State: ...
+
+    @property
+    def cfg(self) -> int: ...
+
+    @property
+    def current_player(self) -> int | None: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def card(self, card_id: str) -> Card: ...
+
+    def paralysed(self, seat: int, pawn: int) -> bool: ...
+
+    def seat_out(self, seat: int) -> bool: ...
 
 
 def _where(board: Board, pos: int | None) -> str:

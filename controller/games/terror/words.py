@@ -22,19 +22,92 @@ come from the engine itself and are trusted to carry their fields.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..base import Action, Event
-
-if TYPE_CHECKING:
-    from .board import Board
-    from .game import Terror
 
 # Words printed on the board and the Pawn cards. They live here, below every other module of
 # the game (this module imports none of them), so the board's own checks can word what they find.
 COLOURS: tuple[str, ...] = ("red", "purple", "gold")  # the sliding platforms, their arrows and Danger spaces
 PAWN_LABELS: tuple[str, str] = ("girl", "boy")
 POSITION_WORDS = {"end_a": "end A", "middle": "the middle", "end_b": "end B"}  # a tomb's positions
+
+
+
+# What these words read of the board and of a game, written out so that this module imports none of
+# the game's others (the board's own checks are worded here): board.Board and game.Terror have it all.
+class _Platform(Protocol):
+    @property
+    def colour(self) -> str: ...
+
+    @property
+    def track(self) -> Mapping[str, int]: ...
+
+    @property
+    def spaces(self) -> Mapping[int, Mapping[str, str]]: ...
+
+
+class Board(Protocol):
+    """What the words read of a board (:class:`controller.games.terror.board.Board`)."""
+
+    @property
+    def cols(self) -> int: ...
+
+    @property
+    def gate(self) -> int: ...
+
+    @property
+    def crypt(self) -> int: ...
+
+    @property
+    def entrance(self) -> int: ...
+
+    @property
+    def exit(self) -> int: ...
+
+    @property
+    def platforms(self) -> Mapping[str, _Platform]: ...
+
+    def cell(self, rc: Any) -> int: ...
+
+    def types(self, cfg: int) -> tuple[str | None, ...]: ...
+
+    def config_tombs(self, index: int) -> dict[str, str]: ...
+
+
+class _Card(Protocol):
+    @property
+    def title(self) -> str: ...
+
+
+class _Deck(Protocol):
+    @property
+    def cards(self) -> Mapping[str, _Card]: ...
+
+
+class _State(Protocol):
+    @property
+    def players(self) -> list[str]: ...
+
+    @property
+    def phase(self) -> str: ...
+
+
+class Terror(Protocol):
+    """What the words read of a game (:class:`controller.games.terror.game.Terror`)."""
+
+    @property
+    def board(self) -> Board: ...
+
+    @property
+    def cfg(self) -> int: ...
+
+    @property
+    def deck(self) -> _Deck: ...
+
+    @property
+    def s(self) -> _State: ...
+
 
 # What is printed on each kind of space: the one table of their names, for every wording of a space.
 _NOUNS = {
@@ -263,7 +336,7 @@ class _Said:
         self.p = action.params
         players = game.s.players
         self.seat = action.player
-        self.name = players[action.player] if _is_seat(players, action.player) else "?"
+        self.name = players[action.player] if action.player is not None and _is_seat(players, action.player) else "?"
         self.pawn = _label(self.p.get("pawn"))
 
     def own_pawn(self) -> str:
