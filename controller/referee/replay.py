@@ -8,7 +8,7 @@ rules changed since the game was played.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +17,8 @@ from controller.games.base import Action, Event, Game
 from controller.games.words import listed
 from controller.referee.core import RefereeCore, same_events
 from controller.referee.guidance import label
-from hardware.words import capital, reading
 from controller.store.journal import Journal
+from hardware.words import capital, reading
 
 
 @dataclass
@@ -116,7 +116,7 @@ def describe_event(event: dict[str, Any], game: Game | None = None) -> str:
     kind = str(event.get("type"))
     why = f" ({data['reason']})" if data.get("reason") else ""
     by = _who(data.get("by"))
-    referee = {
+    referee: dict[str, Callable[[], str]] = {
         "mismatch": lambda: f"The board does not match the game: {data.get('message')} {data.get('guidance')}",
         "mismatch_cleared": lambda: "The board matches the game again",
         "game_started": lambda: f"{data.get('title') or _game_title(data.get('game'))} starts for "
