@@ -537,11 +537,21 @@ def test_an_idle_referee_decides_an_observation_in_the_hubs_thread(
         svc = make_service(t, **{"table.game": "terror"})
         sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror" and s["mismatch"] is None)
         seen = _note_deciding_threads(svc)
+        svc.call(lambda s: None)  # nothing is queued for the worker: the referee is idle
         svc.hub.simulate("launcher", "launched")
         state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)  # the worker built it
         assert state["mismatch"]["code"] == "foul_launch"
-        assert seen == [("sensor-hub", "launched")]  # no hand-off to the worker on the way to the event
-        assert [e["type"] for e in sub.events(topic(t, "events"))] == ["game_started", "mismatch"]
+        # No hand-off to the worker on the way to the event, when the worker was idle. On a loaded machine the
+        # worker may still be publishing the last views as the window closes (then the queue keeps the order,
+        # as it must): the launcher goes back and forth, a bounded few times, until one finds it idle.
+        values = iter(("armed", "launched", "armed", "launched"))
+        while seen[-1][0] != "sensor-hub" and (value := next(values, None)) is not None:
+            svc.call(lambda s: None)
+            svc.hub.simulate("launcher", value)
+            sub.wait_events(topic(t, "events"), len(seen) + 1)
+        assert seen[-1][0] == "sensor-hub", seen
+        kinds = [e["type"] for e in sub.events(topic(t, "events"))]
+        assert kinds[:2] == ["game_started", "mismatch"] and len(kinds) == len(seen) + 1
 
 
 def test_the_hub_rehearses_the_decision_before_each_window_closes_and_changes_nothing(
