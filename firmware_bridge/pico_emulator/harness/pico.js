@@ -121,7 +121,13 @@ function boot(why) {
     get nanos() { return clock.nanos + timerOffsetNs; },
     createAlarm: (cb) => clock.createAlarm(cb),
   };
-  mcu.peripherals[WATCHDOG_BASE].onWatchdogTrigger = () => { rebootWhy = 'watchdog'; };
+  const watchdog = mcu.peripherals[WATCHDOG_BASE];
+  watchdog.onWatchdogTrigger = () => {
+    rebootWhy = 'watchdog';
+    // Its periodic alarm would fire again at the same instant for ever; the chip resets here anyway.
+    watchdog.alarm.enable = false;
+    watchdog.timer.enable = false;
+  };
   for (const pin of mcu.gpio) {
     if (UART_PINS.has(pin.index)) continue;
     pin.setInputValue(levelOf(pin));
@@ -155,7 +161,9 @@ function scheduleRx() {
 
 function deliverRx() {
   const value = rxQueue.shift();
-  if (value !== undefined) mcu.uart[0].feedByte(value);
+  const uart = mcu.uart[0];
+  // A UART not yet set up by the firmware hears nothing, as on the chip (held in reset until uart_init).
+  if (value !== undefined && uart.enabled && uart.rxEnabled) uart.feedByte(value);
   if (rxQueue.length) scheduleRx();
   else rxBusy = false;
 }
