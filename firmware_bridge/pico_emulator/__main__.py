@@ -14,7 +14,7 @@ import threading
 
 from firmware_bridge.pico_emulator.board import EmulatedPico
 from firmware_bridge.pico_emulator.images import EmulatorUnavailable
-from firmware_bridge.pico_emulator.serial_port import PicoSerialPort
+from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--link", metavar="PATH", help="make the port's symlink here (default: a temp dir)")
     parser.add_argument("--no-stdin", action="store_true", help="serve until interrupted, not until stdin ends")
     args = parser.parse_args(argv)
-    board = EmulatedPico()
+    board = EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE)
     try:
         board.start()
     except EmulatorUnavailable as exc:

@@ -55,10 +55,15 @@ class PinEvent(NamedTuple):
 class EmulatedPico:
     """One emulated board. Use as a context manager, or call :meth:`start` and :meth:`close`."""
 
-    def __init__(self, *, timer_start_us: int = 0, fs_image: Path | None = None) -> None:
+    def __init__(self, *, timer_start_us: int = 0, cycle_scale: int = 1, fs_image: Path | None = None) -> None:
+        """``timer_start_us``: the TIMER's value at power-up. ``cycle_scale``: each CPU cycle takes that
+        many times longer (1, the real 125 MHz chip, for every measurement; see ``serial_port``)."""
         if timer_start_us < 0:
             raise ValueError(f"timer_start_us must be >= 0, got {timer_start_us}")
+        if not 1 <= cycle_scale <= 64:
+            raise ValueError(f"cycle_scale must be 1..64, got {cycle_scale}")
         self.timer_start_us = timer_start_us
+        self.cycle_scale = cycle_scale
         self._fs_image = fs_image
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._proc: subprocess.Popen[str] | None = None
@@ -82,7 +87,7 @@ class EmulatedPico:
             self._tmp = tempfile.TemporaryDirectory(prefix="gk-pico-")
             image = build_fs_image(Path(self._tmp.name) / "littlefs.img")
         command += ["--firmware", str(MICROPYTHON_IMAGE), "--bootrom", str(BOOTROM_IMAGE), "--fs", str(image),
-                    "--timer-start-us", str(self.timer_start_us)]
+                    "--timer-start-us", str(self.timer_start_us), "--cycle-scale", str(self.cycle_scale)]
         self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True, bufsize=1)
         reply = self._read_reply()

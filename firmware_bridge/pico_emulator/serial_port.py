@@ -1,8 +1,11 @@
 """The emulated Pico as a serial device: a pseudo-terminal the product opens like a real board's port.
 
 A pump thread runs the board free, in slices of simulated time, never ahead of
-the wall clock (it is usually behind: the emulator runs about 3 times slower
-than a real Pico, more on a loaded machine). Bytes the host writes to the pty
+the wall clock. The emulator runs about 3 times slower than a real Pico (more
+on a loaded machine), so a board served here should be made with
+``cycle_scale=FREE_RUN_CYCLE_SCALE``: a Pico at 31 MHz, whose firmware does the
+same work but whose heartbeat, every 0.5 s of its time, still comes within
+the host's wall-clock timeouts. Bytes the host writes to the pty
 go to the board's RX line; bytes the board sends come out of the pty. Tests
 can damage or drop bytes in either direction to play a bad cable.
 """
@@ -19,7 +22,8 @@ from pathlib import Path
 
 from firmware_bridge.pico_emulator.board import EmulatedPico
 
-SLICE_US = 2000  # small enough that a PING is answered within a few ms of simulated time
+SLICE_US = 1000  # small enough that a PING is answered within a few ms of simulated time
+FREE_RUN_CYCLE_SCALE = 4
 
 
 class PicoSerialPort:

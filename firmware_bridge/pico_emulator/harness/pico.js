@@ -13,6 +13,11 @@
 //   {"op":"warp","us":N}            move the TIMER (ticks_us' source) N us ahead
 //   {"op":"quit"}
 //
+// --cycle-scale S makes every CPU cycle take S times longer (a Pico at 125/S MHz);
+// 1, the default, is the real chip. Only the free-running serial port uses more:
+// the emulator is slower than a Pico, and a slower CPU lets the board's timers
+// keep up with the wall clock the host's timeouts are measured on.
+//
 // Every reply carries "t" (simulated ns since the first boot) and what happened
 // since the last reply: "tx" [[t, byte], ...] from UART0, "pins" [[t, gp, level], ...]
 // of driven outputs (level -1: no longer driven), "boots" [[t, why], ...].
@@ -32,12 +37,12 @@ const UART_PINS = new Set([0, 1]);
 
 function usage(message) {
   process.stderr.write(`pico.js: ${message}\n` +
-    'usage: node pico.js --firmware FILE --bootrom FILE --fs FILE [--timer-start-us N]\n');
+    'usage: node pico.js --firmware FILE --bootrom FILE --fs FILE [--timer-start-us N] [--cycle-scale S]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { timerStartUs: 0 };
+  const args = { timerStartUs: 0, cycleScale: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (value === undefined) usage(`${key} needs a value`);
@@ -45,12 +50,14 @@ function parseArgs(argv) {
     else if (key === '--bootrom') args.bootrom = value;
     else if (key === '--fs') args.fs = value;
     else if (key === '--timer-start-us') args.timerStartUs = Number(value);
+    else if (key === '--cycle-scale') args.cycleScale = Number(value);
     else usage(`unknown option ${key}`);
   }
   for (const need of ['firmware', 'bootrom', 'fs']) {
     if (!args[need]) usage(`--${need} is required`);
   }
   if (!Number.isSafeInteger(args.timerStartUs) || args.timerStartUs < 0) usage('--timer-start-us must be a whole number >= 0');
+  if (!(args.cycleScale >= 1 && args.cycleScale <= 64)) usage('--cycle-scale must be 1..64');
   return args;
 }
 
@@ -170,7 +177,7 @@ function deliverRx() {
 
 function run(us) {
   const target = clock.nanos + us * 1000;
-  const cycleNanos = 1e9 / mcu.clkSys;
+  const cycleNanos = (1e9 / mcu.clkSys) * args.cycleScale;
   while (clock.nanos < target) {
     if (rebootWhy !== null) {
       const why = rebootWhy;

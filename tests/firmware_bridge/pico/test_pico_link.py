@@ -14,7 +14,7 @@ import pytest
 from firmware_bridge import protocol as p
 from firmware_bridge.link import McuLink
 from firmware_bridge.pico_emulator.board import INPUT_PINS, OUTPUT_PINS, EmulatedPico
-from firmware_bridge.pico_emulator.serial_port import PicoSerialPort
+from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
 
 from ..recorder import Recorder, wait_until
 
@@ -39,7 +39,7 @@ def frames_in(data: bytes) -> list[p.Frame]:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[EmulatedPico, PicoSerialPort]]:
-    with EmulatedPico() as board, PicoSerialPort(board) as port:
+    with EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE) as board, PicoSerialPort(board) as port:
         yield board, port
 
 
@@ -114,7 +114,7 @@ def test_damaged_and_dropped_bytes_cost_one_frame_and_the_snapshot_repairs_it(
 @pytest.mark.slow
 def test_slow_boot_retries_do_not_pile_up_into_duplicate_replies() -> None:
     recorder = Recorder()
-    with EmulatedPico() as board:
+    with EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE) as board:
         board.hang()  # the core waits at power-up while the host already asks
         with PicoSerialPort(board) as port, link_to(port, recorder) as link:
             link.start()
