@@ -18,7 +18,10 @@ Targets: first byte p99 <= 0.5 ms; last byte p99 <= the frame's wire time
 (14 bytes at 115200 baud: 1.215 ms) + 0.5 ms. The emulator models no flash
 wait states (see docs/performance.md).
 
-Usage: ``python bench/bench_pico_edge.py [--edges N] [--seed S] [--json]``.
+``--firmware DIR`` runs the ``main.py`` and ``gkfw.py`` found in DIR instead
+(for example an older version, to compare).
+
+Usage: ``python bench/bench_pico_edge.py [--edges N] [--seed S] [--firmware DIR] [--json]``.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ import json
 import random
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from firmware_bridge import protocol as p  # noqa: E402
 from firmware_bridge.pico_emulator.board import BAUDRATE, INPUT_PINS, EmulatedPico, is_msg, wire_time_ns  # noqa: E402
+from firmware_bridge.pico_emulator.images import FIRMWARE_FILES, build_fs_image  # noqa: E402
 
 FIRST_BYTE_TARGET_MS = 0.5
 SLACK_MS = 0.5
@@ -58,13 +63,13 @@ def summary(values: list[float]) -> dict[str, float]:
             "p99": round(pct(values, 0.99), 3), "max": round(max(values), 3)}
 
 
-def measure(edges: int, seed: int) -> dict[str, object]:
+def measure(edges: int, seed: int, fs_image: Path | None = None) -> dict[str, object]:
     rng = random.Random(seed)
     first: list[float] = []
     last: list[float] = []
     written: list[float] = []
     frame_bytes = 0
-    with EmulatedPico() as board:
+    with EmulatedPico(fs_image=fs_image) as board:
         board.wait_boot_hello()
         closed = [False] * len(INPUT_PINS)
         for n in range(edges):
@@ -98,11 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", type=int, default=400, help="samples (default 400)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--firmware", type=Path, metavar="DIR", help="main.py and gkfw.py from DIR")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     if args.edges < 1:
         parser.error("--edges must be at least 1")
-    result = measure(args.edges, args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        fs_image = None
+        if args.firmware is not None:
+            missing = [n for n in FIRMWARE_FILES if not (args.firmware / n).is_file()]
+            if missing:
+                parser.error(f"--firmware: {args.firmware} has no {', '.join(missing)}")
+            fs_image = build_fs_image(Path(tmp) / "fs.img",
+                                      {n: (args.firmware / n).read_bytes() for n in FIRMWARE_FILES})
+        result = measure(args.edges, args.seed, fs_image)
     if args.json:
         print(json.dumps(result))
         return 0
