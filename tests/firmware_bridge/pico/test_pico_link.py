@@ -18,6 +18,9 @@ from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, Pico
 
 from ..recorder import Recorder, wait_until
 
+# One worker runs the module, so its board boots once (scripts/test.sh distributes by group).
+pytestmark = pytest.mark.xdist_group("test_pico_link")
+
 WAIT_S = 60.0  # a loaded 2-core runner can make the emulator 10 times slower than a Pico
 ALL_OPEN = dict.fromkeys(range(len(INPUT_PINS)), True)
 

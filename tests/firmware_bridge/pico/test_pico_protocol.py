@@ -15,6 +15,9 @@ from firmware_bridge.pico_emulator.board import INPUT_PINS, OUTPUT_PINS, WireFra
 
 from .conftest import BootedPico
 
+# One worker runs the module, so its board boots once (scripts/test.sh distributes by group).
+pytestmark = pytest.mark.xdist_group("test_pico_protocol")
+
 LOOP_US = 2000  # a main-loop pass plus a frame, with room: an edge or a deadline is served within this
 GC_MS = 7  # MicroPython's garbage collection pauses the loop for about 5 ms
 
