@@ -21,12 +21,12 @@ from ..recorder import Recorder, wait_until
 # One worker runs the module, so its board boots once (scripts/test.sh distributes by group).
 pytestmark = pytest.mark.xdist_group("test_pico_link")
 
-WAIT_S = 60.0  # a loaded 2-core runner can make the emulator 10 times slower than a Pico
+WAIT_S = 120.0  # a loaded 2-core runner can make the emulator 10 to 20 times slower than a Pico
 ALL_OPEN = dict.fromkeys(range(len(INPUT_PINS)), True)
 
 
 def link_to(port: PicoSerialPort, recorder: Recorder) -> McuLink:
-    return McuLink(port.path, recorder, heartbeat_timeout=20.0, backoff=(0.05, 0.5))
+    return McuLink(port.path, recorder, heartbeat_timeout=30.0, backoff=(0.05, 0.5))
 
 
 def frames_in(data: bytes) -> list[p.Frame]:
@@ -70,15 +70,19 @@ def test_reset_mid_stream_resyncs_from_the_snapshot_without_phantom_changes(
     link.set_output(0, 1)
     board.close_switch(1)
     board.close_switch(2)
-    assert recorder.wait_for(lambda: changes(recorder) == [(1, False), (2, False)], WAIT_S), recorder.calls
+    # As CHANGEs, or by a snapshot if a slow start made the link sync twice: either way, no more.
+    assert recorder.wait_for(lambda: recorder.levels == {**ALL_OPEN, 1: False, 2: False}, WAIT_S), recorder.calls
+    before = changes(recorder)
+    assert set(before) <= {(1, False), (2, False)}
     hellos = recorder.count("hello")
+    resets = link.counters["resets"]
     board.reset()
     board.close_switch(3)  # moved while the board reboots: the snapshot must carry it
     assert recorder.wait_for(lambda: recorder.count("hello") > hellos and recorder.levels.get(3) is False,
                              WAIT_S), recorder.calls
-    assert link.counters["resets"] == 1
+    assert link.counters["resets"] == resets + 1
     assert recorder.levels == {**ALL_OPEN, 1: False, 2: False, 3: False}
-    assert changes(recorder) == [(1, False), (2, False)]  # channel 3 came by snapshot, not as a change
+    assert changes(recorder) == before  # channel 3 came by snapshot, not as a change
     assert recorder.count("offline") == 0  # a reset is not a loss of the link
     # The outputs come back after the reset, and new edges are reported as before.
     assert wait_until(lambda: any(e.level == 1 for e in board.output_events(OUTPUT_PINS[0], board.boots[-1][0])),
