@@ -307,7 +307,7 @@ class Firmware:
         out[last] = 13 - last
         self.seq = (seq + 1) & 0xFFFF
         self._last_tx = self._now
-        self._write(out)
+        self._write(out)  # type: ignore[arg-type]  # a bytearray: bytes(out) would allocate again
 
     def tick(self) -> None:
         t = self.now()

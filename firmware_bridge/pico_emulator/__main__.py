@@ -25,28 +25,33 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     board = EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE)
     try:
-        board.start()
-    except EmulatorUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    try:
         port = PicoSerialPort(board, path=args.link)
     except ValueError as exc:
-        board.close()
         print(f"error: --link: {exc}", file=sys.stderr)
         return 2
+    try:
+        board.start()
+    except EmulatorUnavailable as exc:
+        port.close()  # its temp dir
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with board, port:
+    try:
+        port.start()
         print(port.path, flush=True)
-        try:
-            if args.no_stdin:
-                stop.wait()
-            else:
-                threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-                stop.wait()
-        except KeyboardInterrupt:
-            pass
+        if not args.no_stdin:
+            def until_stdin_ends() -> None:
+                sys.stdin.read()
+                stop.set()
+
+            threading.Thread(target=until_stdin_ends, daemon=True).start()
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        port.close()
+        board.close()
     if port.error is not None:
         print(f"error: the emulated board stopped: {port.error}", file=sys.stderr)
         return 1

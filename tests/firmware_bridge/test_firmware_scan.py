@@ -53,8 +53,10 @@ class Clock:
 
 def firmware(word: Word, n: int, clock: Clock, out: bytearray, fast: bool) -> gkfw.Firmware:
     pins = [word.pin(i) for i in range(n)]
-    extra = {"read_inputs": lambda: word[0], "input_masks": [1 << i for i in range(n)]} if fast else {}
-    return gkfw.Firmware(pins, [], out.extend, clock.ticks_us, gkfw.ticks_diff_30, "scan", **extra)
+    if not fast:
+        return gkfw.Firmware(pins, [], out.extend, clock.ticks_us, gkfw.ticks_diff_30, "scan")
+    return gkfw.Firmware(pins, [], out.extend, clock.ticks_us, gkfw.ticks_diff_30, "scan",
+                         read_inputs=lambda: word[0], input_masks=[1 << i for i in range(n)])
 
 
 @settings(max_examples=300, deadline=None)

@@ -29,7 +29,7 @@ def link_to(port: PicoSerialPort, recorder: Recorder) -> McuLink:
     return McuLink(port.path, recorder, heartbeat_timeout=30.0, backoff=(0.05, 0.5))
 
 
-def frames_in(data: bytes) -> list[p.Frame]:
+def frames_in(data: bytes | bytearray) -> list[p.Frame]:
     out = []
     for chunk in bytes(data).split(b"\x00"):
         if chunk:
@@ -113,7 +113,8 @@ def test_damaged_and_dropped_bytes_cost_one_frame_and_the_snapshot_repairs_it(
     assert wait_until(lambda: link.counters["naks"] > naks, WAIT_S)
     assert wait_until(lambda: any(e.level == 1 for e in board.output_events(OUTPUT_PINS[1])), WAIT_S)
     nak_frames = [f for f in frames_in(port.to_host) if isinstance(f.message, p.NakMsg)]
-    assert nak_frames and nak_frames[-1].message.code in (p.NakCode.CRC, p.NakCode.COBS)  # type: ignore[union-attr]
+    last_nak = nak_frames[-1].message if nak_frames else None
+    assert isinstance(last_nak, p.NakMsg) and last_nak.code in (p.NakCode.CRC, p.NakCode.COBS)
     # Nothing invented: every change the listener got is an edge the board made.
     assert set(changes(recorder)) <= {(4, False), (5, False)}
 

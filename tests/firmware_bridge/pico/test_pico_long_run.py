@@ -63,7 +63,7 @@ def test_mcu_time_passes_2_30_and_wraps_at_2_32() -> None:
         board.step(10_000)
         board.skip_frames()
         warped = 0
-        last = None
+        last: WireFrame | None = None
         seen: list[int] = []
         while warped < TIME_MOD + 2 * jump_us:
             board.warp(jump_us)
@@ -79,6 +79,7 @@ def test_mcu_time_passes_2_30_and_wraps_at_2_32() -> None:
         assert any(t >= 1 << 30 for t in seen)  # past 2^30...
         assert sum(b < a for a, b in zip(seen, seen[1:])) == 1  # ...and once round 2^32
         # Past the wrap the board still reports edges with the right time, and answers.
+        assert last is not None
         before = board.now_ns
         change = change_after(board, 9, closed=True)
         assert (stamp(change) - stamp(last)) % TIME_MOD == pytest.approx((before - last.t_first_ns) / 1000, abs=3000)

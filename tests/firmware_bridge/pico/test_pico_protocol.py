@@ -72,8 +72,8 @@ def test_change_on_every_input_both_edges_with_seq_and_time(pico: BootedPico) ->
             assert change == p.ChangeMsg(channel, not closed, change.mcu_time_us)  # type: ignore[union-attr]
             assert frame.frame is not None
             seqs.append(frame.frame.seq)
-            after_edge.append(change.mcu_time_us - edge_ns // 1000)  # type: ignore[union-attr]
-            after_first_byte.append(change.mcu_time_us - frame.t_first_ns // 1000)  # type: ignore[union-attr]
+            after_edge.append(change.mcu_time_us - edge_ns // 1000)
+            after_first_byte.append(change.mcu_time_us - frame.t_first_ns // 1000)
     assert seqs == [(seqs[0] + i) % 65536 for i in range(len(seqs))]
     # mcu_time is simulated time minus one fixed base: there is one base for
     # which every stamp lies between its edge and its frame's first byte...
