@@ -190,6 +190,17 @@ class Firmware:
         self._last_tx = 0
         self._read_inputs = read_inputs
         self._input_masks = tuple(input_masks) if input_masks is not None else ()
+        self._input_bits = 0  # the other bits of the word (UART pins, outputs) move without us
+        for m in self._input_masks:
+            self._input_bits |= m
+        # bit -> channel, to go straight to the one input that moved; only when each input has a bit of its own
+        one = {}
+        unique = True
+        for i, m in enumerate(self._input_masks):
+            if m & (m - 1) or m in one:
+                unique = False
+            one[m] = i
+        self._channel_of_bit = one if unique else None
         self._raw = 0  # the last word read_inputs returned; self.levels always follows it
         self.levels = self._read_levels()
         self.output_values = [0] * len(outputs)
@@ -222,7 +233,7 @@ class Firmware:
     def _read_levels(self) -> "list[int]":
         if self._read_inputs is None:
             return [1 if p.value() else 0 for p in self.inputs]
-        raw = self._raw = self._read_inputs()
+        raw = self._raw = self._read_inputs() & self._input_bits
         return [1 if raw & m else 0 for m in self._input_masks]
 
     def send_snapshot(self) -> None:
@@ -250,11 +261,18 @@ class Firmware:
         levels = self.levels
         read = self._read_inputs
         if read is not None:
-            raw = read()
+            raw = read() & self._input_bits
             changed = raw ^ self._raw
             if not changed:
                 return
             self._raw = raw
+            one = self._channel_of_bit
+            if one is not None and not changed & (changed - 1):  # one input moved: the usual case
+                i = one[changed]
+                v = 1 if raw & changed else 0
+                self.levels[i] = v
+                self._send_change(i, v)
+                return
             masks = self._input_masks
             for i in range(len(masks)):
                 m = masks[i]

@@ -97,8 +97,27 @@ def test_an_idle_pass_reads_one_word_and_sends_nothing() -> None:
     fw = firmware(word, 16, clock, out, fast=True)
     reads = word.reads
     fw.scan()
+    word.value |= 1 << 20  # pins that are no input of ours (the UART's, an output) move
     fw.scan()
-    assert word.reads == reads + 2 and out == b""
+    word.value |= 1 << 17
+    fw.scan()
+    assert word.reads == reads + 3 and out == b""
+    word.value &= ~(1 << 3)
+    fw.scan()
+    assert [f.message for f in FrameDecoder().feed(bytes(out)) if isinstance(f, p.Frame)] == [p.ChangeMsg(3, False, 0)]
+
+
+def test_inputs_sharing_a_bit_are_each_reported_as_by_the_per_pin_scan() -> None:
+    outputs = []
+    for fast in (False, True):
+        word, clock, out = Word(3), Clock(), bytearray()
+        pins = [word.pin(0), word.pin(1), word.pin(1)]
+        extra = {"read_inputs": lambda: word[0], "input_masks": [1, 2, 2]} if fast else {}
+        fw = gkfw.Firmware(pins, [], out.extend, clock.ticks_us, gkfw.ticks_diff_30, "x", **extra)  # type: ignore[arg-type]
+        word.value = 0b101
+        fw.scan()
+        outputs.append(bytes(out))
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 28  # two CHANGEs, channels 1 and 2
 
 
 @settings(max_examples=500, deadline=None)
