@@ -52,6 +52,7 @@ class PicoSerialPort:
         self._damage_to_board = 0
         self.to_host = bytearray()  # what reached the host, after any damage
         self.to_board = bytearray()  # what the host wrote, before any damage
+        self.to_board_at: list[tuple[int, bytes]] = []  # (simulated ns it reached the board's line, bytes)
         self.error: BaseException | None = None
 
     def start(self) -> None:
@@ -131,6 +132,7 @@ class PicoSerialPort:
         except (BlockingIOError, OSError):
             return  # nobody has the port open
         self.to_board += data
+        self.to_board_at.append((self.board.now_ns, data))
         with self._lock:
             if self._damage_to_board:
                 data, self._damage_to_board = _damage(data, self._damage_to_board)

@@ -131,10 +131,21 @@ def test_slow_boot_retries_do_not_pile_up_into_duplicate_replies() -> None:
             board.hang(False)
             assert recorder.wait_for(lambda: recorder.levels == ALL_OPEN, WAIT_S), recorder.calls
             board.close_switch(0)
-            assert recorder.wait_for(lambda: changes(recorder) == [(0, False)], WAIT_S)
+            assert recorder.wait_for(lambda: recorder.levels.get(0) is False, WAIT_S)
+            assert set(changes(recorder)) <= {(0, False)}
             hellos = [f for f in frames_in(port.to_host) if isinstance(f.message, p.HelloMsg)]
-            # The boot HELLO, and at most one reply to a GET_HELLO that crossed it; those
-            # sent while the board booted were never heard (its UART was not set up yet).
-            assert hellos[0].message.boot and len(hellos) <= 2, hellos  # type: ignore[union-attr]
+            boot_ns = next(f.t_first_ns for f in board.frames if f.frame is not None
+                           and isinstance(f.frame.message, p.HelloMsg) and f.frame.message.boot)
+            asked_while_booting = sum(isinstance(f.message, p.GetHelloMsg) for t, data in port.to_board_at
+                                      if t < boot_ns - 50_000_000 for f in frames_in(data))
+            asked_after = sum(isinstance(f.message, p.GetHelloMsg) for t, data in port.to_board_at
+                              if t >= boot_ns - 50_000_000 for f in frames_in(data))
+            assert asked_while_booting >= 3
+            # The boot HELLO, then one reply per GET_HELLO that reached a running board: none
+            # for those sent while it booted (its UART was not set up yet). On a quiet machine
+            # that is one HELLO, or two when a retry crossed the boot HELLO; on a loaded one the
+            # emulated board answers more slowly than the link retries, and each retry is answered once.
+            assert hellos[0].message.boot  # type: ignore[union-attr]
+            assert len(hellos) <= 1 + asked_after, (len(hellos), asked_while_booting, asked_after)
             assert recorder.count("hello") == len(hellos)
             assert link.counters["resets"] == 0
