@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine with Python 3.11.
-# It installs what the tests need (Mosquitto and Chromium from Debian, Python
-# packages into .venv) and fails loudly when something cannot be had: a
-# missing broker or browser must never turn into a skipped test.
+# It installs what the tests need (Mosquitto, Chromium, Node and npm from
+# Debian, Python packages into .venv, the emulated Pico's npm packages from
+# its lock file) and fails loudly when something cannot be had: a missing
+# broker, browser or emulator must never turn into a skipped test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,13 @@ fi
 [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || { echo "test.sh: mosquitto is not available" >&2; exit 1; }
 [ -x /usr/bin/chromium ] || { echo "test.sh: /usr/bin/chromium is not available" >&2; exit 1; }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test.sh: node and npm are not available" >&2; exit 1; }
+
+# The emulated Pico (rp2040js), exactly as pinned by its lock file.
+harness=firmware_bridge/pico_emulator/harness
+if ! (cd "$harness" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    echo "test.sh: npm ci failed in $harness: the emulated Pico's tests cannot run" >&2
+    exit 1
+fi
 
 PY=${PYTHON:-python3}
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then

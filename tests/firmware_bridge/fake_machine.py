@@ -102,11 +102,32 @@ class Clock:
         self.us += us
 
 
+SIO_GPIO_IN = 0xD0000004
+
+
+class _Mem32:
+    """``machine.mem32``: only SIO's GPIO_IN register, built from the pins' levels as the chip's pads see them."""
+
+    def __getitem__(self, address: int) -> int:
+        if address != SIO_GPIO_IN:
+            raise ValueError(f"the stand-in machine.mem32 models only GPIO_IN, not 0x{address:08x}")
+        board.mem32_reads += 1
+        word = 0
+        for n, pin in board.pins.items():
+            if pin.value():
+                word |= 1 << n
+        return word
+
+
+mem32 = _Mem32()
+
+
 class _Board:
     def __init__(self) -> None:
         self.pins: dict[int, Pin] = {}
         self.uart: UART | None = None
         self.wdt: WDT | None = None
+        self.mem32_reads = 0
 
 
 board = _Board()
@@ -121,7 +142,7 @@ def module() -> ModuleType:
     global board
     board = _Board()
     mod = ModuleType("machine")
-    for name in ("Pin", "UART", "WDT", "unique_id"):
+    for name in ("Pin", "UART", "WDT", "unique_id", "mem32"):
         setattr(mod, name, globals()[name])
     mod.board = board  # type: ignore[attr-defined]
     return mod

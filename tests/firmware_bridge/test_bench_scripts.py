@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,17 @@ def test_bench_decode_reports_a_ratio_per_case() -> None:
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| CHANGE only") or line.startswith("| mixed")]
     assert len(rows) == 4
     assert "worst ratio" in proc.stdout
+
+
+def test_bench_pico_edge_measures_in_simulated_time() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_pico_edge.py"), "--edges", "16", "--json"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["edges"] == 16 and result["frame_bytes"] == 14
+    first, last = result["first_byte_ms"], result["last_byte_on_wire_ms"]
+    assert 0 < first["min"] <= first["p50"] <= first["max"] < 10
+    # the last byte leaves the wire at least a frame's wire time after the first is written
+    assert last["min"] >= first["min"] + result["frame_wire_ms"] - 0.01
