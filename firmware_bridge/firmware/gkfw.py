@@ -325,7 +325,18 @@ class Firmware:
         # 0.9 ms per frame on a Pico; one struct.pack, a CRC two bytes a step
         # and a COBS that only visits the zeros cost about 0.2 ms.
         seq = self.seq
-        p = struct.pack(">BBHBBI", PROTOCOL_VERSION, CHANGE, seq, channel, level, self.now())
+        # now(), written out (two method calls fewer on the edge-to-wire path).
+        t = self._ticks_us()
+        low = self._now_low + self._ticks_diff(t, self._last_ticks)
+        self._last_ticks = t
+        if low > LOW_MASK or low < 0:
+            self._now_high = (self._now_high + (low >> LOW_BITS)) & HIGH_MASK
+            low &= LOW_MASK
+        self._now_low = low
+        # The 32-bit stamp as two 16-bit halves: past 2**30 us (18 minutes) a 32-bit int is a heap
+        # object on the Pico, and every CHANGE would allocate (and now and then wait for a collection).
+        p = struct.pack(">BBHBBHH", PROTOCOL_VERSION, CHANGE, seq, channel, level,
+                        (self._now_high << (LOW_BITS - 16)) | (low >> 16), low & 0xFFFF)
         t1 = _CRC_TABLE
         t2 = _CRC_TABLE2
         c = _CRC_VERSION_CHANGE
@@ -361,15 +372,22 @@ class Firmware:
         self._write(out)  # type: ignore[arg-type]  # a bytearray: bytes(out) would allocate again
 
     def tick(self) -> None:
-        low = self._advance()
+        # _advance, written out: tick runs on every pass of the idle loop, and a method
+        # call is a good part of a pass on the Pico (the edge-to-frame latency is a pass).
+        t = self._ticks_us()
+        low = self._now_low + self._ticks_diff(t, self._last_ticks)
+        self._last_ticks = t
+        if low > LOW_MASK or low < 0:
+            self._now_high = (self._now_high + (low >> LOW_BITS)) & HIGH_MASK
+            low &= LOW_MASK
+        self._now_low = low
         if self.patterns:
             self.run_patterns(low)
         silent = low - self._last_tx
-        wraps = (self._now_high - self._last_tx_high) & HIGH_MASK
-        if wraps:
+        if self._now_high != self._last_tx_high:
             # A small int still while the last frame is less than 2**29 us back, as it
             # is whenever heartbeats are due more often than every 9 minutes.
-            silent += wraps << LOW_BITS
+            silent += ((self._now_high - self._last_tx_high) & HIGH_MASK) << LOW_BITS
         if silent >= self.heartbeat_us:
             self.send(HEARTBEAT, struct.pack(">I", self._stamp()))
 

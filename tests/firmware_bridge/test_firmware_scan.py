@@ -125,7 +125,7 @@ def test_inputs_sharing_a_bit_are_each_reported_as_by_the_per_pin_scan() -> None
 def test_change_frame_builder_matches_build_frame(seq: int, channel: int, level: int, t: int) -> None:
     out: list[bytes] = []
     fw = gkfw.Firmware([], [], out.append, lambda: 0, gkfw.ticks_diff_30, "x")
-    fw.seq, fw._now = seq, t
+    fw.seq, fw._now_low, fw._now_high = seq, t & gkfw.LOW_MASK, t >> gkfw.LOW_BITS
     fw._ticks_us = lambda: fw._last_ticks  # now() adds nothing: the stamp is t
     fw._send_change(channel, level)
     assert bytes(out[0]) == gkfw.build_frame(gkfw.CHANGE, seq, struct.pack(">BBI", channel, level, t))
