@@ -134,7 +134,8 @@ def validate(kind: Kind, doc: Any) -> None:
     except BadGameData as exc:
         raise BoardError(str(exc), exc.at, exc.reason) from None
     except (TypeError, RecursionError) as exc:  # a loader meeting a shape it never expected
-        raise BoardError(f"{kind.option}: not a {kind.title} ({exc})", reason=f"This file is not a {kind.title}.") from None
+        raise BoardError(f"{kind.option}: not a {kind.title} ({exc})",
+                         reason=f"This file is not a {kind.title}.") from None
     size = sent_size(doc)
     if size > MAX_OPTIONS_BYTES:
         raise BoardError(f"this {kind.title} is too large to start a game with: {_kib(size)} as the table receives "

@@ -52,10 +52,7 @@ def reach_urls(listen_host: str, port: int, path: str = "/") -> list[str]:
 
     A wildcard listener answers on every interface; a listener on one address answers only there.
     """
-    if listen_host in _WILDCARDS:
-        hosts = ipv4_addresses() or ["127.0.0.1"]
-    else:
-        hosts = [listen_host]
+    hosts = (ipv4_addresses() or ["127.0.0.1"]) if listen_host in _WILDCARDS else [listen_host]
     return [_url(h, port, path) for h in hosts]
 
 

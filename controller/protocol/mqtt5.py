@@ -30,6 +30,7 @@ features only MQTT 5 has (``no_local`` subscriptions).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import struct
@@ -117,10 +118,8 @@ def speaks_mqtt5(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> bool
             return False
         if reply[1] >= 3:  # an MQTT 5 CONNACK has properties after the flags and reason code
             if reply[3] == 0:
-                try:
+                with contextlib.suppress(OSError):
                     sock.sendall(b"\xe0\x00")  # DISCONNECT: no last will, no log noise
-                except OSError:
-                    pass
             return True
         return False
 

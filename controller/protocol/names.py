@@ -1,7 +1,8 @@
 """A table's id, what a person calls the table: its display name, and a readable one made from its id.
 
 The id (``table.id``) is for machines: it is part of every MQTT topic and of the
-panel's URLs; :func:`check_table_id` is the one rule for it, on both sides of the broker. People read a name: ``table.name`` in the config, carried in the
+panel's URLs; :func:`check_table_id` is the one rule for it, on both sides of the broker.
+People read a name: ``table.name`` in the config, carried in the
 table's signed ``status`` so the panel can show it, or, when none is set (or
 none is known yet), :func:`default_name` made from the id. Pure helpers (no I/O,
 no state), shared by the controller and the panel (``tests/test_import_direction.py``).

@@ -96,7 +96,8 @@ def _tomb_problem(sensor: str, want: str | None, have: str, expectations: list[E
     if accepted:
         one = " or ".join(_TO.get(v, v) for v in accepted)
         fix = f"Slide the {name} tomb back {_TO[want]}, or" if want in _TO else f"Slide the {name} tomb"
-        return Problem("tomb_two_positions", f"The {name} tomb moved two positions.", f"{fix} one position only: {one}.")
+        return Problem("tomb_two_positions", f"The {name} tomb moved two positions.",
+                       f"{fix} one position only: {one}.")
     rolled = sorted({_tomb(s) for e in expectations for s in e.accepts if s.startswith("tomb.")})
     if rolled:
         only = " or the ".join(rolled)

@@ -532,7 +532,7 @@ class Referee:
         if not self._windows or self.core.mismatch is not None:
             return out  # no window running (play holds while a mismatch stands)
         now = self.paused_at if self.core.gm.paused is not None and self.paused_at is not None else self.clock()
-        for exp, view in zip(expectations, out):
+        for exp, view in zip(expectations, out, strict=True):  # out is made from expectations, one for one
             if exp.window_ms is None:
                 continue
             opened = self._windows.get(repr(view))

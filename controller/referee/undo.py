@@ -196,13 +196,15 @@ def pieces_back(game: str | None, now: Mapping[str, Any], restored: Mapping[str,
 
     out: list[str] = []
     if game == "terror":
-        for seat_now, seat_then in zip(now.get("players") or [], restored.get("players") or []):
-            for pawn_now, pawn_then in zip(seat_now.get("pawns") or [], seat_then.get("pawns") or []):
+        # strict=False here and below: the views are read as loosely as the rest of this function
+        # reads them (``or []``); one short of a seat or a pawn leaves less to compare, not an error mid-undo.
+        for seat_now, seat_then in zip(now.get("players") or [], restored.get("players") or [], strict=False):
+            for pawn_now, pawn_then in zip(seat_now.get("pawns") or [], seat_then.get("pawns") or [], strict=False):
                 if pawn_now.get("pos") != pawn_then.get("pos"):
                     out.append(f"Move {seat_then.get('name')}'s {pawn_then.get('label')} pawn back to "
                                f"{cell(pawn_then.get('pos'))}.")
     elif game == "superstition":
-        for p_now, p_then in zip(now.get("players") or [], restored.get("players") or []):
+        for p_now, p_then in zip(now.get("players") or [], restored.get("players") or [], strict=False):
             if p_now.get("space") != p_then.get("space"):
                 out.append(f"Move {p_then.get('name')}'s pawn back to "
                            f"{superstition_space(restored, p_then.get('space'))}.")

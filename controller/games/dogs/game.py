@@ -42,7 +42,8 @@ STEP_WORDS: dict[str, str] = {
     "place_tile": "the drawn tile to be placed", "roll": "the dice to be rolled",
     "act": "a die to be chosen for the dog or the spooks", "move_dog": "the dog to be moved",
     "pick_spook": "a spook to be picked", "move_spook": "the picked spook to be moved",
-    "special": "a Wrestle, an Attack, a Bork or nothing more", "special_more": "one more Wrestle or Attack, or nothing more",
+    "special": "a Wrestle, an Attack, a Bork or nothing more",
+    "special_more": "one more Wrestle or Attack, or nothing more",
     "bork_attack": "the borked dog's owner to attack or let it go", "escape": "a dog to flee",
     "bat_target": "the bat's target to be chosen", "over": "nothing: the game is over",
 }
@@ -107,7 +108,9 @@ class DogsGame(Game):
             raise IllegalAction("players must be a list of names")
         names = list(players)
         if not cls.min_players <= len(names) <= cls.max_players:
-            raise IllegalAction(f"Graveyard Dogs takes {cls.min_players} to {cls.max_players} players, got {len(names)}")
+            raise IllegalAction(
+                f"Graveyard Dogs takes {cls.min_players} to {cls.max_players} players, got {len(names)}"
+            )
         for i, name in enumerate(names):
             if not isinstance(name, str) or not name.strip():
                 raise IllegalAction(f"player {i} needs a non-empty name, got {name!r}")

@@ -58,7 +58,7 @@ class TileDef:
 def _rotate(grid: tuple[str, ...], rotation: int) -> tuple[str, ...]:
     rows = [list(row) for row in grid]
     for _ in range(rotation):
-        rows = [list(row) for row in zip(*rows[::-1])]
+        rows = [list(row) for row in zip(*rows[::-1], strict=True)]  # square: the loader checks every row
     return tuple("".join(row) for row in rows)
 
 
@@ -88,7 +88,8 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
         return BadGameData(message, at=at, reason=reason)
 
     if not isinstance(data, Mapping):
-        raise bad(f"{source}: the document must be a JSON object with 'size' and 'tiles'", "This file is not a set of tiles.")
+        raise bad(f"{source}: the document must be a JSON object with 'size' and 'tiles'",
+                  "This file is not a set of tiles.")
     size = data.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
         raise bad(f"{source}: 'size' must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}",
@@ -110,7 +111,8 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
             raise bad(f"{where}: must be an object with 'id' and 'grid'", f"{words} is not written as a tile.", tile)
         tile_id = raw.get("id")
         if not isinstance(tile_id, str) or not tile_id.strip():
-            raise bad(f"{where}: 'id' must be a non-empty string", f"{words} has no name for the machine to know it by.", tile)
+            raise bad(f"{where}: 'id' must be a non-empty string",
+                      f"{words} has no name for the machine to know it by.", tile)
         where = f"{where} ({tile_id!r})"
         name = raw.get("name", tile_id)
         if isinstance(name, str) and name.strip():
@@ -126,7 +128,8 @@ def parse_tiles(data: Any, source: str = "tiles") -> list[TileDef]:
                       f"{words} has parts a tile does not have.", tile)
         grid = raw.get("grid")
         if not isinstance(grid, list) or len(grid) != size:
-            raise bad(f"{where}: 'grid' must be a list of {size} rows", f"{words} must have {size} rows of squares.", tile)
+            raise bad(f"{where}: 'grid' must be a list of {size} rows",
+                      f"{words} must have {size} rows of squares.", tile)
         for r, row in enumerate(grid):
             if not isinstance(row, str) or len(row) != size:
                 raise bad(f"{where}: row {r + 1} must be a string of {size} squares, got {row!r}",

@@ -59,10 +59,7 @@ def trade_partner(game: Superstition, seat: int) -> int | None:
 
 # ----- handlers --------------------------------------------------------------------
 def _roll(game: Superstition, p: int, params: dict[str, Any]) -> list[Event]:
-    if "value" in params:
-        dice = [params["value"]]
-    else:
-        dice = [game.rng.die() for _ in range(game.options["dice"])]
+    dice = [params["value"]] if "value" in params else [game.rng.die() for _ in range(game.options["dice"])]
     if game.phase == "opening":
         game.opening["rolls"][p] = sum(dice)
         events = [Event("opening_roll", {"player": p, "dice": dice, "total": sum(dice)})]

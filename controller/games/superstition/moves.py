@@ -190,7 +190,7 @@ def walk(
             remaining -= 1
         pos = first
     while remaining > 0:
-        if leaving and pos == board.gate and remaining == 1:
+        if leaving and pos == board.gate and remaining == 1:  # noqa: SIM108  the last step home reads as its own case
             nxt = home
         else:
             nxt = ring[(index[pos] + step) % len(ring)]

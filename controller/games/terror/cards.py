@@ -150,7 +150,8 @@ def _validate(data: Any, where: str) -> Deck:
         raise bad(f"{where}: the deck must be an object with a 'cards' list", "This file is not a card mix.")
     unknown = set(data) - {"cards", "name", "notes"}
     if unknown:
-        raise bad(f"{where}: unknown key(s) {', '.join(sorted(unknown))}", "The file has parts a card mix does not have.")
+        raise bad(f"{where}: unknown key(s) {', '.join(sorted(unknown))}",
+                  "The file has parts a card mix does not have.")
     if len(data["cards"]) > DECK_SIZE:
         raise bad(f"{where}: the deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}",
                   f"The deck has {len(data['cards'])} cards; the box holds {DECK_SIZE}.", DECK_SIZE)
@@ -214,7 +215,9 @@ _EXTRA_CARDS: tuple[dict[str, Any], ...] = (
 
 
 def _file_fields(card: Card) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": card.id, "kind": card.kind, "effect": card.effect, "title": card.title, "text": card.text}
+    out: dict[str, Any] = {
+        "id": card.id, "kind": card.kind, "effect": card.effect, "title": card.title, "text": card.text,
+    }
     if card.effect == "move_pawn":
         out["steps"] = card.steps
     return out

@@ -287,7 +287,9 @@ class Terror(Legal, Game):
         if to not in POSITIONS:
             raise MalformedAction(f"to must be one of {', '.join(POSITIONS)}, got {to!r}")
         if tomb != s.symbol:
-            raise IllegalAction(f"the symbol die shows the {str(s.symbol).title()}, so the {str(s.symbol).title()} tomb moves")
+            raise IllegalAction(
+                f"the symbol die shows the {str(s.symbol).title()}, so the {str(s.symbol).title()} tomb moves"
+            )
         if to not in STEP[s.tombs[tomb]]:
             raise IllegalAction(f"the {tomb.title()} tomb is at {POSITION_WORDS[s.tombs[tomb]]}; one position from "
                                 f"there is {' or '.join(POSITION_WORDS[o] for o in STEP[s.tombs[tomb]])}")
@@ -362,7 +364,9 @@ class Terror(Legal, Game):
         target = self._target_param(params["target"])
         assert self.s.pending is not None
         if target not in self.monster_targets(self.s.pending["seat"], self.s.pending["pawn"]):
-            raise IllegalAction("a Monster card goes on an opponent's pawn that is not already a Monster, or on the pawn that drew it")
+            raise IllegalAction(
+                "a Monster card goes on an opponent's pawn that is not already a Monster, or on the pawn that drew it"
+            )
         return self.place_monster(target)
 
     def _do_end_turn(self, seat: int, params: Mapping[str, Any]) -> list[Event]:
@@ -391,7 +395,9 @@ class Terror(Legal, Game):
                     kind="tomb_move",
                     player=s.turn,
                     prompt=f"Slide the {tomb.title()} tomb one position: to {words}.",
-                    accepts={f"tomb.{tomb}": {o: Action("move_tomb", s.turn, {"tomb": tomb, "to": o}) for o in options}},
+                    accepts={
+                        f"tomb.{tomb}": {o: Action("move_tomb", s.turn, {"tomb": tomb, "to": o}) for o in options}
+                    },
                 )
             ]
         if s.phase == "skull" and s.attempt is not None:
@@ -402,7 +408,10 @@ class Terror(Legal, Game):
                     kind="skull_outcome",
                     player=p,
                     prompt="Drop the skull down the Crypt's chute.",
-                    accepts={"launcher": {"launched": Action("skull_outcome", p, {"hit": True})}, "chute.left": {"blocked": miss}},
+                    accepts={
+                        "launcher": {"launched": Action("skull_outcome", p, {"hit": True})},
+                        "chute.left": {"blocked": miss},
+                    },
                     window_ms=int(s.options.get("skull_window_ms", DEFAULT_SKULL_WINDOW_MS)),
                     on_timeout=miss,
                 )

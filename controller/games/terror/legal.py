@@ -93,7 +93,7 @@ class Legal(Rules):
 
     def _card_actions(self, cfg: int, seat: int) -> list[Action]:
         out: list[Action] = []
-        for k, pawn in enumerate(self.s.pawns[seat]):
+        for _k, pawn in enumerate(self.s.pawns[seat]):
             for card_id in pawn.cards:
                 card = self.card(card_id)
                 if self._timing_refusal(seat, card_id) is not None:
@@ -149,7 +149,9 @@ class Legal(Rules):
         s = self.s
         p = s.pawns[seat][pawn]
         if s.phase not in ("move", "after_move"):
-            return "roll and move a tomb before trying the skull" if s.phase in ("roll", "tomb") else "not now: the drawn card or the skull attempt comes first"
+            if s.phase in ("roll", "tomb"):
+                return "roll and move a tomb before trying the skull"
+            return "not now: the drawn card or the skull attempt comes first"
         if s.attempted:
             return "you have already dropped the skull this turn; try again on your next turn"
         if s.phase == "after_move" and s.moved_pawn != pawn:

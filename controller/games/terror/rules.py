@@ -58,7 +58,10 @@ class Rules:
             colour = kind.split("-", 1)[1]
             target = self.board.danger_cell(self.cfg, colour, near=p.pos)
             events.append(
-                Event("pawn_moved", {**self.who(seat, pawn), "from": self.board.rc(p.pos), "to": self.board.rc(target), "by": f"arrow-{colour}"})
+                Event("pawn_moved", {
+                    **self.who(seat, pawn), "from": self.board.rc(p.pos), "to": self.board.rc(target),
+                    "by": f"arrow-{colour}",
+                })
             )
             p.pos = target
         elif kind == "potion":
@@ -184,7 +187,9 @@ class Rules:
     def fall(self, seat: int, pawn: int) -> list[Event]:
         p = self.s.pawns[seat][pawn]
         lost = list(p.cards) + ([p.monster] if p.monster else [])
-        events = [Event("pawn_fell", {**self.who(seat, pawn), "cell": self.board.rc(p.pos or 0), "discarded": len(lost)})]
+        events = [
+            Event("pawn_fell", {**self.who(seat, pawn), "cell": self.board.rc(p.pos or 0), "discarded": len(lost)})
+        ]
         self.s.discard += lost
         p.cards.clear()
         p.monster = None

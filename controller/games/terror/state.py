@@ -112,7 +112,8 @@ def _need(data: Mapping[str, Any], key: str, types: type | tuple[type, ...], all
     value = data[key]
     if value is None and allow_none:
         return None
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,))):
+    allowed = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
         raise BadGameData(f"terror state: {key!r} has the wrong type ({type(value).__name__})")
     return value
 
@@ -152,7 +153,9 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
             if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
                 raise BadGameData(f"terror state: {at}.cards must be a list of card ids")
             monster = raw["monster"]
-            if monster is not None and (not isinstance(monster, str) or monster not in deck.cards or deck.cards[monster].effect != "monster"):
+            if monster is not None and (
+                not isinstance(monster, str) or monster not in deck.cards or deck.cards[monster].effect != "monster"
+            ):
                 raise BadGameData(f"terror state: {at}.monster {monster!r} is not a Monster card")
             if pos is None and (cards or monster):
                 raise BadGameData(f"terror state: {at} is out of the game but still holds cards")
@@ -187,7 +190,9 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
             or pending["card"] not in deck.cards
             or deck.cards[pending["card"]].effect != "monster"
         ):
-            raise BadGameData("terror state: 'pending' must be a Monster card, the current seat, a pawn and a turn phase")
+            raise BadGameData(
+                "terror state: 'pending' must be a Monster card, the current seat, a pawn and a turn phase"
+            )
         seen_cards.append(pending["card"])
     # Absent from states saved before a Monster card could wait behind another choice.
     waiting = _need(data, "waiting", list) if "waiting" in data else []
@@ -214,7 +219,9 @@ def _parse(data: Mapping[str, Any], board: Board, deck: Deck) -> State:
         raise BadGameData("terror state: 'pending' must be set exactly in the choose phase")
     if phase != "over" and all(p.out for p in pawns[turn]):
         # Rulebook, "Grave News": a player who loses both pawns is out at once; the turn has passed on.
-        raise BadGameData(f"terror state: it is seat {turn}'s turn, but both of that player's pawns are out of the game")
+        raise BadGameData(
+            f"terror state: it is seat {turn}'s turn, but both of that player's pawns are out of the game"
+        )
     attempt = _need(data, "attempt", dict, allow_none=True)
     if attempt is not None and (
         set(attempt) != {"seat", "pawn"}
