@@ -633,7 +633,14 @@ class MqttLink:
             return
         name = msg.topic[len(prefix):]
         if not msg.payload:
-            return  # a retained command being deleted (by us, below): nothing was sent
+            # Retained: a retained command being deleted (by us, below), nothing was sent. Live: a
+            # sender's malformed command, answered in words like any other (docs/topics.md).
+            if not msg.retain and self._may_answer_refusal():
+                log.info("refused an empty %s command", name)
+                self.reply(name, None, False, error="an empty message is not a command: a command is a "
+                                                    "signed JSON object (see docs/topics.md)")
+                self._on_wake()
+            return
         if msg.retain:
             # The broker's copy of something once published retained on a command topic: never a
             # live command (commands are not retained), and it would come back on every connection
