@@ -121,6 +121,7 @@ class MqttLink:
         status: Mapping[str, Any] | None = None,
         on_conflict: Callable[[str], None] | None = None,
         mqtt5_protocol: bool = True,
+        since: float | None = None,
     ) -> None:
         self.topics = Topics(settings.base_topic, table)
         self.host, self.port = host, port
@@ -130,7 +131,7 @@ class MqttLink:
         self._on_wake = on_wake
         self._token = token
         self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
-        self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
+        self.status = RunStatus(table, status, token=token, since=since)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
         # Everything on state, events, sensors, health and private/ is signed (controller.protocol.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)

@@ -554,6 +554,26 @@ class Journal:
                     db.rollback()
             return True
 
+    def begin_run(self, now: float) -> float:
+        """When a run of the table that begins at ``now`` (its wall clock) begins, in the order of its runs.
+
+        ``now``, but never at or before the previous run's, which the journal keeps: a run whose
+        clock is behind takes the previous run's time and a millisecond (``controller.protocol.status``).
+        """
+        key = f"run_since:{self.table}"
+        with self._lock:
+            self._check_open()
+            with self._transaction():
+                row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+                try:
+                    last = float(row[0]) if row is not None else None
+                except ValueError:
+                    last = None  # not ours (edited by hand): the clock alone, as before there was a record
+                since = last + 0.001 if last is not None and math.isfinite(last) and last >= now else now
+                self._db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                                 "excluded.value", (key, repr(since)))
+        return since
+
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``."""
         with self._lock:
