@@ -37,8 +37,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from controller.protocol.publication import Publisher
-from controller.protocol.security import signed_status
+from controller.protocol.publication import Publisher  # noqa: E402 - after the path is set
+from controller.protocol.security import signed_status  # noqa: E402
 
 TABLE = "bench"
 TOKEN = "bench-token"
