@@ -96,3 +96,18 @@ def test_a_start_on_a_read_only_journal_exits_2_with_one_line(mosquitto: Broker,
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("gravekeeper run: journal.path: ") and "read-only" in lines[0], lines[0]
+
+
+def test_the_self_test_calls_a_read_only_journal_so_beside_its_running_writer(tmp_path: Path) -> None:
+    from controller.service.selftest import check_journal
+    from controller.store.journal import Journal
+
+    path = tmp_path / "st.journal"
+    with Journal(path, table="st") as journal:  # the controller's own journal, open in this process
+        journal.record("observation", {"n": 1}, [{"type": "x", "data": {}}])
+        with read_only(path):
+            writable, integrity = check_journal(path, "st")
+            assert journal.write_problem() is not None
+        assert writable.status.value == "fail" and "is read-only" in writable.message, writable
+        assert integrity.status.value == "skip"
+        journal.record("observation", {"n": 2}, [{"type": "x", "data": {}}])  # and on it goes
