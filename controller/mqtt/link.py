@@ -122,6 +122,7 @@ class MqttLink:
         status: Mapping[str, Any] | None = None,
         on_conflict: Callable[[str], None] | None = None,
         mqtt5_protocol: bool = True,
+        since: float | None = None,
     ) -> None:
         self.topics = Topics(settings.base_topic, table)
         self.host, self.port = host, port
@@ -131,7 +132,7 @@ class MqttLink:
         self._on_wake = on_wake
         self._token = token
         self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
-        self.status = RunStatus(table, status, token=token)  # tells this run from another of the same table id
+        self.status = RunStatus(table, status, token=token, since=since)  # tells this run from another of the same table id
         self._on_conflict = on_conflict
         # Everything on state, events, sensors, health and private/ is signed (controller.protocol.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)
@@ -635,7 +636,14 @@ class MqttLink:
             return
         name = msg.topic[len(prefix):]
         if not msg.payload:
-            return  # a retained command being deleted (by us, below): nothing was sent
+            # Retained: a retained command being deleted (by us, below), nothing was sent. Live: a
+            # sender's malformed command, answered in words like any other (docs/topics.md).
+            if not msg.retain and self._may_answer_refusal():
+                log.info("refused an empty %s command", name)
+                self.reply(name, None, False, error="an empty message is not a command: a command is a "
+                                                    "signed JSON object (see docs/topics.md)")
+                self._on_wake()
+            return
         if msg.retain:
             # The broker's copy of something once published retained on a command topic: never a
             # live command (commands are not retained), and it would come back on every connection

@@ -16,6 +16,15 @@ Every status is signed under the table's control token
 (``controller.protocol.signing``, kind ``status``). Anyone on the broker may publish on
 the status topic, so only a signed claim of a newer run stops this one; any
 other status is ignored and counted (``status_refused`` in health).
+
+Runs in order. ``since`` is when the run began by its clock, but never before
+the run before it on the same journal began: the journal keeps the last run's
+``since`` (``Journal.begin_run``), and a run whose clock is behind it (a Pi
+without a real-time clock, or a clock put right after a run set ahead) begins
+a millisecond after it instead. So ``since`` orders a table's runs as they
+happened, whatever the clocks said, for this rule, for a panel (which takes
+only the status of the newest run it has seen) and for the publications'
+stamps (``controller.protocol.publication``), which carry the same ``since``.
 """
 
 from __future__ import annotations
@@ -35,12 +44,13 @@ from controller.protocol.signing import SignatureError, open_status, signed_stat
 class RunStatus:
     """This run's ``online``/``offline`` payloads; thread-safe."""
 
-    def __init__(self, table: str, extra: Mapping[str, Any] | None = None, *, token: str) -> None:
+    def __init__(self, table: str, extra: Mapping[str, Any] | None = None, *, token: str,
+                 since: float | None = None) -> None:
         self.table = table
         self._token = token
         self.refused = 0  # statuses that were not signed with the table's token
         self.instance = secrets.token_hex(8)
-        self.since = time.time()
+        self.since = time.time() if since is None else since  # see "Runs in order" in the module doc
         self._host = socket.gethostname()
         self._extra = dict(extra or {})
         self._lock = threading.Lock()

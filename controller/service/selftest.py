@@ -192,6 +192,14 @@ def check_journal(path: str | Path, table: str, *, busy_ms: int = JOURNAL_BUSY_M
         return [CheckResult("journal.writable", "journal", Status.PASS,
                             f"no journal yet at {path}; its folder is writable (the first run creates it)"),
                 CheckResult("journal.integrity", "journal", Status.SKIP, "there is no journal yet")]
+    # Asked of the kernel first: in the controller's process SQLite shares the running journal's mapped
+    # -shm file, and writing it once the file may not change is SIGBUS (controller/store/journal.py).
+    locked = next((f"{path.name}{suffix}" for suffix in ("", "-wal", "-shm")
+                   if os.path.lexists(f"{path}{suffix}") and not os.access(f"{path}{suffix}", os.W_OK)), None)
+    if locked is not None:
+        return [CheckResult("journal.writable", "journal", Status.FAIL,
+                            f"journal.path: {path} is read-only ({locked} cannot be written)"),
+                CheckResult("journal.integrity", "journal", Status.SKIP, "the journal cannot be opened for writing")]
     try:
         db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
         try:

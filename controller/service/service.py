@@ -212,6 +212,8 @@ class Service:
                 on_conflict=self._on_conflict,
                 # The embedded broker (amqtt) speaks MQTT 3.1.1 only: skip the MQTT 5 attempt it refuses.
                 mqtt5_protocol=getattr(self.broker, "embedded", None) is None,
+                # After the journal's previous run, whatever this clock says (controller.protocol.status).
+                since=self.journal.begin_run(time.time()),
             )
             # Every decision's events go to paho as soon as they are durable (see _events_committed).
             table.referee.on_committed = self._events_committed

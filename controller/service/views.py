@@ -62,6 +62,7 @@ class ServiceViews:
         self._last_health: bytes | None = None
         self._next_health = 0.0
         self._health_connected = False
+        self._health_read_only = False  # whether the last health said the journal cannot be written
         self._health_due = False
         self._selftest_report: dict[str, Any] | None = None
         self._halt_shown: dict[str, Any] | None = None  # a hardware failure, shown as the mismatch
@@ -156,6 +157,9 @@ class ServiceViews:
             warnings.extend(hub_health.get("warnings") or [])
             live = selftest_hooks().live_health(table)  # the live monitor: findings, halt
             warnings.extend(live.pop("warnings", []))
+        problem = table.journal.write_problem() if table.journal is not None else None
+        if problem is not None:
+            warnings.append(problem)  # moves are refused meanwhile (controller/store/journal.py)
         counters = {**table.counters, **table.link.counters()}
         config = table.config
         # Sensors the referee marked broken for this game (controller/referee/gm.py): out of service.
@@ -183,6 +187,11 @@ class ServiceViews:
         connected = table.link.connected
         if table.hub is not None and selftest_hooks().tick(table, now):
             self._health_due = True  # a new or cleared finding of the live monitor is shown at once
+        journal = service.journal
+        read_only = journal is not None and journal.write_problem() is not None
+        if read_only != self._health_read_only:
+            self._health_read_only = read_only
+            self._health_due = True  # a journal that cannot be written is told at once, and its end too
         if now >= self._next_health or connected != self._health_connected or self._health_due:
             self._health_connected = connected
             self._health_due = False

@@ -22,15 +22,27 @@ query. SQLite's own checkpoints (copying the WAL back into the main file, with
 an fsync of their own) would land on one commit in a few hundred and make it
 several times slower; the writer turns them off and a background thread with
 its own connection checkpoints instead, which WAL allows alongside commits.
+
+A journal that can no longer be written (its files made read-only or immutable,
+or a card that failed into a read-only file system) must be refused, never
+touched: SQLite keeps the WAL index in the ``-shm`` file mapped in memory, and
+writing a mapped page of a file the kernel will no longer let change is not an
+error SQLite can return but SIGBUS, which kills the process without a word.
+So the writer asks the kernel whether its three files are writable before each
+use of the file (``access(2)``, about a microsecond) and refuses with a
+:class:`JournalError` in words while they are not; the game goes on when they
+are writable again (see :meth:`Journal.write_problem`).
 """
 
 from __future__ import annotations
 
 import collections
+import ctypes
 import fcntl
 import json
 import logging
 import math
+import os
 import re
 import sqlite3
 import threading
@@ -149,7 +161,8 @@ class _Checkpointer:
     reader holds an old snapshot) is simply tried again after the next batch.
     """
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, write_problem: Callable[[], str | None]) -> None:
+        self._write_problem = write_problem
         self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA busy_timeout=5000")
         self._commits = 0
@@ -170,6 +183,9 @@ class _Checkpointer:
             if self._stop.is_set():
                 return
             self._due.clear()
+            if self._write_problem() is not None:
+                self.ran.set()
+                continue  # a checkpoint writes the mapped -shm: SIGBUS on a file that may not change
             try:
                 self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error as exc:
@@ -184,6 +200,16 @@ class _Checkpointer:
             log.error("journal checkpoint thread did not stop within %.1f s", CHECKPOINT_JOIN_S)
             return  # its connection is still in use; the process exit closes it
         self._db.close()
+
+
+def _leave_open(db: sqlite3.Connection) -> None:
+    """Never close ``db``: closing checkpoints, which writes the mapped ``-shm`` (SIGBUS while the
+    file may not change). Every decision is committed already; the next start recovers the WAL.
+
+    The connection gets a reference that is never dropped, so not even the interpreter's exit
+    deallocates (and so closes) it; the kernel lets the files go with the process.
+    """
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(db))
 
 
 class _Transaction:
@@ -229,6 +255,9 @@ class Journal:
         # are, and a dict copy is one json.loads of them.
         self._recent: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=RECENT_EVENTS)
         self._checkpointer: _Checkpointer | None = None
+        self._files = tuple(f"{self.path}{suffix}" for suffix in ("", "-wal", "-shm"))
+        self._problem: str | None = None  # why the file cannot be written now (write_problem), as last logged
+        self._problem_lock = threading.Lock()
         if self.path.is_dir():
             raise JournalError(f"journal {self.path} is a folder, not a journal file")
         if not create and not self.path.is_file():
@@ -240,6 +269,11 @@ class Journal:
             except OSError as exc:
                 raise JournalError(f"cannot create the journal's folder {self.path.parent}: {exc.strerror}") from None
             self._take_table()
+            problem = self._unwritable()
+            if problem is not None:
+                self._release_table()
+                raise JournalError(f"journal {self.path} is read-only ({problem}): the controller must write "
+                                   "every move to it; make it writable for the user the controller runs as")
         try:
             uri = f"file:{quote(str(self.path))}?mode={'rwc' if create else 'rw'}"
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
@@ -274,7 +308,7 @@ class Journal:
             if create:
                 self._last_seq = self._query_last_seq()
                 self._db.execute("PRAGMA wal_autocheckpoint=0")  # see the module doc
-                self._checkpointer = _Checkpointer(uri)
+                self._checkpointer = _Checkpointer(uri, self.write_problem)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             self._release_table()
@@ -333,9 +367,42 @@ class Journal:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
-    def _check_open(self) -> None:
+    def _check_open(self, touch: bool = True) -> None:
+        """Refuse a closed journal and, before the file is touched (``touch``), one that cannot be written."""
         if self._closed:
             raise JournalError(f"journal {self.path} is closed")
+        if touch and self._writer:
+            problem = self.write_problem()
+            if problem is not None:
+                raise JournalError(problem)
+
+    def _unwritable(self) -> str | None:
+        for name in self._files:
+            # access(2) answers for root too: an immutable file (chattr +i) or a read-only mount is
+            # EPERM/EROFS to everyone, while root may write a file whose mode bits say read-only.
+            if not os.access(name, os.W_OK) and os.path.lexists(name):
+                return f"{Path(name).name} cannot be written"
+        return None
+
+    def write_problem(self) -> str | None:
+        """Why this writer's journal cannot be written now, in words, or None; each change is logged once.
+
+        SQLite would write the ``-shm`` file through a memory mapping, where a file that may not
+        change is SIGBUS, not an error (see the module doc): every use of the file asks this first.
+        """
+        if not self._writer:
+            return None
+        found = self._unwritable()
+        problem = None if found is None else (f"the journal {self.path} is read-only ({found}), so nothing can "
+                                              "be recorded: moves are refused until it can be written again")
+        with self._problem_lock:
+            changed, self._problem = problem != self._problem, problem
+        if changed:
+            if problem is not None:
+                log.error("%s", problem)
+            else:
+                log.warning("the journal %s can be written again: moves are taken again", self.path)
+        return problem
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -373,7 +440,10 @@ class Journal:
         if checkpointer is not None:
             checkpointer.close()  # outside the lock: it never takes it, but may be mid-checkpoint
         with self._lock:
-            self._db.close()  # the last connection to close checkpoints the rest
+            if self.write_problem() is not None:
+                _leave_open(self._db)
+            else:
+                self._db.close()  # the last connection to close checkpoints the rest
             self._release_table()
 
     # ----- writing --------------------------------------------------------------
@@ -469,7 +539,7 @@ class Journal:
         if not self._writer:
             return False
         with self._lock:
-            if self._closed:
+            if self._closed or self.write_problem() is not None:
                 return False
             db = self._db
             try:
@@ -495,6 +565,26 @@ class Journal:
                 if db.in_transaction:  # the next decision's BEGIN would fail inside it
                     db.rollback()
             return True
+
+    def begin_run(self, now: float) -> float:
+        """When a run of the table that begins at ``now`` (its wall clock) begins, in the order of its runs.
+
+        ``now``, but never at or before the previous run's, which the journal keeps: a run whose
+        clock is behind takes the previous run's time and a millisecond (``controller.protocol.status``).
+        """
+        key = f"run_since:{self.table}"
+        with self._lock:
+            self._check_open()
+            with self._transaction():
+                row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+                try:
+                    last = float(row[0]) if row is not None else None
+                except ValueError:
+                    last = None  # not ours (edited by hand): the clock alone, as before there was a record
+                since = last + 0.001 if last is not None and math.isfinite(last) and last >= now else now
+                self._db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                                 "excluded.value", (key, repr(since)))
+        return since
 
     def mark_published(self, seq: int) -> None:
         """Advance the outbox cursor; it never moves back and never passes ``last_seq()``.
@@ -523,7 +613,7 @@ class Journal:
 
     def last_seq(self) -> int:
         with self._lock:
-            self._check_open()
+            self._check_open(touch=self._last_seq is None)
             if self._last_seq is not None:
                 return self._last_seq  # the writer's own count (after every decision, from the link)
             with self._reading():
@@ -547,7 +637,7 @@ class Journal:
         as it was encoded when recorded (the outbox neither decodes nor encodes it).
         """
         with self._lock:
-            self._check_open()
+            self._check_open(touch=False)
             recent = self._recent
             if recent and recent[0][0] <= seq + 1:
                 # the outbox after a decision: the events it just stored, without a query
@@ -558,6 +648,7 @@ class Journal:
                     picked.append(item)
                 picked.reverse()
                 return picked if limit is None else picked[:limit]
+            self._check_open()
             with self._reading():
                 rows = self._db.execute(
                     "SELECT seq, type, time, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",

@@ -50,7 +50,8 @@ def read_token(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise TokenFileError(f"table.token: cannot read the kept token {path}: {exc}") from None
+        raise TokenFileError(f"journal.path: cannot read the token kept beside the journal, {path}: {exc} "
+                             "(or set table.token)") from None
     return text or None
 
 
@@ -71,4 +72,6 @@ def write_token(path: Path, token: str) -> None:
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except OSError as exc:
-        raise TokenFileError(f"table.token: cannot keep the token in {path}: {exc.strerror or exc}") from None
+        # The place is the journal's (the token goes beside it): that is the key to change.
+        raise TokenFileError(f"journal.path: cannot keep the generated token beside the journal, in {path}: "
+                             f"{exc.strerror or exc} (or set table.token)") from None
