@@ -49,7 +49,8 @@ ON_SCREEN = """(sel) => {
   if (r.top < -1 || r.bottom > innerHeight + 1 || r.left < -1 || r.right > innerWidth + 1)
     return {ok: false, why: sel + " is outside the screen", box};
   const at = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 12));
-  if (!at || !(e === at || e.contains(at))) return {ok: false, why: sel + " is under " + (at ? at.outerHTML.slice(0, 80) : "nothing"), box};
+  if (!at || !(e === at || e.contains(at)))
+    return {ok: false, why: sel + " is under " + (at ? at.outerHTML.slice(0, 80) : "nothing"), box};
   return {ok: true, box};
 }"""
 

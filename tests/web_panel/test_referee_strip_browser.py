@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 PLAYERS = ["Ann", "Bo", "Cy"]
 MISMATCH = {"code": "tomb", "message": "The Wolf tomb is at end A on the board, but the game has it in the middle.",
             "guidance": "Slide the Wolf tomb back to the middle."}
-GM = {"paused": None, "out_of_service": [], "last_undo": None,
+GM: dict[str, Any] = {"paused": None, "out_of_service": [], "last_undo": None,
       "undo": {"steps": 1, "last": "Cy moves the boy pawn", "last_seat": 2, "stops_at": "the start"},
       "undo_request": {"seat": 2, "player": "Cy", "move": "Cy moves the boy pawn"}}
 # What a turn needs on the referee's page: the board, whose turn it is and the dice, the buttons of the

@@ -108,7 +108,8 @@ def ciede2000(a: Rgb, b: Rgb) -> float:
          + 0.32 * math.cos(math.radians(3 * hm + 6)) - 0.20 * math.cos(math.radians(4 * hm - 63)))
     sl = 1 + 0.015 * (lm - 50) ** 2 / math.sqrt(20 + (lm - 50) ** 2)
     sc, sh = 1 + 0.045 * cmp_, 1 + 0.015 * cmp_ * t
-    rt = -2 * math.sqrt(cmp_ ** 7 / (cmp_ ** 7 + 25 ** 7)) * math.sin(math.radians(60 * math.exp(-(((hm - 275) / 25) ** 2))))
+    rot = 60 * math.exp(-(((hm - 275) / 25) ** 2))
+    rt = -2 * math.sqrt(cmp_ ** 7 / (cmp_ ** 7 + 25 ** 7)) * math.sin(math.radians(rot))
     return math.sqrt((dl / sl) ** 2 + (dc / sc) ** 2 + (dH / sh) ** 2 + rt * (dc / sc) * (dH / sh))
 
 
@@ -130,7 +131,9 @@ def test_the_simulation_loses_what_it_should() -> None:
 
 
 def seat_colours() -> dict[str, list[str]]:
-    return {"terror": list(TERROR_COLOURS), "superstition": list(get_game("superstition").new(["A", "B", "C", "D"], 1).colours),
+    superstition = get_game("superstition").new(["A", "B", "C", "D"], 1).public_view()["players"]
+    assert isinstance(superstition, list)
+    return {"terror": list(TERROR_COLOURS), "superstition": [str(p["colour"]) for p in superstition],  # type: ignore[index]
             "dogs": list(DOGS_COLOURS)}
 
 
@@ -152,3 +155,11 @@ def test_seat_colours_stay_apart_under_colour_blindness(game: str) -> None:
                 if d < MIN_DELTA_E:
                     close.append(f"{kind or 'normal vision'}: {n} {shown[n]} on the board's {bg} is {d:.1f} apart")
     assert not close, f"{game}: colours too close (CIEDE2000 < {MIN_DELTA_E}):\n" + "\n".join(close)
+
+
+def test_the_colours_drawn_before_fail_the_check() -> None:
+    """Until seat_colours.js the boards drew each colour name as CSS's own colour: red and green came out
+    7.7 apart for a protanope, and Terror's green all but vanished on the Gate (6.5) for a deuteranope."""
+    css = {"red": "#ff0000", "green": "#008000", "blue": "#0000ff", "yellow": "#ffff00", "orange": "#ffa500"}
+    assert delta(css["red"], css["green"], "protanopia") < MIN_DELTA_E
+    assert delta(css["green"], BACKGROUNDS["terror"][1], "deuteranopia") < MIN_DELTA_E

@@ -27,6 +27,8 @@ MEASURE = """() => {
   const hitOff = [...document.querySelectorAll("svg#board .hit")];
   for (const h of hitOff) h.style.pointerEvents = "none";  // invisible tap areas are not drawings
   const out = {pawns: [], words: [], ghost: null};
+  const page = r => [r.left + scrollX, r.top + scrollY, r.width, r.height];  // boxes on the page, not the screen
+  const words = 'svg#board g.cell[data-type="gate"] text, svg#board g.cell[data-type="crypt"] text';
   try {
     for (const g of document.querySelectorAll("svg#board g.pawn")) {
       const body = g.querySelector(":scope > circle, :scope > rect:not(.hit)");
@@ -34,15 +36,14 @@ MEASURE = """() => {
       const r = body.getBoundingClientRect();
       const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
       const owner = at && at.closest ? at.closest("g.pawn") : null;
-      out.pawns.push({seat: g.dataset.seat, pawn: g.dataset.pawn, box: [r.left + scrollX, r.top + scrollY, r.width, r.height],
+      out.pawns.push({seat: g.dataset.seat, pawn: g.dataset.pawn, box: page(r),
                       seen: owner === g, under: at ? at.outerHTML.slice(0, 90) : null});
     }
-    for (const t of document.querySelectorAll('svg#board g.cell[data-type="gate"] text, svg#board g.cell[data-type="crypt"] text')) {
-      const r = t.getBoundingClientRect();
-      out.words.push({text: t.textContent, box: [r.left + scrollX, r.top + scrollY, r.width, r.height]});
+    for (const t of document.querySelectorAll(words)) {
+      out.words.push({text: t.textContent, box: page(t.getBoundingClientRect())});
     }
     const ghost = document.querySelector("svg#board g.ghost");
-    if (ghost) { const r = ghost.getBoundingClientRect(); out.ghost = [r.left + scrollX, r.top + scrollY, r.width, r.height]; }
+    if (ghost) out.ghost = page(ghost.getBoundingClientRect());
   } finally {
     for (const h of hitOff) h.style.pointerEvents = "";
   }
