@@ -13,7 +13,10 @@ from .engine_state import public_state
 from .fake_table import FakeTable
 
 TERROR_SENSORS = ("tomb.mummy", "tomb.monster", "tomb.wolf", "launcher", "chute.left", "chute.right")
-SENSOR_VALUES = {"tomb": "middle", "launcher": "armed", "chute": "clear"}
+TRAP_SENSORS = tuple(f"trap.{t}.{part}" for t in ("ladder", "mirror", "grave1", "grave2")
+                     for part in ("peg_a", "peg_b", "sprung"))
+SENSOR_VALUES = {"tomb": "middle", "launcher": "armed", "chute": "clear",
+                 "peg_a": "in", "peg_b": "in", "sprung": "cocked"}
 
 
 def terror(players: Sequence[str], seed: int = 3, edit: Callable[[dict[str, Any]], None] | None = None) -> Game:
@@ -32,7 +35,8 @@ def publish(fake: FakeTable, g: Game, seq: int = 5, simulate: bool = True, **fie
                             "simulate": simulate})
     reading = {"changed": 990.0, "seen": 999.0, "source": "sim", "online": True}
     fake.publish("sensors", {"time": time.time(), "monotonic": 1000.0, "sensors": {
-        s: {"value": SENSOR_VALUES[s.split(".")[0]], **reading} for s in TERROR_SENSORS}})
+        s: {"value": SENSOR_VALUES[s.split(".")[0 if g.name == "terror" else -1]], **reading}
+        for s in (TERROR_SENSORS if g.name == "terror" else TRAP_SENSORS)}})
     state = dict(public_state(g, fake.table, seq), **fields)
     fake.state(**state)
     return state

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from controller.games import get_game
 from web_panel.server import PanelServer
 
 from .browser_helpers import check_phone_page, login, shot, watch_console
@@ -42,13 +43,15 @@ def referee(pages: Any, served: PanelServer, fake: FakeTable, token: str, width:
     login(page, served.url, fake.table, token)
     page.wait_for_selector("#sim:not([hidden]) #sim-controls button")
     page.wait_for_selector("svg#board g.pawn")
+    page.wait_for_function("document.getElementById('board').dataset.drawnWidth > 0")
     return page
 
 
+@pytest.mark.parametrize("game", ["terror", "superstition"])
 @pytest.mark.parametrize(("width", "height"), SCREENS)
-def test_a_turn_fits_one_screen(width: int, height: int, pages: Any, served: PanelServer, fake: FakeTable,
-                                token: str) -> None:
-    publish(fake, terror(PLAYERS))
+def test_a_turn_fits_one_screen(width: int, height: int, game: str, pages: Any, served: PanelServer,
+                                fake: FakeTable, token: str) -> None:
+    publish(fake, terror(PLAYERS) if game == "terror" else get_game(game).new(PLAYERS, 1))
     page = referee(pages, served, fake, token, width, height)
     page.evaluate("window.scrollTo(0, 0)")
     below = []
