@@ -3,7 +3,8 @@
 Four seats, two pawns each (the rulebook's girl and boy), all on the Gate at the start; then each seat's
 boy on the Crypt's platform, where the rules let several stand, under a Headless Ghost standing or knocked
 off. Each pawn's drawing must show at its own centre (nothing drawn over it), and the GATE and CRYPT words
-and the ghost must not touch a pawn: on a phone (360, 390) and a laptop.
+and the ghost must not touch a pawn: on a phone (360, 390) and a laptop, on the table's page and in the
+history's replay (which draws with the same code).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 from web_panel.server import PanelServer
 
+from .engine_state import public_state
 from .fake_table import FakeTable
 from .night_tables import publish, terror
 
@@ -70,12 +72,30 @@ CASES = {
 }
 
 
+def replay_answers(fake: FakeTable, state: dict[str, Any]) -> None:
+    """The table answers the history's questions: one game of one step, whose board is ``state``."""
+    steps = {"game": "terror", "title": "Terror in the Graveyard", "players": PLAYERS, "over": False,
+             "steps": [{"text": "The game starts.", "events": []}]}
+
+    def handler(name: str, cmd: dict[str, Any]) -> dict[str, Any]:
+        if name != "history":
+            return {"ok": False, "error": "unexpected"}
+        return {"ok": True, "data": steps if cmd["op"] == "steps" else state if cmd["op"] == "board" else {}}
+    fake.handler = handler
+
+
+@pytest.mark.parametrize("where", ["the table's page", "the history's replay"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_every_pawn_on_a_shared_space_shows(case: str, pages: Any, served: PanelServer, fake: FakeTable) -> None:
+def test_every_pawn_on_a_shared_space_shows(case: str, where: str, pages: Any, served: PanelServer,
+                                            fake: FakeTable) -> None:
     g = terror(PLAYERS, edit=CASES[case])
     publish(fake, g, simulate=False)
     page = pages(390, 844, mobile=True)
-    page.goto(served.url + f"t/{fake.table}")
+    if where == "the table's page":
+        page.goto(served.url + f"t/{fake.table}")
+    else:
+        replay_answers(fake, public_state(g, fake.table, 5))
+        page.goto(served.url + f"t/{fake.table}/history/g1")
     page.wait_for_function("document.querySelectorAll('svg#board g.pawn').length === 8")
     problems = []
     for width, height in ((360, 800), (390, 844), (1280, 800)):
@@ -94,4 +114,4 @@ def test_every_pawn_on_a_shared_space_shows(case: str, pages: Any, served: Panel
             if got["ghost"] and overlap(got["ghost"], p["box"]):
                 problems.append(f"{width}px: the Headless Ghost touches {who}")
         assert {w["text"] for w in got["words"]} >= {"GATE", "CRYPT"}
-    assert not problems, f"{case}:\n" + "\n".join(problems)
+    assert not problems, f"{case}, {where}:\n" + "\n".join(problems)
