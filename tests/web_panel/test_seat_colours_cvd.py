@@ -8,11 +8,14 @@ tritanopia at full severity (Machado, Oliveira and Fernandes 2009, the matrices 
 to linear RGB), and every two seats' colours must stay at least ``MIN_DELTA_E`` apart in CIEDE2000, and
 from the board's background.
 
-Why 20: a CIEDE2000 difference near 1 is just noticeable between two patches side by side; pieces are small
-and apart on a busy board, and must be named ("that is Bo's"), not merely told unequal. Palettes made for
-categories (e.g. Okabe and Ito's, which is made for colour-blind readers) keep their neighbours about 20
-and more apart under simulation, and that is the margin asked here. The initial on each piece (tested in
-test_seat_marks_browser.py) is the second mark that does not rest on colour at all.
+Why 20: a CIEDE2000 difference near 1 is just noticeable between two large patches side by side, and about
+10 is commonly taken as "clearly different". Pieces here are small (10 to 30 CSS px), apart, on a busy dark
+board, and must be named ("that is Bo's"), not merely told unequal: twice that margin is asked. It is a
+margin chosen here, not a published standard, and it is demanding but reachable: the palettes reach 20.8
+(Terror) and 24.0 (Superstition, Graveyard dogs), where Okabe and Ito's colours for colour-blind readers
+reach 12.4 (blue and bluish green under tritanopia) and CSS's red and green, drawn before, 7.7 for a
+protanope. The initial on each piece (test_seat_marks_browser.py) is the second mark, which does not rest
+on colour at all.
 """
 
 from __future__ import annotations
