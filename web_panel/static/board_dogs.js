@@ -3,6 +3,9 @@
 (function () {
   "use strict";
   const W = window.GKWords, B = window.GKBoards;
+  // seat_colours.js: the seats' display colours and marks (a page without it draws the colour names).
+  const S = window.GKSeats || { colour: (game, name) => name, marks: names => names.map(() => ""), mark: () => null };
+  const shade = name => S.colour("dogs", name);
   const FEATURE = { plain: "#263d26", gravestone: "#55585f", jack_o_lantern: "#a8541a" };
   // Letters, not emoji: Debian's Chromium has no colour-emoji font, and a bat drew as an empty box.
   const SPOOK = { skeleton: "Sk", bat: "Ba", gargoyle: "Ga", ghoul: "Gh" };
@@ -102,7 +105,7 @@
 
     for (const s of v.snacks || []) {
       const n = (v.snacks || []).filter(o => o.x === s.x && o.y === s.y).indexOf(s);
-      el(svg, "rect", { class: "snack", x: X(s.x) + 3 + n * cell * 0.22, y: Y(s.y) + cell * 0.72, width: cell * 0.2, height: cell * 0.2, fill: s.colour, stroke: "#000" });
+      el(svg, "rect", { class: "snack", x: X(s.x) + 3 + n * cell * 0.22, y: Y(s.y) + cell * 0.72, width: cell * 0.2, height: cell * 0.2, fill: shade(s.colour), stroke: "#000" });
     }
     for (const s of v.spooks || []) {
       const g = el(svg, "g", { class: "spook", "data-spook": s.id, "data-face": s.face_up ? "up" : "down" });
@@ -111,9 +114,11 @@
                       fill: s.face_up ? "#000" : "#fff" }, s.face_up ? (SPOOK[s.kind] || (s.kind || "?")[0].toUpperCase()) : "?");
       el(g, "title", {}, s.face_up ? W.humanize(s.kind) + (s.snacks.length ? " carrying " + s.snacks.join(", ") : "") : "a face-down spook");
     }
+    const seatMarks = S.marks((st.players || []).map((n, i) => W.playerName(st, i)));
     for (const d of v.dogs || []) {
       const g = el(svg, "g", { class: "dog", "data-seat": d.seat });
-      el(g, "rect", { x: X(d.x) + cell * 0.18, y: Y(d.y) + cell * 0.18, width: cell * 0.64, height: cell * 0.64, rx: cell * 0.2, fill: d.colour, stroke: "#000", "stroke-width": 2 });
+      el(g, "rect", { x: X(d.x) + cell * 0.18, y: Y(d.y) + cell * 0.18, width: cell * 0.64, height: cell * 0.64, rx: cell * 0.2, fill: shade(d.colour), stroke: "#000", "stroke-width": 2 });
+      S.mark(g, el, X(d.x) + cell / 2, Y(d.y) + cell / 2, cell * 0.64, seatMarks[d.seat] || "", shade(d.colour));
       el(g, "title", {}, W.playerName(st, d.seat) + "'s dog");
     }
 
@@ -140,6 +145,10 @@
                    cls: "score" });
     }
     const legend = [
+      // Whose dog is whose, by colour and by the mark on each (a reader who cannot tell the colours apart).
+      ...(v.dogs || []).slice().sort((a, b) => a.seat - b.seat).map(d => [(sw, e) => {
+        e(sw, "rect", { x: 1, y: 1, width: 22, height: 22, rx: 6, fill: shade(d.colour), stroke: "#000" });
+        S.mark(sw, e, 12, 12, 22, seatMarks[d.seat] || "", shade(d.colour)); }, seatMarks[d.seat] + ": " + W.playerName(st, d.seat) + " (" + d.colour + ")"]),
       [(s, e) => square(s, e, 2, 2, 20, "plain"), "grass"],
       [(s, e) => square(s, e, 2, 2, 20, "gravestone"), "gravestone"],
       [(s, e) => square(s, e, 2, 2, 20, "jack_o_lantern"), "jack-o'-lantern"],

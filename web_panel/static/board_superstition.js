@@ -3,6 +3,9 @@
 (function () {
   "use strict";
   const W = window.GKWords, B = window.GKBoards;
+  // seat_colours.js: the seats' display colours and marks (a page without it draws the colour names).
+  const S = window.GKSeats || { colour: (game, name) => name, marks: names => names.map(() => ""), mark: () => null };
+  const shade = name => S.colour("superstition", name);
 
   function brick(g, el, x, y, s) { return el(g, "rect", { x: x - s, y: y - s, width: 2 * s, height: 2 * s, rx: 3, fill: "#7a3f22", stroke: "#c9794a", "stroke-width": 2 }); }
   function stone(g, el, x, y, s) { return el(g, "circle", { cx: x, cy: y, r: s, fill: "#4a4a4a", stroke: "#b0b0b0", "stroke-width": 2 }); }
@@ -75,7 +78,7 @@
       const g = el(svg, "g", { class: "space" + (spots[id] ? " legal" : ""), "data-space": id });
       if (s.kind === "brick") brick(g, el, X(id), Y(id), 13);
       else if (s.kind === "stone") stone(g, el, X(id), Y(id), 13);
-      else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 14, fill: "none", stroke: id.split(".")[1] || "#fff", "stroke-width": 4 });
+      else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 14, fill: "none", stroke: id.split(".")[1] ? shade(id.split(".")[1]) : "#fff", "stroke-width": 4 });
       else el(g, "circle", { cx: X(id), cy: Y(id), r: 7, fill: "#777" });
       if (spots[id]) {
         el(g, "circle", { cx: X(id), cy: Y(id), r: 18, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
@@ -108,7 +111,7 @@
         el(g, "polyline", { points: ids.map(id => X(id) + "," + Y(id)).join(" "), fill: "none", stroke: "#ffe066", "stroke-width": 7,
                             "stroke-linejoin": "round", "stroke-linecap": "round" });
         el(g, "circle", { class: "landing", cx: X(w.to), cy: Y(w.to), r: 22, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
-        el(g, "circle", { cx: X(w.to), cy: Y(w.to), r: 11, fill: me.colour, stroke: "#000", "stroke-width": 2, opacity: 0.8 });
+        el(g, "circle", { cx: X(w.to), cy: Y(w.to), r: 11, fill: shade(me.colour), stroke: "#000", "stroke-width": 2, opacity: 0.8 });
       }
     }
     const whammyAt = B.proposal && ["place_whammy", "relocate_whammy"].includes(B.proposal.action.kind)
@@ -149,13 +152,16 @@
       }
     }
 
-    // Pawns on their spaces (several on one space are spread out).
+    // Pawns on their spaces (several on one space are spread out), each with its player's mark.
     const at = {};
+    const seatMarks = S.marks((v.players || []).map(p => p.name));
     for (const p of v.players || []) {
       if (!p.space || !sp[p.space]) continue;
       const n = (at[p.space] = (at[p.space] || 0) + 1) - 1;
       const g = el(svg, "g", { class: "pawn", "data-seat": p.seat });
-      el(g, "circle", { cx: X(p.space) - 6 + n * 12, cy: Y(p.space) - 4 + n * 6, r: 12, fill: p.colour, stroke: "#000", "stroke-width": 2 });
+      const cx = X(p.space) - 6 + n * 16, cy = Y(p.space) - 4 + n * 8;
+      el(g, "circle", { cx, cy, r: 12, fill: shade(p.colour), stroke: "#000", "stroke-width": 2 });
+      S.mark(g, el, cx, cy, 24, seatMarks[(v.players || []).indexOf(p)], shade(p.colour));
       el(g, "title", {}, p.name);
     }
 
@@ -172,6 +178,10 @@
       notes.push({ text: "Challenging the " + trap + (v.challenge.peg ? ": peg " + String(v.challenge.peg).toUpperCase() + " named." : "."), cls: "warn" });
     }
     const legend = [
+      // Whose pawn is whose, by colour and by the mark on each (a reader who cannot tell the colours apart).
+      ...(v.players || []).map((p, i) => [(sw, e) => { e(sw, "circle", { cx: 12, cy: 12, r: 11, fill: shade(p.colour), stroke: "#000" });
+                                                       S.mark(sw, e, 12, 12, 22, seatMarks[i], shade(p.colour)); },
+                                          seatMarks[i] + ": " + p.name + " (" + p.colour + ")"]),
       [(s, e) => brick(s, e, 12, 12, 9), "brick path (the way in)"],
       [(s, e) => stone(s, e, 12, 12, 9), "stone path"],
       [(s, e) => e(s, "circle", { cx: 12, cy: 12, r: 9, fill: "none", stroke: "#e9e6df", "stroke-width": 3 }), "start circles, outside the gate"],

@@ -4,11 +4,40 @@
 (function () {
   "use strict";
   const W = window.GKWords, B = window.GKBoards;
+  // seat_colours.js: the seats' display colours and marks (a page without it draws the colour names).
+  const S = window.GKSeats || { colour: (game, name) => name, marks: names => names.map(() => ""), mark: () => null };
   const FILL = { grass: "#2f4a2a", bush: "#16301a", g: "#2f4a2a", potion: "#4b2d66", hand: "#5a4a3a", pit: "#050505",
                  exit: "#24506b", entrance: "#24506b", gate: "#6b5a24", crypt: "#3d2f4f" };
   const LABEL = { potion: "⚗", bush: "✿", exit: "EXIT", entrance: "IN", gate: "GATE", crypt: "CRYPT" };
   const END = { end_a: "A", end_b: "B" };
   const RED = "#ff5a5f";
+  // Spaces whose word keeps to an edge, and the band of the space it takes: pawns stand clear of it.
+  const WORD_BAND = { crypt: "top", gate: "foot", entrance: "foot", exit: "foot" };
+  const BAND = 16;
+
+  /** Where the ``n`` pawns on one space stand: [x, y, r] each, inside the space less its word's band, as
+   *  large as they can be (r up to 15) while no pawn's centre and mark is covered by its neighbour. Up to
+   *  eight pawns (four seats, two pawns each) share the Gate at the start, and several the Crypt at the end. */
+  function pawnSpots(n, x0, y0, size, band) {
+    const pad = 2, gap = 1.8;  // a neighbour's centre is 1.8 radii away: the pawns just touch
+    const x = x0 + pad, w = size - 2 * pad;
+    const y = y0 + pad + (band === "top" ? BAND : 0), h = size - 2 * pad - (band ? BAND : 0);
+    let best = null;
+    for (let cols = 1; cols <= n; cols++) {
+      const rows = Math.ceil(n / cols);
+      const r = Math.min(15, w / (2 + gap * (cols - 1)), h / (2 + gap * (rows - 1)));
+      if (!best || r > best.r + 0.01) best = { cols, rows, r };
+    }
+    const { cols, rows, r } = best;
+    const at = (lo, len, k, count) => count === 1 ? lo + len / 2
+      : lo + len / 2 + (k - (count - 1) / 2) * Math.min(gap * r * 1.15, (len - 2 * r) / (count - 1));
+    const spots = [];
+    for (let i = 0; i < n; i++) {
+      const row = Math.floor(i / cols), inRow = row === rows - 1 ? n - row * cols : cols;
+      spots.push([at(x, w, i % cols, inRow), at(y, h, row, rows), r]);
+    }
+    return spots;
+  }
   let selected = null;  // [seat, pawn] whose legal moves are shown
 
   // The pawn shapes, shared by the board and the legend.
@@ -68,10 +97,14 @@
         if (t === "g") { card(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.55); continue; }
         if (t === "hand") { hand(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.8); continue; }
         const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] || "");
-        // The Crypt's word sits at the foot of its space: the Headless Ghost stands at the top (below).
-        const labelY = t === "crypt" ? Y([r, c]) + size - 5 : Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9);
-        if (label) el(g, "text", { x: X([r, c]) + size / 2, y: labelY, "text-anchor": "middle",
-                                   fill: colour || "#e9e6df", "font-size": t === "crypt" ? 12 : label.length > 2 ? 14 : 26,
+        // The words of spaces where pawns gather keep to an edge, clear of the pawns (pawnSpots): the Crypt's
+        // at the top left, beside the Headless Ghost; the Gate's, the Entrance's and the Exit's at the foot.
+        const edge = WORD_BAND[t];
+        const labelX = t === "crypt" ? X([r, c]) + 4 : X([r, c]) + size / 2;
+        const labelY = t === "crypt" ? Y([r, c]) + 13 : edge ? Y([r, c]) + size - 4
+          : Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9);
+        if (label) el(g, "text", { x: labelX, y: labelY, "text-anchor": t === "crypt" ? "start" : "middle",
+                                   fill: colour || "#e9e6df", "font-size": edge ? 12 : label.length > 2 ? 14 : 26,
                                    "font-weight": 700 }, label);
       }
     }
@@ -158,21 +191,37 @@
                       rx: 6, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
     }
 
-    // Pawns: up to four on a space, two by two.
+    // Pawns: every pawn on a space in sight (pawnSpots), each carrying its player's mark besides the colour.
     const outList = [], marks = [];
-    const r = 15;
+    const seatMarks = S.marks(seats.map((s, si) => W.playerName(st, si)));
+    const fill = s => S.colour("terror", s.colour);
+    const crowd = {};
+    seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
+      if (p.pos !== null && !p.out) (crowd[p.pos.join(",")] = crowd[p.pos.join(",")] || []).push([si, pi]);
+    }));
+    const spotOf = {};
+    for (const key of Object.keys(crowd)) {
+      const [pr, pc] = key.split(",").map(Number);
+      const spots = pawnSpots(crowd[key].length, X([pr, pc]), Y([pr, pc]), size, WORD_BAND[b.cells[pr][pc]]);
+      crowd[key].forEach(([si, pi], k) => { spotOf[si + "," + pi] = spots[k]; });
+    }
+    // The Monsters' stars first, under every pawn: a star as wide as a fingertip must not hide a neighbour.
+    const stars = el(svg, "g", { class: "monster-marks", "pointer-events": "none" });
+    seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
+      const spot = spotOf[si + "," + pi];
+      if (spot && p.monster) star(stars, el, spot[0], spot[1], spot[2] * 2);
+    }));
     seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
       const who = W.playerName(st, si) + "'s " + p.label;
       if (p.monster) marks.push(who + " is a Monster" + (p.monster_card && p.monster_card.title ? " (" + p.monster_card.title + ")" : "") + ".");
       if (p.paralysed) marks.push(who + " is paralysed on a Skeleton Hand.");
       if (p.pos === null || p.out) { outList.push(who); return; }
-      const k = si * 2 + pi;
-      const px = X(p.pos) + size / 2 + ((k % 2) ? 15 : -15), py = Y(p.pos) + size / 2 + (Math.floor(k / 2) % 2 ? 15 : -15);
+      const [px, py, r] = spotOf[si + "," + pi];
       const mover = movers.some(m => m[0] === si && m[1] === pi);
       const chosen = selected && selected[0] === si && selected[1] === pi;
       const g = el(svg, "g", { class: "pawn" + (mover && movers.length > 1 ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
-      if (p.monster) star(g, el, px, py, r + 15);
-      pawnShape(g, el, px, py, r, p.label, s.colour, chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
+      pawnShape(g, el, px, py, r, p.label, fill(s), chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
+      S.mark(g, el, px, py, 2 * r, seatMarks[si], fill(s));
       if (p.paralysed) cage(g, el, px, py, r);
       el(g, "title", {}, who + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
          (p.cards ? ", " + p.cards + " saved card" + (p.cards > 1 ? "s" : "") : ""));
@@ -184,10 +233,11 @@
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;
     // At the top of the Crypt's space, clear of its word at the foot, standing or knocked off (turned).
-    const gx = X(b.crypt) + size - 16, gy = Y(b.crypt) + 14;
+    // Small, in the band at the top of the space the pawns keep clear of (WORD_BAND), right of the word.
+    const gx = X(b.crypt) + size - 11, gy = Y(b.crypt) + 10;
     const gg = el(svg, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
                               transform: ghostState === "destroyed" ? `rotate(90 ${gx} ${gy})` : "" });
-    el(gg, "path", { d: `M${gx - 10} ${gy + 11} v-11 a10 10 0 0 1 20 0 v11 l-5 -4 l-5 4 l-5 -4 z`, fill: "#f2f2f2", stroke: "#000" });
+    el(gg, "path", { d: `M${gx - 6.5} ${gy + 7} v-7 a6.5 6.5 0 0 1 13 0 v7 l-3.25 -2.6 l-3.25 2.6 l-3.25 -2.6 z`, fill: "#f2f2f2", stroke: "#000" });
     el(gg, "title", {}, ghostState === "destroyed" ? "the Headless Ghost, knocked off its launcher" : "the Headless Ghost on its launcher");
 
     // Under the board: the piles, the ghost, the tombs, the marks on pawns, pawns that are out.
@@ -208,6 +258,9 @@
       () => { selected = [si, pi]; B.proposal = null; B.redraw(); }, selected && selected[0] === si && selected[1] === pi]) : [];
 
     const legend = [
+      // Whose pawns are whose, by colour and by the mark on each (a reader who cannot tell the colours apart).
+      ...seats.map((s, si) => [(sw, e) => { pawnShape(sw, e, 12, 12, 11, "girl", fill(s)); S.mark(sw, e, 12, 12, 22, seatMarks[si], fill(s)); },
+                               seatMarks[si] + ": " + W.playerName(st, si) + " (" + s.colour + ")"]),
       [(s, e) => pawnShape(s, e, 12, 12, 9, "girl", "#e9e6df"), "girl pawn (in the player's colour)"],
       [(s, e) => pawnShape(s, e, 12, 12, 8, "boy", "#e9e6df"), "boy pawn"],
       [(s, e) => { star(s, e, 12, 12, 12); pawnShape(s, e, 12, 12, 6, "girl", "#e9e6df"); }, "a Monster"],

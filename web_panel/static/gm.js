@@ -69,7 +69,9 @@
     rrow.appendChild(el("button", { type: "button", id: "gm-approve" }, "Take it back"));
     rrow.appendChild(el("button", { type: "button", id: "gm-decline" }, "Turn it down"));
     req.appendChild(rrow);
-    card.appendChild(req);
+    // The request goes in the strip kept in sight (#attention, table.html), beside the reply to its buttons.
+    const strip = $("attention");
+    if (strip) strip.insertBefore(req, $("reply")); else card.appendChild(req);
     card.appendChild(el("p", { id: "gm-undo-info" }));
     card.appendChild(el("p", { id: "gm-put-back", class: "guidance" }));
     const lab = el("label", {}, "Why (needed for a correction) ");
@@ -100,7 +102,8 @@
     fix.appendChild(srow);
     fix.appendChild(el("p", { id: "gm-out", class: "hint" }));
     card.appendChild(fix);
-    anchor.parentNode.insertBefore(card, anchor.nextSibling);
+    const slot = $("gm-slot");  // the table page keeps a place for it, after the virtual board
+    if (slot) slot.replaceWith(card); else anchor.parentNode.insertBefore(card, anchor.nextSibling);
 
     $("gm-undo").addEventListener("click", () => send("undo", withReason({}), "Undo").then(done));
     $("gm-pause").addEventListener("click", () => {

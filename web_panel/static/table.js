@@ -264,6 +264,12 @@
     $("ng-start").disabled = false;
   }
 
+  // The strip kept at the foot of the screen (#attention): a move's confirm bar stays above it.
+  const attention = $("attention");
+  if (attention && window.ResizeObserver) {
+    new ResizeObserver(() => document.body.style.setProperty("--attention-h", attention.offsetHeight + "px")).observe(attention);
+  }
+
   setInterval(renderStrip, 1000);  // "last seen" ages even when nothing arrives
   live.start();
 })();
