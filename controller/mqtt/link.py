@@ -132,7 +132,8 @@ class MqttLink:
         self._on_wake = on_wake
         self._token = token
         self._checker = CommandChecker(token, commands, journal.command_used, table=table, spend=journal.use_command)
-        self.status = RunStatus(table, status, token=token, since=since)  # tells this run from another of the same table id
+        # Tells this run from another of the same table id.
+        self.status = RunStatus(table, status, token=token, since=since)
         self._on_conflict = on_conflict
         # Everything on state, events, sensors, health and private/ is signed (controller.protocol.publication).
         self._publisher = Publisher(token, table, self.status.instance, self.status.since)

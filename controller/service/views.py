@@ -187,7 +187,7 @@ class ServiceViews:
         connected = table.link.connected
         if table.hub is not None and selftest_hooks().tick(table, now):
             self._health_due = True  # a new or cleared finding of the live monitor is shown at once
-        journal = service.journal
+        journal = table.journal
         read_only = journal is not None and journal.write_problem() is not None
         if read_only != self._health_read_only:
             self._health_read_only = read_only

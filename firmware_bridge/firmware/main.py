@@ -25,7 +25,7 @@ UART_RX = 1
 BAUDRATE = 115200
 WATCHDOG_MS = 2000  # a hung loop reboots the board; the host sees a boot HELLO
 SIO_GPIO_IN = 0xD0000004  # every GPIO's input level, one bit per pin
-_mem32 = machine.mem32  # type: ignore[attr-defined]  # bound once: read on every pass of the loop
+_mem32 = machine.mem32  # bound once: read on every pass of the loop
 
 
 def board_id() -> str:

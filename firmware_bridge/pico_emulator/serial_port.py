@@ -12,6 +12,7 @@ can damage or drop bytes in either direction to play a bad cable.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import tempfile
@@ -155,10 +156,9 @@ class PicoSerialPort:
         self.to_host += data
         master = self._master
         assert master is not None
-        try:
+        # Nobody listening, or the host is not reading: the bytes are lost, as on a wire.
+        with contextlib.suppress(BlockingIOError, OSError):
             os.write(master, data)
-        except (BlockingIOError, OSError):
-            pass  # nobody listening, or the host is not reading: the bytes are lost, as on a wire
 
 
 def _damage(data: bytes, n: int) -> tuple[bytes, int]:
