@@ -12,20 +12,19 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.conftest import Broker
-from tests.controller.service_testkit import BASE
+from tests.support.broker import Broker
+from tests.support.service import BASE
+from tests.web_panel.support.browser import ARTIFACTS
+from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt_view import MqttView
 from web_panel.server import PanelServer, start_panel
-
-from .fake_table import FakeTable
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture
@@ -90,22 +89,6 @@ def served(settings: PanelSettings, fake: FakeTable) -> Iterator[PanelServer]:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
-
-
-def csrf_of(client: FlaskClient, table: str) -> str:
-    """Open the table page (which makes the session) and read its CSRF token."""
-    page = client.get(f"/t/{table}")
-    assert page.status_code == 200
-    text = page.get_data(as_text=True)
-    start = text.index('data-csrf="') + len('data-csrf="')
-    return text[start:text.index('"', start)]
-
-
-def login(client: FlaskClient, table: str, token: str) -> str:
-    csrf = csrf_of(client, table)
-    r = client.post(f"/t/{table}/login", data={"token": token, "csrf": csrf})
-    assert r.status_code == 303, r.get_data(as_text=True)
-    return csrf
 
 
 @pytest.fixture(scope="session")
