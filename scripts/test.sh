@@ -33,6 +33,6 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,dev]'  # dev: the gates .ci/run runs after the tests
 
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

@@ -17,7 +17,6 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
