@@ -13,7 +13,7 @@ from controller.service.service import Service
 from tests.support.broker import make_broker
 from tests.support.club import flip_launcher, start_table
 from tests.support.service import TOKEN
-from tests.web_panel.support.browser import shot
+from tests.web_panel.support.browser import open_page, shot, wait_ready
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
@@ -75,7 +75,7 @@ def test_the_club_list_raises_a_mismatch_to_the_top_and_opens_a_table(
         page: Any, club: tuple[PanelServer, dict[str, Service]]) -> None:
     panel, services = club
     ids = list(services)
-    page.goto(panel.url)
+    open_page(page, panel.url)
     page.wait_for_function("(n) => document.querySelectorAll('#tables > li[data-table]').length >= n", arg=TABLES)
     # Each row is filled in when its table's summary arrives, which takes longer on a busy machine.
     page.wait_for_function("() => [...document.querySelectorAll('#tables > li > a')]"
@@ -117,6 +117,7 @@ def test_the_club_list_raises_a_mismatch_to_the_top_and_opens_a_table(
     # Opening the table shows its board.
     page.click(f'#tables > li[data-table="{late}"] a')
     page.wait_for_url(f"**/t/{late}")
+    wait_ready(page)
     page.wait_for_selector("svg#board g.tomb-spot")
     flip_launcher(services[late], False)
     view = panel.app.extensions["gravekeeper"]

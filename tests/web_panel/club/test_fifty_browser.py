@@ -21,7 +21,7 @@ from controller.protocol.publication import Publisher
 from controller.protocol.security import signed_status
 from tests.support.broker import Broker
 from tests.web_panel.club.test_browser import page  # noqa: F401 - the same phones and projector as the 20-table test
-from tests.web_panel.support.browser import MIN_TARGET_PX, SIDEWAYS, TARGETS, shot
+from tests.web_panel.support.browser import MIN_TARGET_PX, SIDEWAYS, TARGETS, open_page, shot
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
 
@@ -104,7 +104,7 @@ def wait_rows(page: Any, n: int) -> None:
 def test_fifty_tables_on_a_phone_and_a_projector(page: Any, fifty: tuple[PanelServer, Club]) -> None:
     panel, club = fifty
     width = page.viewport_size["width"]
-    page.goto(panel.url)
+    open_page(page, panel.url)
     wait_rows(page, TABLES)
     page.wait_for_function("() => [...document.querySelectorAll('#tables > li > a')]"
                            ".every(a => a.querySelector('.club-turn'))")

@@ -20,7 +20,7 @@ from controller.protocol.security import join_code, unseal
 from tests.support.broker import Broker
 from tests.support.mqtt import Commander, Subscriber
 from tests.web_panel.pages.test_e2e_games import dogs_policy
-from tests.web_panel.support.browser import login, shot
+from tests.web_panel.support.browser import login, open_page, shot
 from tests.web_panel.support.e2e_driver import find_game
 from tests.web_panel.support.service_runner import RunningService, start_service
 
@@ -92,7 +92,7 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     assert "a phone call" in (page.text_content("#gm-paused") or "")
     other = pages()
     login(other, service.panel_url, service.table, service.token)  # the self-test page is the referee's
-    other.goto(service.panel_url + f"t/{service.table}/selftest")
+    open_page(other, service.panel_url + f"t/{service.table}/selftest")
     other.wait_for_selector("#gm-paused:not([hidden])")
     page.click("#gm-pause")  # now "Resume"
     page.wait_for_selector("#gm-paused", state="hidden")
@@ -120,7 +120,7 @@ def test_a_player_asks_from_a_phone_and_the_referee_approves(service: RunningSer
     wait_state(referee, "st.game_id")
     game_id = referee.evaluate("window.gkLive.state.game_id")
     phone = pages(390, 844, mobile=True)
-    phone.goto(service.panel_url + f"t/{service.table}/join")
+    open_page(phone, service.panel_url + f"t/{service.table}/join")
     phone.fill("#join-code", join_code(service.token, service.table, game_id, 0))
     phone.click("button[type=submit]")
     phone.wait_for_selector("#hand")
@@ -154,7 +154,7 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     finally:
         cmd.close()
     page = pages()
-    page.goto(service.panel_url + f"t/{service.table}/history")
+    open_page(page, service.panel_url + f"t/{service.table}/history")
     page.wait_for_function("document.querySelectorAll('#games tbody tr').length === 2")
     rows = page.evaluate("[...document.querySelectorAll('#games tbody tr')].map(r => r.textContent)")
     assert "in progress" not in rows[0] and "unfinished" not in rows[0]  # newest first: the finished game
@@ -176,7 +176,7 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     page.wait_for_function("[...document.querySelectorAll('#step-events li')].some(li => li.textContent.startsWith('Game over'))")
     shot(page, "gm-history-replay")
     narrow = pages(360, 740, mobile=True)  # the same replay on a small phone
-    narrow.goto(page.url)
+    open_page(narrow, page.url)
     narrow.wait_for_function("document.body.dataset.shownStep === '0'")
     assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
     for button in ("#first", "#prev", "#next", "#last"):
@@ -225,7 +225,7 @@ def test_a_spectators_history_of_a_running_game_holds_no_secret(service: Running
     page = pages()
     bodies: list[str] = []
     page.on("response", lambda r: bodies.append(r.text()) if "/history" in r.url and r.ok else None)
-    page.goto(service.panel_url + f"t/{service.table}/history")
+    open_page(page, service.panel_url + f"t/{service.table}/history")
     page.wait_for_selector("#games tbody tr a.replay")
     assert "in progress" in (page.text_content("#games tbody tr:first-child") or "")
     page.click("#games tbody tr:first-child a.replay")

@@ -22,7 +22,7 @@ from controller.protocol.security import game_seed
 from tests.support.broker import Broker
 from tests.support.mqtt import Commander
 from tests.web_panel.pages.test_e2e_games import holds_terror_card, terror_policy
-from tests.web_panel.support.browser import check_phone_page, shot
+from tests.web_panel.support.browser import check_phone_page, open_page, shot
 from tests.web_panel.support.e2e_driver import find_game
 from tests.web_panel.support.service_runner import RunningService, start_service
 
@@ -99,7 +99,7 @@ def open_last_step(page: Any, url: str, row: int) -> None:
     while page.request.get(url).status == 404:
         assert time.monotonic() < deadline, f"the panel did not learn of the table at {url} in 45 s"
         page.wait_for_timeout(100)
-    page.goto(url)
+    open_page(page, url)
     page.wait_for_selector("#games tbody tr a.replay")
     page.click(f"#games tbody tr:nth-child({row}) a.replay")
     page.wait_for_function("document.body.dataset.shownStep === '0'")

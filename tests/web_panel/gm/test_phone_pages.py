@@ -15,7 +15,7 @@ import pytest
 
 from controller.protocol.security import join_code
 from tests.web_panel.gm.test_browser import roll_and_slide, service, wait_state
-from tests.web_panel.support.browser import check_phone_page, login, watch_console
+from tests.web_panel.support.browser import check_phone_page, login, open_page, watch_console
 from tests.web_panel.support.service_runner import RunningService
 
 __all__ = ["service"]
@@ -30,7 +30,7 @@ def test_the_game_masters_cards_and_pages_pass_on_a_phone(service: RunningServic
     game_id = referee.evaluate("window.gkLive.state.game_id")
     phone = pages(390, 844, mobile=True)
     phone_errors = watch_console(phone)
-    phone.goto(service.panel_url + f"t/{service.table}/join")
+    open_page(phone, service.panel_url + f"t/{service.table}/join")
     phone.fill("#join-code", join_code(service.token, service.table, game_id, 0))
     phone.click("button[type=submit]")
     phone.wait_for_selector("#hand")
@@ -62,7 +62,7 @@ def test_the_game_masters_cards_and_pages_pass_on_a_phone(service: RunningServic
     check_phone_page(phone, "a player's phone, paused", phone_errors)
     tables = pages(390, 844, mobile=True)
     tables_errors = watch_console(tables)
-    tables.goto(service.panel_url)
+    open_page(tables, service.panel_url)
     tables.wait_for_selector(".badge.paused")  # and the list of tables
     check_phone_page(tables, "the list of tables with a paused table", tables_errors)
     referee.click("#gm-pause")  # resume
@@ -71,7 +71,7 @@ def test_the_game_masters_cards_and_pages_pass_on_a_phone(service: RunningServic
     # The history's list of games and each sensor's record.
     history = pages(390, 844, mobile=True)
     errors = watch_console(history)
-    history.goto(service.panel_url + f"t/{service.table}/history")
+    open_page(history, service.panel_url + f"t/{service.table}/history")
     history.wait_for_selector("#games tbody tr a.replay")
     history.wait_for_function("document.querySelectorAll('#sensor-stats tbody tr').length > 0")
     check_phone_page(history, "the history's list of games and sensors", errors)

@@ -16,7 +16,7 @@ import pytest
 from controller.referee.live import Referee
 from tests.controller.referee.test_fakegame import make_referee
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import check_phone_page, watch_console
+from tests.web_panel.support.browser import check_phone_page, open_page, watch_console
 from tests.web_panel.support.service_runner import start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,7 +40,7 @@ def test_the_sensor_table_shows_every_games_bounces_in_words(mosquitto: Broker, 
         while page.request.get(url).status == 404 and deadline > 0:  # a panel that has just started
             page.wait_for_timeout(100)
             deadline -= 100
-        page.goto(url)
+        open_page(page, url)
         page.wait_for_selector('#sensor-stats tr[data-sensor="trap.mirror.sprung"]')
         mirror = page.text_content('#sensor-stats tr[data-sensor="trap.mirror.sprung"]') or ""
         wolf = page.text_content('#sensor-stats tr[data-sensor="tomb.wolf"]') or ""

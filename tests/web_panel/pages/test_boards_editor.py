@@ -21,7 +21,7 @@ from controller.games.terror import load_board
 from controller.protocol.security import game_seed
 from tests.controller.games.board_cases import RAW
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import ARTIFACTS, check_phone_page, click_action, login
+from tests.web_panel.support.browser import ARTIFACTS, check_phone_page, click_action, login, open_page
 from tests.web_panel.support.e2e_driver import clicks_for, step
 from tests.web_panel.support.service_runner import RunningService, start_service
 from web_panel.boards_store import KINDS
@@ -103,7 +103,7 @@ def _save(page: Any, name: str) -> None:
 
 def _new_game(page: Any, svc: RunningService, game: str, kind: str, name: str, seed: int) -> dict[str, Any]:
     old = (_snapshot(page, svc).get("state") or {}).get("game_id")
-    page.goto(f"{svc.panel_url}t/{svc.table}")
+    open_page(page, f"{svc.panel_url}t/{svc.table}")
     page.wait_for_selector("#controls")
     page.click("#new-game-box summary")
     page.select_option("#ng-game", game)
@@ -156,7 +156,7 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     svc = service
     seed, cell, expected, taken = _terror_case(svc.token)
     login(page, svc.panel_url, svc.table, svc.token)
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards")
     page.click("#kind-terror-board a.big")  # start from the one that comes with the game
     page.wait_for_selector("#edit-board g.cell")
     _verdict_ok(page)
@@ -274,7 +274,7 @@ def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, servic
     svc = service
     seed, index, jack, square, expected, place = _dogs_case(svc.token)
     login(page, svc.panel_url, svc.table, svc.token)
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards/dogs-tiles/edit?name=default")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards/dogs-tiles/edit?name=default")
     page.wait_for_selector(".tile .sq")
     _verdict_ok(page)
     tile = f".tile[data-tile='{index}']"
@@ -311,7 +311,7 @@ def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, servic
 def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service: RunningService) -> None:
     svc = service
     login(page, svc.panel_url, svc.table, svc.token)
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards/superstition-board/edit?name=default")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards/superstition-board/edit?name=default")
     page.wait_for_selector("#sup-brick")
     _verdict_ok(page)
     # A way onto the Ladder from a space the path no longer has: refused beside that field.
@@ -336,7 +336,7 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
 
     seed = 3
     _new_game(page, svc, "superstition", "superstition-board", "Short path", seed)
-    page.goto(f"{svc.panel_url}t/{svc.table}")
+    open_page(page, f"{svc.panel_url}t/{svc.table}")
     page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game === 'superstition'")
     table_options = {"challenge": "sensors", "outcome_window_ms": 300}  # the table's referee config adds these
     offline = get_game("superstition").new(["Ann", "Bo"], game_seed(svc.token, seed), {"board": doc, **table_options})
@@ -359,7 +359,7 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
 def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: RunningService, tmp_path: Path) -> None:
     svc = service
     login(page, svc.panel_url, svc.table, svc.token)
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards/terror-cards/edit?name=default")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards/terror-cards/edit?name=default")
     page.wait_for_selector(".cards-mix input")
     _verdict_ok(page)
     first = page.locator(".cards-mix input").first
@@ -379,7 +379,7 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     # Import: the exported file comes back the same; a bad one is refused with its entry named, nothing saved.
     shared = tmp_path / "shared.json"
     shared.write_text(exported)
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards")
     form = "form.import[data-kind='terror-cards']"
     page.set_input_files(f"{form} input[type=file]", str(shared))
     page.fill(f"{form} input[name=name]", "From a friend")
@@ -407,7 +407,7 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     assert names == ["Fewer monsters", "From a friend"]
 
     # Reopened, the saved mix still offers the card set to 0, and every card the engine knows besides.
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards/terror-cards/edit?name=Fewer monsters")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards/terror-cards/edit?name=Fewer monsters")
     _verdict_ok(page)
     gone = page.locator(f".cards-mix input[data-card='{card}']")
     assert gone.input_value() == "0"
@@ -442,7 +442,7 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     for path in ("boards", "boards/terror-board/edit", "boards/terror-cards/edit",
                  "boards/superstition-board/edit", "boards/dogs-tiles/edit"):
         page.set_viewport_size(TABLET)
-        page.goto(f"{svc.panel_url}t/{svc.table}/{path}")
+        open_page(page, f"{svc.panel_url}t/{svc.table}/{path}")
         if path != "boards":
             _verdict_ok(page)
         assert page.evaluate(FITS) == {"wide": False, "small": 0}, ("tablet", path)
@@ -456,7 +456,7 @@ def test_an_import_refused_for_its_size_or_its_words_is_said_in_words_on_a_phone
     svc = service
     login(page, svc.panel_url, svc.table, svc.token)
     page.set_viewport_size({"width": 360, "height": 740})
-    page.goto(f"{svc.panel_url}t/{svc.table}/boards")
+    open_page(page, f"{svc.panel_url}t/{svc.table}/boards")
     form = "form.import[data-kind='dogs-tiles']"
     huge = tmp_path / "huge.json"
     huge.write_bytes(b'{"name": "' + b"x" * (300 * 1024) + b'"}')

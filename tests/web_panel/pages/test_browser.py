@@ -12,7 +12,7 @@ import pytest
 from controller.games import Action
 from controller.protocol.security import join_code
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import click_action, login, shot
+from tests.web_panel.support.browser import click_action, login, open_page, shot
 from tests.web_panel.support.engine_state import play, public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings
@@ -37,7 +37,7 @@ def page(chromium: Any) -> Iterator[Any]:
 def test_terror_board_is_drawn_and_follows_the_table(page: Any, served: PanelServer, fake: FakeTable) -> None:
     g = play("terror", ["Ann", "Bo"], 1)
     fake.state(**public_state(g, fake.table, 0))
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_selector("svg#board g.cell")
     assert page.locator("svg#board g.cell").count() == 81
     assert page.locator("svg#board g.pawn").count() == 4
@@ -106,7 +106,7 @@ def test_the_new_game_form_is_not_usable_before_its_script_runs(page: Any, serve
     page.route("**/static/table.js", lambda route: held.append(route))
     # The button can be parsed before the parser reaches the script tag: wait for the request itself.
     with page.expect_request("**/static/table.js", timeout=10_000):
-        page.goto(served.url + f"t/{fake.table}", wait_until="commit")
+        open_page(page, served.url + f"t/{fake.table}", wait_until="commit")
     deadline = time.monotonic() + 5
     while not held and time.monotonic() < deadline:
         page.wait_for_timeout(20)  # Playwright hands the held route to its handler while it waits
@@ -127,7 +127,7 @@ def test_the_new_game_form_is_not_usable_before_its_script_runs(page: Any, serve
 
 
 def test_mismatch_banner_appears_and_clears(page: Any, served: PanelServer, fake: FakeTable) -> None:
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_selector("#mismatch", state="hidden")
     fake.state(seq=3, mismatch={"code": "tomb_moved", "message": "The Wolf tomb moved, but nobody rolled.",
                                 "guidance": "Put the Wolf tomb back in the middle.", "since": 1.0, "sensors": {}},
@@ -146,7 +146,7 @@ def test_a_seq_gap_resyncs_and_a_dropped_stream_reconnects(page: Any, settings: 
     try:
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)
-        page.goto(panel.url + f"t/{fake.table}")
+        open_page(page, panel.url + f"t/{fake.table}")
         page.wait_for_function("document.body.dataset.opened === '1'")
         fake.event("a", seq=1)
         page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 1")
@@ -174,7 +174,7 @@ def test_a_table_and_panel_restarted_afresh_are_followed(page: Any, settings: Pa
     try:
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)
-        page.goto(panel.url + f"t/{fake.table}")
+        open_page(page, panel.url + f"t/{fake.table}")
         page.wait_for_function("document.body.dataset.opened === '1'")
         for seq in (1, 2, 3):
             fake.event("old_news", {"n": seq}, seq=seq)
@@ -202,7 +202,7 @@ def test_a_slow_resync_answer_never_replaces_a_newer_state(page: Any, served: Pa
     table's republished state before the fetch's answer, which was read at the panel earlier."""
     fake.event("a", seq=1)
     fake.state(seq=1, waiting_for="Before the gap.")
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 1 && "
                            "document.getElementById('waiting-for').textContent === 'Before the gap.'")
     held: list[Any] = []
@@ -240,10 +240,10 @@ def test_a_player_sees_their_secret_and_a_spectator_never_does(chromium: Any, se
     try:
         spec = ctx_s.new_page()
         spec.on("response", lambda r: spectator_bodies.append(r.text()) if "stream" not in r.url else None)
-        spec.goto(served.url + f"t/{fake.table}")
+        open_page(spec, served.url + f"t/{fake.table}")
         spec.wait_for_selector("svg#board g.trap")
         player = ctx_p.new_page()
-        player.goto(served.url + f"t/{fake.table}/join")
+        open_page(player, served.url + f"t/{fake.table}/join")
         player.fill("#join-code", join_code(token, fake.table, "g1", 1))
         player.click("button[type=submit]")
         player.wait_for_selector(".hand .secret")
@@ -298,7 +298,7 @@ def test_a_player_whose_seat_is_gone_is_told_to_join_again(chromium: Any, settin
         player = ctx.new_page()
         player.set_default_timeout(5000)
         player.on("pageerror", lambda exc: errors.append(str(exc)))
-        player.goto(panel.url + f"t/{fake.table}/join")
+        open_page(player, panel.url + f"t/{fake.table}/join")
         player.fill("#join-code", join_code(token, fake.table, "g1", 0))
         player.click("button[type=submit]")
         player.wait_for_selector(".hand .secret")
@@ -338,7 +338,7 @@ def test_dogs_board_draws_tiles_dogs_spooks_and_snacks(page: Any, served: PanelS
 
 def test_the_table_list_follows_the_broker(page: Any, served: PanelServer, fake: FakeTable, mosquitto: Broker,
                                            token: str) -> None:
-    page.goto(served.url)
+    open_page(page, served.url)
     page.wait_for_selector(f'li[data-table="{fake.table}"]')
     other = FakeTable(mosquitto.port, fake.table + "x", token)
     try:
@@ -365,7 +365,7 @@ def test_sensor_and_health_strip(page: Any, served: PanelServer, fake: FakeTable
     fake.publish("health", {"time": now, "links": {"mcu": {"state": "offline", "last_error": "unplugged"},
                                                    "broker": {"state": "connected"}},
                             "counters": {}, "warnings": ["launcher: no reading for 900 s"], "selftest": None})
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_selector('tr[data-sensor="tomb.wolf"]')
     wolf = page.locator('tr[data-sensor="tomb.wolf"]')
     assert wolf.locator("td.id").text_content() == "Wolf tomb"  # in words, never the sensor's id
@@ -426,7 +426,7 @@ def test_a_player_plays_a_card_on_a_chosen_target(chromium: Any, served: PanelSe
     ctx = chromium.new_context(bypass_csp=True)
     try:
         page = ctx.new_page()
-        page.goto(served.url + f"t/{fake.table}/join")
+        open_page(page, served.url + f"t/{fake.table}/join")
         page.fill("#join-code", join_code(token, fake.table, "g1", seat))
         page.click("button[type=submit]")
         page.wait_for_selector('button.act[data-kind="play_card"]')

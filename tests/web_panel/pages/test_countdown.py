@@ -19,7 +19,7 @@ import pytest
 from controller.games import Action, Game, get_game
 from controller.protocol.security import game_seed, join_code
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import login, watch_console
+from tests.web_panel.support.browser import login, open_page, wait_ready, watch_console
 from tests.web_panel.support.e2e_driver import Driver
 from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.service_runner import RunningService, start_service
@@ -90,7 +90,7 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         players = {}
         for seat in (0, 1):
             players[seat] = phone()
-            players[seat].goto(service.panel_url + f"t/{service.table}/join")
+            open_page(players[seat], service.panel_url + f"t/{service.table}/join")
             players[seat].fill("#join-code", join_code(service.token, service.table, game_id, seat))
             players[seat].click("button[type=submit]")
             players[seat].wait_for_selector("#hand")
@@ -102,8 +102,9 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         # Let some of the window go by, then come to the table: a spectator's new page, a player's reload.
         table.wait_for_function(f"({LEFT})() !== null && ({LEFT})() < {WINDOW_MS / 1000 - 4}", timeout=15000)
         spectator = phone()
-        spectator.goto(service.panel_url + f"t/{service.table}")
+        open_page(spectator, service.panel_url + f"t/{service.table}")
         players[0].reload()
+        wait_ready(players[0])
         for page in (spectator, players[0]):
             page.wait_for_function(f"({LEFT})() !== null")
             shown = page.evaluate(LEFT)
@@ -119,7 +120,7 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         spectator.wait_for_function("document.getElementById('countdown').textContent.includes('paused')")
         held = spectator.evaluate(LEFT)
         late = phone()
-        late.goto(service.panel_url + f"t/{service.table}")
+        open_page(late, service.panel_url + f"t/{service.table}")
         late.wait_for_function("document.getElementById('countdown').textContent.includes('paused')")
         late.wait_for_timeout(1500)  # the number must not move while paused: watched for a while
         assert abs(late.evaluate(LEFT) - held) <= 0.3 and abs(spectator.evaluate(LEFT) - held) <= 0.3
@@ -149,7 +150,7 @@ def test_the_countdown_draws_only_when_what_it_shows_changes(pages: Any, served:
                                                              fake: FakeTable) -> None:
     """One clock for the page: idle with no window or a paused one, and once per tenth while one runs."""
     page = pages(390, 844)
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id === 'g1'")
     page.evaluate(WATCH)
     page.wait_for_timeout(1000)  # nothing must happen: watched for a while

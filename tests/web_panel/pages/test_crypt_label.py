@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.web_panel.phones.test_phone import GAMES, advance, publish
-from tests.web_panel.support.browser import PHONE_WIDTHS
+from tests.web_panel.support.browser import PHONE_WIDTHS, open_page
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
@@ -35,7 +35,7 @@ def test_the_ghost_leaves_the_crypt_label_readable(ghost: str, pages: Any, serve
     view = state["view"]
     fake.state(**{**state, "view": {**view, "skull": {**(view.get("skull") or {}), "ghost": ghost}}})
     page = pages(390, 844, mobile=True)
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_selector(f'svg#board g.ghost[data-ghost="{ghost}"]')
     for width in PHONE_WIDTHS:
         page.set_viewport_size({"width": width, "height": 844})

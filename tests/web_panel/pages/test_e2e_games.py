@@ -26,6 +26,7 @@ from tests.web_panel.support.browser import (
     DRAWN_FOR_WIDTH,
     check_phone_page,
     login,
+    open_page,
     shot,
     watch_console,
 )
@@ -175,7 +176,7 @@ class Eavesdropper:
 
 
 def join(page: Any, service: RunningService, game_id: str, seat: int) -> None:
-    page.goto(service.panel_url + f"t/{service.table}/join")
+    open_page(page, service.panel_url + f"t/{service.table}/join")
     page.fill("#join-code", join_code(service.token, service.table, game_id, seat))
     page.click("button[type=submit]")
     page.wait_for_selector("#hand")
@@ -240,7 +241,7 @@ def test_a_whole_game_to_a_win_through_the_page(service: RunningService, context
                                             arg=word)
             shot(players[seat], f"e2e-{name}-player-secret")
             spectator = contexts()
-            spectator.goto(service.panel_url + f"t/{service.table}")
+            open_page(spectator, service.panel_url + f"t/{service.table}")
             spectator.wait_for_function("(s) => window.gkLive && window.gkLive.state && window.gkLive.state.seq >= s",
                                         arg=table.evaluate("window.gkLive.state.seq"))
             for page in (spectator, table, *(p for s, p in players.items() if s != seat)):
@@ -287,7 +288,7 @@ def test_a_mismatch_banner_appears_and_clears(service: RunningService, contexts:
     table = contexts()
     login(table, service.panel_url, service.table, service.token)
     spectator = contexts()
-    spectator.goto(service.panel_url + f"t/{service.table}")
+    open_page(spectator, service.panel_url + f"t/{service.table}")
     table.wait_for_selector("#sim:not([hidden])")
     assert table.is_hidden("#mismatch")
     table.locator(wrong).dispatch_event("click")

@@ -17,7 +17,7 @@ import pytest
 from controller.protocol.security import join_code
 from tests.support.broker import Broker
 from tests.support.mqtt import Commander, Subscriber
-from tests.web_panel.support.browser import login, shot
+from tests.web_panel.support.browser import login, open_page, shot, wait_ready
 from tests.web_panel.support.service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -79,7 +79,7 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         assert box is not None and box["height"] >= 44 and box["width"] >= 44
 
         phone = new_page(390, 844)
-        phone.goto(service.panel_url + f"t/{service.table}/join")
+        open_page(phone, service.panel_url + f"t/{service.table}/join")
         phone.fill("#join-code", join_code(service.token, service.table, game_id, 1))
         phone.click("button[type=submit]")
         phone.wait_for_selector("#hand")
@@ -120,6 +120,7 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         shot(phone, "effects-phone-390")
         # the device keeps its choice
         referee.reload()
+        wait_ready(referee)
         referee.wait_for_selector("#fx-sound")
         assert referee.inner_text("#fx-sound") == "Table speaker: on"
     finally:

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.web_panel.support.browser import RAW_ID
+from tests.web_panel.support.browser import RAW_ID, open_page
 
 pytestmark = [pytest.mark.browser]
 STATIC = Path(__file__).resolve().parents[3] / "web_panel" / "static"
 ORIGIN = "http://fx.test"
 PAGE = """<!doctype html><html lang="en"><head><title>fx</title></head>
 <body data-effects="/fx/stream" data-page="table"><main><div id="board">board</div></main>
-<script src="/static/effects.js"></script></body></html>"""
+<script src="/static/effects.js"></script><script src="/static/ready.js" defer></script></body></html>"""
 
 # Sound on (as if the table speaker had been switched on earlier), and a record of what the page asks for.
 HOOK = """
@@ -66,7 +66,7 @@ def _open(pages: Any, prefs: str = "{}", fail_audio: int = 0, voices: str = "[]"
     page.route(ORIGIN + "/**", serve)
     page.add_init_script(f"window.__prefs = {prefs};" + HOOK % {
         "fail_audio": fail_audio, "voices": voices, "stuck": stuck, "voice_fails": voice_fails})
-    page.goto(ORIGIN + "/table")
+    open_page(page, ORIGIN + "/table")
     page.wait_for_selector("#fx-controls")
     return page
 
@@ -148,7 +148,7 @@ def test_the_controls_and_a_note_fit_a_phone(pages: Any, width: int, who: str) -
                                                                                body=html))
     page.add_init_script("window.__prefs = {lang: 'de-DE'};" + HOOK % {
         "fail_audio": 99, "voices": '["en-US"]', "stuck": "false", "voice_fails": "false"})
-    page.goto(ORIGIN + "/" + who)
+    open_page(page, ORIGIN + "/" + who)
     page.wait_for_selector("#fx-controls")
     page.evaluate("cues => window.GKEffects.play(cues)", CUES)  # two notes: the sound and the voice's language
     assert len(_notes(page)) == 2

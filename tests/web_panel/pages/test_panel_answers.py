@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_panel.support.browser import login
+from tests.web_panel.support.browser import login, open_page
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
@@ -47,6 +47,6 @@ def test_a_history_the_panel_cannot_give_says_why(pages: Any, served: PanelServe
     page = pages(390, 844)
     login(page, served.url, fake.table, token)
     page.route(f"**/api/t/{fake.table}/history", lambda route: route.fulfill(**NOT_JSON))
-    page.goto(served.url + f"t/{fake.table}/history")
+    open_page(page, served.url + f"t/{fake.table}/history")
     page.wait_for_selector("#history-error:not([hidden])")
     assert page.text_content("#history-error") == "The history could not be read: the panel answered 502"

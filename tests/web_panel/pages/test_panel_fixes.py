@@ -13,7 +13,7 @@ import pytest
 from controller.games import GAME_NAMES, get_game
 from controller.protocol.security import join_code
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import login, shot
+from tests.web_panel.support.browser import login, open_page, shot, wait_ready
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings
 from web_panel.server import PanelServer
@@ -27,7 +27,7 @@ PHONE = {"width": 390, "height": 844}  # most pages here are a phone's; pages() 
 def test_a_wrong_join_code_shows_the_form_again_with_the_reason(pages: Any, served: PanelServer,
                                                                  fake: FakeTable, token: str) -> None:
     page = pages(**PHONE)
-    page.goto(served.url + f"t/{fake.table}/join")
+    open_page(page, served.url + f"t/{fake.table}/join")
     page.fill("#join-code", "WRONG1")
     page.click("#join-form button[type=submit]")
     page.wait_for_selector("#join-error")
@@ -36,13 +36,14 @@ def test_a_wrong_join_code_shows_the_form_again_with_the_reason(pages: Any, serv
     page.fill("#join-code", join_code(token, fake.table, "g1", 1))
     page.click("#join-form button[type=submit]")
     page.wait_for_url(f"**/t/{fake.table}/me")
+    wait_ready(page)
 
 
 def test_a_wrong_token_shows_the_login_form_again_with_the_reason(pages: Any, served: PanelServer,
                                                                    fake: FakeTable, token: str) -> None:
     for path, done in ((f"t/{fake.table}", "#controls"), (f"t/{fake.table}/selftest", "#st-controls")):
         page = pages(**PHONE)
-        page.goto(served.url + path)
+        open_page(page, served.url + path)
         page.fill("#login-token", "not-it")
         page.click("#login-submit")
         page.wait_for_selector("#login-error")
@@ -91,10 +92,11 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     fake.private(1, {"game_id": "g1", "view": {"you": {"pawns": [{"label": "girl", "cards": [
         {"id": "c1", "title": "Magic Ring"}]}]}}, "legal": [roll]})
     page = pages(**PHONE)
-    page.goto(served.url + f"t/{fake.table}/join")
+    open_page(page, served.url + f"t/{fake.table}/join")
     page.fill("#join-code", join_code(token, fake.table, "g1", 1))
     page.click("#join-form button[type=submit]")
     page.wait_for_url(f"**/t/{fake.table}/me")
+    wait_ready(page)
     page.wait_for_selector("#actions button.act")
     assert "Magic Ring" in page.text_content("#hand") and "Bo" in page.text_content("header")
     fake.handler = lambda name, cmd: {"ok": False, "error": "not your turn"}
@@ -115,9 +117,11 @@ def test_a_players_page_after_a_new_game_resets_and_offers_the_new_game(
     shot(page, "player-after-new-game-390")
     link.click()
     page.wait_for_url(f"**/t/{fake.table}/join")
+    wait_ready(page)
     page.fill("#join-code", join_code(token, fake.table, "g2", 0))
     page.click("#join-form button[type=submit]")
     page.wait_for_url(f"**/t/{fake.table}/me")
+    wait_ready(page)
     assert "Cy" in page.text_content("header")
 
 
@@ -126,7 +130,7 @@ def test_a_new_game_starts_a_fresh_log_and_earlier_games_stay_readable(
         pages: Any, served: PanelServer, fake: FakeTable) -> None:
     fake.state(seq=997)  # a table far into its journal: events follow on without a gap
     page = pages()
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 997")
     fake.event("dice_rolled", {"player": 1}, seq=998)
     fake.event("game_started", {"game": "dogs", "title": "Graveyard dogs", "game_id": "g2",
@@ -192,7 +196,7 @@ def test_the_table_and_self_test_pages_show_the_same_sensors(pages: Any, served:
     table = pages()
     login(table, served.url, fake.table, token)
     selftest = pages()
-    selftest.goto(served.url + f"t/{fake.table}/selftest")  # a spectator: the read-only view
+    open_page(selftest, served.url + f"t/{fake.table}/selftest")  # a spectator: the read-only view
     for page, rows in ((table, "#sensors"), (selftest, "#st-sensors")):
         page.wait_for_selector(f'{rows} tr[data-sensor="launcher"]')
     read = ("(sel) => Object.fromEntries([...document.querySelectorAll(sel + ' tr')].map(tr => [tr.dataset.sensor,"
@@ -214,12 +218,13 @@ def test_an_offline_table_can_be_forgotten(pages: Any, served: PanelServer, fake
         other.state()
         other.publish("status", {"state": "offline", "table": other.table})
         page = pages(**PHONE)
-        page.goto(served.url)
+        open_page(page, served.url)
         row = page.locator(f'[data-table="{other.table}"]')
         row.wait_for()
         assert page.locator(f'[data-table="{fake.table}"] form.forget').count() == 0  # online: no
         row.locator("form.forget button").click()
         page.wait_for_url(served.url)
+        wait_ready(page)
         view = served.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: not view.has_table(other.table), 5)
         page.wait_for_function("(t) => !document.querySelector(`[data-table='${t}']`)", arg=other.table)
@@ -233,7 +238,7 @@ def test_an_offline_table_can_be_forgotten(pages: Any, served: PanelServer, fake
 def test_the_referee_sees_the_join_pages_qr_code(pages: Any, served: PanelServer, fake: FakeTable,
                                                  token: str) -> None:
     page = pages(**PHONE)
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     assert page.locator("#join-qr").count() == 0  # spectators: no
     login(page, served.url, fake.table, token)
     qr = page.locator("#join-qr svg")

@@ -14,6 +14,7 @@ from tests.support.broker import Broker
 from tests.web_panel.support.browser import (
     check_phone_page,
     login,
+    open_page,
     shot,
     wait_until_panel_knows,
 )
@@ -59,7 +60,7 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
     page = ctx.new_page()
     try:
         wait_until_panel_knows(page, service.panel_url, service.table)
-        page.goto(f"{service.panel_url}t/{service.table}/selftest")
+        open_page(page, f"{service.panel_url}t/{service.table}/selftest")
         page.fill("#login-token", service.token)
         page.click("#login-submit")
         page.wait_for_selector("#st-guided")
@@ -146,7 +147,7 @@ def test_the_start_buttons_wait_for_the_page_to_be_live(chromium: Any, settings:
         login(page, panel.url, fake.table, token)
         held: list[Any] = []
         page.route("**/static/selftest.js", lambda route: held.append(route))
-        page.goto(f"{panel.url}t/{fake.table}/selftest", wait_until="commit")
+        open_page(page, f"{panel.url}t/{fake.table}/selftest", wait_until="commit")
         page.wait_for_selector("#st-guided", state="attached")
         assert page.is_disabled("#st-guided") and page.is_disabled("#st-start")
         assert held, "the page did not ask for selftest.js"

@@ -10,7 +10,7 @@ import pytest
 
 from controller.protocol.names import default_name
 from tests.web_panel.phones.test_phone import GAMES, advance, join, publish
-from tests.web_panel.support.browser import PHONE_WIDTHS, check_phone_page, login
+from tests.web_panel.support.browser import PHONE_WIDTHS, check_phone_page, login, open_page
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
@@ -48,27 +48,27 @@ def test_every_page_calls_the_table_by_its_name(name: str | None, pages: Any, se
     url = served.url
 
     page = pages(390, 844, mobile=True)
-    page.goto(url)
+    open_page(page, url)
     page.wait_for_selector(f'li[data-table="{fake.table}"] .club-name')
     assert page.text_content(f'li[data-table="{fake.table}"] .club-name') == shown
     check_phone_page(page, "the club list")
 
-    page.goto(url + f"t/{fake.table}")
+    open_page(page, url + f"t/{fake.table}")
     page.wait_for_selector("svg#board g")
     reads(page, shown, fake.table, "the table page")
     check_phone_page(page, "a spectator's table page")
 
-    page.goto(url + f"t/{fake.table}/join")
+    open_page(page, url + f"t/{fake.table}/join")
     assert page.text_content("h1") == f"Join {shown}"
     reads(page, shown, fake.table, "the join page")
     check_phone_page(page, "the join page")
 
-    page.goto(url + f"t/{fake.table}/selftest")
+    open_page(page, url + f"t/{fake.table}/selftest")
     page.wait_for_selector("#login-card")
     reads(page, shown, fake.table, "the self-test page")
     check_phone_page(page, "the self-test page")
 
-    page.goto(url + f"t/{fake.table}/history")
+    open_page(page, url + f"t/{fake.table}/history")
     page.wait_for_selector("#games-note")
     reads(page, shown, fake.table, "the history page")
     check_phone_page(page, "the history page", accessibility=False)  # the fake table keeps no journal

@@ -29,6 +29,7 @@ from tests.web_panel.support.browser import (
     RAW_ID,
     check_phone_page,
     login,
+    open_page,
     shot,
     watch_console,
 )
@@ -104,7 +105,7 @@ def publish(fake: FakeTable, g: Game, simulate: bool = False) -> None:
 
 
 def join(page: Any, url: str, table: str, token: str, seat: int) -> None:
-    page.goto(url + f"t/{table}/join")
+    open_page(page, url + f"t/{table}/join")
     page.fill("#join-code", join_code(token, table, "g1", seat))
     page.click("button[type=submit]")
     page.wait_for_selector("#hand .group, #hand:has-text('Nothing secret')")
@@ -118,11 +119,11 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     url = served.url
 
     page, errors = phone()
-    page.goto(url)
+    open_page(page, url)
     page.wait_for_selector(f'li[data-table="{fake.table}"]')
     check_phone_page(page, "the table list", errors, shot_name=f"phone-{name}-index")
 
-    page.goto(url + f"t/{fake.table}")
+    open_page(page, url + f"t/{fake.table}")
     page.wait_for_selector("svg#board g")
     check_phone_page(page, f"{name}: a spectator's table page", errors, shot_name=f"phone-{name}-spectator")
 
@@ -132,19 +133,19 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     referee.wait_for_selector("#codes code")
     check_phone_page(referee, f"{name}: the referee's table page", ref_errors, shot_name=f"phone-{name}-referee")
 
-    referee.goto(url + f"t/{fake.table}/selftest")
+    open_page(referee, url + f"t/{fake.table}/selftest")
     referee.wait_for_selector("#st-controls")
     check_phone_page(referee, "the self-test page", ref_errors, shot_name="phone-selftest")
-    referee.goto(url + f"t/{fake.table}")
+    open_page(referee, url + f"t/{fake.table}")
     referee.wait_for_selector("svg#board g")
-    page.goto(url + f"t/{fake.table}/selftest")
+    open_page(page, url + f"t/{fake.table}/selftest")
     page.wait_for_selector("#login-card")
     check_phone_page(page, "the self-test page, read-only", errors)
-    page.goto(url + "t/no-such-table")
+    open_page(page, url + "t/no-such-table")
     check_phone_page(page, "an error page", [e for e in errors if "404" not in e])
 
     player, p_errors = phone()
-    player.goto(url + f"t/{fake.table}/join")
+    open_page(player, url + f"t/{fake.table}/join")
     check_phone_page(player, "the join form", p_errors, shot_name="phone-join")
     seat = g.current_player
     # The phone buzzes on this player's turn through the table's cues (effects.js, tested with its cues in
@@ -503,7 +504,7 @@ def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(ph
     second = first.context.new_page()
     second.set_default_timeout(6000)
     errors = watch_console(second)
-    second.goto(first.url)
+    open_page(second, first.url)
     second.wait_for_selector("#hand .group")
     first.locator("#leave summary").tap()
     with first.expect_navigation():

@@ -15,7 +15,7 @@ import pytest
 
 from controller.protocol.security import join_code
 from tests.web_panel.phones.test_phone import GAMES, advance, join, phone, publish  # noqa: F401 (phone: the fixture)
-from tests.web_panel.support.browser import check_phone_page
+from tests.web_panel.support.browser import check_phone_page, open_page
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
@@ -44,7 +44,7 @@ def test_a_finished_game(name: str, phone: Any, served: PanelServer, fake: FakeT
     g = advance(name, 0, lambda g: g.is_over, limit=20000)
     publish(fake, g)
     spectator, s_errors = phone()
-    spectator.goto(served.url + f"t/{fake.table}")
+    open_page(spectator, served.url + f"t/{fake.table}")
     spectator.wait_for_selector("#over:not([hidden])")
     # The line that says what the table waits for reads as a sentence once the game is over too.
     assert "Waiting for" not in spectator.inner_text(".waiting"), spectator.inner_text(".waiting")
@@ -67,7 +67,7 @@ def test_a_player_whose_own_view_has_not_come_yet(phone: Any, served: PanelServe
     fake.publish("status", {"state": "online", "table": fake.table, "game": g.name, "version": "test", "since": 0})
     fake.state(**public_state(g, fake.table, 5))  # no private view published
     player, errors = phone()
-    player.goto(served.url + f"t/{fake.table}/join")
+    open_page(player, served.url + f"t/{fake.table}/join")
     player.fill("#join-code", join_code(token, fake.table, "g1", 0))
     player.click("button[type=submit]")
     player.wait_for_selector("#hand:has-text('not arrived')")
@@ -77,7 +77,7 @@ def test_a_player_whose_own_view_has_not_come_yet(phone: Any, served: PanelServe
 def test_the_join_form_after_a_wrong_code(phone: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
     publish(fake, advance(*GAMES["dogs"]))
     page, errors = phone()
-    page.goto(served.url + f"t/{fake.table}/join")
+    open_page(page, served.url + f"t/{fake.table}/join")
     page.fill("#join-code", "ZZZZZZ")
     page.click("button[type=submit]")
     page.wait_for_selector("#join-error")

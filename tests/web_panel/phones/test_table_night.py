@@ -22,7 +22,7 @@ from tests.web_panel.phones.test_phone import (  # noqa: F401 (phone: the fixtur
     publish,
     tap,
 )
-from tests.web_panel.support.browser import check_phone_page, login
+from tests.web_panel.support.browser import check_phone_page, login, open_page, wait_ready
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
@@ -165,16 +165,18 @@ def test_a_seated_player_who_opens_the_join_page_or_the_table_finds_their_own_pa
     publish(fake, g)
     player, errors = phone()
     join(player, served.url, fake.table, token, 1)
-    player.goto(served.url + f"t/{fake.table}/join")
+    open_page(player, served.url + f"t/{fake.table}/join")
     assert g.players[1] in player.text_content("#seated")
     check_phone_page(player, "the join page of a phone that holds a seat", errors)
     player.locator("#my-page").tap()
     player.wait_for_url(f"**/t/{fake.table}/me")
-    player.goto(served.url + f"t/{fake.table}")
+    wait_ready(player)
+    open_page(player, served.url + f"t/{fake.table}")
     link = player.locator("#join-link")
     assert g.players[1] in link.text_content()
     link.tap()
     player.wait_for_url(f"**/t/{fake.table}/me")
+    wait_ready(player)
     stranger, _ = phone()
-    stranger.goto(served.url + f"t/{fake.table}/join")
+    open_page(stranger, served.url + f"t/{fake.table}/join")
     assert stranger.locator("#seated").count() == 0

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.support.broker import Broker
+from tests.web_panel.support.browser import open_page, wait_ready
 from tests.web_panel.support.service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -67,7 +68,7 @@ def test_controller_and_panel_killed_and_restarted_mid_game(mosquitto: Broker, t
     port = int(service.panel_url.rstrip("/").rsplit(":", 1)[1])
     try:
         referee = contexts()
-        referee.goto(f"{service.panel_url}t/{table_id}")
+        open_page(referee, f"{service.panel_url}t/{table_id}")
         referee.fill("#login-token", service.token)
         referee.click("#login-submit")
         referee.wait_for_selector("#controls")
@@ -77,10 +78,11 @@ def test_controller_and_panel_killed_and_restarted_mid_game(mosquitto: Broker, t
         players = []
         for code in codes:
             phone = contexts()
-            phone.goto(f"{service.panel_url}t/{table_id}/join")
+            open_page(phone, f"{service.panel_url}t/{table_id}/join")
             phone.fill("#join-code", code)
             phone.click("#join-form button[type=submit]")
             phone.wait_for_url(f"**/t/{table_id}/me")
+            wait_ready(phone)
             phone.wait_for_function("document.getElementById('live-state').textContent === 'live'")
             players.append(phone)
         play_one(referee, players)
@@ -111,9 +113,11 @@ def test_controller_and_panel_killed_and_restarted_mid_game(mosquitto: Broker, t
 
         # A reload is a new page load: still logged in, still seated.
         referee.reload()
+        wait_ready(referee)
         referee.wait_for_selector("#controls")
         for phone in players:
             phone.reload()
+            wait_ready(phone)
             phone.wait_for_function("document.getElementById('live-state').textContent === 'live'")
             assert phone.url.endswith(f"/t/{table_id}/me")
             assert phone.locator("#left").is_hidden()

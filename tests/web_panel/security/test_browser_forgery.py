@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.broker import Broker
 from tests.web_panel.security.test_forged_publications import FORGED_STATE
-from tests.web_panel.support.browser import shot
+from tests.web_panel.support.browser import open_page, shot
 from tests.web_panel.support.service_runner import RunningService, start_service
 
 pytestmark = pytest.mark.browser
@@ -42,7 +42,7 @@ def test_the_table_page_never_shows_a_forged_state_event_or_health(chromium: Any
     forger.connect(mosquitto.host, mosquitto.port)
     forger.loop_start()
     try:
-        page.goto(f"{service.panel_url}t/{service.table}")
+        open_page(page, f"{service.panel_url}t/{service.table}")
         page.wait_for_function("() => window.gkLive && window.gkLive.state && window.gkLive.state.players")
         assert "Signed by the table" in page.inner_text("#trust")
         base = f"gravekeeper/{service.table}"

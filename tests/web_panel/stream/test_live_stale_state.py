@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.web_panel.support.browser import open_page
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
@@ -37,7 +38,7 @@ def _event(fake: FakeTable, seq: int) -> dict[str, Any]:
 def _open(pages: Any, served: PanelServer, fake: FakeTable, *items: tuple[str, Any]) -> Any:
     page = pages()
     _serve_stream(page, fake.table, _sse(*items))
-    page.goto(served.url + f"t/{fake.table}")
+    open_page(page, served.url + f"t/{fake.table}")
     page.wait_for_function("window.gkLive && window.gkLive.snapshots >= 1")
     return page
 

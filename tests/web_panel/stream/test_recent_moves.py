@@ -33,7 +33,7 @@ from tests.support.cut_proxy import CutProxy
 from tests.support.mqtt import Subscriber
 from tests.support.service import TOKEN
 from tests.web_panel.club.test_convention_bridge import NOTIFY, convention  # noqa: F401 - the bridged brokers' fixture
-from tests.web_panel.support.browser import check_phone_page
+from tests.web_panel.support.browser import check_phone_page, open_page
 from tests.web_panel.support.sse_reader import SseReader
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel
@@ -366,7 +366,7 @@ def test_the_table_page_opened_mid_game_lists_the_moves_in_words(
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(f"{panel.url}t/{table.table}")
+        open_page(page, f"{panel.url}t/{table.table}")
         page.wait_for_function("(n) => document.querySelectorAll('#log > li').length >= n", arg=len(expected))
         numbers = page.eval_on_selector_all("#log > li > span.n", "els => els.map(e => e.textContent)")
         assert numbers == [str(e["seq"]) for e in reversed(expected)]  # newest first, each once
@@ -377,7 +377,7 @@ def test_the_table_page_opened_mid_game_lists_the_moves_in_words(
         # Bo joins on a phone mid-game: the player's page lists the same moves.
         phone = context.new_page()
         phone.on("pageerror", lambda exc: errors.append(str(exc)))
-        phone.goto(f"{panel.url}t/{table.table}/join")
+        open_page(phone, f"{panel.url}t/{table.table}/join")
         phone.fill("#join-code", join_code(TOKEN, table.table, str(table.referee.game_id), 1))
         phone.click("button[type=submit]")
         phone.wait_for_function("(n) => document.querySelectorAll('#log > li').length >= n", arg=len(expected))

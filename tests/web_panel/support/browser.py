@@ -10,6 +10,22 @@ from typing import Any
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 
+# The page's own ready signal (web_panel/static/ready.js): its styles, scripts and fonts have applied.
+PAGE_READY = "document.documentElement.dataset.ready === '1'"
+
+
+def wait_ready(page: Any) -> None:
+    """Wait until the page in ``page`` says it is ready; anything measured before that measures an unstyled page."""
+    page.wait_for_function(PAGE_READY)
+
+
+def open_page(page: Any, url: str, **options: Any) -> Any:
+    """Go to ``url`` and wait for the page's ready signal; the navigation's response."""
+    response = page.goto(url, **options)
+    wait_ready(page)
+    return response
+
+
 CLICK_ACTION = """(a) => {
   const same = (x, y) => JSON.stringify(x) === JSON.stringify(y) ||
     (x && y && typeof x === "object" && typeof y === "object" && !Array.isArray(x) &&
@@ -43,7 +59,7 @@ def wait_until_panel_knows(page: Any, base_url: str, table: str) -> None:
 
 def login(page: Any, base_url: str, table: str, token: str) -> None:
     wait_until_panel_knows(page, base_url, table)
-    page.goto(f"{base_url}t/{table}")
+    open_page(page, f"{base_url}t/{table}")
     page.fill("#login-token", token)
     page.click("#login-submit")
     page.wait_for_selector("#controls")
@@ -181,6 +197,7 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
     sides, with every fold opened), no die's word cut off, no id or coordinate shows in the text (nor the table's
     id in the text or the title: people read its name), no console error;
     and (once, at 390) no serious or critical axe-core violation. The viewport is left at 390x844."""
+    wait_ready(page)
     problems: list[str] = []
     for width in PHONE_WIDTHS:
         page.set_viewport_size({"width": width, "height": PHONE_HEIGHT})
