@@ -8,7 +8,7 @@ import shutil
 import socket
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +91,6 @@ def record(journal: Journal, n: int, start: int = 0) -> None:
         journal.record("observation", {"i": i}, [{"type": "tick", "data": {"i": i}}])
 
 
-@pytest.fixture
-def pump() -> Iterator[Pump]:
-    p = Pump()
-    yield p
-    p.stop()
 
 
 def seqs(events: list[dict[str, Any]]) -> list[int]:

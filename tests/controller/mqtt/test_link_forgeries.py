@@ -10,7 +10,7 @@ import pytest
 
 from controller.protocol.publication import open_publication, publication_key
 from controller.store.journal import Journal
-from tests.controller.mqtt.test_link import TOKEN, Pump, make_link, pump, record, seqs  # noqa: F401 - pump is a fixture
+from tests.controller.mqtt.test_link import TOKEN, Pump, make_link, record, seqs
 from tests.support.broker import Broker
 from tests.support.mqtt import Subscriber, wait_until
 

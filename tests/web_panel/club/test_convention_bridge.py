@@ -8,18 +8,14 @@ centre must then catch up with every event, in order, none twice.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from controller.service.service import Service
-from tests.support.broker import Broker, make_broker
-from tests.support.club import REPO, flip_launcher, start_table
+from tests.support.broker import Broker
+from tests.support.club import flip_launcher, start_table
 from tests.support.cut_proxy import CutProxy
 from tests.support.mqtt import Subscriber
 from tests.support.service import TOKEN
@@ -29,24 +25,8 @@ from web_panel.mqtt_view import MqttView
 BASE = "gravekeeper"
 CUT_SECONDS = 20.0
 NOTIFY = "gravekeeper-halls/hall-a/bridge"
-BRIDGE_CONF = REPO / "deploy" / "mosquitto" / "hall-bridge.conf"
 
 
-@pytest.fixture
-def convention(tmp_path: Path) -> Iterator[tuple[Broker, Broker, CutProxy]]:
-    (tmp_path / "central").mkdir()
-    central = make_broker(tmp_path / "central")
-    proxy = CutProxy(central.port)
-    bridge = re.sub(r"(?m)^address .*$", f"address 127.0.0.1:{proxy.port}", BRIDGE_CONF.read_text())
-    assert f"address 127.0.0.1:{proxy.port}" in bridge
-    (tmp_path / "hall").mkdir()
-    hall = make_broker(tmp_path / "hall", extra_conf=bridge)
-    try:
-        yield central, hall, proxy
-    finally:
-        hall.stop()
-        proxy.close()
-        central.stop()
 
 
 def seqs(view: MqttView, table: str) -> list[int]:

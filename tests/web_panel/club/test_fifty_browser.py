@@ -20,7 +20,6 @@ import pytest
 from controller.protocol.publication import Publisher
 from controller.protocol.security import signed_status
 from tests.support.broker import Broker
-from tests.web_panel.club.test_browser import page  # noqa: F401 - the same phones and projector as the 20-table test
 from tests.web_panel.support.browser import MIN_TARGET_PX, SIDEWAYS, TARGETS, open_page, shot
 from web_panel import PanelSettings
 from web_panel.server import PanelServer, start_panel

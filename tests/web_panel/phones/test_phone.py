@@ -12,7 +12,7 @@ import dataclasses
 import json
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -40,21 +40,6 @@ from web_panel.server import PanelServer
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def phone(chromium: Any) -> Iterator[Callable[[], tuple[Any, list[str]]]]:
-    made: list[Any] = []
-
-    def new() -> tuple[Any, list[str]]:
-        ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True,
-                                   is_mobile=True, device_scale_factor=2)
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(6000)
-        return page, watch_console(page)
-
-    yield new
-    for ctx in made:
-        ctx.close()
 
 
 def advance(name: str, seed: int, want: Callable[[Game], bool], limit: int = 400) -> Game:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.protocol.security import join_code
-from tests.web_panel.phones.test_phone import GAMES, advance, join, phone, publish  # noqa: F401 (phone: the fixture)
+from tests.web_panel.phones.test_phone import GAMES, advance, join, publish  # noqa: F401 (phone: the fixture)
 from tests.web_panel.support.browser import check_phone_page, open_page
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable

@@ -18,7 +18,6 @@ from tests.web_panel.phones.test_phone import (  # noqa: F401 (phone: the fixtur
     advance,
     join,
     move_to_make,
-    phone,
     publish,
     tap,
 )

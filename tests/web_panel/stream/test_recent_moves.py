@@ -32,7 +32,7 @@ from tests.support.club import start_table
 from tests.support.cut_proxy import CutProxy
 from tests.support.mqtt import Subscriber
 from tests.support.service import TOKEN
-from tests.web_panel.club.test_convention_bridge import NOTIFY, convention  # noqa: F401 - the bridged brokers' fixture
+from tests.web_panel.club.test_convention_bridge import NOTIFY
 from tests.web_panel.support.browser import check_phone_page, open_page
 from tests.web_panel.support.sse_reader import SseReader
 from web_panel import PanelSettings
