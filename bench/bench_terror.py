@@ -141,7 +141,8 @@ def main() -> int:
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs")
     print(f"worst starts {[board.rc(c) for c in worst_two]}; worst position lists {n_actions} actions")
-    print("| measurement | rounds x samples | wall p50 ms | wall p99 ms | CPU p50 ms | CPU p99 ms | wall max ms | CPU p99 <= 1 ms |")
+    print("| measurement | rounds x samples | wall p50 ms | wall p99 ms | CPU p50 ms | CPU p99 ms | wall max ms | CPU "
+          "p99 <= 1 ms |")
     print("|---|---|---|---|---|---|---|---|")
     print(row("move search, one pawn, roll 6, cold cache (every start, 27 configurations)", search_rounds))
     print(row("legal_actions(), worst position: two pawns, roll 6, cold cache", pawn_only))

@@ -136,7 +136,8 @@ def report(name: str, arrivals: list[list[Any]], stamps: dict[str, dict[str, dic
 
     def crowd(t: float) -> int:
         return sum(1 for d in decided if t - 0.020 <= d < t)
-    lines.append(f"  events decided in the 20 ms before: slowest p50 {pct([crowd(e['decide']) for e in slow if 'decide' in e], 50):.0f}, "
+    lines.append(f"  events decided in the 20 ms before: slowest p50 "
+                 f"{pct([crowd(e['decide']) for e in slow if 'decide' in e], 50):.0f}, "
                  f"all p50 {pct([crowd(e['decide']) for e in joined if 'decide' in e], 50):.0f}")
     for e in slow[-5:]:
         parts = ", ".join(f"{b} +{(e[b] - e[a]) * 1000:.1f}" for a, b in zip(ORDER, ORDER[1:]) if a in e and b in e)

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_fuzz_decoder_small_run_passes_every_check() -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fuzz_decoder.py"), "--frames", "20000", "--damage", "0.3", "--seed", "7"],
+        [sys.executable, str(ROOT / "bench" / "fuzz_decoder.py"), "--frames", "20000", "--damage", "0.3", "--seed",
+         "7"],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -56,7 +56,8 @@ def test_a_way_in_is_named_in_the_editor_s_numbers() -> None:
     with pytest.raises(BadGameData) as caught:
         parse_board(doc)
     assert caught.value.reason == ("There is no way onto the Ladder: it is entered from a brick space the path does "
-                                   "not have. It is brick space 40, past the end of the brick path, which has 32 spaces.")
+                                   "not have. It is brick space 40, past the end of the brick path, which has 32 "
+                                   "spaces.")
 
 
 def test_pickled_errors_keep_their_reason() -> None:

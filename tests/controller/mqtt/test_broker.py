@@ -23,7 +23,8 @@ from tests.support.mqtt import Subscriber
 
 
 def mqtt_config(**kw: Any) -> MqttConfig:
-    base: dict[str, Any] = dict(url=None, host="127.0.0.1", port=1883, base_topic="gravekeeper", username=None, password=None,
+    base: dict[str, Any] = dict(url=None, host="127.0.0.1", port=1883, base_topic="gravekeeper", username=None,
+                                password=None,
                 tls=False, ca_file=None, client_id=None, keepalive=10)
     base.update(kw)
     return MqttConfig(**base)

@@ -150,7 +150,8 @@ def _retained_private(broker: Broker, table: str) -> set[str]:
 
 
 def test_someone_elses_message_on_a_private_topic_no_seat_has_is_deleted(mosquitto: Broker, tmp_path: Path,
-                                                                         pump: Pump, monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                         pump: Pump,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     import controller.mqtt.link as mqtt_link
 
     monkeypatch.setattr(mqtt_link, "STRAYS_WAITING", 5)

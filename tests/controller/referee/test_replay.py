@@ -137,7 +137,8 @@ def test_the_console_command_exits_2_with_one_line(tmp_path: Path) -> None:
         cwd=root, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"gravekeeper replay: journal not found: {tmp_path / 'missing.journal'}"]
+    assert done.stderr.strip().splitlines() == [f"gravekeeper replay: journal not found: "
+                                                f"{tmp_path / 'missing.journal'}"]
     assert done.stdout == ""
 
 

@@ -63,7 +63,8 @@ def test_place_words() -> None:
     view = game.public_view()
     gate = view["board"]["gate"]
     assert superstition_space(view, gate) == "the brick at the gate"
-    after = view["board"]["brick_path"][(view["board"]["brick_path"].index(gate) + 2) % len(view["board"]["brick_path"])]
+    brick_path = view["board"]["brick_path"]
+    after = brick_path[(brick_path.index(gate) + 2) % len(brick_path)]
     assert "after the gate" in superstition_space(view, after) or "before" in superstition_space(view, after)
 
 

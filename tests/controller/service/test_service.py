@@ -232,7 +232,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
         try:
             roll = {"kind": "roll", "player": 0, "params": {}}
             reply, opened = cmd.call_sealed(0, roll)
-            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
+            assert reply["ok"] is True and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t,
+                    "act", reply), reply
             assert opened["ok"] is True  # the verdict is sealed too: a clear 'ok' could be flipped
             events = opened["data"]["events"]
             assert events and opened["data"]["action"] == roll
@@ -246,7 +247,8 @@ def test_a_sealed_act_round_trip_shows_the_broker_only_ciphertext_and_public_eve
             before = state_of(svc)
             moved = {"kind": "end_turn", "player": 1, "params": {}}
             reply, opened = cmd.call_sealed(0, moved)
-            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply)
+            assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t,
+                                                                                                          "act", reply)
             assert "sealed for seat 0 is for seat 1" in opened["error"]
             assert state_of(svc) == before
             # The same signed bytes again: refused as a replay, and nothing is opened twice.
@@ -390,7 +392,8 @@ def test_a_spectator_on_hash_never_sees_a_secret(mosquitto: Broker, make_service
             reply, opened = cmd.call_sealed(seat, action)
         finally:
             cmd.close()
-        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act", reply), reply
+        assert reply["ok"] is False and set(reply) == {"id", "ok", "sealed", "auth"} and verify_reply(TOKEN, t, "act",
+                                                                                                      reply), reply
         assert opened["error"], opened  # the sender still learns why
         assert svc.journal.last_seq() == before
         last = svc.journal.last_seq()
@@ -584,7 +587,8 @@ def test_observations_keep_their_order_while_the_worker_is_busy(
             queued = svc._inputs_in  # the start-up readings and this call went through the queue too
             for n, value in enumerate(("launched", "armed"), start=1):
                 svc.hub.simulate("launcher", value)
-                wait_until(lambda n=n: svc._inputs_in == queued + n, 5, f"observation {n} queued behind the busy worker")
+                wait_until(lambda n=n: svc._inputs_in == queued + n, 5,
+                           f"observation {n} queued behind the busy worker")
         finally:
             gate.set()
             busy.join(10)

@@ -179,7 +179,8 @@ def test_only_what_changed_is_reprinted_and_board_shows_it_all() -> None:
 def test_destinations_are_letters_on_the_board_and_chosen_by_letter() -> None:
     game = Terror.new(["Ann", "Bo"], 4)
     session, out = run_session(game, ["", "1", "1", "a", "quit"])
-    assert "Letters on the board:" in out and "a  your girl pawn (1g) to a Magic Potion space / your boy pawn (1b)" in out
+    assert "Letters on the board:" in out
+    assert "a  your girl pawn (1g) to a Magic Potion space / your boy pawn (1b)" in out
     grid = out.split("Letters on the board:")[0].rsplit("Ann, your choice:", 1)[0]
     assert "+     a " in grid  # the letter sits in its cell: the Magic Potion space both pawns can reach
     assert "Which one?" in out  # both pawns can go there: the second step asks which
@@ -199,7 +200,8 @@ def test_players_help_says_who_goes_first() -> None:
     assert "the youngest player" in helptext and "the spookiest" in helptext
 
 
-def test_default_names_can_be_changed_at_the_prompt(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_names_can_be_changed_at_the_prompt(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(monkeypatch, capsys, ["play", "terror", "--seed", "4"], ["A,A", "Ann, Bo", "", "quit"])
     assert code == 0
     assert "Not accepted: names must be different" in out

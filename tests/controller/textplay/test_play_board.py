@@ -53,7 +53,8 @@ def test_superstition_and_dogs_play_the_owners_files(tmp_path: Path, monkeypatch
     assert code == 0, err
     assert "Our Own " in out  # the first tile drawn is one of the owner's
     board = json.loads(SUP_BOARD.read_text())
-    board["start_circles"] = {"green": "start.red", "red": "start.blue", "blue": "start.green", "yellow": "start.yellow"}
+    board["start_circles"] = {"green": "start.red", "red": "start.blue", "blue": "start.green",
+                              "yellow": "start.yellow"}
     (tmp_path / "sup.json").write_text(json.dumps(board))
     code, out, err = _play(monkeypatch, capsys, ["play", "superstition", "--seed", "1", "--players", "Ann,Bo",
                                                  "--board", str(tmp_path / "sup.json")])

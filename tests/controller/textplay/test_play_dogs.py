@@ -25,7 +25,8 @@ def sprawling(seed: int = 5) -> DogsGame:
     """A game several tiles in, so the drawn tile may go in dozens of places."""
     game = DogsGame.new(["Ann", "Bo", "Cy"], seed)
     rng = random.Random(seed)
-    while len([a for a in game.legal_actions() if a.kind == "place_tile"]) <= 26 * 4 or game.legal_actions()[0].kind != "place_tile":
+    while len([a for a in game.legal_actions()
+               if a.kind == "place_tile"]) <= 26 * 4 or game.legal_actions()[0].kind != "place_tile":
         game.apply(greedy(game, rng))
     return game
 
@@ -44,7 +45,8 @@ def test_a_tile_placement_is_two_steps_where_then_which_way_round() -> None:
     # Step two: the tile's four turns, drawn.
     second = second_step(menu.entries[0], position(game), text.MARK_WIDTH)
     assert [e.key for e in second.entries] == ["1", "2", "3", "4"]
-    assert second.entries[0].label.startswith("as printed:") and second.entries[1].label.startswith("turned a quarter clockwise:")
+    assert second.entries[0].label.startswith("as printed:") and second.entries[1].label.startswith("turned a quarter "
+                                                                                                    "clockwise:")
 
 
 def test_the_turned_tile_is_drawn_as_the_engine_turns_it() -> None:
@@ -106,7 +108,8 @@ def test_a_whole_game_through_the_play_loop() -> None:
     assert '{"' not in transcript and "T0" not in transcript and "T1" not in transcript
 
 
-def test_the_console_command_starts_a_dogs_game(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_console_command_starts_a_dogs_game(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\n\na\n1\nquit\n"))
     assert cli_main(["play", "dogs", "--seed", "4"]) == 0
     out = capsys.readouterr().out

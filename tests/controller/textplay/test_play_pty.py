@@ -62,7 +62,8 @@ def check_screen(table: PtyTable, screen: Screen, secrets: Secrets) -> None:
         for word in secrets(game, seat):
             if word in own or word in revealed:
                 continue  # the viewer holds one too, or it is public now (played, placed, drawn face up)
-            assert word not in screen.text, f"{game.players[seat]}'s secret {word!r} is on {viewer}'s screen:\n{screen.text}"
+            assert word not in screen.text, (f"{game.players[seat]}'s secret {word!r} is on {viewer}'s screen:\n"
+                                             f"{screen.text}")
 
 
 COORDS = re.compile(r"\[-?\d+, -?\d+\]|\(-?\d+, -?\d+\)")
@@ -231,7 +232,8 @@ def test_the_command_itself_on_a_terminal() -> None:
 
     master, slave = os.openpty()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "play", "terror", "--seed", "4", "--players", "Ann,Bo"],
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "play", "terror", "--seed", "4", "--players",
+                             "Ann,Bo"],
                             stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
     os.close(slave)
     seen = ""

@@ -57,7 +57,8 @@ def test_pawns_whammies_and_status_are_shown_in_words() -> None:
     rendered = render(game)
     assert "{1}" in rendered and "|3|" in rendered and "<2>" in rendered and "(*)" in rendered
     assert "-> 2 Bob (blue): Bob's start circle, Part I" in rendered
-    assert "3 Cy (green): beside the Wizard's Tomb, Part II, at the Wizard's Tomb (has been to the Wizard's Tomb)" in rendered
+    assert ("3 Cy (green): beside the Wizard's Tomb, Part II, at the Wizard's Tomb (has been to the Wizard's Tomb)"
+            in rendered)
     assert "holds a Whammy" not in rendered  # who still holds a Whammy is secret
     assert "Whammies: Witching Hour on the stone path (top side)" in rendered
     assert "Throw: 4 = 4" in rendered
@@ -90,7 +91,8 @@ def test_events_in_words_and_drawn_tokens_only_for_their_owner() -> None:
     zapped = Event("challenge_resolved", {"player": 1, "trap": "grave2", "zapped": True, "to": "s12"})
     assert text.describe_event(game, zapped, None).startswith("the second Grave: ZAPPED! Bob goes to the stone path")
     drew = Event("drew_tokens", {"player": 1}, private_to=1,
-                 secret={"whammy": "the_raven", "whammy_name": "The Raven", "charm": "hex_sign", "charm_name": "Hex Sign"})
+                 secret={"whammy": "the_raven", "whammy_name": "The Raven", "charm": "hex_sign",
+                         "charm_name": "Hex Sign"})
     assert "The Raven" in text.describe_event(game, drew, 1)
     assert text.describe_event(game, drew, 0) == "Bob draws a Whammy and a Charm from the Wizard's Tomb."
 
@@ -170,7 +172,8 @@ def test_a_whole_game_at_the_keyboard_with_letters_and_numbers() -> None:
     assert '{"' not in transcript and "start.red" not in transcript
 
 
-def test_the_console_command_starts_a_superstition_game(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_console_command_starts_a_superstition_game(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\n\n1\nquit\n"))
     assert cli_main(["play", "superstition", "--seed", "4"]) == 0
     out = capsys.readouterr().out

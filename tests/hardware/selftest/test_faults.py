@@ -51,7 +51,8 @@ def run(board: dict[str, Any], *faults: str) -> tuple[HardwareConfig, Report]:
     report = Report(checks=checks, steps=steps)
     validate_report(report.to_json())
     # People read the messages (the CLI, the panel): the parts by name, never a sensor's id or an input's role.
-    spoken = [f"{item.id}: {item.message}" for item in [*report.checks, *report.steps] if SENSOR_ID.search(item.message)]
+    spoken = [f"{item.id}: {item.message}" for item in [*report.checks,
+                                                        *report.steps] if SENSOR_ID.search(item.message)]
     assert not spoken, "\n".join(spoken)
     return config, report
 

@@ -82,7 +82,8 @@ def test_wrong_join_codes_at_one_table_do_not_lock_joining_another(club: tuple[F
     csrf = csrf_of(client, a.table)
     assert client.post(f"/t/{a.table}/join", data={"code": "AAAAAA", "csrf": csrf}).status_code == 429
     csrf = csrf_of(client, b.table)
-    assert client.post(f"/t/{b.table}/join", data={"code": "AAAAAA", "csrf": csrf}).status_code == 403  # a guess, not a lockout
+    assert client.post(f"/t/{b.table}/join",
+                       data={"code": "AAAAAA", "csrf": csrf}).status_code == 403  # a guess, not a lockout
 
 
 def test_a_table_under_attack_from_many_sessions_leaves_the_others_open(

@@ -30,7 +30,8 @@ BASE = "gravekeeper"
 
 
 @pytest.fixture
-def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path, table_id: str) -> Iterator[RunningService]:
+def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path,
+            table_id: str) -> Iterator[RunningService]:
     svc = start_service(mosquitto, tmp_path, table_id, "tok-gm-browser", game=getattr(request, "param", "terror"))
     yield svc
     svc.stop()
@@ -82,7 +83,8 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     page.click(declare)
     wait_state(page, f"st.view.tombs.{tomb} === 'end_b' && !st.mismatch")
     page.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes("
-                           "'Correction by the referee') && li.textContent.includes('the reed switch missed the slide'))")
+                           "'Correction by the referee') && li.textContent.includes('the reed switch missed the "
+                           "slide'))")
     # Cleared once the table's answer comes back (the state and the log can arrive before it).
     page.wait_for_function("document.getElementById('gm-reason').value === ''")
     # Pause: every page says so, the self-test page too; resume.
@@ -110,7 +112,8 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     shot(page, "gm-corrected")
     page.set_viewport_size({"width": 360, "height": 800})  # the referee's card on a small phone
     page.wait_for_function("document.getElementById('gm').getBoundingClientRect().right <= 360")
-    wide = page.evaluate("[...document.querySelectorAll('#gm *')].filter(e => e.getBoundingClientRect().right > 360).length")
+    wide = page.evaluate("[...document.querySelectorAll('#gm *')].filter(e => e.getBoundingClientRect().right > "
+                         "360).length")
     assert wide == 0
 
 
@@ -129,13 +132,15 @@ def test_a_player_asks_from_a_phone_and_the_referee_approves(service: RunningSer
     box = phone.locator("#gm-ask").bounding_box()
     assert box is not None and box["height"] >= 44 and box["x"] + box["width"] <= 390
     phone.click("#gm-ask")
-    phone.wait_for_function("(document.getElementById('gm-player-info') || {}).textContent.includes('waiting for the referee')")
+    phone.wait_for_function("(document.getElementById('gm-player-info') || {}).textContent.includes('waiting for the "
+                            "referee')")
     referee.wait_for_selector("#gm-request:not([hidden])")
     assert "asks to take back their last move" in (referee.text_content("#gm-request-text") or "")
     shot(phone, "gm-phone-asked")
     referee.click("#gm-approve")
     wait_state(referee, "!st.gm.undo_request && st.mismatch && st.mismatch.code === 'undo'")
-    phone.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('as Ann asked'))")
+    phone.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('as Ann "
+                            "asked'))")
     phone.wait_for_selector("#mismatch:not([hidden])")  # the phone shows the board must go back too
     referee.click(f"#sim-{tomb}-middle")
     wait_state(referee, "!st.mismatch")
@@ -173,7 +178,8 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     page.click("#last")
     page.wait_for_function("document.body.dataset.shownStep !== '2'")
     assert page.evaluate("document.getElementById('next').disabled") is True
-    page.wait_for_function("[...document.querySelectorAll('#step-events li')].some(li => li.textContent.startsWith('Game over'))")
+    page.wait_for_function("[...document.querySelectorAll('#step-events li')].some(li => "
+                           "li.textContent.startsWith('Game over'))")
     shot(page, "gm-history-replay")
     narrow = pages(360, 740, mobile=True)  # the same replay on a small phone
     open_page(narrow, page.url)

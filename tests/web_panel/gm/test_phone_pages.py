@@ -126,6 +126,7 @@ def test_the_referee_trusts_a_superstition_board_on_the_page_and_is_told_why_not
             page.click("#gm-trust")
             wait_state(page, "!st.mismatch && st.expects.length && st.expects[0].kind === 'trap_outcome'")
             page.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes("
-                                   "'Correction by the referee') && li.textContent.includes(\"peg A's switch misread\"))")
+                                   "'Correction by the referee') && li.textContent.includes(\"peg A's switch "
+                                   "misread\"))")
     finally:
         cmd.close()

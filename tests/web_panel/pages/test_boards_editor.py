@@ -44,7 +44,8 @@ FITS = """() => {
 
 
 @pytest.fixture
-def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path, table_id: str) -> Iterator[RunningService]:
+def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path,
+            table_id: str) -> Iterator[RunningService]:
     svc = start_service(mosquitto, tmp_path, table_id, "tok-boards", game=request.param)
     yield svc
     svc.stop()
@@ -218,12 +219,14 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
         page.wait_for_function("document.querySelectorAll('button.act, svg#board g.tomb-spot.clickable').length > 0")
         if action.kind == "move_tomb":
             # The spot is small and under the tomb's cell: dispatched as the e2e driver does.
-            page.dispatch_event(f'svg#board g.tomb-spot[data-tomb="{action.params["tomb"]}"][data-pos="{action.params["to"]}"]',
+            page.dispatch_event(f'svg#board '
+                                f'g.tomb-spot[data-tomb="{action.params["tomb"]}"][data-pos="{action.params["to"]}"]',
                                 "click")
         else:
             assert click_action(page, action.to_json()), f"no button for {action.to_text()}"
         page.wait_for_timeout(50)
-    state = _wait_state(page, svc, lambda s: any(a["kind"] == "move_pawn" for a in s.get("legal", [])), "a pawn to move")
+    state = _wait_state(page, svc, lambda s: any(a["kind"] == "move_pawn" for a in s.get("legal", [])),
+                        "a pawn to move")
     on_table = {tuple(a["params"]["to"]) for a in state["legal"] if a["kind"] == "move_pawn"}
     offline = get_game("terror").new(["Ann", "Bo"], game_seed(svc.token, seed), {"board": expected})
     assert [a.to_json() for a in _to_first_move(offline)] == [a.to_json() for a in taken]
@@ -297,7 +300,8 @@ def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, servic
     offline = get_game("dogs").new(["Ann", "Bo"], game_seed(svc.token, seed), {"tiles": expected})
     step(page, clicks_for(place), None)
     offline.apply(place)
-    state = _wait_state(page, svc, lambda s: any(a["kind"] == "place_dog" for a in s.get("legal", [])), "a dog to place")
+    state = _wait_state(page, svc, lambda s: any(a["kind"] == "place_dog" for a in s.get("legal", [])),
+                        "a dog to place")
     on_table = {(a["params"]["x"], a["params"]["y"]) for a in state["legal"] if a["kind"] == "place_dog"}
     lantern = (place.params["x"] + square[1], place.params["y"] + square[0])
     assert on_table == _dog_squares(offline)

@@ -20,8 +20,11 @@ OVERLAP = """() => {
   const ghost = document.querySelector("svg#board g.ghost");
   if (!label || !ghost) return "missing: " + (label ? "" : "label ") + (ghost ? "" : "ghost");
   const a = label.getBoundingClientRect(), b = ghost.getBoundingClientRect();
-  const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-  return w > 0.5 && h > 0.5 ? `the ghost (${JSON.stringify(b)}) covers ${w.toFixed(1)}x${h.toFixed(1)} px of the label (${JSON.stringify(a)})` : "";
+  const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+  const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+  return w > 0.5 && h > 0.5
+    ? `the ghost (${JSON.stringify(b)}) covers ${w.toFixed(1)}x${h.toFixed(1)} px of the label (${JSON.stringify(a)})`
+    : "";
 }"""
 
 

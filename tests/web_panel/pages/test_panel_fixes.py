@@ -80,7 +80,8 @@ def test_a_double_tap_sends_once_and_the_button_waits_for_the_reply(pages: Any, 
     assert button.is_enabled()
     # A marker sent now arrives after any earlier send (one panel, one MQTT client, in order): so when it is
     # the second command the table saw, the taps before it were one send.
-    page.evaluate("() => window.GKLive.sendCommand(document.body.dataset.cmd, document.body.dataset.csrf, 'resync', {})")
+    page.evaluate("() => window.GKLive.sendCommand(document.body.dataset.cmd, document.body.dataset.csrf, 'resync', "
+                  "{})")
     commands = fake.wait_command(2)
     assert [name for name, _ in commands] == ["act", "resync"], commands
 

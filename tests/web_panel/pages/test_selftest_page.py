@@ -74,7 +74,8 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
             raise AssertionError(f"no guided step shown within 15 s; the page had {seen[:3000]}") from exc
         assert page.text_content("#st-progress").startswith("Step 1 of ")
         total = int(page.text_content("#st-progress").split(" of ")[1].split()[0])
-        assert page.evaluate("[document.getElementById('st-bar').value, document.getElementById('st-bar').max]") == [0, total]
+        bar = page.evaluate("[document.getElementById('st-bar').value, document.getElementById('st-bar').max]")
+        assert bar == [0, total]
         page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
         assert page.text_content("#reply") == "Guided self-test: started"  # started, not "done"
         assert int(page.text_content("#st-timeleft").split()[0]) > 0
@@ -87,7 +88,8 @@ def test_guided_self_test_from_the_page_step_by_step(service: RunningService, ch
                                timeout=10000)
         page.evaluate("""() => { window.stepStarts = []; new MutationObserver(() => window.stepStarts.push(
             [document.getElementById('st-progress').textContent, document.getElementById('st-timeleft').textContent]))
-            .observe(document.getElementById('st-progress'), {childList: true, characterData: true, subtree: true}); }""")
+            .observe(document.getElementById('st-progress'),
+                     {childList: true, characterData: true, subtree: true}); }""")
         page.click("#st-do")  # the simulator makes the move, as the person would
         page.wait_for_selector("#st-steps tr.st-pass", timeout=10000)
         assert first in page.text_content("#st-steps")

@@ -63,7 +63,8 @@ def terror_monster_move(g: Game) -> bool:
 def superstition_move(g: Game) -> bool:
     v = g.public_view()
     b = v["board"]
-    return v["phase"] == "move" and bool(v["walks"]) and v["players"][g.current_player]["space"] in b["brick_path"] + b["stone_path"]
+    space = v["players"][g.current_player]["space"]
+    return v["phase"] == "move" and bool(v["walks"]) and space in b["brick_path"] + b["stone_path"]
 
 
 def terror_paralysed_move(g: Game) -> bool:
@@ -76,7 +77,8 @@ GAMES = {
     "terror": ("terror", 0, terror_monster_move),
     "terror-paralysed": ("terror", 1, terror_paralysed_move),
     "superstition": ("superstition", 1, superstition_move),
-    "dogs": ("dogs", 1, lambda g: g.public_view()["tiles_placed"] >= 4 and any(a.kind == "place_tile" for a in g.legal_actions())),
+    "dogs": ("dogs", 1,
+             lambda g: g.public_view()["tiles_placed"] >= 4 and any(a.kind == "place_tile" for a in g.legal_actions())),
 }
 
 
@@ -151,7 +153,8 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     assert "Tap" in hint and "Click" not in hint
     check_phone_page(player, f"{name}: the player's own page", p_errors, shot_name=f"phone-{name}-player")
     # A Monster and a paralysed pawn are plain to see on a phone: a mark as big as a fingertip, and words.
-    for mark, words, field in ((".monster-mark", "is a Monster", "monster"), (".paralysed-mark", "is paralysed", "paralysed")):
+    for mark, words, field in ((".monster-mark", "is a Monster", "monster"),
+                               (".paralysed-mark", "is paralysed", "paralysed")):
         if game == "terror" and any(p[field] and p["pos"] for s in g.public_view()["players"] for p in s["pawns"]):
             box = player.locator(f"svg#board {mark}").first.bounding_box()
             assert box is not None and box["width"] >= 20 and box["height"] >= 20, (mark, box)
@@ -181,9 +184,11 @@ def sent_action(fake: FakeTable) -> Any:
 MOVES = {
     # game: (the game's position, the legal move to make, what the player taps first, the preview drawn)
     "terror": ("terror", 0, terror_monster_move, "move_pawn",
-               lambda a: f'svg#board g.legal[data-move="{a.params["to"][0]},{a.params["to"][1]}"]', "svg#board g.preview polyline"),
+               lambda a: f'svg#board g.legal[data-move="{a.params["to"][0]},{a.params["to"][1]}"]',
+               "svg#board g.preview polyline"),
     "superstition": ("superstition", 1, superstition_move, "move",
-                     lambda a: f'svg#board g.walk[data-walk~="{a.params["direction"]}"]', "svg#board g.preview .landing"),
+                     lambda a: f'svg#board g.walk[data-walk~="{a.params["direction"]}"]',
+                     "svg#board g.preview .landing"),
 }
 
 
@@ -336,7 +341,8 @@ def test_a_refusal_in_the_engines_words_is_read_in_a_players(phone: Any, served:
     player, errors = phone()
     join(player, served.url, fake.table, token, seat)
     fake.handler = lambda name, cmd: {"ok": False, "error": "it is Ann's turn (seat 0), not seat 1's: "
-                                                            "no legal move of exactly 3 reaches [2, 4]; the Wolf tomb is at end_a"}
+                                                            "no legal move of exactly 3 reaches [2, 4]; the Wolf tomb "
+                                      "is at end_a"}
     player.locator('button.act[data-kind="end_turn"]').tap()
     player.wait_for_function("document.getElementById('reply').classList.contains('err')")
     said = player.text_content("#reply")
@@ -528,7 +534,8 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     check_phone_page(ann, "the page of the seat this phone left for another", errors, shot_name="phone-seat-moved")
     with ann.expect_navigation():
         ann.locator("#join-new").tap()
-    ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === 'Bo'")
+    ann.wait_for_function("document.getElementById('me-name') && document.getElementById('me-name').textContent === "
+                          "'Bo'")
 
 
 def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: PanelServer, fake: FakeTable,

@@ -15,7 +15,8 @@ from tests.web_panel.support.browser import check_phone_page
 pytestmark = pytest.mark.browser
 
 # data-ready: the ready signal the panel's pages set (ready.js); this page has nothing to load.
-PAGE = """<!doctype html><html lang="en" data-ready="1"><head><meta name="viewport" content="width=device-width, initial-scale=1">
+PAGE = """<!doctype html><html lang="en" data-ready="1"><head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>t</title></head><body><main><h1>Table</h1>{body}</main></body></html>"""
 FOLDED_WIDE = """<details><summary style="display:block;min-height:48px">Other sensors</summary>
 <div style="overflow-x:auto"><table><tr><td style="white-space:nowrap">The second Grave's sprung switch reads

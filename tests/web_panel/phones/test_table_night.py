@@ -134,7 +134,8 @@ def test_a_move_taken_back_is_no_longer_reported_done_on_the_phone(phone: Any, s
     player.locator("#actions button.act").first.tap()
     player.wait_for_function("document.getElementById('reply').textContent.endsWith(': done')")
     fake.event("undone", {"move": "Ann ends the turn", "by": "referee", "put_back": []})
-    player.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('took back'))")
+    player.wait_for_function("[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('took "
+                             "back'))")
     player.wait_for_function("!document.getElementById('reply').textContent.includes('done')")
 
 

@@ -66,7 +66,8 @@ def test_check_points_at_the_cell(client: FlaskClient, table_id: str, token: str
     r = _post(client, f"/api/t/{table_id}/boards/terror-board/check", csrf, doc)
     assert r.status_code == 422
     body = r.get_json()
-    assert body["at"] == {"cell": [6, 4], "tombs": {"mummy": "end_a"}} and "only the cell under the tomb is a pit" in body["error"]
+    assert body["at"] == {"cell": [6, 4],
+                          "tombs": {"mummy": "end_a"}} and "only the cell under the tomb is a pit" in body["error"]
     assert _post(client, f"/api/t/{table_id}/boards/terror-board/check", csrf, _bushed()).get_json() == {"ok": True}
 
 

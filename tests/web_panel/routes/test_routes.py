@@ -206,7 +206,8 @@ def test_a_refused_act_crosses_the_broker_sealed_and_its_reason_is_shown_to_the_
     assert len(on_wire) == 2
     for m in on_wire:
         assert b"ring-3" not in m.payload and b"play_card" not in m.payload and b"your turn" not in m.payload
-    assert set(on_wire[1].json()) == {"id", "ok", "sealed", "auth"} and verify_reply(token, fake.table, "act", on_wire[1].json())
+    assert set(on_wire[1].json()) == {"id", "ok", "sealed", "auth"} and verify_reply(token, fake.table, "act",
+                                                                                     on_wire[1].json())
     assert fake.action_of(fake.commands[0][1]) == play
 
 

@@ -153,7 +153,8 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
         assert view.wait_until(lambda: bool(view._pending), 5)
         (cmd_id,) = list(view._pending)
         view.handle("gravekeeper/x/reply/act", b'{"id": "someone-else", "ok": false, "error": "no"}')
-        view.handle("gravekeeper/x/reply/act", json.dumps(signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7})).encode())
+        view.handle("gravekeeper/x/reply/act",
+                    json.dumps(signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7})).encode())
 
     helper = threading.Thread(target=answer)
     helper.start()

@@ -140,7 +140,8 @@ TOO_WIDE = """() => {
         const parent = el.parentElement && el.parentElement.getBoundingClientRect();
         if (parent && (parent.right > view + 1 || parent.left < -1) && el.parentElement !== document.body) continue;
         out.push((el.id ? "#" + el.id : el.tagName.toLowerCase() + (el.className && typeof el.className === "string"
-                  ? "." + el.className.split(" ")[0] : "")) + " spans " + Math.round(r.left) + ".." + Math.round(r.right));
+                  ? "." + el.className.split(" ")[0] : ""))
+                 + " spans " + Math.round(r.left) + ".." + Math.round(r.right));
       }
     }
   } finally {
@@ -178,7 +179,8 @@ def axe_violations(page: Any) -> list[str]:
 # beats the browser's own `[hidden] { display: none }`, and the control stays on screen.
 SHOWN_THOUGH_HIDDEN = """() => [...document.querySelectorAll("[hidden]")]
   .filter(e => getComputedStyle(e).display !== "none")
-  .map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + JSON.stringify((e.textContent || "").trim().slice(0, 60)))"""
+  .map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " "
+             + JSON.stringify((e.textContent || "").trim().slice(0, 60)))"""
 
 
 # A die showing a word ("Monster") cut off at the die's edges: "lonste" is not a word a person can read.
@@ -213,7 +215,8 @@ def check_phone_page(page: Any, what: str, errors: list[str] | None = None, *, a
         problems += [f"{width}px: a die's word is cut off at its edges: {d!r}" for d in page.evaluate(CUT_DICE)]
         text = page.evaluate("document.body.innerText")
         for m in RAW_ID.finditer(text):
-            problems.append(f"{width}px: raw id {m.group(0)!r} in the text: ...{text[max(0, m.start() - 40):m.end() + 40]!r}...")
+            problems.append(f"{width}px: raw id {m.group(0)!r} in the text: "
+                            f"...{text[max(0, m.start() - 40):m.end() + 40]!r}...")
         problems += [f"{width}px: {t}" for t in table_ids_shown(page, text)]
         if shot_name:
             shot(page, f"{shot_name}-{width}")

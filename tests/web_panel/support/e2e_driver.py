@@ -26,7 +26,8 @@ Policy = Callable[[Game, random.Random], Action]
 
 STEP = """async ({clicks, expected, timeout}) => {
   const canon = v => Array.isArray(v) ? "[" + v.map(canon).join(",") + "]" :
-    (v && typeof v === "object") ? "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}" :
+    (v && typeof v === "object")
+      ? "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}" :
     JSON.stringify(v);
   const sleep = ms => new Promise(r => setTimeout(r, ms));
   // Every view this page has held since it was last found showing the expected one, in order: kept from
@@ -164,7 +165,8 @@ def clicks_for(a: Action) -> list[dict[str, Any]]:
     if k == "place_whammy":
         return [{"selector": f'svg#board g.space.legal[data-space="{p["space"]}"]'}]
     if k == "place_tile":
-        return [{"selector": f'svg#board g.legal[data-place="{p["x"]},{p["y"]}"]'}, {"rotateTo": p["rotation"]}, CONFIRM]
+        return [{"selector": f'svg#board g.legal[data-place="{p["x"]},{p["y"]}"]'}, {"rotateTo": p["rotation"]},
+                CONFIRM]
     if k in ("place_dog", "move_dog", "move_spook", "escape"):
         return [{"selector": f'svg#board g.legal[data-kind="{k}"][data-move="{p["x"]},{p["y"]}"]'}]
     return [{"action": a.to_json()}]

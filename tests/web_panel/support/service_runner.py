@@ -93,4 +93,5 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
     if token is None:
         assert printed, "no control token was printed:\n" + "\n".join(lines[-30:])
         token = printed[0]
-    return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, broker_url=broker.url, lines=lines)
+    return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, broker_url=broker.url,
+                          lines=lines)

@@ -75,7 +75,8 @@ def test_malformed_params_are_malformed_actions() -> None:
     refused(game, Action("choose", 0, {"die": 0, "action": "dog", "x": 1}), "unexpected", MalformedAction)
 
 
-@pytest.mark.parametrize("raw", ['{"kind": "roll", "player": 0', '["roll"]', '{"player": 0}', '{"kind": "roll", "player": "zero"}'])
+@pytest.mark.parametrize("raw",
+        ['{"kind": "roll", "player": 0', '["roll"]', '{"player": 0}', '{"kind": "roll", "player": "zero"}'])
 def test_malformed_json_never_reaches_the_game(raw: str) -> None:
     with pytest.raises(MalformedAction):
         Action.from_json(raw)
@@ -133,7 +134,8 @@ def saved() -> dict[str, Any]:
         (lambda d: d.update(game="terror"), "for game 'terror'"),
         (lambda d: d.pop("phase"), "lacks 'phase'"),
         (lambda d: d.update(phase="nap"), "unknown phase 'nap'"),
-        (lambda d: d.update(phase="act", dice=[2, 3], tasks=[{"t": "escape", "seat": 1, "options": [[1]]}]), "bad choices"),
+        (lambda d: d.update(phase="act", dice=[2, 3], tasks=[{"t": "escape", "seat": 1, "options": [[1]]}]),
+         "bad choices"),
         (lambda d: d.update(phase="act", dice=[2, 3], tasks=[{"t": "bat_target", "spook": 0, "options": [7]}]),
          "bad choices"),
         (lambda d: d.update(phase="act", dice=[2, 3], tasks=[{"t": "bork_attack", "seat": 1, "spooks": []}]),

@@ -41,7 +41,8 @@ def check_invariants(game: DogsGame, full: bool = True) -> None:
     if not s.tin:  # once every tile is out: 16 = graveyard + dog cards + spooks + removed
         assert on_board + on_cards + on_spooks + len(s.removed) == 16
     colours = Counter(s.tin) + Counter(c for v in s.board_snacks.values() for c in v) + Counter(
-        c for card in s.card_snacks for c in card) + Counter(c for sp in s.spooks for c in sp.snacks) + Counter(s.removed)
+        c for card in s.card_snacks for c in card) + Counter(c for sp in s.spooks for c
+                                                             in sp.snacks) + Counter(s.removed)
     assert colours == Counter({"red": 4, "blue": 4, "green": 4, "yellow": 4})
     kinds = Counter(s.pool) + Counter(sp.kind for sp in s.spooks)
     assert kinds == Counter({"skeleton": 2, "gargoyle": 2, "ghoul": 2, "bat": 2})
@@ -186,7 +187,8 @@ def test_random_games_finish_with_a_winner() -> None:
     assert finished == 4
 
 
-def brute_reach(squares: set[tuple[int, int]], start: tuple[int, int], steps: int, diagonal: bool) -> set[tuple[int, int]]:
+def brute_reach(squares: set[tuple[int, int]], start: tuple[int, int], steps: int,
+                diagonal: bool) -> set[tuple[int, int]]:
     moves = [(1, 0), (-1, 0), (0, 1), (0, -1)] + ([(1, 1), (1, -1), (-1, 1), (-1, -1)] if diagonal else [])
     here = {start}
     for _ in range(steps):
@@ -202,7 +204,8 @@ def brute_placements(squares: set[tuple[int, int]], size: int, min_contact: int)
             foot = {(x + dx, y + dy) for dx in range(size) for dy in range(size)}
             if foot & squares:
                 continue
-            touching = sum((fx + dx, fy + dy) in squares for fx, fy in foot for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+            touching = sum((fx + dx, fy + dy) in squares for fx, fy in foot for dx, dy in ((1, 0), (-1, 0), (0, 1),
+                                                                                           (0, -1)))
             if touching >= min_contact:
                 out.add((x, y))
     return out

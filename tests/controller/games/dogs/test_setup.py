@@ -66,7 +66,8 @@ def test_every_tile_is_drawn_in_the_docs() -> None:
         (lambda d: d["tiles"][0].update(grid=["JG.", "..G", "..."]), r"tile 1.*2 Gravestones"),
         (lambda d: d["tiles"][1].update(id="T01"), r"tile 2 \('T01'\): duplicate id"),
         (lambda d: d["tiles"][2].update(grid=["G.G", ".J.", "G.G"]), r"tile 3 \('T03'\): has 4 Gravestones"),
-        (lambda d: [t.update(grid=["G..", ".J.", "..."]) for t in d["tiles"][:9]], "13 Gravestones but only 8 spook tokens"),
+        (lambda d: [t.update(grid=["G..", ".J.", "..."]) for t in d["tiles"][:9]],
+         "13 Gravestones but only 8 spook tokens"),
         (lambda d: d["tiles"][5].update(colour="red"), r"tile 6 \('T06'\): unknown field"),
         (lambda d: d["tiles"][6].pop("id"), r"tile 7: 'id'"),
     ],
@@ -91,7 +92,8 @@ def test_a_tile_with_no_dog_square_is_refused(tmp_path: Path) -> None:
         load_tiles(path)
 
 
-@pytest.mark.parametrize("content, message", [(None, "cannot be read"), ("{oops", "not valid JSON"), ("[]", "JSON object")])
+@pytest.mark.parametrize("content, message",
+                         [(None, "cannot be read"), ("{oops", "not valid JSON"), ("[]", "JSON object")])
 def test_unreadable_tiles_files(tmp_path: Path, content: str | None, message: str) -> None:
     path = tmp_path / "t.json"
     if content is not None:
@@ -233,7 +235,8 @@ def test_placements_match_a_brute_force_search() -> None:
             foot = {(x + dx, y + dy) for dx in range(3) for dy in range(3)}
             if foot & squares.keys():
                 continue
-            touching = sum((sx + dx, sy + dy) in squares for sx, sy in foot for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+            touching = sum((sx + dx, sy + dy) in squares for sx, sy in foot for dx, dy in ((1, 0), (-1, 0), (0, 1),
+                                                                                           (0, -1)))
             if touching >= 2:
                 brute.add((x, y))
     assert placements == brute and placements

@@ -42,7 +42,8 @@ def throw(game: Superstition, value: int) -> None:
     assert game.phase == "move"
 
 
-def put(game: Superstition, seat: int, space: str, leg: str = "in1", zapped: tuple[str, ...] = (), target: str | None = None) -> None:
+def put(game: Superstition, seat: int, space: str, leg: str = "in1", zapped: tuple[str, ...] = (),
+        target: str | None = None) -> None:
     game.pawns[seat] = {"space": space, "leg": leg, "zapped": list(zapped), "target": target}
 
 

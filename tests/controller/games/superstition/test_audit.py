@@ -32,7 +32,8 @@ def test_stepping_off_a_platform_past_a_whammy_needs_its_charm(step_off: str) ->
     throw(game, 3)
     assert directions(game) == set()
     assert kinds(game) == {"end_turn"}
-    rejected(game, Action("move", 0, {"direction": "cw"}), "The Raven on the brick at the Ladder blocks the way clockwise")
+    rejected(game, Action("move", 0, {"direction": "cw"}),
+             "The Raven on the brick at the Ladder blocks the way clockwise")
 
 
 def test_stepping_off_past_a_whammy_with_its_charm_is_a_charm_move() -> None:

@@ -44,7 +44,8 @@ def test_default_board_is_symmetric_so_neither_way_is_favoured() -> None:
 
 def test_geometry_gives_coordinates_for_every_space() -> None:
     geometry = load_board().geometry()
-    assert all(isinstance(s["x"], (int, float)) and isinstance(s["y"], (int, float)) for s in geometry["spaces"].values())
+    assert all(isinstance(s["x"], (int, float)) and isinstance(s["y"],
+                                                               (int, float)) for s in geometry["spaces"].values())
     assert set(geometry) >= {"spaces", "brick_path", "stone_path", "gate", "start_circles", "platforms", "tomb"}
     coords = [(s["x"], s["y"]) for s in geometry["spaces"].values()]
     assert len(coords) == len(set(coords))  # no two spaces drawn on top of each other
@@ -83,7 +84,8 @@ _DELETE = object()
         (_set("stone_path", [f"s{i}" for i in range(16) if i != 4]),
          r"spaces\['s4'\] is a stone space missing from 'stone_path'"),
         (_set("stone_path", [f"s{i}" for i in range(8)]), r"'stone_path' must be a list of at least 9 space ids"),
-        (_set("platforms/ladder/brick_entrance", "s3"), r"platforms\['ladder'\]\.brick_entrance is 's3', a stone space"),
+        (_set("platforms/ladder/brick_entrance", "s3"),
+         r"platforms\['ladder'\]\.brick_entrance is 's3', a stone space"),
         (_set("platforms/mirror/brick_entrance", "b8"), r"platforms\['mirror'\]\.brick_entrance is 'b8', already used"),
         (_set("platforms/ladder/brick_entrance", "b0"), r"already used by the gate"),
         (_set("platforms/grave1/kind", "ladder_mirror"), r"platforms\['grave1'\]\.kind is 'ladder_mirror'"),

@@ -442,7 +442,8 @@ def _play_complete(n: int, seed: int, options: dict[str, Any], rnd: random.Rando
 
 @pytest.mark.slow
 def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
-    option_sets = [{}, {"step_off": "counts"}, {"challenge": "sensors"}, {"dice": 2}, {"tokens": "table", "dice_source": "table"}]
+    option_sets = [{}, {"step_off": "counts"}, {"challenge": "sensors"}, {"dice": 2},
+                   {"tokens": "table", "dice_source": "table"}]
     for k in range(200):
         rnd = random.Random(k)
         n = 2 + k % 3

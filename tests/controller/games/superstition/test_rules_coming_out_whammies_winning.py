@@ -173,7 +173,8 @@ def test_whammy_rule1_only_on_an_empty_path_space() -> None:
     rejected(game, Action("place_whammy", 0, {"space": "b3"}), "has a pawn")
     rejected(game, Action("place_whammy", 0, {"space": "s1"}), "already has a Whammy")
     for space in ("ladder", "tomb.north", "start.blue", "nowhere"):
-        rejected(game, Action("place_whammy", 0, {"space": space}), "a Whammy goes on a space of the brick or stone path")
+        rejected(game, Action("place_whammy", 0, {"space": space}),
+                 "a Whammy goes on a space of the brick or stone path")
 
 
 def test_whammy_rule1_placement_is_a_secret_action_kind() -> None:
@@ -253,7 +254,8 @@ def test_whammy_rule3_landing_exactly_lets_you_move_it() -> None:
     events = act(game, "move", direction="cw")
     assert events_of(events, "landed_on_whammy") and game.phase == "relocate"
     assert game.current_player == 0
-    rejected(game, Action("relocate_whammy", 0, {"to": "start.red"}), "a Whammy goes on a space of the brick or stone path")
+    rejected(game, Action("relocate_whammy", 0, {"to": "start.red"}),
+             "a Whammy goes on a space of the brick or stone path")
     events = act(game, "relocate_whammy", to="s9")
     assert game.whammies == {"s9": "mummys_curse"}
     assert events_of(events, "whammy_moved")[0].data["from"] == "b4"
@@ -352,6 +354,8 @@ def test_no_whammy_while_a_trap_is_watched_or_reset() -> None:
     throw(game, 3)
     act(game, "move", direction="cw")
     act(game, "pull_peg", trap="ladder", peg="a")
-    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "you cannot place a Whammy there now: waiting for the trap's outcome")
+    rejected(game, Action("place_whammy", 0, {"space": "s5"}),
+             "you cannot place a Whammy there now: waiting for the trap's outcome")
     act(game, "challenge_result", trap="ladder", zapped=True)
-    rejected(game, Action("place_whammy", 0, {"space": "s5"}), "you cannot place a Whammy there now: waiting for the trap to be reset")
+    rejected(game, Action("place_whammy", 0, {"space": "s5"}),
+             "you cannot place a Whammy there now: waiting for the trap to be reset")

@@ -85,7 +85,8 @@ def test_rule3_blocked_one_way_means_the_other_way() -> None:
     put(game, 1, "b4")
     throw(game, 3)
     assert directions(game) == {"ccw"}
-    rejected(game, Action("move", 0, {"direction": "cw"}), r"Bob \(blue\) on the fourth brick after the gate blocks the way clockwise")
+    rejected(game, Action("move", 0, {"direction": "cw"}),
+             r"Bob \(blue\) on the fourth brick after the gate blocks the way clockwise")
     assert "end_turn" not in kinds(game)
     rejected(game, Action("end_turn", 0), "you can still move")
 
@@ -367,7 +368,8 @@ def test_rule11_with_real_tokens_the_player_enters_what_they_drew() -> None:
     events = act(game, "reset_trap", trap="grave1")
     assert events_of(events, "draw_due") and game.phase == "draw" and game.current_player == 0
     assert len(game.legal_actions()) == 16 and game.public_actions() == []
-    rejected(game, Action("draw_tokens", 0, {"whammy": "black_cat", "charm": "wishbone"}), "that Whammy is not in the tomb")
+    rejected(game, Action("draw_tokens", 0, {"whammy": "black_cat", "charm": "wishbone"}),
+             "that Whammy is not in the tomb")
     events = act(game, "draw_tokens", whammy="mummys_curse", charm="wishbone")
     drew = events_of(events, "drew_tokens")[0]
     assert drew.private_to == 0 and drew.secret["whammy"] == "mummys_curse" and "mummys_curse" not in str(drew.public())

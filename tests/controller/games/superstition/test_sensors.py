@@ -127,7 +127,8 @@ def test_the_same_actions_are_accepted_typed_by_a_person() -> None:
 
 def test_wrong_trap_or_step_is_rejected_without_change() -> None:
     game = _on_ladder()
-    rejected(game, Action("challenge_result", 0, {"trap": "ladder", "zapped": True}), "you cannot call the trap's outcome now")
+    rejected(game, Action("challenge_result", 0, {"trap": "ladder", "zapped": True}),
+             "you cannot call the trap's outcome now")
     act(game, "pull_peg", trap="ladder", peg="a")
     rejected(game, Action("challenge_result", 0, {"trap": "mirror", "zapped": True}), "challenged is the Ladder")
     rejected(game, Action("reset_trap", 0, {"trap": "ladder"}), "you cannot reset that trap now")
@@ -156,7 +157,8 @@ def test_digital_mode_expects_nothing_from_the_board_and_refuses_sensor_steps() 
     act(game, "move", direction="cw")
     assert game.expects() == [] and game.expected_board() == REST
     assert kinds(game) == {"pull_peg"}
-    rejected(game, Action("challenge_result", 0, {"trap": "ladder", "zapped": True}), "you cannot call the trap's outcome now")
+    rejected(game, Action("challenge_result", 0, {"trap": "ladder", "zapped": True}),
+             "you cannot call the trap's outcome now")
 
 
 @pytest.mark.parametrize("challenge", ["digital", "sensors"])

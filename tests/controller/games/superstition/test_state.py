@@ -102,7 +102,8 @@ def test_bad_direction_is_refused() -> None:
     begin(game)
     throw(game, 2)
     rejected(game, Action("move", 0, {"direction": "up"}), "there is no such way to move")
-    rejected(game, Action("move", 0, {"direction": "in"}), "the way onto the platform is not open from the red start circle")
+    rejected(game, Action("move", 0, {"direction": "in"}),
+             "the way onto the platform is not open from the red start circle")
     rejected(game, Action("move", 0, {"direction": 3}), "wrong type")
 
 

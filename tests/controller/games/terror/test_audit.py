@@ -58,13 +58,16 @@ def test_no_pawn_falls_from_grass_when_a_tomb_slides() -> None:
                 after = board.types(board.config_index({**tombs, tomb: to}))
                 for cell, kind in enumerate(after):
                     if kind == "pit" and before[cell] != "pit":
-                        assert before[cell] is not None and before[cell].startswith("danger-"), (cfg, tomb, to, board.rc(cell))
+                        assert before[cell] is not None and before[cell].startswith("danger-"), (cfg, tomb, to,
+                                                                                                 board.rc(cell))
 
 
 def test_a_board_with_grass_that_becomes_a_pit_is_refused_naming_the_cell() -> None:
     raw = _raw_board()
     raw["platforms"][0]["spaces"][2]["middle"] = "grass"  # the Mummy track's end B, [6, 4]
-    with pytest.raises(BadGameData, match=r"cell \[6, 4\] shows 'grass' with the tomb at middle, but becomes the pit when the tomb slides to end_b"):
+    with pytest.raises(BadGameData,
+            match=r"cell \[6, 4\] shows 'grass' with the tomb at middle, but becomes the pit when the tomb slides to "
+                       r"end_b"):
         load_board(raw)
 
 

@@ -131,14 +131,16 @@ def test_a_monster_pawn_cannot_destroy_the_ghost() -> None:
 
 # ----- card timing -----------------------------------------------------------------------------------
 def test_now_or_later_cards_any_time_in_your_own_turn_only() -> None:
-    # Rulebook, "Goosebumps Cards": "You can play as many cards as you wish on your turn -- and at anytime during your turn".
+    # Rulebook, "Goosebumps Cards": "You can play as many cards as you wish on your turn -- and at anytime during your
+    # turn".
     g = new_game()
     give(g, 0, 0, "extra-turn-1")
     give(g, 0, 1, "extra-turn-2")
     give(g, 1, 0, "extra-turn-3")
     for name in ("roll", "tomb", "move", "after_move"):
         phase(g, 0, name, 2, "wolf")
-        assert {a.params["card"] for a in g.legal_actions() if a.kind == "play_card"} == {"extra-turn-1", "extra-turn-2"}
+        assert {a.params["card"] for a in g.legal_actions() if a.kind == "play_card"} == {"extra-turn-1",
+                                                                                          "extra-turn-2"}
     phase(g, 0, "tomb", 2, "wolf")
     act(g, "play_card", 0, card="extra-turn-1")
     act(g, "play_card", 0, card="extra-turn-2")  # as many as you wish

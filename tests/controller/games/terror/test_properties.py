@@ -145,10 +145,12 @@ def test_no_secret_reaches_the_public_view(params: tuple[int, int, int]) -> None
 def random_action(rng: random.Random, game: Terror) -> Action:
     cells = [[r, c] for r in range(-1, 10) for c in range(-1, 10)]
     cards = [*game.deck.cards, "joker"]
-    kind = rng.choice(["roll", "move_tomb", "move_pawn", "attempt_skull", "skull_outcome", "play_card", "place_monster", "end_turn", "dance"])
+    kind = rng.choice(["roll", "move_tomb", "move_pawn", "attempt_skull", "skull_outcome", "play_card",
+                       "place_monster", "end_turn", "dance"])
     params: dict[str, Any] = {}
     if kind == "move_tomb":
-        params = {"tomb": rng.choice(["mummy", "monster", "wolf", "dragon"]), "to": rng.choice(["end_a", "middle", "end_b", "top"])}
+        params = {"tomb": rng.choice(["mummy", "monster", "wolf", "dragon"]),
+                  "to": rng.choice(["end_a", "middle", "end_b", "top"])}
     elif kind == "move_pawn":
         params = {"pawn": rng.choice([0, 1, 2, "a"]), "to": rng.choice(cells)}
     elif kind == "attempt_skull":

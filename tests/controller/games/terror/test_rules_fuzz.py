@@ -76,7 +76,8 @@ def _candidates(game: Terror, rng: random.Random, listed: list[Action]) -> list[
             if effect == "extra_turn":
                 out.append(Action("play_card", seat, {"card": card_id}))
             elif effect in ("steal_ring", "switch"):
-                out += [Action("play_card", seat, {"card": card_id, "target": t, "pawn": k}) for t in pawns for k in (0, 1)]
+                out += [Action("play_card", seat,
+                               {"card": card_id, "target": t, "pawn": k}) for t in pawns for k in (0, 1)]
             elif effect == "move_pawn":
                 out += [Action("play_card", seat, {"card": card_id, "target": t, "to": c})
                         for t in pawns for c in rng.sample(sample, 3)]
@@ -233,7 +234,8 @@ def _reading(game: Terror, rng: random.Random) -> dict[str, str]:
 def _take_reading(game: Terror, rng: random.Random) -> list[Event] | None:
     s = game.s
     reading = _reading(game, rng)
-    in_tomb_step = s.phase == "tomb" or (s.phase == "choose" and s.pending is not None and s.pending["resume"] == "tomb")
+    in_tomb_step = s.phase == "tomb" or (s.phase == "choose" and s.pending is not None
+                                         and s.pending["resume"] == "tomb")
     rolled_read = in_tomb_step and f"tomb.{s.symbol}" in reading
     was = [[p.pos for p in row] for row in s.pawns]
     old_tombs = dict(s.tombs)

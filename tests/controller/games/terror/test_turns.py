@@ -34,7 +34,8 @@ def test_setup() -> None:
     assert len(g.s.draw) == 36 and g.s.discard == []
     assert g.s.draw != new_game(players=4, seed=6).s.draw
     assert g.s.draw == new_game(players=4, seed=5).s.draw
-    assert g.expected_board() == {"tomb.mummy": "middle", "tomb.monster": "middle", "tomb.wolf": "middle", "launcher": "armed"}
+    assert g.expected_board() == {"tomb.mummy": "middle", "tomb.monster": "middle", "tomb.wolf": "middle",
+                                  "launcher": "armed"}
 
 
 def test_youngest_first_then_clockwise() -> None:
@@ -331,6 +332,8 @@ def test_the_engine_uses_no_global_random_clock_or_threads() -> None:
     folder = Path(engine.__file__).parent
     for path in sorted(folder.glob("terror*.py")):
         tree = ast.parse(path.read_text())
-        names = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
-        modules = {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        names = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node,
+                (ast.Import, ast.ImportFrom)) for a in node.names}
+        modules = {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node,
+                                                                                      ast.ImportFrom) and node.module}
         assert not ({"random", "time", "threading", "datetime", "secrets"} & (names | modules)), path.name

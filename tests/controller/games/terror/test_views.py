@@ -34,7 +34,8 @@ def test_public_view_draws_the_board_for_the_current_tomb_positions() -> None:
     json.dumps(view)  # plain JSON for MQTT
     board = view["board"]
     assert (board["rows"], board["cols"]) == (9, 9)
-    assert board["gate"] == [8, 0] and board["crypt"] == CRYPT and board["entrance"] == [7, 0] and board["exit"] == [0, 7]
+    assert board["gate"] == [8, 0] and board["crypt"] == CRYPT
+    assert board["entrance"] == [7, 0] and board["exit"] == [0, 7]
     track = board["platforms"]["monster"]["track"]
     assert board["cells"][track["end_b"][0]][track["end_b"][1]] == "pit"
     assert board["cells"][track["middle"][0]][track["middle"][1]] == "danger-purple"
@@ -105,9 +106,12 @@ def test_describe_puts_each_action_in_words() -> None:
     g = new_game()
     assert g.describe(Action("roll", 0)) == "Ann rolls both dice"
     assert g.describe(Action("move_tomb", 0, {"tomb": "wolf", "to": "end_a"})) == "Ann slides the Wolf tomb to end A"
-    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [1, 4]})) == "Bo moves the boy pawn to a Magic Potion space"
-    assert g.describe(Action("move_pawn", 1, {"pawn": 1, "to": [2, 2]})) == "Bo moves the boy pawn to the gold Danger space"
-    assert g.describe(Action("play_card", 0, {"card": "switch-1", "target": [1, 0]})) == "Ann plays Body Swap on Bo's girl pawn"
+    assert g.describe(Action("move_pawn", 1,
+                             {"pawn": 1, "to": [1, 4]})) == "Bo moves the boy pawn to a Magic Potion space"
+    assert g.describe(Action("move_pawn", 1,
+                             {"pawn": 1, "to": [2, 2]})) == "Bo moves the boy pawn to the gold Danger space"
+    assert g.describe(Action("play_card", 0,
+                             {"card": "switch-1", "target": [1, 0]})) == "Ann plays Body Swap on Bo's girl pawn"
     assert g.describe(Action("skull_outcome", 0, {"hit": False})) == "The skull rolls out of the other window"
     card = {"card": "move-pawn-1", "target": [0, 1], "to": [0, 0]}
     assert g.describe(Action("play_card", 0, card)) == "Ann plays Ghostly Push on Ann's boy pawn, to a grass space"
