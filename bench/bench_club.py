@@ -54,9 +54,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_sse import free_port, wait_port
-from club_stages import report
-from club_tables import TOKEN, LocalTables
+from bench_sse import free_port, wait_port  # noqa: E402 - the script puts its folders on sys.path first
+from club_stages import report  # noqa: E402 - the script puts its folders on sys.path first
+from club_tables import TOKEN, LocalTables  # noqa: E402 - the script puts its folders on sys.path first
 
 PROBES = ROOT / "bench" / "club_probes.py"
 

@@ -33,7 +33,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from controller.protocol.publication import Publisher
+from controller.protocol.publication import Publisher  # noqa: E402 - the script puts its folders on sys.path first
 
 TABLE = "bench"
 TOKEN = "bench-token"

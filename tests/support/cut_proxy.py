@@ -7,6 +7,7 @@ connections made after it are forwarded as usual.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 
@@ -62,20 +63,16 @@ class CutProxy:
             pass
         finally:
             for s in (src, dst):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def _drop_all(self) -> None:
         with self._lock:
             live, self._live = self._live, []
             self._quiet = []
         for s in live:
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             s.close()
 
     @property

@@ -174,7 +174,7 @@ def test_kill_9_at_several_points_loses_and_doubles_nothing(mosquitto: Broker, t
                 after = sub.wait_latest(f"gravekeeper/{table}/status", lambda s: s["state"] == "online")
                 assert after["state"] == "online"
                 state = sub.wait_latest(f"gravekeeper/{table}/state",
-                                        lambda s: s["seq"] >= (before["seq"] if before else 0))
+                                        lambda s, before=before: s["seq"] >= (before["seq"] if before else 0))
                 if before is not None:
                     # The same state; only the signature's stamp names the new run (controller.protocol.publication).
                     unsigned = ("pub", "auth")

@@ -65,7 +65,7 @@ TERROR_CASES: list[Case] = [
     ("ragged row", _edit(TERROR, lambda d: d["layout"].__setitem__(3, d["layout"][3][:-1])), "layout[3] has 8", None),
     ("unknown mark", _edit(TERROR, lambda d: _set_row(d, 0, 0, "?")), "layout[0][0]", _cell([0, 0])),
     ("two gates", _edit(TERROR, lambda d: _set_row(d, 0, 0, "S")), "exactly one gate", None),
-    ("gate far from the entrance", _edit(TERROR, lambda d: (_set_row(d, 8, 0, "."), _set_row(d, 8, 8, "S")) and None),
+    ("gate far from the entrance", _edit(TERROR, lambda d: (_set_row(d, 8, 0, "."), _set_row(d, 8, 8, "S"))[-1]),
      "must be next to the Entrance", _cell([8, 8])),
     ("crypt touching a space", _edit(TERROR, lambda d: _set_row(d, 1, 8, ".")), "must touch the Exit", _cell([0, 8])),
     ("two platforms", _edit(TERROR, lambda d: d.update(platforms=d["platforms"][:2])), "list of three platforms", None),

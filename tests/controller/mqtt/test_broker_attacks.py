@@ -54,7 +54,7 @@ def wait_retained(broker: Broker, topic: str, ok: object, timeout: float = 10.0)
             if ok(now):  # type: ignore[operator]
                 return now
             try:
-                watch.wait_for(lambda msgs: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
+                watch.wait_for(lambda msgs, seen=seen: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
             except AssertionError:
                 raise AssertionError(f"the broker still holds {now[:200]!r} on {topic}") from None
 
@@ -369,5 +369,5 @@ def test_a_status_nested_just_under_the_parsers_limit_is_refused_like_any_forger
         before = link.status.refused
         junk = b'{"state":"offline","auth":"' + b"0" * 64 + b'","x":' + b"[" * depth + b"]" * depth + b"}"
         attacker.publish(topic, junk, qos=1, retain=True).wait_for_publish(5)
-        wait_until(lambda: link.status.refused > before, 5, f"the status nested {depth} deep refused")
+        wait_until(lambda before=before: link.status.refused > before, 5, f"the status nested {depth} deep refused")
     wait_retained(mosquitto, topic, lambda p: _online(p, table, SERVICE_TOKEN))

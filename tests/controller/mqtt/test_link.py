@@ -112,7 +112,7 @@ def test_events_go_out_in_order_and_the_cursor_follows_the_acks(mosquitto: Broke
         record(journal, 5, 30)
         pump.wake()
         assert seqs(sub.wait_events("gk/lk1/events", 35)) == list(range(1, 36))
-        pump.do(lambda l: None)  # one more flush after the acks: the cursor is written down
+        pump.do(lambda lk: None)  # one more flush after the acks: the cursor is written down
         wait_until(lambda: journal.published_seq() == 35, 5, "the outbox cursor")
         status = sub.wait_latest("gk/lk1/status", lambda s: s["state"] == "online")
         assert status["table"] == "lk1" and "version" in status and "since" in status
@@ -132,21 +132,21 @@ def test_waiting_for_the_events_to_be_sent_ends_with_their_ack_or_a_timeout(fres
         link = make_link(broker, journal, "lkw", pump)
         link.start()
         assert link.wait_online(5)
-        assert pump.do(lambda l: l.wait_events_sent(5)) is True  # nothing published: nothing to wait for
+        assert pump.do(lambda lk: lk.wait_events_sent(5)) is True  # nothing published: nothing to wait for
         record(journal, 2)
 
-        def publish_and_wait(l: MqttLink, timeout: float) -> tuple[int, bool, float]:
+        def publish_and_wait(lk: MqttLink, timeout: float) -> tuple[int, bool, float]:
             t0 = time.monotonic()
-            sent = l.flush(events_only=True)
-            return sent, l.wait_events_sent(timeout), time.monotonic() - t0
+            sent = lk.flush(events_only=True)
+            return sent, lk.wait_events_sent(timeout), time.monotonic() - t0
 
-        sent, acked, _ = pump.do(lambda l: publish_and_wait(l, 5))
+        sent, acked, _ = pump.do(lambda lk: publish_and_wait(lk, 5))
         assert sent == 2 and acked is True
         assert broker.proc is not None
         os.kill(broker.proc.pid, signal.SIGSTOP)  # the broker hangs: no acknowledgement comes
         try:
             record(journal, 1, 2)
-            sent, acked, waited = pump.do(lambda l: publish_and_wait(l, 0.3))
+            sent, acked, waited = pump.do(lambda lk: publish_and_wait(lk, 0.3))
             assert sent == 1 and acked is False and 0.25 <= waited < 3  # bounded by its timeout
         finally:
             os.kill(broker.proc.pid, signal.SIGCONT)
@@ -170,7 +170,7 @@ def test_retained_topics_are_published_after_the_events_they_include(mosquitto: 
     with Journal(tmp_path / "j.sqlite", table="lk3") as journal:
         record(journal, 3)
         link = make_link(mosquitto, journal, "lk3", pump)
-        pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 3, "game_id": "g"}))
+        pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 3, "game_id": "g"}))
         with Subscriber(mosquitto.host, mosquitto.port, ("gk/lk3/events", "gk/lk3/state")) as sub:
             link.start()
             sub.wait_for(lambda m: any(x.topic == "gk/lk3/state" for x in m))
@@ -188,9 +188,9 @@ def test_a_broker_outage_keeps_events_and_refreshes_retained_topics(fresh_mosqui
     broker = fresh_mosquitto  # no persistence: whatever was retained is gone after the restart
     journal = Journal(tmp_path / "j.sqlite", table="lk4")
     link = make_link(broker, journal, "lk4", pump)
-    def retain_both(l: MqttLink) -> None:
-        l.set_retained(l.topics.state, {"seq": 0})
-        l.set_retained(l.topics.sensors, {"s": 1})
+    def retain_both(lk: MqttLink) -> None:
+        lk.set_retained(lk.topics.state, {"seq": 0})
+        lk.set_retained(lk.topics.sensors, {"s": 1})
 
     pump.do(retain_both)
     link.start()
@@ -202,7 +202,7 @@ def test_a_broker_outage_keeps_events_and_refreshes_retained_topics(fresh_mosqui
         broker.stop()
         wait_until(lambda: not link.connected, 5, "the link to notice the outage")
         record(journal, 10, 5)  # decisions go on while the broker is away
-        pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 15}))
+        pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 15}))
         assert journal.published_seq() == 5  # nothing is marked that the broker did not take
         broker.start()
         wait_until(lambda: journal.published_seq() == 15, 15, "the broker to acknowledge the backlog")
@@ -227,17 +227,17 @@ def test_a_restart_does_not_resend_what_the_broker_already_has(mosquitto: Broker
     with Subscriber(mosquitto.host, mosquitto.port, ("gk/lk5/events",)) as sub:
         with Journal(path, table="lk5") as journal:
             link = make_link(mosquitto, journal, "lk5", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 4, "game_id": "G1"}))
+            pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 4, "game_id": "G1"}))
             link.start()
             sub.wait_events("gk/lk5/events", 4)
             link.close()
         with Journal(tmp_path / "crashed.sqlite", table="lk5") as journal:
             record(journal, 1, 4)
             link = make_link(mosquitto, journal, "lk5", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 5, "game_id": "G1"}))
+            pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 5, "game_id": "G1"}))
             link.start()
             events = sub.wait_events("gk/lk5/events", 5)
-            pump.do(lambda l: None)
+            pump.do(lambda lk: None)
             assert seqs(events) == [1, 2, 3, 4, 5]  # 1-4 not doubled, 5 sent
             wait_until(lambda: journal.published_seq() == 5, 5, "the outbox cursor")
             link.close()
@@ -248,7 +248,7 @@ def test_a_retained_state_of_another_game_is_not_trusted(mosquitto: Broker, tmp_
         with Journal(tmp_path / "old.sqlite", table="lk6") as old:
             record(old, 3)
             link = make_link(mosquitto, old, "lk6", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 3, "game_id": "OLD"}))
+            pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 3, "game_id": "OLD"}))
             link.start()
             sub.wait_events("gk/lk6/events", 3)
             link.close()
@@ -256,7 +256,7 @@ def test_a_retained_state_of_another_game_is_not_trusted(mosquitto: Broker, tmp_
         with Journal(tmp_path / "new.sqlite", table="lk6") as new:  # a new journal, a new game
             record(new, 3)
             link = make_link(mosquitto, new, "lk6", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 3, "game_id": "NEW"}))
+            pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 3, "game_id": "NEW"}))
             link.start()
             assert seqs(sub.wait_events("gk/lk6/events", 6)) == [1, 2, 3, 1, 2, 3]
             link.close()
@@ -379,7 +379,7 @@ def test_a_large_backlog_drains_in_order_through_the_window(mosquitto: Broker, t
             journal.record("observation", {"i": i}, [{"type": "tick", "data": {"i": i}}])
         with Subscriber(mosquitto.host, mosquitto.port, ("gk/lk8/events", "gk/lk8/state")) as sub:
             link = make_link(mosquitto, journal, "lk8", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": journal_events}))
+            pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": journal_events}))
             link.start()
             sub.wait_for(lambda m: any(x.topic == "gk/lk8/state" for x in m), 20)
             assert seqs(sub.events("gk/lk8/events")) == list(range(1, journal_events + 1))
@@ -409,7 +409,7 @@ def test_username_and_password_are_used_and_a_refusal_is_reported(tmp_path: Path
                 if ok:
                     assert link.wait_online(5)
                 else:
-                    wait_until(lambda: link.health()["last_error"] is not None, 5, "the refusal")
+                    wait_until(lambda link=link: link.health()["last_error"] is not None, 5, "the refusal")
                     assert not link.connected
                     assert "refused" in link.health()["last_error"]
                     assert "authori" in link.health()["last_error"].lower()
@@ -587,7 +587,7 @@ def test_a_sealed_reply_carries_only_the_id_ok_and_the_sealed_text(mosquitto: Br
                 link.reply("act", "s0", False, error="card ring-3 is not yours", sealed="QUJD")
             with pytest.raises(ValueError, match="inside 'sealed' only"):
                 link.reply("act", "s0", True, data={"action": {}}, sealed="QUJD")
-            pump.do(lambda l: l.reply("act", "s1", False, sealed="QUJD"))
+            pump.do(lambda lk: lk.reply("act", "s1", False, sealed="QUJD"))
             sub.wait_for(lambda m: any(x.json().get("id") == "s1" for x in m))
             (reply,) = [x.json() for x in sub.on("gk/lks/reply/act")]
             assert verify_reply(TOKEN, "lks", "act", reply) and reply.pop("auth")

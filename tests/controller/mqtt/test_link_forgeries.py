@@ -29,8 +29,8 @@ def test_every_published_message_is_signed_for_its_table_and_topic(mosquitto: Br
     with Journal(tmp_path / "j.sqlite", table="lf1") as journal:
         record(journal, 2)
         link = make_link(mosquitto, journal, "lf1", pump)
-        pump.do(lambda l: (l.set_retained(l.topics.state, {"seq": 2}), l.set_retained(l.topics.health, {"ok": 1}),
-                           l.set_retained(l.topics.private(1), {"seq": 2, "seat": 1, "sealed": "x"})))
+        pump.do(lambda lk: (lk.set_retained(lk.topics.state, {"seq": 2}), lk.set_retained(lk.topics.health, {"ok": 1}),
+                           lk.set_retained(lk.topics.private(1), {"seq": 2, "seat": 1, "sealed": "x"})))
         with Subscriber(mosquitto.host, mosquitto.port, ("gk/lf1/#",)) as sub:
             link.start()
             sub.wait_for(lambda m: {x.topic for x in m} >= {"gk/lf1/state", "gk/lf1/health", "gk/lf1/private/1"})
@@ -51,7 +51,7 @@ def test_someone_elses_message_on_a_retained_topic_is_put_right_and_counted(mosq
                                                                             pump: Pump) -> None:
     with Journal(tmp_path / "j.sqlite", table="lf2") as journal:
         link = make_link(mosquitto, journal, "lf2", pump)
-        pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 0, "players": ["Ann"]}))
+        pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 0, "players": ["Ann"]}))
         link.start()
         assert link.wait_online(5)
         forger = outsider(mosquitto)
@@ -100,14 +100,14 @@ def test_a_forged_retained_state_does_not_make_a_restart_skip_events(mosquitto: 
     finally:
         forger.disconnect()
         forger.loop_stop()
-    with Subscriber(mosquitto.host, mosquitto.port, ("gk/lf3/events",)) as sub:
-        with Journal(tmp_path / "j.sqlite", table="lf3") as journal:
-            record(journal, 5)
-            link = make_link(mosquitto, journal, "lf3", pump)
-            pump.do(lambda l: l.set_retained(l.topics.state, {"seq": 5, "game_id": "G1"}))
-            link.start()
-            assert seqs(sub.wait_events("gk/lf3/events", 5)) == [1, 2, 3, 4, 5]  # none skipped
-            link.close()
+    with (Subscriber(mosquitto.host, mosquitto.port, ("gk/lf3/events",)) as sub,
+          Journal(tmp_path / "j.sqlite", table="lf3") as journal):
+        record(journal, 5)
+        link = make_link(mosquitto, journal, "lf3", pump)
+        pump.do(lambda lk: lk.set_retained(lk.topics.state, {"seq": 5, "game_id": "G1"}))
+        link.start()
+        assert seqs(sub.wait_events("gk/lf3/events", 5)) == [1, 2, 3, 4, 5]  # none skipped
+        link.close()
 
 
 def test_a_live_older_controller_with_a_clock_ahead_still_stops_the_newer_one(mosquitto: Broker, tmp_path: Path,
@@ -157,7 +157,7 @@ def test_someone_elses_message_on_a_private_topic_no_seat_has_is_deleted(mosquit
     monkeypatch.setattr(mqtt_link, "STRAYS_WAITING", 5)
     with Journal(tmp_path / "j.sqlite", table="lf5") as journal:
         link = make_link(mosquitto, journal, "lf5", pump)
-        pump.do(lambda l: l.set_retained(l.topics.private(1), {"seq": 0, "seat": 1, "sealed": "x"}))
+        pump.do(lambda lk: lk.set_retained(lk.topics.private(1), {"seq": 0, "seat": 1, "sealed": "x"}))
         link.start()
         assert link.wait_online(5)
         wait_until(lambda: _retained_private(mosquitto, "lf5") == {"gk/lf5/private/1"}, 5, "the table's own view")

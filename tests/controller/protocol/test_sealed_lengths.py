@@ -40,7 +40,8 @@ def _play(svc: Service, steps: int, seed: int) -> None:
     for _ in range(steps):
         if not svc.call(step):
             players = ["Ann", "Bo", "Cy", "Dee"][: rnd.choice((2, 3, 4))]
-            svc.call(lambda s: s.referee.new_game(s.referee.game.name, players, rnd.randrange(1 << 30)))
+            svc.call(lambda s, players=players: s.referee.new_game(s.referee.game.name, players,
+                                                                   rnd.randrange(1 << 30)))
 
 
 def _secret(game: str, envelope: dict[str, Any]) -> Any:

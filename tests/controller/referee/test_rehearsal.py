@@ -62,7 +62,7 @@ def test_random_readings_decide_the_same_with_or_without_rehearsals(tmp_path: Pa
         value = rng.choice(sorted(sensor_values(sensor)))
         ms = rng.choice([0, 5, 50, 400, 2500])
         outs = []
-        for i, (ref, clock) in enumerate(zip(refs, clocks)):
+        for i, (ref, clock) in enumerate(zip(refs, clocks, strict=False)):
             clock.advance(ms)
             if i == 0:
                 before = _snapshot(ref)

@@ -175,7 +175,8 @@ def test_payloads_that_are_not_utf8_are_refused_by_name(mosquitto: Broker, make_
         for raw, says in ((text.encode("utf-16-le"), "not UTF-8 text"), (text.encode("utf-16"), "not UTF-8 text"),
                           (text.encode("utf-8-sig"), "byte order mark")):
             cmd.send_raw("act", raw)
-            cmd.sub.wait_for(lambda m, n=len(cmd.replies("act")): len(cmd.replies("act")) > n)
+            before = len(cmd.replies("act"))
+            cmd.sub.wait_for(lambda m, before=before: len(cmd.replies("act")) > before)
             reply = cmd.replies("act")[-1]
             assert reply["ok"] is False and says in reply["error"] and "codec" not in reply["error"], reply
         cmd.send_raw("act", b'{"id": "x", "ok": "\xff"}')

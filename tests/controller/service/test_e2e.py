@@ -94,7 +94,7 @@ def test_a_30_s_broker_outage_mid_game_loses_nothing(tmp_path: Path, make_servic
         pause = threading.Event()
         for value in ("armed", "launched", "armed", "launched", "armed"):
             svc.hub.simulate("launcher", value)
-            wait_until(lambda: bool(svc.hub.snapshot()["launcher"].value == value), 5, "the sensor")
+            wait_until(lambda value=value: bool(svc.hub.snapshot()["launcher"].value == value), 5, "the sensor")
         wait_until(lambda: svc.journal.last_seq() == 7, 5, "the decisions")
         assert svc.call(lambda s: s.journal.published_seq()) <= 2  # never past what the broker took
         pause.wait(30)  # the outage itself: nothing to wait for but the clock

@@ -194,7 +194,7 @@ def test_new_game_and_resync_republish_every_retained_topic(mosquitto: Broker, m
             assert state["players"] == ["Ann", "Bo", "Cy"] and state["game"] == "superstition"
             sub.wait_latest(topic(t, "status"), lambda s: s["state"] == "online" and s["game"] == "superstition")
             for seat in range(3):
-                sealed = sub.wait_latest(topic(t, "private", str(seat)), lambda p: p["seat"] == seat)
+                sealed = sub.wait_latest(topic(t, "private", str(seat)), lambda p, seat=seat: p["seat"] == seat)
                 view = unseal(TOKEN, t, seat, sealed["sealed"])
                 assert view["seat"] == seat and view["game_id"] == game_id
             wanted = {topic(t, n) for n in ("status", "state", "sensors", "health")}

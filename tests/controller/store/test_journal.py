@@ -364,9 +364,9 @@ def test_an_input_whose_text_was_damaged_names_the_input(tmp_path: Path) -> None
         j.record("observation", {"n": 2}, [])
     with sqlite3.connect(path) as db:
         db.execute("UPDATE inputs SET payload = '{\"n\": 2' WHERE id = 2")
-    with Journal(path, table="t1", create=False) as reader:
-        with pytest.raises(JournalError, match=r"input 2 cannot be read"):
-            list(reader.inputs())
+    with (Journal(path, table="t1", create=False) as reader,
+          pytest.raises(JournalError, match=r"input 2 cannot be read")):
+        list(reader.inputs())
 
 
 def test_a_reader_does_not_wait_for_the_writers_lock(tmp_path: Path) -> None:

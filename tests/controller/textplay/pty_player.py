@@ -9,6 +9,7 @@ that the screen holds no secret of anyone but the player holding the device.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -165,10 +166,8 @@ class PtyTable:
             # Closing a stream another thread reads would hang; the daemon thread dies with the run.
             raise AssertionError("the play loop did not leave on 'quit'")
         self._slave_in.close()
-        try:
+        with contextlib.suppress(OSError):  # output the loop left unflushed when it failed: reported already
             self._slave_out.close()
-        except OSError:
-            pass  # output the loop left unflushed when it failed: the failure is reported already
         self.reader.join(WAIT_S)  # ends when the slave side is closed
         os.close(self.master)
 

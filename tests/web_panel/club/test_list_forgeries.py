@@ -70,12 +70,12 @@ def test_a_forgery_of_the_wrong_types_does_not_break_the_club_list(
     good = {"state": GOOD_STATE, "status": GOOD_STATUS, "summary": GOOD_SUMMARY}[kind]
     tables = [f"evil-{kind}-{field.replace('_', '')}-{n}" for n in range(len(WRONG))]
     try:
-        for table, wrong in zip(tables, WRONG):
+        for table, wrong in zip(tables, WRONG, strict=False):
             if kind != "status":
                 publish(forger, table, "status", json.dumps({**GOOD_STATUS, "table": table}).encode())
             publish(forger, table, kind, json.dumps({**good, "table": table, field: wrong}).encode())
             if kind == "state":
-                assert view.wait_until(lambda: view.has_table(table), 5)
+                assert view.wait_until(lambda table=table: view.has_table(table), 5)
                 view.hold(table)  # someone has the table's page open: the panel takes its state
         if kind == "state":
             assert view.wait_until(lambda: all(view.state(t) is not None for t in tables), 5)

@@ -352,10 +352,10 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
         offline.apply(action)
         try:
             step(page, clicks_for(action), offline.public_view())
-        except AssertionError:
+        except AssertionError as err:
             shown = page.evaluate("window.gkLive.state.view")
             want = offline.public_view()
-            raise AssertionError({k: (shown.get(k), want.get(k)) for k in want if shown.get(k) != want.get(k)})
+            raise AssertionError({k: (shown.get(k), want.get(k)) for k in want if shown.get(k) != want.get(k)}) from err
     assert offline.public_view() != default.public_view()
 
 

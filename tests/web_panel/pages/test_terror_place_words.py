@@ -31,6 +31,6 @@ def test_the_panel_names_every_space_as_the_engine_does(pages: Any) -> None:
         cells = [board.rc(i) for i, kind in enumerate(board.types(cfg)) if kind is not None]
         said = page.evaluate("([view, cells]) => cells.map(rc => window.GKWords.terrorCell({ view }, rc))",
                              [view, cells])
-        for rc, words in zip(cells, said):
+        for rc, words in zip(cells, said, strict=False):
             assert words == place_words(board, cfg, board.cell(rc)), (cfg, rc, words)
             assert not RAW_ID.search(words), words

@@ -96,7 +96,7 @@ def test_controller_and_panel_killed_and_restarted_mid_game(mosquitto: Broker, t
         assert f":{port}/" in service.panel_url
 
         # Every page reconnects by itself: no reload, no login, no join code.
-        for page, before in zip([referee, *players], opened):
+        for page, before in zip([referee, *players], opened, strict=False):
             page.wait_for_function("(n) => window.gkLive.opened > n && "
                                    "document.getElementById('live-state').textContent === 'live'", arg=before)
         for phone in players:

@@ -132,7 +132,7 @@ def test_a_forgery_nested_just_under_the_parsers_limit_does_not_break_a_tables_p
                 b"[" * depth + b"]" * depth + b"}"
             forger.publish(f"gravekeeper/{table}/state", state, qos=1, retain=True).wait_for_publish(5)
             # ignored (counted), or, before, taken as the table's state
-            assert view.wait_until(lambda: view.bad_messages > bad or view.state(table) is not None, 5), depth
+            assert view.wait_until(lambda bad=bad: view.bad_messages > bad or view.state(table) is not None, 5), depth
             r = client.get(f"/api/t/{table}")
             assert r.status_code == 200 and (r.get_json().get("state") or {}).get("view") is None, depth
         assert client.get("/").status_code == 200

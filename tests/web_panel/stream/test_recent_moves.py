@@ -98,7 +98,7 @@ def wait_retained_recent(broker: Broker, table: str, ok: Any, timeout: float) ->
             if result:
                 return result
             try:
-                watch.wait_for(lambda msgs: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
+                watch.wait_for(lambda msgs, seen=seen: len(msgs) > seen, max(0.0, deadline - time.monotonic()))
             except AssertionError:
                 return result
 

@@ -71,7 +71,7 @@ def clear_tokens(game: DogsGame) -> None:
     (11, 11) and one spook in the bottom-left corner (0, 11), so that the game
     does not end by itself."""
     st = game.st
-    for sq, cubes in list(st.board_snacks.items()):
+    for cubes in list(st.board_snacks.values()):
         st.removed.extend(cubes)
     st.board_snacks = {}
     for s in st.spooks:

@@ -339,7 +339,7 @@ def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
         _check_dogs_step(game, game.legal_actions(), True, seen)
         assert game.winners
         again = DogsGame.new(names, seed)
-        for action, state in zip(taken, states):
+        for action, state in zip(taken, states, strict=False):
             again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
             assert again.to_json() == state
         assert DogsGame.from_json(json.loads(json.dumps(states[-1]))).to_json() == states[-1]

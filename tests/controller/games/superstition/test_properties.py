@@ -100,7 +100,7 @@ def test_no_pawn_ever_passes_or_lands_on_another(case: tuple[int, int, int, list
             path = event.data["path"]
             assert not others & set(path), (event.data, before)
             steps = [event.data["from"], *path]
-            for a, b in zip(steps, steps[1:]):
+            for a, b in zip(steps, steps[1:], strict=False):
                 # A free step off a platform starts on its exit: that is not a move.
                 assert frozenset((a, b)) in adjacent or a == b, (a, b, event.data)
 
@@ -451,7 +451,7 @@ def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
         taken, states = _play_complete(n, k, options, rnd)
         # replay: re-applying the action list from the start goes through the identical states
         again = G.new(NAMES[:n], k, options)
-        for action, state in zip(taken, states):
+        for action, state in zip(taken, states, strict=False):
             again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
             assert _snapshot(again) == state
         final = states[-1]
@@ -662,7 +662,7 @@ class _RulebookWatch:
             ring = board[f"{self.ring_of[line[0]]}_path"]
             step = 1 if data["direction"] == "cw" else -1
             # Rule 2: one ring, one direction.
-            for a, b in zip(line, line[1:]):
+            for a, b in zip(line, line[1:], strict=False):
                 assert ring[(ring.index(a) + step) % len(ring)] == b, data
             if end_kind == "platform":
                 # Rules 4 and 8: "Exact count is not necessary"; the platform's circle counts one space.

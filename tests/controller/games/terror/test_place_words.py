@@ -59,7 +59,8 @@ def spaces_fitting(board: Board, cfg: int, words: str) -> list[int]:
     on = re.match(r"on the (\w+) platform, ", rest)
     platform = on.group(1) if on else None
     rest = rest[on.end():] if on else rest
-    rc = lambda i: divmod(i, board.cols)
+    def rc(i):
+        return divmod(i, board.cols)
 
     def checks(clue: str) -> list[tuple[str, int, int]]:
         """A clue as (how, place, count): "next to", "diagonally next to", "in line with", or a count."""

@@ -67,7 +67,7 @@ def test_no_pawn_on_a_pit_and_no_path_across_bushes_or_pits(params: tuple[int, i
             if e.type == "pawn_moved" and "path" in e.data:
                 cells = [game.board.cell(c) for c in [e.data["from"], *e.data["path"]]]
                 assert len(set(cells)) == len(cells)  # never doubles back
-                for a, b in zip(cells, cells[1:]):
+                for a, b in zip(cells, cells[1:], strict=False):
                     assert b in game.board.adjacency(game.cfg)[a]
                     assert types[b] not in ("pit", "bush")
 
@@ -320,7 +320,7 @@ def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
         complete += 1
         _check_terror_step(game, game.legal_actions(), revealed)
         again = Terror.new(game.players, seed)
-        for action, state in zip(taken, states):
+        for action, state in zip(taken, states, strict=False):
             again.apply(Action.from_json(json.loads(json.dumps(action.to_json()))))
             assert again.to_json() == state
         assert Terror.from_json(json.loads(json.dumps(states[-1]))).to_json() == states[-1]
