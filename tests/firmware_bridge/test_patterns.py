@@ -13,9 +13,7 @@ from firmware_bridge.firmware import gkfw
 from firmware_bridge.link import McuLink
 from firmware_bridge.virtual_mcu import VirtualMcu
 from tests.firmware_bridge.recorder import Recorder
-from tests.firmware_bridge.test_firmware import Board, board
-
-__all__ = ["board"]
+from tests.firmware_bridge.test_firmware import Board
 
 
 def test_the_frame_round_trips_and_refuses_bad_fields() -> None:

@@ -14,8 +14,6 @@ from controller.referee.live_gm import game_master
 from tests.controller.referee.test_fakegame import Clock, make_referee, obs, types
 from tests.controller.referee.test_games import (
     TERROR_REST,
-    TRAPS_REST,
-    drive_to,
     seed_rolling,
 )
 
@@ -29,14 +27,6 @@ def terror(tmp_path: Path) -> tuple[Referee, Clock]:
     return ref, clock
 
 
-@pytest.fixture
-def superstition(tmp_path: Path) -> tuple[Referee, Clock]:
-    clock = Clock()
-    ref = make_referee(tmp_path, clock, settings={"referee.trap_window_ms": 1500})
-    assert ref.reconcile(TRAPS_REST).ok
-    assert ref.new_game("superstition", ["Ann", "Bo"], seed=1).ok
-    drive_to(ref, "peg_pull")
-    return ref, clock
 
 
 def gm(ref: Referee, op: str, **fields: Any) -> Any:

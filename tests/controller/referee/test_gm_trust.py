@@ -1,6 +1,6 @@
 """Trust the board as it stands, for every game with sensed parts: what the rules allow, and what they refuse.
 
-Terror's tombs are in test_gm_referee.py; here Superstition's traps (their pegs
+Terror's tombs are in test_gm.py; here Superstition's traps (their pegs
 and springs), a Superstition game whose traps the engine decides, and the
 dogs' game, which senses nothing. Each accepted correction is journalled with
 who, when and why, and ``gravekeeper replay --verify`` decides it again.
@@ -17,10 +17,8 @@ from controller.games.base import Action
 from controller.referee.live import Referee
 from controller.referee.live_gm import game_master
 from tests.controller.referee.test_fakegame import Clock, make_referee, obs, types
-from tests.controller.referee.test_gm import challenged, superstition, verify_replay
-
-__all__ = ["superstition"]  # the Superstition referee at a challenge, shared with test_gm_referee.py
 from tests.controller.referee.test_games import TRAPS_REST
+from tests.controller.referee.test_gm import challenged, verify_replay
 
 
 def trust(ref: Referee, reason: str | None = "the board is right") -> Any:

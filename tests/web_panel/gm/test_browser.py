@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +21,13 @@ from tests.support.mqtt import Commander, Subscriber
 from tests.web_panel.pages.test_e2e_games import dogs_policy
 from tests.web_panel.support.browser import login, open_page, shot
 from tests.web_panel.support.e2e_driver import find_game
-from tests.web_panel.support.service_runner import RunningService, start_service
+from tests.web_panel.support.service_runner import RunningService
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BASE = "gravekeeper"
 
 
-@pytest.fixture
-def service(request: pytest.FixtureRequest, mosquitto: Broker, tmp_path: Path,
-            table_id: str) -> Iterator[RunningService]:
-    svc = start_service(mosquitto, tmp_path, table_id, "tok-gm-browser", game=getattr(request, "param", "terror"))
-    yield svc
-    svc.stop()
 
 
 def commander(mosquitto: Broker, svc: RunningService) -> Commander:

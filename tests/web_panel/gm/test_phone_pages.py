@@ -3,7 +3,7 @@
 (``check_phone_page``: 44 px touch targets, no sideways scroll, no id or coordinate in the
 text, no console error, no serious accessibility fault.) The referee's card with a player's
 request and after an undo, the player's phone asking and seeing what goes back, and the
-history's list of games and sensors; the replay page is checked in test_gm_history_hands.py.
+history's list of games and sensors; the replay page is checked in test_history_hands.py.
 Also: the referee trusts a Superstition board on the page, and is told in words when the rules forbid it.
 """
 
@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from controller.protocol.security import join_code
-from tests.web_panel.gm.test_browser import roll_and_slide, service, wait_state
+from tests.web_panel.gm.test_browser import roll_and_slide, wait_state
 from tests.web_panel.support.browser import check_phone_page, login, open_page, watch_console
 from tests.web_panel.support.service_runner import RunningService
 
-__all__ = ["service"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 

@@ -1,6 +1,6 @@
 """The pages on a phone, against a fake table that publishes real engine states.
 
-Every page at 360 and 390 CSS px (``browser_helpers.check_phone_page``): touch targets of at least 44x44,
+Every page at 360 and 390 CSS px (``support.browser.check_phone_page``): touch targets of at least 44x44,
 no sideways scroll, no id or coordinate in the text, no console error, no serious axe-core violation.
 And what a phone player relies on: a move is shown where it goes before it is sent, "Your turn" stands at
 the top, "Leave" asks first.
@@ -136,7 +136,7 @@ def test_every_page_on_a_phone(name: str, phone: Any, served: PanelServer, fake:
     check_phone_page(player, "the join form", p_errors, shot_name="phone-join")
     seat = g.current_player
     # The phone buzzes on this player's turn through the table's cues (effects.js, tested with its cues in
-    # test_effects_browser.py); the page must not buzz a second time by itself: count the calls it makes.
+    # pages/test_effects.py); the page must not buzz a second time by itself: count the calls it makes.
     player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
     join(player, url, fake.table, token, seat)
     player.wait_for_selector("#your-turn:not([hidden])")

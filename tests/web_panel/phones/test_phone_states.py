@@ -3,7 +3,7 @@
 That sweep opens each page once, mid-game, as the player whose turn it is. A person at the table also
 holds a phone while waiting for their turn, after the game is over, before their own view has come,
 and after typing a wrong code: each is checked here at 360 and 390 CSS px with the same helper
-(``browser_helpers.check_phone_page``: 44x44 targets, no sideways scroll, no id or coordinate, no
+(``support.browser.check_phone_page``: 44x44 targets, no sideways scroll, no id or coordinate, no
 console error, no serious axe-core violation).
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.protocol.security import join_code
-from tests.web_panel.phones.test_phone import GAMES, advance, join, publish  # noqa: F401 (phone: the fixture)
+from tests.web_panel.phones.test_phone import GAMES, advance, join, publish
 from tests.web_panel.support.browser import check_phone_page, open_page
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable

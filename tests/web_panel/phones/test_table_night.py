@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_panel.phones.test_phone import (  # noqa: F401 (phone: the fixture)
+from tests.web_panel.phones.test_phone import (
     GAMES,
     MOVES,
     advance,

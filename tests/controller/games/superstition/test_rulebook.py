@@ -1,6 +1,6 @@
 """Superstition, re-derived from the rulebook in seeded random games.
 
-``test_superstition_properties`` predicts every walk and the actions at the
+``test_properties`` predicts every walk and the actions at the
 tomb. These check the rest of a turn at every step of whole random games under
 every option: who throws first and who plays next, where a challenge sends the
 pawn (rules 6, 7, 10, 11, 12; Part II 1, 2, 4), when a turn ends or goes on,

@@ -1,7 +1,7 @@
 """Terror: seeded random games, with board readings at random moments, checked against rules re-derived here.
 
-The other fuzz tests check what each action does (test_terror_effects_fuzz.py) and that a fallen player
-never keeps the turn (test_terror_board_taken.py). These check, from the rulebook's own words:
+The other fuzz tests check what each action does (test_effects_fuzz.py) and that a fallen player
+never keeps the turn (test_board_taken.py). These check, from the rulebook's own words:
 
 - the legal-move generator against ``apply``: every listed action applies; every other action built
   from the same pieces (any seat, pawn, tomb, target, card and space) is refused with a reason in
