@@ -107,7 +107,7 @@ def test_the_new_game_form_is_not_usable_before_its_script_runs(page: Any, serve
     page.route("**/static/table.js", lambda route: held.append(route))
     # The button can be parsed before the parser reaches the script tag: wait for the request itself.
     with page.expect_request("**/static/table.js", timeout=10_000):
-        open_page(page, served.url + f"t/{fake.table}", wait_until="commit")
+        page.goto(served.url + f"t/{fake.table}", wait_until="commit")  # before the page is ready, on purpose
     deadline = time.monotonic() + 5
     while not held and time.monotonic() < deadline:
         page.wait_for_timeout(20)  # Playwright hands the held route to its handler while it waits

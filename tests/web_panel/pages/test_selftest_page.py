@@ -149,7 +149,7 @@ def test_the_start_buttons_wait_for_the_page_to_be_live(chromium: Any, settings:
         login(page, panel.url, fake.table, token)
         held: list[Any] = []
         page.route("**/static/selftest.js", lambda route: held.append(route))
-        open_page(page, f"{panel.url}t/{fake.table}/selftest", wait_until="commit")
+        page.goto(f"{panel.url}t/{fake.table}/selftest", wait_until="commit")  # before the page is ready, on purpose
         page.wait_for_selector("#st-guided", state="attached")
         assert page.is_disabled("#st-guided") and page.is_disabled("#st-start")
         assert held, "the page did not ask for selftest.js"
