@@ -54,9 +54,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_sse import free_port, wait_port
-from club_stages import report
-from club_tables import TOKEN, LocalTables
+from bench_sse import free_port, wait_port  # noqa: E402 - the script puts its folders on sys.path first
+from club_stages import report  # noqa: E402 - the script puts its folders on sys.path first
+from club_tables import TOKEN, LocalTables  # noqa: E402 - the script puts its folders on sys.path first
 
 PROBES = ROOT / "bench" / "club_probes.py"
 
@@ -172,7 +172,8 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
 
     msgs = sum(mqtt_out["counts"].values())
     return {
-        "tables": n, "procs": len(group.procs) if isinstance(group, WorkerTables) else 1, "open": len(opened), "window_s": round(wall, 1),
+        "tables": n, "procs": len(group.procs) if isinstance(group, WorkerTables) else 1, "open": len(opened),
+            "window_s": round(wall, 1),
         "start_s": round(started_s, 1), "flips": tables_out["flips"],
         "events": len(mqtt_out["latency_ms"]),
         "mqtt_p50": pct(mqtt_out["latency_ms"], 50), "mqtt_p99": pct(mqtt_out["latency_ms"], 99),
@@ -306,7 +307,8 @@ def main() -> int:
     print(f"# began {began}, ended {time.strftime('%H:%M:%S UTC', time.gmtime())}; load average (1, 5, 15 min) "
           f"{load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} at the start, {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} "
           "at the end")
-    keys = ["tables", "procs", "open", "window_s", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50", "sse_p99", "msgs_per_s_per_table",
+    keys = ["tables", "procs", "open", "window_s", "events", "mqtt_p50", "mqtt_p99", "sse_events", "sse_p50",
+            "sse_p99", "msgs_per_s_per_table",
             "broker_cpu_pct", "controller_cpu_pct_per_table", "panel_cpu_pct", "rss_per_table_mib", "start_s",
             "threads", "gc_collections", "gc_longest_ms"]
     for r in results:
@@ -319,7 +321,8 @@ def main() -> int:
         print(f"event p99 at an outside subscriber: {many['mqtt_p99']:.1f} ms vs {one['mqtt_p99']:.1f} ms "
               f"= {many['mqtt_p99'] / one['mqtt_p99']:.2f}x (target <= 2x)")
         print(f"club panel SSE event p99 at {many['tables']} tables: {many['sse_p99']:.1f} ms (target <= 100 ms)")
-    print(json.dumps([{k: v for k, v in r.items() if k not in ("mqtt_ms", "sse_ms", "arrivals", "stamps", "gc_pauses")} for r in results]))
+    print(json.dumps([{k: v for k, v in r.items() if k not in ("mqtt_ms", "sse_ms", "arrivals", "stamps",
+                                                               "gc_pauses")} for r in results]))
     return 0
 
 

@@ -96,12 +96,12 @@ def main() -> None:
     for name in ("seal a view, unpadded", "seal a view, padded to 16 KiB"):
         print(_row(name, [x for n_, ms in rows if n_ == name for x in ms]))
 
-    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        with Journal(Path(tmp) / "bench.journal", table="bench") as journal:
-            n = min(args.n, 1000)
-            spend = _times(lambda i: journal.use_command(f"c{i}"), n)
-            record = _times(lambda i: journal.record("command", {"command_id": f"r{i}"},
-                                                     [{"type": "rolled", "data": {"i": i}}]), n)
+    with (tempfile.TemporaryDirectory(dir=args.dir) as tmp,
+          Journal(Path(tmp) / "bench.journal", table="bench") as journal):
+        n = min(args.n, 1000)
+        spend = _times(lambda i: journal.use_command(f"c{i}"), n)
+        record = _times(lambda i: journal.record("command", {"command_id": f"r{i}"},
+                                                 [{"type": "rolled", "data": {"i": i}}]), n)
     print(_row("spend a command id (use_command, fsync)", spend))
     print(_row("an accepted act's decision commit (record, fsync)", record))
 

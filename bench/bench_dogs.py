@@ -210,7 +210,8 @@ def main() -> int:
     params = {"rotation": 1, "x": 3, "y": -2}
     rows.append(row("one Action(...) as a caller builds it (JSON-canonicalised)",
                     timed(lambda: Action("place_tile", 0, params), args.repeat * 10)))
-    rows.append(row("one action as the engine builds it", timed(lambda: _act("place_tile", 0, params), args.repeat * 10)))
+    rows.append(row("one action as the engine builds it",
+                    timed(lambda: _act("place_tile", 0, params), args.repeat * 10)))
 
     rows.append(row(f"legal_actions(), {args.games} random games, every step", legals))
     rows.append(row(f"apply(), {args.games} random games, every step", applies))

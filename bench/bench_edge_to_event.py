@@ -357,7 +357,7 @@ def stage_table(stages: list[dict[str, float]]) -> list[str]:
     def cells(d: list[float]) -> str:
         return " | ".join(f"{pct(d, q) * 1000:.3f}" for q in (50, 90, 99))
 
-    for a, b in zip(order, order[1:]):
+    for a, b in zip(order, order[1:], strict=False):
         cpu = [s[f"cpu_{b}"] - s[f"cpu_{a}"] for s in full if f"cpu_{a}" in s and f"cpu_{b}" in s]
         cpu_cells = (f"{pct(cpu, 50) * 1000:.3f} | {pct(cpu, 99) * 1000:.3f}" if len(cpu) == len(full)
                      else "- | -")

@@ -121,7 +121,7 @@ def one_run(tmp: Path, port: int, index: int, panel: bool, idle: float) -> dict[
         wall = time.monotonic() - w0
         rss_mb = ps.memory_info().rss / 2**20
         child_rss_mb = sum(c.memory_info().rss for c in children) / 2**20
-        child_busy = sum(b - a for a, b in zip(ccpu0, ccpu1))
+        child_busy = sum(b - a for a, b in zip(ccpu0, ccpu1, strict=False))
         return {"online_s": online_s, "panel_s": panel_s, "rss_mb": rss_mb,
                 "cpu_pct": 100 * (cpu1 - cpu0) / wall, "child_rss_mb": child_rss_mb,
                 "child_cpu_pct": 100 * child_busy / wall, "children": len(children)}

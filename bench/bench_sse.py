@@ -17,6 +17,7 @@ phones as ``--clients 500 --tables 10``) and the events go round the tables,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import selectors
@@ -37,8 +38,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from controller.protocol.publication import Publisher  # noqa: E402 - after the path is set
-from controller.protocol.security import signed_status  # noqa: E402
+from controller.protocol.publication import Publisher  # noqa: E402 - the script puts its folders on sys.path first
+from controller.protocol.signing import signed_status  # noqa: E402
 
 TABLE = "bench"
 TOKEN = "bench-token"
@@ -65,10 +66,8 @@ def panel_rss(proc: psutil.Process) -> int:
     """The panel's resident memory: its own and its children's (``gravekeeper panel`` may serve from a child)."""
     total = 0
     for p in (proc, *proc.children(recursive=True)):
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):  # a child that ended meanwhile holds nothing
             total += p.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
     return total
 
 
@@ -91,7 +90,9 @@ class SseClients:
         for i in range(n):
             s = socket.create_connection(("127.0.0.1", port))
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            s.sendall(f"GET /t/{tables[i % len(tables)]}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+            request = (f"GET /t/{tables[i % len(tables)]}/stream HTTP/1.1\r\nHost: x\r\n"
+                       "Accept: text/event-stream\r\n\r\n")
+            s.sendall(request.encode())
             s.setblocking(False)
             self.sel.register(s, selectors.EVENT_READ, i)
             self.buffers[i] = b""

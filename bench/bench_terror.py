@@ -91,7 +91,8 @@ def main() -> int:
     def cold_search() -> tuple[list[Sample], dict[int, float]]:
         samples, cost = [], {}
         for cfg, start in starts:
-            (sample,) = timed(lambda: board.destinations(cfg, start, 6), 1, board._dest_cache.clear)
+            (sample,) = timed(lambda cfg=cfg, start=start: board.destinations(cfg, start, 6), 1,
+                              board._dest_cache.clear)
             samples.append(sample)
             cost[start] = cost.get(start, 0.0) + sample[1]
         return samples, cost
@@ -131,9 +132,9 @@ def main() -> int:
             pick = random.Random(seed)
             while not g.is_over:
                 listed: list = []
-                l_round += timed(lambda: listed.extend(g.legal_actions()), 1)
+                l_round += timed(lambda listed=listed, g=g: listed.extend(g.legal_actions()), 1)
                 action = pick.choice(listed)
-                a_round += timed(lambda: g.apply(action), 1)
+                a_round += timed(lambda g=g, action=action: g.apply(action), 1)
         applies.append(a_round)
         legals.append(l_round)
     gc.enable()
@@ -141,7 +142,8 @@ def main() -> int:
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs")
     print(f"worst starts {[board.rc(c) for c in worst_two]}; worst position lists {n_actions} actions")
-    print("| measurement | rounds x samples | wall p50 ms | wall p99 ms | CPU p50 ms | CPU p99 ms | wall max ms | CPU p99 <= 1 ms |")
+    print("| measurement | rounds x samples | wall p50 ms | wall p99 ms | CPU p50 ms | CPU p99 ms | wall max ms | CPU "
+          "p99 <= 1 ms |")
     print("|---|---|---|---|---|---|---|---|")
     print(row("move search, one pawn, roll 6, cold cache (every start, 27 configurations)", search_rounds))
     print(row("legal_actions(), worst position: two pawns, roll 6, cold cache", pawn_only))

@@ -113,7 +113,7 @@ def report(name: str, arrivals: list[list[Any]], stamps: dict[str, dict[str, dic
     slow = joined[-k:]
     lines = [f"{name}: stages of {len(joined)} events; the slowest {k} (latency >= {slow[0]['latency']:.1f} ms) "
              "against all, ms (median of each group)"]
-    for a, b in zip(ORDER, ORDER[1:]):
+    for a, b in zip(ORDER, ORDER[1:], strict=False):
         def gap(e: dict[str, Any], a: str = a, b: str = b) -> float | None:
             return (e[b] - e[a]) * 1000 if a in e and b in e else None
         every = [g for e in joined if (g := gap(e)) is not None]
@@ -136,9 +136,11 @@ def report(name: str, arrivals: list[list[Any]], stamps: dict[str, dict[str, dic
 
     def crowd(t: float) -> int:
         return sum(1 for d in decided if t - 0.020 <= d < t)
-    lines.append(f"  events decided in the 20 ms before: slowest p50 {pct([crowd(e['decide']) for e in slow if 'decide' in e], 50):.0f}, "
+    lines.append(f"  events decided in the 20 ms before: slowest p50 "
+                 f"{pct([crowd(e['decide']) for e in slow if 'decide' in e], 50):.0f}, "
                  f"all p50 {pct([crowd(e['decide']) for e in joined if 'decide' in e], 50):.0f}")
     for e in slow[-5:]:
-        parts = ", ".join(f"{b} +{(e[b] - e[a]) * 1000:.1f}" for a, b in zip(ORDER, ORDER[1:]) if a in e and b in e)
+        parts = ", ".join(f"{b} +{(e[b] - e[a]) * 1000:.1f}" for a, b in zip(ORDER, ORDER[1:], strict=False)
+                          if a in e and b in e)
         lines.append(f"  {e['latency']:.1f} ms ({e['table']}): {parts}")
     return lines

@@ -27,12 +27,12 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.config import load_config
-from controller.mqtt.broker import BrokerChoice
-from controller.service.service import Service
+from controller.config import load_config  # noqa: E402 - the script puts its folders on sys.path first
+from controller.mqtt.broker import BrokerChoice  # noqa: E402 - the script puts its folders on sys.path first
+from controller.service.service import Service  # noqa: E402 - the script puts its folders on sys.path first
 
 sys.path.insert(0, str(ROOT / "bench"))
-from club_stages import stamp_service
+from club_stages import stamp_service  # noqa: E402 - the script puts its folders on sys.path first
 
 TOKEN = "bench-club-token"
 
@@ -114,7 +114,7 @@ class LocalTables:
             svc = Service(cfg, BrokerChoice("127.0.0.1", self.bport, False))
             svc.start()
             self.services.append(svc)
-        for t, svc in zip(self.tables, self.services):
+        for t, svc in zip(self.tables, self.services, strict=False):
             if not svc.wait_online(30):
                 raise SystemExit("a table did not come online")
             if self.stages:
@@ -140,7 +140,7 @@ class LocalTables:
             "flips": self.players.flips - self.flips0, "gc_ms": self.pauses.ms,
             "rss_tables": self.rss_tables - self.rss0, "rss_peak": self.me.memory_info().rss,
             "threads": self.me.num_threads(),
-            "gc_pauses": list(zip(self.pauses.starts, self.pauses.ms)),
+            "gc_pauses": list(zip(self.pauses.starts, self.pauses.ms, strict=False)),
             "stamps": {t: {str(seq): st for seq, st in by_seq.items()} for t, by_seq in self.stamps.items()},
         }
         self.players.stop.set()

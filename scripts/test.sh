@@ -44,7 +44,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,dev]'  # dev: the gates .ci/run runs after the tests
 # MicroPython's WebAssembly port, at the version package-lock.json pins: the firmware's tests run on it.
 (cd firmware_bridge/firmware/wasm && npm ci --no-audit --no-fund --loglevel=error)
 

@@ -140,7 +140,8 @@ def _toml(value: object) -> str:
 def test_docs_list_every_key_with_its_default(tmp_path: Path) -> None:
     text = DOCS.read_text()
     for key, (default, _, _) in KEYS.items():
-        row = re.search(rf"^\| `{re.escape(key.rpartition('.')[2])}` \| `?([^|`]*)`? \|", _section(text, key), re.MULTILINE)
+        row = re.search(rf"^\| `{re.escape(key.rpartition('.')[2])}` \| `?([^|`]*)`? \|", _section(text, key),
+                        re.MULTILINE)
         assert row is not None, f"docs/config.md has no row for {key}"
         assert row.group(1).strip() == _toml(default), f"docs/config.md gives the wrong default for {key}"
     example = re.search(r"```toml\n(.*?)```", text, re.DOTALL)
@@ -206,7 +207,8 @@ def test_player_names_with_control_characters_are_refused(tmp_path: Path) -> Non
 
 
 def test_player_names_may_hold_any_printable_text_emoji_included(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, '[table]\nplayers = ["Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]\n'))
+    config = load_config(write(tmp_path,
+                               '[table]\nplayers = ["Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]\n'))
     assert config.table.players == ("Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467")
 
 

@@ -65,9 +65,6 @@ class Board:
         return [i.message for i in items if isinstance(i, p.Frame)]
 
 
-@pytest.fixture
-def board(monkeypatch: pytest.MonkeyPatch) -> Board:
-    return Board(monkeypatch)
 
 
 def test_main_configures_pins_with_pull_ups_and_the_uart(board: Board) -> None:

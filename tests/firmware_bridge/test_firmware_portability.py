@@ -1,4 +1,6 @@
-"""What MicroPython does differently from CPython, pinned down on CPython (tests/firmware_bridge/micropython runs the same on MicroPython).
+"""What MicroPython does differently from CPython, pinned down on CPython.
+
+(tests/firmware_bridge/micropython runs the same on MicroPython.)
 
 * dicts: MicroPython's do not keep insertion order, so nothing the firmware
   does may follow a dict's order;
@@ -19,9 +21,7 @@ from firmware_bridge import protocol as p
 from firmware_bridge.firmware import gkfw
 from firmware_bridge.framing import BadFrame, FrameDecoder
 from tests.firmware_bridge import fake_machine
-from tests.firmware_bridge.test_firmware import Board, board  # noqa: F401 - the fixture
-
-__all__ = ["board"]
+from tests.firmware_bridge.test_firmware import Board
 
 SMALL_INT = 1 << 30  # MicroPython's small ints on a 32-bit port: -2**30 .. 2**30 - 1
 
@@ -35,7 +35,7 @@ class _LoggedPin:
         self._log.append((self._channel, v))
 
 
-def test_patterns_are_driven_in_channel_order_whatever_order_they_started_in(board: Board) -> None:  # noqa: F811
+def test_patterns_are_driven_in_channel_order_whatever_order_they_started_in(board: Board) -> None:
     log: list[tuple[int, int]] = []
     board.fw.outputs = [_LoggedPin(log, c) for c in range(4)]
     for channel in (3, 1, 2, 0):

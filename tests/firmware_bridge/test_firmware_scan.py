@@ -31,7 +31,7 @@ class Word:
         self.reads += 1
         return self.value
 
-    def pin(self, i: int) -> "WordPin":
+    def pin(self, i: int) -> WordPin:
         return WordPin(self, i)
 
 
@@ -112,7 +112,7 @@ def test_inputs_sharing_a_bit_are_each_reported_as_by_the_per_pin_scan() -> None
     for fast in (False, True):
         word, clock, out = Word(3), Clock(), bytearray()
         pins = [word.pin(0), word.pin(1), word.pin(1)]
-        extra = {"read_inputs": lambda: word[0], "input_masks": [1, 2, 2]} if fast else {}
+        extra = {"read_inputs": lambda word=word: word[0], "input_masks": [1, 2, 2]} if fast else {}
         fw = gkfw.Firmware(pins, [], out.extend, clock.ticks_us, gkfw.ticks_diff_30, "x", **extra)  # type: ignore[arg-type]
         word.value = 0b101
         fw.scan()

@@ -150,7 +150,8 @@ def streams_with_damage(draw: st.DrawFn) -> tuple[bytes, set[int], int]:
 
 @settings(max_examples=200, deadline=None)
 @given(streams_with_damage(), st.lists(st.integers(0, 3000), max_size=15))
-def test_every_damaged_frame_is_counted_and_every_good_one_kept(case: tuple[bytes, set[int], int], cuts: list[int]) -> None:
+def test_every_damaged_frame_is_counted_and_every_good_one_kept(case: tuple[bytes, set[int], int],
+                                                                cuts: list[int]) -> None:
     stream, damaged, n = case
     dec = FrameDecoder()
     items = feed_all(dec, stream, cuts)

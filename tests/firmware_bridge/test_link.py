@@ -205,9 +205,9 @@ def test_ping_measures_a_round_trip(link: McuLink) -> None:
 
 
 def test_ping_without_a_port_is_a_clear_error(rec: Recorder, tmp_path: object) -> None:
-    with McuLink("/nonexistent/ttyMCU", rec, backoff=(0.01, 0.05)) as link:
-        with pytest.raises(ConnectionError, match="not connected"):
-            link.ping()
+    with (McuLink("/nonexistent/ttyMCU", rec, backoff=(0.01, 0.05)) as link,
+          pytest.raises(ConnectionError, match="not connected")):
+        link.ping()
 
 
 def test_set_output_reaches_the_mcu_and_bad_values_are_refused(mcu: VirtualMcu, link: McuLink) -> None:
@@ -455,10 +455,9 @@ def test_close_from_inside_a_callback(mcu: VirtualMcu) -> None:
 def test_low_latency_on_a_port_without_it_warns_and_still_works(
     mcu: VirtualMcu, rec: Recorder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level("WARNING", logger="firmware_bridge.link"):
-        with McuLink(mcu.path, rec, low_latency=True) as link:
-            assert rec.wait_count("snapshot", 1)
-            assert link.online
+    with caplog.at_level("WARNING", logger="firmware_bridge.link"), McuLink(mcu.path, rec, low_latency=True) as link:
+        assert rec.wait_count("snapshot", 1)
+        assert link.online
     assert any("low_latency is not available" in r.getMessage() for r in caplog.records)
 
 

@@ -13,9 +13,7 @@ from firmware_bridge.firmware import gkfw
 from firmware_bridge.link import McuLink
 from firmware_bridge.virtual_mcu import VirtualMcu
 from tests.firmware_bridge.recorder import Recorder
-from tests.firmware_bridge.test_firmware import Board, board
-
-__all__ = ["board"]
+from tests.firmware_bridge.test_firmware import Board
 
 
 def test_the_frame_round_trips_and_refuses_bad_fields() -> None:
@@ -126,7 +124,7 @@ def test_a_pattern_keeps_running_while_the_link_is_busy(mcu: VirtualMcu) -> None
         values = [v for _, v in changes]
         assert values[:6] == [0xFFFF, 0, 0xFFFF, 0, 0xFFFF, 0]
         offsets = [t - started for t, _ in changes[1:6]]
-        for got, want in zip(offsets, (0.1, 0.2, 0.3, 0.4, 0.5)):
+        for got, want in zip(offsets, (0.1, 0.2, 0.3, 0.4, 0.5), strict=False):
             assert want - 0.02 <= got <= want + 0.15, offsets
         with pytest.raises(ValueError, match="output channel 7 does not exist"):
             link.play_pattern(7, 1, 100, 100, 1)

@@ -14,8 +14,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hardware.config import DEFAULT_PINS, load_hardware_config
 from hardware.hub import SensorHub
 from hardware.simulator import bounce_trace, play_trace, worst_gap_trace
-
-from .conftest import Recorder, TraceClock
+from tests.hardware.support import Recorder, TraceClock
 
 FAST = {"debounce": {"tomb_settle": 60},
         "sensors": {"chute.left": {"pin": 2}, "chute.right": {"pin": 3, "active": "high"}}}

@@ -16,8 +16,7 @@ from gpiozero.pins.mock import MockFactory
 
 from hardware.config import DEFAULT_PINS, load_hardware_config
 from hardware.hub import WINDOW_LEAD_S, SensorHub
-
-from .conftest import Recorder
+from tests.hardware.support import Recorder
 
 # A long window, so that a loaded test machine holding the hub's thread for a while still finds
 # it before the window's last WINDOW_LEAD_S (a rehearsal after that is skipped, by design).

@@ -12,8 +12,7 @@ import pytest
 from hardware.channels import McuClock
 from hardware.config import HardwareConfig, load_hardware_config
 from hardware.hub import SensorHub
-
-from .conftest import HealthLog, Recorder, TraceClock
+from tests.hardware.support import HealthLog, Recorder, TraceClock
 
 MCU_CONFIG: dict[str, Any] = {
     "pin_map": "none",

@@ -11,8 +11,7 @@ from firmware_bridge.link import McuLink
 from firmware_bridge.virtual_mcu import VirtualMcu
 from hardware.config import load_hardware_config
 from hardware.hub import SensorHub
-
-from .conftest import HealthLog, Recorder
+from tests.hardware.support import HealthLog, Recorder
 
 CONFIG: dict[str, Any] = {
     "pin_map": "none",

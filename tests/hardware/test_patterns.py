@@ -32,7 +32,7 @@ def test_steps_of_each_pattern() -> None:
     a = steps(Pattern("flicker", ms=1000, period_ms=120), dimmable=True, seed=3)
     assert a == steps(Pattern("flicker", ms=1000, period_ms=120), dimmable=True, seed=3)
     assert a != steps(Pattern("flicker", ms=1000, period_ms=120), dimmable=True, seed=4)
-    gaps = [b[0] - x[0] for x, b in zip(a, a[1:])]
+    gaps = [b[0] - x[0] for x, b in zip(a, a[1:], strict=False)]
     assert all(0 < g <= 120 for g in gaps[:-1]) and len(set(gaps)) > 2 and a[-1] == (1000, 0.0)
 
 
@@ -67,7 +67,7 @@ def test_blink_on_a_mock_pin_keeps_its_timing(make_hub: Callable[..., SensorHub]
     assert [s.state for s in pin.states] == [0, 1, 0, 1, 0, 1, 0]
     since_first = [sum(s.timestamp for s in pin.states[2:i + 1]) for i in range(2, 7)]
     planned = [0.1, 0.2, 0.3, 0.4, 0.5]
-    for got, want in zip(since_first, planned):
+    for got, want in zip(since_first, planned, strict=False):
         assert want - 0.005 <= got <= want + 0.15, (since_first, planned)
 
 

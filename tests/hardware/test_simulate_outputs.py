@@ -9,8 +9,7 @@ from gpiozero.pins.mock import MockFactory
 
 from hardware.config import load_hardware_config
 from hardware.hub import SensorHub
-
-from .conftest import Recorder
+from tests.hardware.support import Recorder
 
 REST = {"tomb": "end_a", "peg_a": "in", "peg_b": "in", "sprung": "cocked", "launcher": "armed"}
 

@@ -26,7 +26,8 @@ def test_parts_read_as_one_phrase() -> None:
     assert part("tomb.wolf.end_b") == "the Wolf tomb's end B switch"
     assert part("trap.grave1.sprung") == "the first Grave trap's spring switch"
     assert parts(["launcher"]) == "the Ghost launcher"
-    assert parts(["launcher", "chute.left", "tomb.mummy"]) == "the Ghost launcher, the left Crypt window and the Mummy tomb"
+    assert parts(["launcher", "chute.left",
+                  "tomb.mummy"]) == "the Ghost launcher, the left Crypt window and the Mummy tomb"
     assert capital(part("chute.right")) == "The right Crypt window"
 
 

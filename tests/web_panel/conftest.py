@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,20 +13,23 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.conftest import Broker
-from tests.controller.service_testkit import BASE
+from tests.support.broker import Broker, make_broker
+from tests.support.club import REPO
+from tests.support.cut_proxy import CutProxy
+from tests.support.service import BASE
+from tests.web_panel.support.browser import ARTIFACTS, watch_console
+from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt import MqttView
 from web_panel.server import PanelServer, start_panel
 
-from .fake_table import FakeTable
-
+# The hall's bridge to the central broker, as deployed (the convention tests).
+BRIDGE_CONF = REPO / "deploy" / "mosquitto" / "hall-bridge.conf"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture
@@ -92,22 +96,6 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def csrf_of(client: FlaskClient, table: str) -> str:
-    """Open the table page (which makes the session) and read its CSRF token."""
-    page = client.get(f"/t/{table}")
-    assert page.status_code == 200
-    text = page.get_data(as_text=True)
-    start = text.index('data-csrf="') + len('data-csrf="')
-    return text[start:text.index('"', start)]
-
-
-def login(client: FlaskClient, table: str, token: str) -> str:
-    csrf = csrf_of(client, table)
-    r = client.post(f"/t/{table}/login", data={"token": token, "csrf": csrf})
-    assert r.status_code == 303, r.get_data(as_text=True)
-    return csrf
-
-
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
@@ -140,3 +128,37 @@ def pages(chromium: Any) -> Iterator[Any]:
     for ctx in made:
         ctx.close()
     assert errors == [], f"the pages' scripts failed: {errors}"
+
+
+@pytest.fixture
+def phone(chromium: Any) -> Iterator[Callable[[], tuple[Any, list[str]]]]:
+    made: list[Any] = []
+
+    def new() -> tuple[Any, list[str]]:
+        ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True,
+                                   is_mobile=True, device_scale_factor=2)
+        made.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(6000)
+        return page, watch_console(page)
+
+    yield new
+    for ctx in made:
+        ctx.close()
+
+
+@pytest.fixture
+def convention(tmp_path: Path) -> Iterator[tuple[Broker, Broker, CutProxy]]:
+    (tmp_path / "central").mkdir()
+    central = make_broker(tmp_path / "central")
+    proxy = CutProxy(central.port)
+    bridge = re.sub(r"(?m)^address .*$", f"address 127.0.0.1:{proxy.port}", BRIDGE_CONF.read_text())
+    assert f"address 127.0.0.1:{proxy.port}" in bridge
+    (tmp_path / "hall").mkdir()
+    hall = make_broker(tmp_path / "hall", extra_conf=bridge)
+    try:
+        yield central, hall, proxy
+    finally:
+        hall.stop()
+        proxy.close()
+        central.stop()

@@ -101,6 +101,18 @@
   // Not when the page opens on their turn: they are looking at it. (null: not known yet, until the
   // player's own view, with their moves, has come as well as the table's state.)
   let wasMine = null;
+  // effects.js loads after this script: a turn that comes while the page's scripts are still loading cannot
+  // yet tell whether the cues will buzz, so it waits until they have all run (DOMContentLoaded) to decide.
+  let buzzWaits = false;
+  function buzzUnlessTheCuesDo() {
+    if (document.readyState === "loading") { buzzWaits = true; return; }
+    if (!window.GKEffects && navigator.vibrate) {
+      try { navigator.vibrate(200); } catch (e) { /* a browser may refuse before the first tap */ }
+    }
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    if (buzzWaits) { buzzWaits = false; buzzUnlessTheCuesDo(); }
+  });
   function renderYourTurn(st, legal) {
     const box = $("your-turn");
     // A card a Terror player may play on someone else's turn is not a call to act: no banner, no buzz.
@@ -121,9 +133,7 @@
     }
     // The table's cues (effects.js) buzz a player's phone on their turn, with the player's own on/off switch;
     // only a page without them buzzes here, so a turn never buzzes twice.
-    if (myTurn && wasMine === false && !window.GKEffects && navigator.vibrate) {
-      try { navigator.vibrate(200); } catch (e) { /* a browser may refuse before the first tap */ }
-    }
+    if (myTurn && wasMine === false) buzzUnlessTheCuesDo();
     if (st.game && mine && mine.available) wasMine = myTurn;
     document.body.dataset.yourTurn = myTurn ? "yes" : "no";
   }

@@ -8,17 +8,9 @@ from typing import Any
 
 from controller.effects.engine import QUEUE_BATCHES, Effects, EffectsPlayer
 from controller.effects.pack import parse_pack
-from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import (
-    BASE,
-    TOKEN,
-    MakeService,
-    make_service,
-    topic,
-)
-
-__all__ = ["make_service"]
+from tests.support.broker import Broker
+from tests.support.mqtt import Commander, Subscriber
+from tests.support.service import BASE, TOKEN, MakeService, topic
 
 
 def test_cues_of_a_game_reach_the_effects_topic_in_plain_words(mosquitto: Broker, make_service: MakeService) -> None:

@@ -18,10 +18,12 @@ from controller.games import (
 from controller.games.rng import Rng
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
-params = st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(json_scalars, st.lists(json_scalars, max_size=3)), max_size=4)
+params = st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(json_scalars, st.lists(json_scalars, max_size=3)),
+                         max_size=4)
 
 
-@given(kind=st.from_regex(r"[a-z_]{1,12}", fullmatch=True), player=st.one_of(st.none(), st.integers(0, 7)), params=params)
+@given(kind=st.from_regex(r"[a-z_]{1,12}", fullmatch=True), player=st.one_of(st.none(), st.integers(0, 7)),
+       params=params)
 def test_action_json_and_text_round_trip(kind: str, player: int | None, params: dict) -> None:
     action = Action(kind, player, params)
     assert Action.from_json(action.to_json()) == action

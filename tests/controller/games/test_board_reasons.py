@@ -12,8 +12,7 @@ from controller.games import BadGameData
 from controller.games.dogs import parse_tiles
 from controller.games.superstition import parse_board
 from controller.games.terror import load_board, load_deck
-
-from .board_cases import ALL_CASES, RAW, Case
+from tests.controller.games.board_cases import ALL_CASES, RAW, Case
 
 LOADERS = {
     "terror-board": load_board,
@@ -44,20 +43,21 @@ def test_each_check_names_the_entry_and_says_it_plainly(kind: str, case: Case) -
 
 def test_the_defaults_load() -> None:
     """The cases break one thing each in a file that is fine as it comes."""
-    from .board_cases import CARDS, SUPERSTITION, TERROR, TILES
+    from tests.controller.games.board_cases import CARDS, SUPERSTITION, TERROR, TILES
 
     load_board(TERROR), load_deck(CARDS), parse_board(SUPERSTITION), parse_tiles(TILES)
 
 
 def test_a_way_in_is_named_in_the_editor_s_numbers() -> None:
     """The editor numbers path spaces from 1: its refusal uses the same numbers, never the file's ids."""
-    from .board_cases import SUPERSTITION_CASES
+    from tests.controller.games.board_cases import SUPERSTITION_CASES
 
     doc = next(c[1] for c in SUPERSTITION_CASES if c[0] == "no way onto the Ladder")
     with pytest.raises(BadGameData) as caught:
         parse_board(doc)
     assert caught.value.reason == ("There is no way onto the Ladder: it is entered from a brick space the path does "
-                                   "not have. It is brick space 40, past the end of the brick path, which has 32 spaces.")
+                                   "not have. It is brick space 40, past the end of the brick path, which has 32 "
+                                   "spaces.")
 
 
 def test_pickled_errors_keep_their_reason() -> None:

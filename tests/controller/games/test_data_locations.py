@@ -102,7 +102,8 @@ def test_superstition_errors_name_the_entry(change: Any, entry: str) -> None:
 @pytest.mark.parametrize(
     "change, message, at",
     [
-        (lambda d: d["tiles"][4].__setitem__("grid", ["...", "...", "..."]), r"tile 5 .*exactly one Jack-O-Lantern", {"tile": 4}),
+        (lambda d: d["tiles"][4].__setitem__("grid", ["...", "...", "..."]), r"tile 5 .*exactly one Jack-O-Lantern",
+         {"tile": 4}),
         (lambda d: d["tiles"][2].__setitem__("grid", ["JG.", "...", "..G"]), r"tile 3 .*2 Gravestones", {"tile": 2}),
         (lambda d: d["tiles"][0].__setitem__("grid", ["J..", ".x.", "..."]), r"tile 1 .*unknown square",
          {"tile": 0, "square": [1, 1]}),

@@ -17,8 +17,7 @@ import pytest
 from controller.games import Action, Game, get_game
 from controller.games.dogs.words import in_words as dogs_in_words
 from controller.games.superstition.words import in_words as superstition_in_words
-
-from .test_refusal_words import RAW
+from tests.controller.games.test_refusal_words import RAW
 
 # The params an action from outside may carry instead of the ones the game offered.
 ODD: list[dict[str, Any]] = [

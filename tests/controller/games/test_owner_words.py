@@ -11,8 +11,7 @@ from controller.games import BadGameData, get_game
 from controller.games.dogs import DEFAULT_TILES_PATH
 from controller.games.superstition import DEFAULT_BOARD_PATH as SUPERSTITION_BOARD
 from controller.games.terror import DEFAULT_CARDS
-
-from .board_cases import RAW
+from tests.controller.games.board_cases import RAW
 
 
 def _tiles(**edit: Any) -> dict[str, Any]:

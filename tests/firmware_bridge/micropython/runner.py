@@ -72,7 +72,8 @@ class MicroPythonRun:
         empty = tmp / "__init__.py"
         empty.write_bytes(b"")
         args = [node(), str(RUNNER), "--heapsize", str(heapsize),
-                "--put", f"firmware_bridge/__init__.py={empty}", "--put", f"firmware_bridge/firmware/__init__.py={empty}",
+                "--put", f"firmware_bridge/__init__.py={empty}",
+                "--put", f"firmware_bridge/firmware/__init__.py={empty}",
                 "--put", f"firmware_bridge/firmware/gkfw.py={GKFW}"]
         for name, content in files.items():
             if isinstance(content, bytes):

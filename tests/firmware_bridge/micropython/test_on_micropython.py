@@ -113,8 +113,9 @@ def test_host_codec_frames_and_cobs_blocks_match_gkfw_on_micropython(micropython
         expected.append(cobs.encode(block).hex() + " 1")
     got = runner.run("frames.py", {"input.bin": bytes(records)}).splitlines()
     assert len(got) == len(expected)
-    differ = [i for i, (g, e) in enumerate(zip(got, expected)) if g != e]
-    assert not differ, f"{len(differ)} records differ, first #{differ[0]}: MicroPython {got[differ[0]]} host {expected[differ[0]]}"
+    differ = [i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if g != e]
+    assert not differ, (f"{len(differ)} records differ, first #{differ[0]}: "
+                        f"MicroPython {got[differ[0]]} host {expected[differ[0]]}")
     assert sum(len(b) in (254, 508) and 0 not in b for b in blocks) >= 7
 
 

@@ -96,7 +96,7 @@ def test_heartbeat_every_half_second_of_silence_and_no_watchdog_reset(pico: Boot
     beats = [pico.next_frame(within_us=700_000, slice_us=20_000) for _ in range(5)]
     assert all(is_msg(b, p.HeartbeatMsg) for b in beats)
     times = [msg_of(b).mcu_time_us for b in beats]  # type: ignore[union-attr]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert all(500_000 <= gap < 500_000 + LOOP_US for gap in gaps), gaps
     seqs = [b.frame.seq for b in beats if b.frame is not None]
     assert seqs == list(range(seqs[0], seqs[0] + 5))
@@ -114,7 +114,7 @@ def test_set_output_drives_every_output_pin(pico: BootedPico) -> None:
         for seq, value in ((20, 0xFFFF), (21, 0), (22, 1), (23, 0)):
             pico.send(p.SetOutputMsg(channel, value), seq)
             want = 1 if value else 0
-            assert pico.run_until(lambda: level(gp) == want, 20_000), (channel, value)
+            assert pico.run_until(lambda gp=gp, want=want: level(gp) == want, 20_000), (channel, value)
         assert all(level(other) == 0 for other in OUTPUT_PINS)
 
 
@@ -167,8 +167,8 @@ def test_pattern_timing_on_the_output_pin(pico: BootedPico, kind: int, duration:
     # The pattern starts when its frame is read, so the earliest change fixes the start;
     # every change then lands on its millisecond, late by at most a loop pass, or
     # by a garbage collection (about 5 ms) now and then.
-    start_ns = min(t - ms * 1_000_000 for (t, _), (ms, _) in zip(events, expected))
-    late = sorted((t - start_ns) / 1e6 - ms for (t, _), (ms, _) in zip(events, expected))
+    start_ns = min(t - ms * 1_000_000 for (t, _), (ms, _) in zip(events, expected, strict=True))
+    late = sorted((t - start_ns) / 1e6 - ms for (t, _), (ms, _) in zip(events, expected, strict=True))
     assert late[-1] < GC_MS + LOOP_US / 1000, late
     assert late[len(late) // 2] < LOOP_US / 1000, late
 

@@ -18,8 +18,8 @@ import pytest
 
 from firmware_bridge.pico_emulator.board import EmulatedPico
 from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
-from tests.conftest import Broker, free_port
-from tests.controller.mqtt_testkit import Subscriber
+from tests.support.broker import Broker, free_port
+from tests.support.mqtt import Subscriber
 
 ROOT = Path(__file__).resolve().parents[3]
 WAIT_S = 120.0

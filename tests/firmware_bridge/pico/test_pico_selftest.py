@@ -10,7 +10,7 @@ import pytest
 from controller.cli import main
 from firmware_bridge.pico_emulator.board import EmulatedPico
 from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
-from tests.conftest import Broker
+from tests.support.broker import Broker
 
 BOARD = """
 [hardware]

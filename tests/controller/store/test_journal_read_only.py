@@ -1,0 +1,113 @@
+"""A journal that can no longer be written, mid-game and at start: refused in words, never a dead controller.
+
+SQLite keeps the WAL index (the ``-shm`` file) mapped in memory; writing a page of it
+once the file may no longer change is SIGBUS, which killed the controller without a
+line (controller/store/journal.py). On a Pi the controller runs as its own user, and
+a file made read-only is refused to it; these tests run as root in CI, where the mode
+bits stop nothing, so as root the files are made immutable (``chattr +i``), which the
+kernel refuses to everyone, root included: the same refusal a user sees.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.controller.cli.test_run import TOKEN, write_config
+from tests.support.broker import Broker
+from tests.support.mqtt import Commander, Subscriber
+from tests.support.run import RunProcess, run_cli
+
+FILES = ("", "-wal", "-shm")
+
+
+def _set(paths: list[Path], read_only: bool) -> None:
+    if os.geteuid() == 0:
+        for path in paths:
+            subprocess.run(["chattr", "+i" if read_only else "-i", str(path)], check=True, capture_output=True)
+    else:
+        for path in paths:
+            path.chmod(0o444 if read_only else 0o644)
+    for path in paths:  # the refusal the controller will meet, whoever runs the test
+        assert os.access(path, os.W_OK) is not read_only, path
+
+
+@contextmanager
+def read_only(journal: Path) -> Iterator[None]:
+    paths = [Path(f"{journal}{suffix}") for suffix in FILES if Path(f"{journal}{suffix}").exists()]
+    _set(paths, True)
+    try:
+        yield
+    finally:
+        _set(paths, False)  # else pytest could not remove tmp_path either
+
+
+def test_a_journal_made_read_only_mid_game_refuses_moves_in_words_and_resumes(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    table = "rn-ro"
+    cfg = write_config(tmp_path, table)
+    journal = tmp_path / f"{table}.journal"
+    health_topic = f"gravekeeper/{table}/health"
+    with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+        try:
+            run.wait_line("online")
+            assert cmd.call("resync", {})["ok"] is True
+            assert {Path(f"{journal}{s}").exists() for s in FILES} == {True}
+            with read_only(journal):
+                for _ in range(3):  # each one would touch the mapped -shm file
+                    reply = cmd.call("resync", {})
+                    assert reply["ok"] is False, reply
+                    assert "read-only" in reply["error"] and "refused" in reply["error"], reply
+                health = sub.wait_latest(health_topic, lambda h: any("read-only" in w for w in h["warnings"]))
+                assert any(str(journal) in w for w in health["warnings"])
+                assert run.proc.poll() is None, f"the controller died: {run.proc.returncode}"
+            reply = cmd.call("resync", {})
+            assert reply["ok"] is True, reply
+            sub.wait_latest(health_topic, lambda h: not any("read-only" in w for w in h["warnings"]))
+            assert run.terminate() == 0
+            stderr = run.stderr_tail()
+            assert f"the journal {journal} is read-only" in stderr, stderr
+            assert "can be written again" in stderr, stderr
+        finally:
+            cmd.close()
+            run.close()
+
+
+def test_a_start_on_a_read_only_journal_exits_2_with_one_line(mosquitto: Broker, tmp_path: Path) -> None:
+    table = "rn-ro-start"
+    cfg = write_config(tmp_path, table)
+    journal = tmp_path / f"{table}.journal"
+    run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    try:
+        run.wait_line("online")
+        assert run.terminate() == 0
+    finally:
+        run.close()
+    with read_only(journal):
+        result = run_cli("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+    assert result.returncode == 2, result
+    assert "online" not in result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("gravekeeper run: journal.path: ") and "read-only" in lines[0], lines[0]
+
+
+def test_the_self_test_calls_a_read_only_journal_so_beside_its_running_writer(tmp_path: Path) -> None:
+    from controller.service.selftest import check_journal
+    from controller.store.journal import Journal
+
+    path = tmp_path / "st.journal"
+    with Journal(path, table="st") as journal:  # the controller's own journal, open in this process
+        journal.record("observation", {"n": 1}, [{"type": "x", "data": {}}])
+        with read_only(path):
+            writable, integrity = check_journal(path, "st")
+            assert journal.write_problem() is not None
+        assert writable.status.value == "fail" and "is read-only" in writable.message, writable
+        assert integrity.status.value == "skip"
+        journal.record("observation", {"n": 2}, [{"type": "x", "data": {}}])  # and on it goes
