@@ -282,7 +282,6 @@
       vib.addEventListener("click", () => { prefs.vibrate = !prefs.vibrate; save(); vlabel(); });
       vlabel();
       box.append(vib);
-      // Shown only while the table has a speaker: without one, a phone with sound on plays every line.
       const every = document.createElement("button");
       every.type = "button";
       every.id = "fx-every";
@@ -296,8 +295,14 @@
       why.id = "fx-speaker-note";
       why.className = "fx-hint";
       why.textContent = "This table has a speaker: this phone says only what is for you (your turn, your pieces).";
-      box.append(every, why);
-      speakerShown = on => { every.hidden = !on; why.hidden = !on; };
+      // In the page only while the table has a speaker: without one, a phone with sound on plays every line.
+      speakerShown = on => {
+        if (!on) { every.remove(); why.remove(); return; }
+        if (every.isConnected) return;
+        const note = box.querySelector(".fx-note");  // the device's fault notes stay last
+        box.insertBefore(every, note);
+        box.insertBefore(why, note);
+      };
       speakerShown(tableSpeaker);
     }
     const where = document.querySelector("main") || body;
@@ -318,6 +323,7 @@
   function connect() {
     if (es) es.close();
     tableSpeaker = false;  // until the new stream says there is one (it says so first)
+    body.dataset.tableSpeaker = "no";
     speakerShown(false);
     // A page that is the table speaker says so while its stream is open, so the players' phones know.
     es = new EventSource(!isPlayer && prefs.sound ? url + (url.includes("?") ? "&" : "?") + "speaker=1" : url);
