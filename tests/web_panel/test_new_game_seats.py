@@ -136,3 +136,23 @@ def test_a_forged_state_carries_nobody(app: Any, client: FlaskClient, fake: Fake
     assert (view.state(fake.table) or {}).get("game_id") == "g1"
     got = client.get(f"/api/t/{fake.table}/me").get_json()
     assert got["seat"] == 0 and got["view"]["game_id"] == "g1", got
+
+
+def test_a_carried_phone_never_sees_the_hand_its_new_seat_held_in_the_last_game(app: Any, client: FlaskClient,
+                                                                                fake: FakeTable, token: str) -> None:
+    """Ann moves from the first seat to the second, which was Bo's. Until the table publishes the new game's
+    view of that seat, Bo's old one is still on the broker: Ann's phone must wait, not show it, even when that
+    old view does not say which game it belongs to."""
+    fake.state(game_id="g1", players=["Ann", "Bo"])
+    new_state(app, fake, "g1")
+    fake.private(1, {"hand": ["Bo's secret"]})  # no game id in it
+    seated(client, fake, token, "g1", 0)
+    fake.state(game_id="g2", players=["Cy", "Ann"], seats_from={"game_id": "g1", "seats": [None, 0]})
+    new_state(app, fake, "g2")
+    got = client.get(f"/api/t/{fake.table}/me").get_json()
+    assert got["seat"] == 1 and not got["available"], got
+    assert "secret" not in json.dumps(got)
+    fake.private(1, {"game_id": "g2", "hand": ["Ann's new card"]})
+    view = app.extensions["gravekeeper"]
+    assert view.wait_until(lambda: client.get(f"/api/t/{fake.table}/me").get_json()["available"], 5)
+    assert client.get(f"/api/t/{fake.table}/me").get_json()["view"]["hand"] == ["Ann's new card"]

@@ -210,7 +210,11 @@ def _open(token: str | None, view: MqttView, table: str, seat: int, game_id: str
         opened = unseal(token, table, seat, envelope["sealed"])
     except SealError as exc:
         return {"seat": seat, "available": False, "reason": str(exc)}
-    if isinstance(opened, dict) and opened.get("game_id") not in (None, game_id):
+    # A game that kept the last game's players on their phones may have moved one to a seat another player
+    # held: a view of that seat must name this game, never be taken on trust (docs/panel.md).
+    carried = isinstance((view.state(table) or {}).get("seats_from"), dict)
+    named = opened.get("game_id") if isinstance(opened, dict) else None
+    if named not in ((game_id,) if carried else (None, game_id)):
         # A retained view left from the previous game: never show one game's hand in another.
         return {"seat": seat, "available": False, "reason": "your view of this game has not arrived yet"}
     return {"seat": seat, "available": True, "seq": envelope.get("seq"), "view": opened}
