@@ -6,7 +6,12 @@ from pathlib import Path
 
 from controller.referee.live import Referee
 from controller.store.journal import Journal
+from tests.conftest import Broker
+from tests.controller.mqtt_testkit import Commander, Subscriber
+from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
 from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee
+
+__all__ = ["make_service"]  # the fixture, imported for pytest
 
 
 def two_games(tmp_path: Path, keep: bool) -> tuple[Referee, str]:
@@ -43,3 +48,22 @@ def test_the_choice_is_journalled_so_a_restarted_table_says_the_same(tmp_path: P
     with Journal(config.journal.path, table="t1") as journal:
         again = Referee(journal, config, clock=Clock())
         assert again.state()["seats_from"] == {"game_id": first, "seats": [None, 0]}
+
+
+def test_the_command_over_the_broker_keeps_the_seats_and_refuses_a_wrong_type(
+        mosquitto: Broker, make_service: MakeService) -> None:
+    t = "sv-keep"
+    make_service(t)
+    cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
+    try:
+        first = cmd.call("new_game", {"game": "dogs", "players": ["Ann", "Bo"]})
+        assert first["ok"] is True, first
+        refused = cmd.call("new_game", {"game": "dogs", "players": ["Bo", "Ann"], "keep_seats": "yes"})
+        assert refused["ok"] is False and "keep_seats" in refused["error"], refused
+        second = cmd.call("new_game", {"game": "dogs", "players": ["Bo", "Ann"], "keep_seats": True})
+        assert second["ok"] is True, second
+        with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "state"),)) as sub:
+            state = sub.wait_latest(topic(t, "state"), lambda s: s["game_id"] == second["data"]["game_id"])
+        assert state["seats_from"] == {"game_id": first["data"]["game_id"], "seats": [1, 0]}
+    finally:
+        cmd.close()

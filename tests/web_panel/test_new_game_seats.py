@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from controller.games import Game
 from controller.protocol.publication import Publisher
 from controller.protocol.security import join_code
+from web_panel.commands import PanelCommandError, validate
 from web_panel.server import PanelServer
 
 from .browser_helpers import check_phone_page, login
@@ -156,3 +157,12 @@ def test_a_carried_phone_never_sees_the_hand_its_new_seat_held_in_the_last_game(
     view = app.extensions["gravekeeper"]
     assert view.wait_until(lambda: client.get(f"/api/t/{fake.table}/me").get_json()["available"], 5)
     assert client.get(f"/api/t/{fake.table}/me").get_json()["view"]["hand"] == ["Ann's new card"]
+
+
+def test_the_panel_sends_keep_seats_only_as_the_referee_chose_it() -> None:
+    base = {"game": "dogs", "players": "Ann, Bo"}
+    assert validate("new_game", {**base, "keep_seats": True})["keep_seats"] is True
+    assert "keep_seats" not in validate("new_game", {**base, "keep_seats": False})
+    assert "keep_seats" not in validate("new_game", base)
+    with pytest.raises(PanelCommandError, match="keep_seats must be true or false"):
+        validate("new_game", {**base, "keep_seats": "yes"})
