@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from controller.games import Game
 from controller.protocol.publication import Publisher
 from controller.protocol.security import join_code
+from tests.cut_proxy import CutProxy
 from web_panel.commands import PanelCommandError, validate
 from web_panel.server import PanelServer
 
@@ -26,7 +27,7 @@ from .browser_helpers import check_phone_page, login
 from .conftest import csrf_of
 from .engine_state import play, public_state
 from .fake_table import FakeTable
-from .test_phone import phone  # noqa: F401 (the fixture)
+from .test_phone import SLEEP_AND_WAKE, phone  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -94,6 +95,29 @@ def test_the_same_players_keep_their_phones_in_the_next_game(phone: Any, pages: 
     with bo.expect_navigation():
         bo.locator("#watch-game").tap()
     assert bo.url.rstrip("/").endswith(f"/t/{fake.table}"), bo.url
+
+
+def test_a_phone_asleep_when_the_next_game_started_wakes_on_its_new_seat(phone: Any, served: PanelServer,  # noqa: F811
+                                                                           fake: FakeTable, token: str) -> None:
+    """Ann's phone slept through the new game (its stream died quietly). Woken, it shows Ann's new seat and
+    hand, not her old seat's number with the new game's view of it."""
+    start(fake, play("superstition", ["Ann", "Bo"], 1), "g1", 5)
+    relay = CutProxy(served.port)
+    try:
+        ann, errors = phone()
+        join(ann, relay.url, fake, token, "g1", 0)
+        ann.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        relay.silence()
+        second = play("superstition", ["Bo", "Ann"], 2)
+        start(fake, second, "g2", 6, seats_from={"game_id": "g1", "seats": [1, 0]})
+        ann.evaluate(SLEEP_AND_WAKE, 1600)
+        ann.wait_for_function("document.body.dataset.seat === '1' && document.getElementById('me-name') && "
+                              "document.getElementById('me-name').textContent === 'Ann'")
+        ann.wait_for_selector("#hand .group, #hand:has-text('Nothing secret')")
+        assert ann.evaluate("window.gkLive.state && window.gkLive.state.game_id") in (None, "g2")
+        check_phone_page(ann, "Ann's phone, woken on her seat of the next game", errors)
+    finally:
+        relay.close()
 
 
 def seated(client: FlaskClient, fake: FakeTable, token: str, game_id: str, seat: int) -> None:

@@ -54,7 +54,13 @@
   const live = window.GKLive({
     streamUrl: d.stream, snapshotUrl: null, onchange: render, onclosed: stillSeated,
     onextra: {
-      private: p => { if (seated) mine = p; live.onchange("private"); },
+      private: p => {
+        // A phone asleep while the referee started the next game, keeping its player on it (docs/panel.md):
+        // its stream, opened again, is that player's new seat's; the page opens again for that seat.
+        if (p && typeof p.seat === "number" && p.seat !== seat) { location.reload(); return; }
+        if (seated) mine = p;
+        live.onchange("private");
+      },
       left: info => seatGone(info.reason),
       // The referee kept the players on their phones: this page opens again for the new game's seat.
       moved: () => location.reload(),
