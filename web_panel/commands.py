@@ -47,7 +47,7 @@ def _int(value: Any, what: str) -> int:
 
 
 def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
-    _no_extra("new_game", body, {"game", "players", "seed", "options"})
+    _no_extra("new_game", body, {"game", "players", "seed", "options", "keep_seats"})
     game = body.get("game")
     if game not in GAME_NAMES:
         raise PanelCommandError(f"new_game: game must be one of {', '.join(GAME_NAMES)}, got {game!r}")
@@ -78,6 +78,12 @@ def _new_game(body: Mapping[str, Any]) -> dict[str, Any]:
         except HouseRuleError as exc:
             raise PanelCommandError(f"new_game: {exc}") from None
         out["options"] = options
+    keep = body.get("keep_seats")
+    if keep is not None:
+        if not isinstance(keep, bool):
+            raise PanelCommandError("new_game: keep_seats must be true or false")
+        if keep:
+            out["keep_seats"] = True  # the same players stay on their phones (docs/panel.md)
     return out
 
 

@@ -46,9 +46,12 @@ class Played:
     event: str
     rules: tuple[str, ...]
     cues: tuple[dict[str, Any], ...]
+    # The seat the event is about (its turn, its pawn), or None: a player's phone at a table with a
+    # speaker speaks only these of its own (docs/effects.md, "In the panel").
+    seat: int | None = None
 
     def to_json(self, table: str) -> dict[str, Any]:
-        return {"table": table, "seq": self.seq, "event": self.event, "rules": list(self.rules),
+        return {"table": table, "seq": self.seq, "event": self.event, "seat": self.seat, "rules": list(self.rules),
                 "cues": list(self.cues)}
 
 
@@ -75,7 +78,8 @@ class Effects:
         if not cues:
             return None
         seq = event.get("seq")
-        return Played(seq if isinstance(seq, int) else None, event_type, tuple(r.name for r in rules), tuple(cues))
+        return Played(seq if isinstance(seq, int) else None, event_type, tuple(r.name for r in rules), tuple(cues),
+                      seat if seat is not None and 0 <= seat < len(players) else None)
 
 
 def _render(cue: dict[str, Any], words: Mapping[str, str | None], seat: int | None) -> dict[str, Any] | None:

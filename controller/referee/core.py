@@ -89,11 +89,26 @@ def validate_sensors(sensors: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def _seats_from(raw: Any, players: int) -> dict[str, Any] | None:
+    """A journalled ``seats_from`` as the state shows it; ``None`` for a game that carried no seats
+    (every journal written before this field, and a new game whose referee did not ask for it)."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("game_id"), str):
+        return None
+    seats = raw.get("seats")
+    if not isinstance(seats, list) or len(seats) != players:
+        return None
+    kept = [s if isinstance(s, int) and not isinstance(s, bool) else None for s in seats]
+    return {"game_id": raw["game_id"], "seats": kept}
+
+
 class RefereeCore:
     def __init__(self) -> None:
         self.game: Game | None = None
         self.game_name: str | None = None
         self.game_id: str | None = None
+        # The seats of the game before that this game's players held, as the referee's new_game chose
+        # (``seats_from_last_game``): a panel carries those players' phones over, and nobody else's.
+        self.seats_from: dict[str, Any] | None = None
         self.sensors: dict[str, str] = {}
         self.mismatch: dict[str, Any] | None = None
         self.pending = False  # an unexplained reading inside its grace period
@@ -135,6 +150,7 @@ class RefereeCore:
         game = cls.new(list(p["players"]), int(p["seed"]), options)
         at = float(p["time"])
         self.game, self.game_name, self.game_id = game, p["game"], p["game_id"]
+        self.seats_from = _seats_from(p.get("seats_from"), len(game.players))
         self.pending, self.setup = False, True
         self.gm = gm_core.GmState(undo=UndoLog(game, (list(p["players"]), int(p["seed"]), options)))
         events = [

@@ -227,9 +227,12 @@ class Referee:
         *,
         command_id: str | None = None,
         setting_up: bool = False,
+        keep_seats: bool = False,
     ) -> Outcome:
         """A new game. ``setting_up``: the table sets its (virtual) board up for this game right after, so
-        what still differs gets the mismatch grace period instead of a mismatch at once."""
+        what still differs gets the mismatch grace period instead of a mismatch at once. ``keep_seats``:
+        each player of the game before who plays again under the same name keeps their seat's phone
+        (the state's ``seats_from``, docs/panel.md "A new game with the same players")."""
         if command_id is not None and self.journal.has_command(command_id):
             return Outcome(False, [], f"command id {command_id!r} was already used")
         try:
@@ -258,7 +261,20 @@ class Referee:
             "rules": RULES_EDITION,
             **({"setting_up": True} if setting_up else {}),
         }
+        kept = self._seats_from([p.strip() for p in players]) if keep_seats else None
+        if kept is not None:
+            payload["seats_from"] = kept
         return self._outcome("new_game", payload, {"game_id": payload["game_id"]})
+
+    def _seats_from(self, players: list[str]) -> dict[str, Any] | None:
+        """Which seat of the game now running each new player held, matched by name (case and spaces
+        aside): only the game just before, so a phone of an older game is never carried."""
+        game, game_id = self.core.game, self.core.game_id
+        if game is None or game_id is None:
+            return None
+        before = [str(p).strip().casefold() for p in game.players]
+        seats = [before.index(n) if n in before else None for n in (p.strip().casefold() for p in players)]
+        return {"game_id": game_id, "seats": seats}
 
     def ensure_game(self) -> Outcome | None:
         """Start the configured game when the journal holds none (first start of a table)."""
@@ -502,6 +518,7 @@ class Referee:
             "game": self.core.game_name,
             "game_id": self.core.game_id,
             "players": list(game.players) if game else [],
+            "seats_from": self.core.seats_from,
             "current_player": game.current_player if game else None,
             "over": game.is_over if game else False,
             "winners": list(game.winners) if game else [],

@@ -226,7 +226,7 @@ class CommandHandler:
     def _cmd_new_game(self, cmd: Command) -> Reply:
         referee = self._table.referee
         p = cmd.payload
-        _only(p, {"game", "players", "seed", "options"}, "new_game")
+        _only(p, {"game", "players", "seed", "options", "keep_seats"}, "new_game")
         game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
         if not isinstance(game, str):
             raise ValueError("new_game: 'game' must be a game name")  # noqa: TRY004 - bad input, refused in words
@@ -239,8 +239,13 @@ class CommandHandler:
             raise ValueError("new_game: 'seed' must be an integer 0 or more")
         if options is not None and not isinstance(options, dict):
             raise ValueError("new_game: 'options' must be an object")
+        keep = p.get("keep_seats", False)
+        if not isinstance(keep, bool):
+            raise ValueError("new_game: 'keep_seats' must be true or false")
         kwargs: dict[str, Any] = {}
         params = inspect.signature(referee.new_game).parameters
+        if keep and "keep_seats" in params:
+            kwargs["keep_seats"] = True
         if "command_id" in params:
             kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
         virtual = self._table.config.simulate and self._table.hub is not None

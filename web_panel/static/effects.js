@@ -5,8 +5,10 @@
  * speech synthesis, in the language chosen on this device. One device plays sound
  * for the table (the "table speaker": the referee's tablet, or the Pi's own
  * screen); a player's phone stays quiet unless its player turns sound on, and
- * vibrates for cues meant for that player. Volume, mute, the language and the
- * speaker switch are kept per device (localStorage).
+ * vibrates for cues meant for that player. While the table has a speaker, a phone
+ * plays only the cues of its own player (their turn, their pawn), so the table does
+ * not hear every line twice, unless its player chooses "Speak every move on this
+ * phone". Volume, mute, the language and the switches are kept per device (localStorage).
  */
 (function () {
   "use strict";
@@ -18,8 +20,9 @@
   const KEY = "gk-effects";
 
   function load() {
-    try { return Object.assign({ sound: false, volume: 0.7, vibrate: true, lang: "" }, JSON.parse(localStorage.getItem(KEY) || "{}")); }
-    catch (e) { return { sound: false, volume: 0.7, vibrate: true, lang: "" }; }
+    const defaults = { sound: false, volume: 0.7, vibrate: true, lang: "", everyMove: false };
+    try { return Object.assign(defaults, JSON.parse(localStorage.getItem(KEY) || "{}")); }
+    catch (e) { return defaults; }
   }
   const prefs = load();
   function save() { try { localStorage.setItem(KEY, JSON.stringify(prefs)); } catch (e) { /* private mode: this visit only */ } }
@@ -197,10 +200,18 @@
   }
 
   // ----- playing one table's cues ----------------------------------------------------------
+  // Whether another device plays the table's sound (a page with "Table speaker: on"): the panel says so.
+  let tableSpeaker = false;
+  // A phone at a table with a speaker plays only what is about its own player, unless asked for every move.
+  function mine(msg) {
+    return !isPlayer || !tableSpeaker || prefs.everyMove || (seat !== null && msg.seat === seat);
+  }
   function play(msg) {
     if (!msg || !Array.isArray(msg.cues)) return;
+    const heard = mine(msg);
     for (const cue of msg.cues) {
       if (!cue || typeof cue.kind !== "string") continue;
+      if (!heard && (cue.kind === "sound" || cue.kind === "say")) continue;  // the table speaker says it
       try { playCue(cue); } catch (e) { /* one cue the device refuses must not silence the rest */ }
     }
     body.dataset.effectsPlayed = String(Number(body.dataset.effectsPlayed || 0) + 1);
@@ -236,6 +247,7 @@
       save();
       label();
       if (prefs.sound) { audio(); playSound("clear", 0.5); }  // a tap unlocks audio on phones
+      if (!isPlayer && es) connect();  // the table speaker's switch: the phones learn of it
     });
     label();
     const vol = document.createElement("input");
@@ -270,6 +282,28 @@
       vib.addEventListener("click", () => { prefs.vibrate = !prefs.vibrate; save(); vlabel(); });
       vlabel();
       box.append(vib);
+      const every = document.createElement("button");
+      every.type = "button";
+      every.id = "fx-every";
+      const elabel = () => {
+        every.textContent = prefs.everyMove ? "Speak every move on this phone: on" : "Speak every move on this phone: off";
+        every.setAttribute("aria-pressed", prefs.everyMove ? "true" : "false");
+      };
+      every.addEventListener("click", () => { prefs.everyMove = !prefs.everyMove; save(); elabel(); });
+      elabel();
+      const why = document.createElement("p");
+      why.id = "fx-speaker-note";
+      why.className = "fx-hint";
+      why.textContent = "This table has a speaker: this phone says only what is for you (your turn, your pieces).";
+      // In the page only while the table has a speaker: without one, a phone with sound on plays every line.
+      speakerShown = on => {
+        if (!on) { every.remove(); why.remove(); return; }
+        if (every.isConnected) return;
+        const note = box.querySelector(".fx-note");  // the device's fault notes stay last
+        box.insertBefore(every, note);
+        box.insertBefore(why, note);
+      };
+      speakerShown(tableSpeaker);
     }
     const where = document.querySelector("main") || body;
     where.appendChild(box);
@@ -284,11 +318,21 @@
     document.head.appendChild(link);
   }
 
+  let speakerShown = () => {};
   let es = null;
   function connect() {
     if (es) es.close();
-    es = new EventSource(url);
+    tableSpeaker = false;  // until the new stream says there is one (it says so first)
+    body.dataset.tableSpeaker = "no";
+    speakerShown(false);
+    // A page that is the table speaker says so while its stream is open, so the players' phones know.
+    es = new EventSource(!isPlayer && prefs.sound ? url + (url.includes("?") ? "&" : "?") + "speaker=1" : url);
     es.addEventListener("effects", e => { try { play(JSON.parse(e.data)); } catch (err) { /* a bad cue is skipped */ } });
+    es.addEventListener("speaker", e => {
+      try { tableSpeaker = JSON.parse(e.data).on === true; } catch (err) { return; }
+      body.dataset.tableSpeaker = tableSpeaker ? "yes" : "no";
+      speakerShown(tableSpeaker);
+    });
     es.addEventListener("open", () => { body.dataset.effectsOpen = "yes"; });
   }
 

@@ -19,6 +19,14 @@
     a.href = moved ? location.pathname : d.join; a.id = "join-new";
     a.textContent = /new game|game changed/i.test(reason) ? "Join the new game" : moved ? "Show my new seat" : "Join again";
     el.appendChild(a);
+    if (/not playing this game/i.test(reason)) {
+      // The referee left this player out of the next game: one tap to watch it, or to join with a code.
+      a.textContent = "Join with a new code";
+      const watch = document.createElement("a");
+      watch.href = d.watch; watch.id = "watch-game"; watch.textContent = "Watch the table";
+      el.insertBefore(watch, a);
+      el.insertBefore(document.createTextNode(" "), a);
+    }
     mine = null; seated = false;
     // Every control of the seat goes with it (panel.css): its moves, asking to take back "my" move (gm.js),
     // buzzing on "my" turn (effects.js), whichever script draws them and whenever it does.
@@ -46,8 +54,16 @@
   const live = window.GKLive({
     streamUrl: d.stream, snapshotUrl: null, onchange: render, onclosed: stillSeated,
     onextra: {
-      private: p => { if (seated) mine = p; live.onchange("private"); },
+      private: p => {
+        // A phone asleep while the referee started the next game, keeping its player on it (docs/panel.md):
+        // its stream, opened again, is that player's new seat's; the page opens again for that seat.
+        if (p && typeof p.seat === "number" && p.seat !== seat) { location.reload(); return; }
+        if (seated) mine = p;
+        live.onchange("private");
+      },
       left: info => seatGone(info.reason),
+      // The referee kept the players on their phones: this page opens again for the new game's seat.
+      moved: () => location.reload(),
     },
   });
   window.gkLive = live;

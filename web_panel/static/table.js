@@ -236,6 +236,8 @@
       const seed = $("ng-seed").value.trim();
       // Sent as typed: the panel reads it as an integer, and a JavaScript number would round seeds above 2^53.
       if (seed) fields.seed = seed;
+      // The phones of the last game's players go on to their seats of this one (docs/panel.md).
+      if ($("ng-keep") && $("ng-keep").checked) fields.keep_seats = true;
       // Only the chosen game's house rules, and only those changed from the rulebook's default.
       const options = {};
       const box = document.querySelector('fieldset.house-rules[data-game="' + fields.game + '"]');

@@ -26,9 +26,11 @@ from ..auth import (
     guessing,
     joined_seat,
     remember,
+    store,
 )
 from ..commands import COMMANDS, MAX_BODY, PanelCommandError, validate
 from ..mqtt import CommandTimeout
+from ..seats import carry
 from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("control", __name__)
@@ -120,6 +122,7 @@ def command(table: str, name: str) -> Any:
 def _player_token(table: str, name: str, fields: dict[str, Any]) -> str:
     """A joined player may act for their own seat; anyone else without the token is read-only."""
     state = mqtt_view().state(table) or {}
+    carry(current_session(create=False), mqtt_view(), store(), table, state)  # kept on their phone for this game
     seat = joined_seat(table, state.get("game_id"))
     token = settings().token_for(table)
     if seat is None or token is None:

@@ -21,13 +21,17 @@ from flask import (
 
 from controller.protocol.security import SealError, join_code, same_secret, unseal
 
-from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember
+from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember, store
 from ..fanout import Item
 from ..mqtt import MqttView
+from ..seats import carry, not_playing
 from ..sse import stream
 from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("player", __name__)
+
+# A phone whose player the referee left out of the next game (docs/panel.md, "A new game with the same players").
+NOT_PLAYING = "you are not playing this game"
 
 
 def _normalise(code: str) -> bytes:
@@ -40,6 +44,7 @@ def seated_name(table: str) -> str | None:
     """The name of the seat this phone holds in the table's current game, if it holds one: a player who
     scans the join code again, or opens the table page, is shown the way back to their own page."""
     state = mqtt_view().state(table) or {}
+    carry(current_session(create=False), mqtt_view(), store(), table, state)
     seat = joined_seat(table, state.get("game_id"))
     players = state.get("players") or []
     if seat is None:
@@ -106,8 +111,12 @@ def _seat_or_403(table: str) -> int:
             # A panel just restarted has not had the table's state yet: the seat is not lost, so
             # the player's page must try again (a 403 would tell them to join again).
             abort(503, description="the table's game has not reached the panel yet; trying again")
+    sess = current_session(create=False)
+    carry(sess, mqtt_view(), store(), table, state)
     seat = joined_seat(table, state.get("game_id"))
     if seat is None:
+        if not_playing(sess, table, state):
+            abort(403, description=NOT_PLAYING)
         abort(403, description="join this table with your join code to see your own view")
     return seat
 
@@ -139,7 +148,8 @@ def me_stream(table: str) -> Response:
     seat = _seat_or_403(table)
     sess = current_session(create=False)
     assert sess is not None
-    settings_now, view = settings(), mqtt_view()
+    settings_now, view, sessions = settings(), mqtt_view(), store()
+    game_now = (view.state(table) or {}).get("game_id")
 
     def still_seated() -> bool:
         # Checked on every item: a new game, or leaving, ends the private feed at once.
@@ -147,12 +157,23 @@ def me_stream(table: str) -> Response:
         game_id = (view.state(table) or {}).get("game_id")
         return joined is not None and joined.seat == seat and joined.game_id == game_id
 
+    def carried() -> bool:
+        # The referee kept the players on their phones: this player's seat of the new game is theirs.
+        # The page opens again for it (its seat, its hand, its moves are drawn for one seat).
+        state = view.state(table) or {}
+        if state.get("game_id") == game_now:
+            return False
+        joined = carry(sess, view, sessions, table, state)
+        return joined is not None and joined.game_id == state.get("game_id")
+
     def why_gone() -> str:
         # What a person reads: what happened to their seat, in words (never a seat number).
         joined = sess.seats.get(table)
         state = view.state(table) or {}
         if joined is None:
             return "you left your seat (on this phone's other page); join again with your code"
+        if not_playing(sess, table, state):
+            return NOT_PLAYING
         if joined.game_id != state.get("game_id"):
             return "a new game started; join again with its code"
         players = state.get("players") or []
@@ -171,6 +192,8 @@ def me_stream(table: str) -> Response:
         if item.kind == "seats_changed":
             return None if still_seated() else [("left", {"reason": why_gone()})]
         if item.kind == "state" and not still_seated():
+            if carried():
+                return [item, ("moved", {"reason": "a new game started, and you play in it"})]
             return [item, ("left", {"reason": why_gone()})]
         if item.kind == "effects":
             return None  # cues have a stream of their own (views/effects.py)
@@ -187,7 +210,11 @@ def _open(token: str | None, view: MqttView, table: str, seat: int, game_id: str
         opened = unseal(token, table, seat, envelope["sealed"])
     except SealError as exc:
         return {"seat": seat, "available": False, "reason": str(exc)}
-    if isinstance(opened, dict) and opened.get("game_id") not in (None, game_id):
+    # A game that kept the last game's players on their phones may have moved one to a seat another player
+    # held: a view of that seat must name this game, never be taken on trust (docs/panel.md).
+    carried = isinstance((view.state(table) or {}).get("seats_from"), dict)
+    named = opened.get("game_id") if isinstance(opened, dict) else None
+    if named not in ((game_id,) if carried else (None, game_id)):
         # A retained view left from the previous game: never show one game's hand in another.
         return {"seat": seat, "available": False, "reason": "your view of this game has not arrived yet"}
     return {"seat": seat, "available": True, "seq": envelope.get("seq"), "view": opened}

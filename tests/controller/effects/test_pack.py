@@ -89,6 +89,21 @@ def test_spoken_lines_name_things_as_players_do() -> None:
     assert played is not None and "Final scores: Ann 5 and Bo 7. Bo won!" in [c["value"] for c in played.cues]
 
 
+def test_the_cues_of_an_event_say_whose_it_is() -> None:
+    """A phone at a table with a speaker plays only its own player's cues: the message names the seat."""
+    effects, _ = load_effects("terror", None)
+    played = effects.cues_for({"seq": 4, "type": "pawn_fell", "data": {"seat": 1, "pawn": 0, "label": "girl"}},
+                              ["Ann", "Bo"])
+    assert played is not None and played.seat == 1 and played.to_json("t1")["seat"] == 1
+    sup, _ = load_effects("superstition", None)
+    played = sup.cues_for({"type": "challenge_resolved", "data": {"player": 0, "trap": "ladder", "zapped": True}},
+                          ["Ann", "Bo"])
+    assert played is not None and played.seat == 0
+    dogs, _ = load_effects("dogs", None)
+    played = dogs.cues_for({"type": "game_over", "data": {"scores": [5, 7], "winners": [1]}}, ["Ann", "Bo"])
+    assert played is not None and played.to_json("t1")["seat"] is None  # everyone's news
+
+
 def test_a_line_missing_a_word_is_not_spoken_but_the_rest_plays() -> None:
     pack = parse_pack('''
 [[rule]]

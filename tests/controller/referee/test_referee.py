@@ -66,7 +66,7 @@ def other_tomb(tomb: str) -> str:
 def test_state_has_exactly_the_documented_keys_and_no_secret(ref: Referee) -> None:
     state = ref.state()
     assert set(state) == {
-        "seq", "table", "game", "game_id", "players", "current_player", "over", "winners", "view",
+        "seq", "table", "game", "game_id", "players", "seats_from", "current_player", "over", "winners", "view",
         "legal", "expects", "waiting_for", "mismatch", "board", "gm", "grace",
     }
     assert state["seq"] == ref.journal.last_seq() == 1

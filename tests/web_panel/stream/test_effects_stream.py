@@ -43,3 +43,21 @@ def test_the_table_stream_does_not_carry_cues(client: FlaskClient, fake: FakeTab
         assert kind != "effects"
         if kind == "event":
             break
+
+
+def test_the_pages_learn_when_a_table_speaker_comes_and_goes(client: FlaskClient, fake: FakeTable) -> None:
+    """A page whose "Table speaker" is on says so for as long as its stream is open; every page of the table
+    is told, so a player's phone can leave the table's lines to it (docs/effects.md, "In the panel")."""
+    view: MqttView = client.application.extensions["gravekeeper"]
+    before = view.subscriber_count()
+    phone = SseReader(client.get(f"/t/{fake.table}/effects/stream", buffered=False))
+    assert view.wait_until(lambda: view.subscriber_count() > before, 5)  # the phone's stream listens
+    speaker = client.get(f"/t/{fake.table}/effects/stream?speaker=1", buffered=False)
+    chunks = iter(speaker.response)
+    next(chunks)  # the speaker's stream has begun
+    assert phone.next("speaker") == ("speaker", {"on": True})
+    later = SseReader(client.get(f"/t/{fake.table}/effects/stream", buffered=False))
+    assert later.next("speaker") == ("speaker", {"on": True})  # a page opened now is told first thing
+    speaker.close()  # the tablet's page is closed, or its speaker switched off
+    assert phone.next("speaker") == ("speaker", {"on": False})
+    assert later.next("speaker") == ("speaker", {"on": False})
