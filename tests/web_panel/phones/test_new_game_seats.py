@@ -19,15 +19,14 @@ from flask.testing import FlaskClient
 from controller.games import Game
 from controller.protocol.publication import Publisher
 from controller.protocol.security import join_code
-from tests.cut_proxy import CutProxy
+from tests.support.cut_proxy import CutProxy
+from tests.web_panel.phones.test_phone import SLEEP_AND_WAKE
+from tests.web_panel.support.browser import check_phone_page, login
+from tests.web_panel.support.client import csrf_of
+from tests.web_panel.support.engine_state import play, public_state
+from tests.web_panel.support.fake_table import FakeTable
 from web_panel.commands import PanelCommandError, validate
 from web_panel.server import PanelServer
-
-from .browser_helpers import check_phone_page, login
-from .conftest import csrf_of
-from .engine_state import play, public_state
-from .fake_table import FakeTable
-from .test_phone import SLEEP_AND_WAKE, phone  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.browser
 

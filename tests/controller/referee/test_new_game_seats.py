@@ -6,12 +6,10 @@ from pathlib import Path
 
 from controller.referee.live import Referee
 from controller.store.journal import Journal
-from tests.conftest import Broker
-from tests.controller.mqtt_testkit import Commander, Subscriber
-from tests.controller.service_testkit import BASE, TOKEN, MakeService, make_service, topic
-from tests.controller.test_referee_fakegame import REST, Clock, make_config, make_referee
-
-__all__ = ["make_service"]  # the fixture, imported for pytest
+from tests.controller.referee.test_fakegame import REST, Clock, make_config, make_referee
+from tests.support.broker import Broker
+from tests.support.mqtt import Commander, Subscriber
+from tests.support.service import BASE, TOKEN, MakeService, topic
 
 
 def two_games(tmp_path: Path, keep: bool) -> tuple[Referee, str]:

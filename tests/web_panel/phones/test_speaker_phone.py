@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
+from tests.web_panel.pages.test_effects import HOOK
+from tests.web_panel.phones.test_phone import advance, join, publish, superstition_move
+from tests.web_panel.support.browser import check_phone_page, login
+from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
-
-from .browser_helpers import check_phone_page, login
-from .fake_table import FakeTable
-from .test_effects_browser import HOOK
-from .test_phone import advance, join, publish, superstition_move
 
 pytestmark = pytest.mark.browser
 
