@@ -42,6 +42,8 @@ def settings_from(data: Any) -> PanelSettings:
     url = data.pop("broker_url", None)
     if url is not None:
         data.update(parse_broker_url(url))
+    if isinstance(data.get("public_names"), list):
+        data["public_names"] = tuple(data["public_names"])  # JSON has no tuples
     try:
         return PanelSettings(**data)
     except TypeError as exc:  # an unknown key

@@ -6,9 +6,10 @@ import queue
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Response
+from flask import Response, abort, current_app, request
 
-from .fanout import Item, encode_sse
+from .auth import client_key
+from .fanout import Item, StreamGate, StreamRefused, encode_sse
 from .mqtt_view import LIST, MqttView
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
@@ -71,8 +72,20 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
             if held:
                 view.release(table)
 
-    return Response(
+    gate: StreamGate | None = current_app.extensions.get("gravekeeper_streams")
+    client = client_key(request.remote_addr)
+    if gate is not None:
+        try:
+            gate.enter(client)
+        except StreamRefused as exc:
+            # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.
+            abort(exc.status, description=str(exc))
+    response = Response(
         generate(),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+    if gate is not None:
+        # The server closes every response, even one whose body never ran (a HEAD, a client gone early).
+        response.call_on_close(lambda: gate.leave(client))
+    return response

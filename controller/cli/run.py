@@ -157,6 +157,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
         # Beside the journal: the panel's cookie key and sessions, so a restart logs nobody out.
         state_dir=str(panel_state_dir(config.journal.path)),
         boards_dir=boards,
+        public_names=list(config.panel.public_names),
     )
     try:
         panel = PanelProcess(settings, stop)
