@@ -33,6 +33,8 @@ from .fanout import StreamGate
 from .settings import PanelSettings
 
 log = logging.getLogger(__name__)
+# waitress says "Task queue depth is N" at every queued request: under a flood, a line per request.
+logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 # A client that stops reading (a phone asleep with its stream open) is dropped once its output has
 # waited this long: its worker and queue are freed. Streams write a keepalive every 15 s.
@@ -51,7 +53,9 @@ MAX_HEADER_BYTES = 16 * 1024
 MAX_BODY_BYTES = 64 * 1024  # the largest body any page sends (a board file is at most 48 KiB)
 OUTBUF_HIGH_WATERMARK = 256 * 1024  # a stream's unsent output; past it its worker waits (see SEND_TIMEOUT_S)
 THREAD_STACK_BYTES = 1024 * 1024  # not the default 8 MiB: 130 workers must fit a 32-bit Pi's address space
-ACCEPT_PAUSE_S = 0.25  # out of descriptors: wait this long before accepting again, instead of spinning
+SHED_AT_ONCE = 32  # full: how many connections that do nothing are closed to let new ones in
+ACCEPT_PAUSE_S = 0.25
+SWEEP_EVERY_S = 0.5  # how often requests arriving too slowly and readers that stopped are looked for  # out of descriptors: wait this long before accepting again, instead of spinning
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,11 @@ class _Channel(HTTPChannel):
     request_started: float | None = None
     _counted = False
 
+    def __init__(self, server: _Server, sock: socket.socket, addr: Any, adj: Adjustments, map: Any = None) -> None:
+        # Known before the base class registers the channel (add_channel), which it does before it sets addr.
+        self.client = client_key(addr[0] if isinstance(addr, tuple) else None)
+        super().__init__(server, sock, addr, adj, map)
+
     def add_channel(self, map: Any = None) -> None:
         super().add_channel(map)
         if not self._counted:
@@ -111,10 +120,6 @@ class _Channel(HTTPChannel):
         if self._counted:
             self._counted = False
             self.server.client_closed(self.client)
-
-    @property
-    def client(self) -> str:
-        return client_key(self.addr[0] if isinstance(self.addr, tuple) else None)
 
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
@@ -136,6 +141,7 @@ class _Server(TcpWSGIServer):
         self.refused = 0
         self._refused_logged = 0.0
         self._accept_paused_until = 0.0
+        self._next_sweep = 0.0
         self.stopping = False
         super().__init__(app, _sock=listener, bind_socket=False, adj=adj)
 
@@ -191,25 +197,49 @@ class _Server(TcpWSGIServer):
             log.warning("panel: connections refused (%d so far): %s", self.refused, why)
 
     def readable(self) -> bool:
-        ready = bool(super().readable())  # also runs maintenance() when it is due
+        ready = bool(super().readable())  # also runs waitress's own maintenance() when it is due
         return ready and time.monotonic() >= self._accept_paused_until
 
-    def maintenance(self, now: float) -> None:
-        super().maintenance(now)
-        started_before = time.monotonic() - REQUEST_TIMEOUT_S
+    def _sweep(self) -> None:
+        """Between two polls (closing a channel while the loop builds its poll set would confuse it)."""
+        now = time.monotonic()
+        if len(self._map) >= self.adj.connection_limit:
+            self._shed()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + SWEEP_EVERY_S
+        started_before = now - REQUEST_TIMEOUT_S
+        sent_before = time.time() - SEND_TIMEOUT_S  # waitress keeps last_activity in wall-clock time
         for channel in list(self.active_channels.values()):
             started = getattr(channel, "request_started", None)
             if started is not None and started < started_before and not channel.requests:
                 channel.handle_close()  # its request is still arriving: slow on purpose, or gone
-            elif channel.total_outbufs_len and now - channel.last_activity > SEND_TIMEOUT_S:
+            elif channel.total_outbufs_len and channel.last_activity < sent_before:
                 channel.handle_close()  # it stopped reading: its worker waits on it, and is freed now
+
+    def _shed(self) -> None:
+        """Full: close the connections that do nothing for anyone, so that a new one (the referee's) gets in.
+
+        Those are connections with no request being served: idle ones, and those whose request is
+        still arriving, the slowest first. A stream or a request being answered is never closed here.
+        """
+        idle = [c for c in self.active_channels.values() if not c.requests and not c.total_outbufs_len]
+        idle.sort(key=lambda c: (getattr(c, "request_started", None) or float("inf"), c.last_activity))
+        for channel in idle[:SHED_AT_ONCE]:
+            channel.handle_close()
+        if idle:
+            self._note_refusal(f"{len(self._map)} connections open, all the open-file limit allows: "
+                               f"closed {min(len(idle), SHED_AT_ONCE)} that were doing nothing")
 
     def serve(self) -> None:
         while not self.stopping:
             wasyncore.loop(timeout=self.adj.asyncore_loop_timeout, use_poll=True, map=self._map, count=1)
-        for channel in list(self._map.values()):
+            self._sweep()
+        # The connections go now (a worker waiting to write wakes and ends); the trigger and the
+        # listener once the workers have ended (close()), since a worker that ends pulls the trigger.
+        for channel in list(self.active_channels.values()):
             try:
-                channel.close()
+                channel.handle_close()
             except OSError:
                 pass
 
@@ -257,6 +287,7 @@ class PanelServer:
         self._server.pull_trigger()
         self._thread.join(5)
         self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
+        self._server.close()
 
     def __enter__(self) -> PanelServer:
         return self

@@ -78,6 +78,7 @@ class PanelProcess:
         self.join_url: str = str(answer.get("join_url") or self.url)
         self.qr: str = str(answer.get("qr") or "")
         self.local_only: bool = bool(answer.get("local_only"))
+        self.capacity: str = str(answer.get("capacity") or "")
 
     def exited(self) -> int | None:
         """The child's exit status once it has ended on its own, else ``None``."""
@@ -102,6 +103,8 @@ class PanelProcess:
 def where_lines(panel: PanelProcess, table: str | None) -> list[str]:
     """What to print once the panel is up: its address, every one other devices can use, the join QR."""
     lines = [f"panel: {panel.url}"]
+    if panel.capacity:
+        lines.append(f"panel: {panel.capacity}")
     if panel.local_only:
         lines.append("panel: only this machine can open it; listen on every interface (--host 0.0.0.0) "
                      "so that players' phones can")
