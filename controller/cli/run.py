@@ -26,6 +26,7 @@ from controller.cli.panel_process import (
     PanelPortBusy,
     PanelProcess,
     PanelStopped,
+    PanelSupervisor,
     busy_line,
     where_lines,
 )
@@ -118,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
             if token_note:
                 _say(token_note)
-            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path))
+            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path), service)
             while not stop.wait(3600):
                 pass
             if service.failure is not None:
@@ -141,7 +142,7 @@ def boards_dir(config_file: str | None, journal_path: str) -> str:
     return str(base / "boards")
 
 
-def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -> Any:
+def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str, service: Any) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
@@ -175,7 +176,18 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
             print(line, flush=True)
         else:
             _say(line)
-    return panel
+    # A panel that dies is started again; the controller shows how it fares in its health.
+    supervisor = PanelSupervisor(panel, settings, _say, on_change=lambda: _publish_health(service))
+    service.panel_health = supervisor.health
+    _publish_health(service)
+    return supervisor
+
+
+def _publish_health(service: Any) -> None:
+    try:
+        service.call(lambda s: s.views.publish_health())
+    except TimeoutError:  # the controller is busy: its next periodic health says it
+        pass
 
 
 def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:

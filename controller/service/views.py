@@ -155,9 +155,10 @@ class ServiceViews:
         config = service.config
         # Sensors the referee marked broken for this game (controller/referee/gm.py): out of service.
         out_of_service = service.referee.core.gm.public(None)["out_of_service"] if service.referee else []
+        panel = {"panel": service.panel_health()} if service.panel_health is not None else {}
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
                 "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,
-                "out_of_service": out_of_service, "effects": service.effects.health(), **live}
+                "out_of_service": out_of_service, "effects": service.effects.health(), **live, **panel}
 
     def publish_health(self, force: bool = False) -> None:
         link = self._service.link
