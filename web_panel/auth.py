@@ -23,7 +23,7 @@ SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000
 JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
 JOIN_FAILURE_WINDOW = 60.0
-# Per table, per client address (an IPv6 /64 counts as one), per window, over every session of that
+# Per table, per client address, per window, over every session of that
 # address: fresh cookies do not reset it. Never per table alone: a guesser must not lock out the
 # people who hold the code or token (docs/panel.md gives the arithmetic against 32^6 join codes).
 TABLE_JOIN_FAILURES_ALLOWED = 30
@@ -104,15 +104,17 @@ def guessing(secret: str, table: str) -> Guessing:
 
 
 def client_key(addr: str | None) -> str:
-    """Who a request comes from, for limits: its IPv4 address, or its IPv6 /64 (one device's range)."""
+    """Who a request comes from, for limits: its address (an IPv4 one seen through IPv6 as itself).
+
+    An IPv6 address counts alone, not its /64: on a home network every phone shares one /64, and
+    one guesser there must not lock the others out (docs/panel.md weighs what that allows).
+    """
     try:
         ip = ipaddress.ip_address(addr or "")
     except ValueError:
         return addr or "?"
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
     return str(ip)
 
 
@@ -122,7 +124,7 @@ class JoinGuard:
     New sessions do not reset the count, and another address's count never blocks this one.
     """
 
-    MAX_KEYS = 10_000  # a forged-address flood (IPv6 /64s) must not grow this without bound
+    MAX_KEYS = 10_000  # guesses from many addresses (IPv6 has plenty) must not grow this without bound
 
     def __init__(self, allowed: int = TABLE_JOIN_FAILURES_ALLOWED, window: float = JOIN_FAILURE_WINDOW) -> None:
         self.allowed, self.window = allowed, window

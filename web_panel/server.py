@@ -42,7 +42,7 @@ SEND_TIMEOUT_S = 30.0
 # A request's line, headers and body must all arrive within this from its first byte (slowloris).
 REQUEST_TIMEOUT_S = 10.0
 IDLE_TIMEOUT_S = 60  # a kept-alive connection with nothing to do is closed after this
-# One client address (an IPv6 /64 counts as one) may hold this many connections and live pages.
+# One client address may hold this many connections and live pages.
 # A phone keeps one stream per open page; a referee's laptop with a few tabs stays well below.
 CONNECTIONS_PER_CLIENT = 24
 STREAMS_PER_CLIENT = 8
