@@ -9,6 +9,7 @@ addresses change with the network (DHCP), so a list of them would go stale.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 from collections.abc import Iterable
@@ -33,10 +34,8 @@ def machine_names() -> set[str]:
         return names
     if short:
         names.update({short, f"{short}.local"})
-        try:
+        with contextlib.suppress(OSError):
             names.add(socket.getfqdn(short).lower())
-        except OSError:
-            pass
     return names
 
 

@@ -11,6 +11,7 @@ connections (here). What the open-file limit allows is said once at start.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import resource
@@ -20,12 +21,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from waitress import wasyncore
-from waitress.adjustments import Adjustments
-from waitress.channel import HTTPChannel
-from waitress.parser import HTTPRequestParser
-from waitress.server import TcpWSGIServer
-from waitress.utilities import RequestEntityTooLarge
+from waitress import wasyncore  # type: ignore[import-untyped]
+from waitress.adjustments import Adjustments  # type: ignore[import-untyped]
+from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
+from waitress.parser import HTTPRequestParser  # type: ignore[import-untyped]
+from waitress.server import TcpWSGIServer  # type: ignore[import-untyped]
+from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-untyped]
 
 from .app import create_app
 from .auth import client_key
@@ -54,8 +55,8 @@ MAX_BODY_BYTES = 64 * 1024  # the largest body any page sends (a board file is a
 OUTBUF_HIGH_WATERMARK = 256 * 1024  # a stream's unsent output; past it its worker waits (see SEND_TIMEOUT_S)
 THREAD_STACK_BYTES = 1024 * 1024  # not the default 8 MiB: 130 workers must fit a 32-bit Pi's address space
 SHED_AT_ONCE = 32  # full: how many connections that do nothing are closed to let new ones in
-ACCEPT_PAUSE_S = 0.25
-SWEEP_EVERY_S = 0.5  # how often requests arriving too slowly and readers that stopped are looked for  # out of descriptors: wait this long before accepting again, instead of spinning
+ACCEPT_PAUSE_S = 0.25  # out of descriptors: wait this long before accepting again, instead of spinning
+SWEEP_EVERY_S = 0.5  # how often requests arriving too slowly and readers that stopped are looked for
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class _Parser(HTTPRequestParser):
     """waitress's parser; a body over the limit is refused in words."""
 
     _worded = False
+    error: Any
 
     def received(self, data: bytes) -> int:
         consumed = int(super().received(data))
@@ -238,10 +240,8 @@ class _Server(TcpWSGIServer):
         # The connections go now (a worker waiting to write wakes and ends); the trigger and the
         # listener once the workers have ended (close()), since a worker that ends pulls the trigger.
         for channel in list(self.active_channels.values()):
-            try:
+            with contextlib.suppress(OSError):
                 channel.handle_close()
-            except OSError:
-                pass
 
 
 class PanelServer:

@@ -10,6 +10,7 @@ travel as one JSON line on the child's stdin, never on its command line where
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import select
@@ -104,10 +105,8 @@ class PanelProcess:
                 self._proc.wait(5)
         for stream in (self._proc.stdin, self._proc.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
 
 
 def where_lines(panel: PanelProcess, table: str | None) -> list[str]:

@@ -12,6 +12,7 @@ joined.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sqlite3
@@ -184,10 +185,9 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str, s
 
 
 def _publish_health(service: Any) -> None:
-    try:
+    # The controller busy (TimeoutError): its next periodic health says it.
+    with contextlib.suppress(TimeoutError):
         service.call(lambda s: s.views.publish_health())
-    except TimeoutError:  # the controller is busy: its next periodic health says it
-        pass
 
 
 def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:

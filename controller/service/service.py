@@ -140,7 +140,7 @@ class Service:
         self._commands = CommandHandler(self)
         self.views = ServiceViews(self)  # the retained topics: state, private views, sensors, health
         self.effects = TableEffects(self)  # cues and Home Assistant, in a thread of their own
-        # How the panel child fares, for the health payload; set by `gravekeeper run` when it starts one.
+        # How the panel child fares, for the health payload; `gravekeeper run` sets it when it starts one.
         self.panel_health: Callable[[], dict[str, Any]] | None = None
         self.bounces = BounceLedger()  # the hub's bounce counts, journalled per game (controller/store/bounce_ledger.py)
         # Why the service cannot go on (another controller runs this table), and who to tell.

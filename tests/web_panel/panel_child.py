@@ -9,6 +9,7 @@ Everything stays on loopback.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -196,15 +197,13 @@ def open_connections(panel: ChildPanel, sources: list[str], count: int, first: b
     deadline = time.monotonic() + connect_within
     while pending and time.monotonic() < deadline:
         for key, _ in sel.select(0.2):
-            s = key.fileobj
-            assert isinstance(s, socket.socket)
-            sel.unregister(s)
-            pending.pop(s, None)
-            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
-                try:
-                    s.send(first)
-                except OSError:
-                    pass  # refused at once: the panel's limit per address
+            ready = key.fileobj
+            assert isinstance(ready, socket.socket)
+            sel.unregister(ready)
+            pending.pop(ready, None)
+            if ready.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                with contextlib.suppress(OSError):  # refused at once: the panel's limit per address
+                    ready.send(first)
     sel.close()
     return socks
 

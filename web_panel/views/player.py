@@ -21,7 +21,15 @@ from flask import (
 
 from controller.protocol.security import SealError, join_code, same_secret, unseal
 
-from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember, renew_session
+from ..auth import (
+    Seat,
+    check_csrf,
+    current_session,
+    guessing,
+    joined_seat,
+    remember,
+    renew_session,
+)
 from ..fanout import Item
 from ..mqtt_view import MqttView
 from ..sse import stream
