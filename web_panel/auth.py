@@ -84,7 +84,7 @@ class Guessing:
         self._guard.failed(self.where, self._now)
 
     def succeeded(self) -> PanelSession:
-        """The right code or token: the session gets a new id (and CSRF token) before it holds anything.
+        """The right code or token: the session gets a new id before it holds anything.
 
         An id that someone planted in this browser before (session fixation) then holds nothing.
         """
@@ -178,8 +178,13 @@ class SessionStore:
         return sess
 
     def renew(self, sess: PanelSession) -> PanelSession:
-        """``sess`` under a new id and CSRF token; the old id is forgotten (it finds nothing any more)."""
-        fresh = PanelSession(sid=secrets.token_urlsafe(24), csrf=secrets.token_urlsafe(24), tokens=sess.tokens,
+        """``sess`` under a new id; the old id is forgotten (it finds nothing any more).
+
+        The CSRF token stays: the person's other open pages of the panel hold it in their forms,
+        and a token known to whoever planted the old id is no use without the new id's cookie,
+        which a page of another site cannot send (SameSite=Strict) nor read.
+        """
+        fresh = PanelSession(sid=secrets.token_urlsafe(24), csrf=sess.csrf, tokens=sess.tokens,
                              seats=sess.seats, failures=sess.failures)
         with self._lock:
             self._sessions.pop(sess.sid, None)
