@@ -29,7 +29,8 @@ from .panel_child import (
 
 HOSTILE = 1100
 ONE_SECOND = 1.0
-pytestmark = pytest.mark.timeout(180)
+# One at a time (and on one xdist worker): 1,100 sockets each, on a 2-core machine.
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load")]
 
 
 def _referee(panel: ChildPanel, fake: FakeTable, token: str) -> Browser:
