@@ -74,6 +74,8 @@ def test_1100_streams_from_one_device_leave_the_referee_answered(mosquitto: Brok
     assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
     assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"
     assert streams <= STREAMS_PER_CLIENT, f"one device holds {streams} streams"
+    # It said at start what its file limit allows.
+    assert panel.answer.get("capacity", "").startswith("the open-file limit (1024) allows 976 connections")
 
 
 @pytest.mark.parametrize("devices", [1, 110], ids=["one-device", "110-devices"])
