@@ -118,6 +118,12 @@ def client_key(addr: str | None) -> str:
     return str(ip)
 
 
+# This machine's own address is not held to the limits per device (server.py, fanout.StreamGate):
+# it is the Pi's own screen, or a reverse proxy in front of the panel that speaks for every phone.
+# Anything that runs here could stop the panel anyway. Other loopback addresses are held to them.
+THIS_MACHINE = frozenset({"127.0.0.1", "::1"})
+
+
 class JoinGuard:
     """Wrong join codes (or control tokens) per (table, client address), over every session of that address.
 

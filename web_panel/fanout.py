@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from .auth import THIS_MACHINE
+
 SUBSCRIBER_QUEUE = 1000
 
 
@@ -90,7 +92,7 @@ class StreamGate:
         """Count one more stream for ``client``; ``StreamRefused`` when it would be over a limit."""
         with self._lock:
             held = self._open.get(client, 0)
-            if held >= self.per_client:
+            if held >= self.per_client and client not in THIS_MACHINE:
                 raise StreamRefused(f"this device already has {held} live pages open, the most the panel "
                                     "keeps for one device; close one and reload", 429)
             if self._count >= self.total:

@@ -15,6 +15,12 @@ import socket
 from collections.abc import Iterable
 
 
+# Names no one outside the home network can make point anywhere: ``*.localhost`` is this machine,
+# ``*.local`` is answered by the devices of the network themselves (mDNS), ``*.home.arpa`` is the
+# home network's own (RFC 8375). A rebinding page needs a name its author's DNS answers.
+LOCAL_SUFFIXES = (".localhost", ".local", ".home.arpa")
+
+
 def host_name(header: str) -> str:
     """The name of a ``Host`` header, without its port or IPv6 brackets, lower-cased."""
     host = header.strip().lower()
@@ -52,7 +58,7 @@ class HostCheck:
         if header is None:
             return True  # an HTTP/1.0 script that names no host; a browser always sends one
         name = host_name(header)
-        if name in self.names or name.endswith(".localhost"):
+        if name in self.names or name.endswith(LOCAL_SUFFIXES):
             return True
         try:
             ipaddress.ip_address(name)

@@ -29,7 +29,7 @@ from waitress.server import TcpWSGIServer  # type: ignore[import-untyped]
 from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-untyped]
 
 from .app import create_app
-from .auth import client_key
+from .auth import THIS_MACHINE, client_key
 from .fanout import StreamGate
 from .settings import PanelSettings
 
@@ -170,7 +170,7 @@ class _Server(TcpWSGIServer):
             return
         conn, addr = pair
         client = client_key(addr[0] if isinstance(addr, tuple) else None)
-        if self.clients.get(client, 0) >= self.per_client:
+        if self.clients.get(client, 0) >= self.per_client and client not in THIS_MACHINE:
             self._refuse(conn, client)
             return
         try:
