@@ -26,6 +26,7 @@ from waitress.adjustments import Adjustments  # type: ignore[import-untyped]
 from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.parser import HTTPRequestParser  # type: ignore[import-untyped]
 from waitress.server import TcpWSGIServer  # type: ignore[import-untyped]
+from waitress.task import WSGITask  # type: ignore[import-untyped]
 from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-untyped]
 
 from .app import create_app
@@ -42,7 +43,7 @@ logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 SEND_TIMEOUT_S = 30.0
 # A request's line, headers and body must all arrive within this from its first byte (slowloris).
 REQUEST_TIMEOUT_S = 10.0
-IDLE_TIMEOUT_S = 60  # a kept-alive connection with nothing to do is closed after this
+IDLE_TIMEOUT_S = 20  # a connection that sends nothing is closed after this
 # One client address may hold this many connections and live pages.
 # A phone keeps one stream per open page; a referee's laptop with a few tabs stays well below.
 CONNECTIONS_PER_CLIENT = 24
@@ -98,10 +99,25 @@ class _Parser(HTTPRequestParser):
         return consumed
 
 
+class _Task(WSGITask):
+    """One request a connection (``Connection: close``), as the panel always served.
+
+    A phone that slept may hold kept-alive connections that died meanwhile without a word (its
+    Wi-Fi went, a NAT forgot them). Waking, its browser would send the request that reopens its
+    stream down one of them, and wait in vain; a fresh connection costs a millisecond on the LAN.
+    It also leaves no idle connections to count against a device.
+    """
+
+    def build_response_header(self) -> bytes:
+        self.set_close_on_finish()
+        return bytes(super().build_response_header())
+
+
 class _Channel(HTTPChannel):
     """One connection: counted against its client address; knows since when its request has been arriving."""
 
     parser_class = _Parser
+    task_class = _Task
     server: _Server
     request_started: float | None = None
     _counted = False
