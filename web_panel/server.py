@@ -139,6 +139,10 @@ class _Channel(HTTPChannel):
             self._counted = False
             self.server.client_closed(self.client)
 
+    def readable(self) -> bool:
+        # Once the client has closed its end, its EOF would be reported at every poll: stop asking.
+        return bool(self.connected and super().readable())
+
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
             self.request_started = time.monotonic()
@@ -332,6 +336,8 @@ def start_panel(settings: PanelSettings) -> PanelServer:
         # waitress refuses a body of this many bytes or more: one over the largest allowed
         max_request_body_size=MAX_BODY_BYTES + 1, inbuf_overflow=MAX_BODY_BYTES + 1,
         outbuf_high_watermark=OUTBUF_HIGH_WATERMARK, outbuf_overflow=2 * OUTBUF_HIGH_WATERMARK,
+        # Read on during a response: a client that closes its end is seen at once (sse.py asks).
+        channel_request_lookahead=1,
         asyncore_use_poll=True, log_socket_errors=False, expose_tracebacks=False, ident="gravekeeper",
         clear_untrusted_proxy_headers=True,
     )

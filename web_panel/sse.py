@@ -12,7 +12,8 @@ from .auth import client_key
 from .fanout import Item, StreamGate, StreamRefused, encode_sse
 from .mqtt_view import LIST, MqttView
 
-KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
+KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
+GONE_CHECK_SECONDS = 2.0  # how often a stream asks the server whether its client has gone
 
 # What to send for one change of the table: the change itself (an Item), others, or None to drop it.
 Filter = Callable[[Item], list[Item | tuple[str, Any]] | None]
@@ -34,6 +35,10 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     the table's traffic for as long as someone watches it. The club list's stream holds nothing.
     """
 
+    # waitress says when the client has closed its end (server.py reads it during the response):
+    # the stream then ends within seconds, and frees its worker and its place among the device's.
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)
+
     def generate() -> Iterator[str]:
         # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
         # gone before the first byte) never reaches the ``finally`` that unsubscribes.
@@ -48,6 +53,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                 yield format_event("snapshot", view.snapshot(table))
             for kind, data in first() if first else []:
                 yield format_event(kind, data)
+            quiet = 0.0  # seconds since the last write
             while not sub.closing.is_set():
                 if sub.overflowed.is_set():
                     # Too slow to keep up: what was queued is stale, so start again from the picture.
@@ -57,11 +63,18 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                         yield format_event("snapshot", view.snapshot(table))
                     for kind, data in first() if first else []:
                         yield format_event(kind, data)
+                wait = min(GONE_CHECK_SECONDS, KEEPALIVE_SECONDS)
                 try:
-                    item = sub.get(KEEPALIVE_SECONDS)
+                    item = sub.get(wait)
                 except queue.Empty:
-                    yield ": keepalive\n\n"
+                    if gone():
+                        return
+                    quiet += wait
+                    if quiet >= KEEPALIVE_SECONDS:
+                        quiet = 0.0
+                        yield ": keepalive\n\n"
                     continue
+                quiet = 0.0
                 if item is None:
                     return
                 out = filter_item(item) if filter_item else [item]
