@@ -14,7 +14,6 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 
-
 # Names no one outside the home network can make point anywhere: ``*.localhost`` is this machine,
 # ``*.local`` is answered by the devices of the network themselves (mDNS), ``*.home.arpa`` is the
 # home network's own (RFC 8375). A rebinding page needs a name its author's DNS answers.
