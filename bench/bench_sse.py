@@ -75,7 +75,7 @@ class SseClients:
         for i in range(n):
             s = socket.create_connection(("127.0.0.1", port))
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            s.sendall(f"GET /t/{TABLE}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+            s.sendall(f"GET /t/{TABLE}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
             s.setblocking(False)
             self.sel.register(s, selectors.EVENT_READ, i)
             self.buffers[i] = b""
