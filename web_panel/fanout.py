@@ -23,7 +23,8 @@ class Item:
     __slots__ = ("_text", "data", "kind")
 
     def __init__(self, kind: str, data: Any) -> None:
-        self.kind, self.data, self._text = kind, data, None
+        self.kind, self.data = kind, data
+        self._text: str | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.kind, self.data))
