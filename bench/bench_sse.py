@@ -90,7 +90,7 @@ class SseClients:
         for i in range(n):
             s = socket.create_connection(("127.0.0.1", port))
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            request = (f"GET /t/{tables[i % len(tables)]}/stream HTTP/1.1\r\nHost: x\r\n"
+            request = (f"GET /t/{tables[i % len(tables)]}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                        "Accept: text/event-stream\r\n\r\n")
             s.sendall(request.encode())
             s.setblocking(False)

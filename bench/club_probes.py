@@ -62,7 +62,7 @@ def sse_probe(port: int, seconds: float, phones: int, tables: list[str]) -> dict
     for i, path in enumerate(paths):
         s = socket.create_connection(("127.0.0.1", port))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, i)
         buffers[i] = b""

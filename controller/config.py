@@ -77,6 +77,7 @@ class PanelConfig:
     enabled: bool
     host: str
     port: int
+    public_names: tuple[str, ...] = ()  # names the panel answers to besides its own (docs/panel.md)
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,11 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         "Panel address: `0.0.0.0` (every interface) lets players' phones reach it; `127.0.0.1`: this machine only.",
     ),
     "panel.port": (8080, _int_range(1, 65535), "Panel port."),
+    "panel.public_names": (
+        "",
+        _text,
+        "Other names the panel is opened by, comma-separated (`games.example.org`); its own are always answered.",
+    ),
     "referee.board": (
         "sensors",
         _board,
@@ -463,7 +469,8 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         table=table,
         mqtt=_mqtt(values, explicit),
         journal=JournalConfig(path=journal_path),
-        panel=PanelConfig(values["panel.enabled"], values["panel.host"], values["panel.port"]),
+        panel=PanelConfig(values["panel.enabled"], values["panel.host"], values["panel.port"],
+                          tuple(n.strip() for n in values["panel.public_names"].split(",") if n.strip())),
         referee=RefereeConfig(
             board=values["referee.board"],
             tomb_grace_ms=values["referee.tomb_grace_ms"],

@@ -6,7 +6,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from .auth import (
@@ -16,6 +16,7 @@ from .auth import (
     csrf_token,
     current_session,
 )
+from .hosts import HostCheck
 from .mqtt import MqttView
 from .panel_state import FileSessionStore, secret_key, state_folder
 from .settings import PanelSettings
@@ -81,6 +82,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(history.bp)
     app.register_blueprint(effects.bp)
     app.register_blueprint(boards.bp)
+
+    hosts = HostCheck(settings.listen_host, settings.public_names)
+
+    @app.before_request
+    def _check_host() -> Any:
+        # First of all, before a session is made: a page of another site that made its name point
+        # here (DNS rebinding) reads nothing, and learns nothing but this refusal.
+        header = request.environ.get("HTTP_HOST")
+        if not hosts.allows(header):
+            return Response(hosts.refusal(header or "") + "\n", 421, mimetype="text/plain")
+        return None
 
     @app.teardown_request
     def _release_tables(exc: BaseException | None) -> None:

@@ -9,6 +9,7 @@ seat are also kept on disk, so a restarted panel still knows them.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import threading
 import time
@@ -22,7 +23,10 @@ SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000
 JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
 JOIN_FAILURE_WINDOW = 60.0
-TABLE_JOIN_FAILURES_ALLOWED = 30  # per table per window, whoever tries: 32^6 codes stay out of reach
+# Per table, per client address, per window, over every session of that
+# address: fresh cookies do not reset it. Never per table alone: a guesser must not lock out the
+# people who hold the code or token (docs/panel.md gives the arithmetic against 32^6 join codes).
+TABLE_JOIN_FAILURES_ALLOWED = 30
 # A control token is chosen by people and may be short: the same limits keep guessing it slow.
 LOGIN_FAILURES_ALLOWED = JOIN_FAILURES_ALLOWED
 TABLE_LOGIN_FAILURES_ALLOWED = TABLE_JOIN_FAILURES_ALLOWED
@@ -65,17 +69,27 @@ class Guessing:
     """One request that guesses a secret of a table (``"join"`` a join code, ``"login"`` its token).
 
     Made by :func:`guessing`, which refuses it (429) while this session, or
-    every session together, has guessed wrong too often at this table in the
-    last minute. Both counts are per table: abuse at one table of a club never
-    locks another table, nor this phone out of another table.
+    every session of this client address together, has guessed wrong too often
+    at this table in the last minute. Both counts are per table: abuse at one
+    table of a club never locks another table, nor this phone out of another
+    table; and never per table alone, so a guesser elsewhere locks nobody out.
     """
 
-    def __init__(self, secret: str, table: str, sess: PanelSession, guard: JoinGuard, now: float) -> None:
-        self.secret, self.table, self.session, self._guard, self._now = secret, table, sess, guard, now
+    def __init__(self, secret: str, where: tuple[str, str], sess: PanelSession, guard: JoinGuard,
+                 now: float) -> None:
+        self.secret, self.where, self.session, self._guard, self._now = secret, where, sess, guard, now
 
     def wrong(self) -> None:
-        self.session.failures.setdefault((self.secret, self.table), []).append(self._now)
-        self._guard.failed(self.table, self._now)
+        self.session.failures.setdefault((self.secret, self.where[0]), []).append(self._now)
+        self._guard.failed(self.where, self._now)
+
+    def succeeded(self) -> PanelSession:
+        """The right code or token: the session gets a new id before it holds anything.
+
+        An id that someone planted in this browser before (session fixation) then holds nothing.
+        """
+        self.session = renew_session(self.session)
+        return self.session
 
 
 def guessing(secret: str, table: str) -> Guessing:
@@ -83,28 +97,61 @@ def guessing(secret: str, table: str) -> Guessing:
     assert sess is not None
     now = time.monotonic()
     guard: JoinGuard = current_app.extensions[f"gravekeeper_{secret}_guard"]
-    if sess.blocked(secret, table, now) or guard.blocked(table, now):
-        abort(429, description=f"too many wrong {_WHAT[secret]}; wait a minute and try again")
-    return Guessing(secret, table, sess, guard, now)
+    where = (table, client_key(request.remote_addr))
+    if sess.blocked(secret, table, now) or guard.blocked(where, now):
+        abort(429, description=f"too many wrong {_WHAT[secret]} from this device; wait a minute and try again")
+    return Guessing(secret, where, sess, guard, now)
+
+
+def client_key(addr: str | None) -> str:
+    """Who a request comes from, for limits: its address (an IPv4 one seen through IPv6 as itself).
+
+    An IPv6 address counts alone, not its /64: on a home network every phone shares one /64, and
+    one guesser there must not lock the others out (docs/panel.md weighs what that allows).
+    """
+    try:
+        ip = ipaddress.ip_address(addr or "")
+    except ValueError:
+        return addr or "?"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+# This machine's own address is not held to the limits per device (server.py, fanout.StreamGate):
+# it is the Pi's own screen, or a reverse proxy in front of the panel that speaks for every phone.
+# Anything that runs here could stop the panel anyway. Other loopback addresses are held to them.
+THIS_MACHINE = frozenset({"127.0.0.1", "::1"})
 
 
 class JoinGuard:
-    """Wrong join codes (or control tokens) per table, over every session: new sessions must not reset the count."""
+    """Wrong join codes (or control tokens) per (table, client address), over every session of that address.
+
+    New sessions do not reset the count, and another address's count never blocks this one.
+    """
+
+    MAX_KEYS = 10_000  # guesses from many addresses (IPv6 has plenty) must not grow this without bound
 
     def __init__(self, allowed: int = TABLE_JOIN_FAILURES_ALLOWED, window: float = JOIN_FAILURE_WINDOW) -> None:
         self.allowed, self.window = allowed, window
         self._lock = threading.Lock()
-        self._failures: dict[str, list[float]] = {}
+        self._failures: dict[tuple[str, str], list[float]] = {}
 
-    def blocked(self, table: str, now: float) -> bool:
+    def blocked(self, where: tuple[str, str], now: float) -> bool:
         with self._lock:
-            recent = [t for t in self._failures.get(table, []) if now - t < self.window]
-            self._failures[table] = recent
+            recent = [t for t in self._failures.get(where, []) if now - t < self.window]
+            if recent:
+                self._failures[where] = recent
+            else:
+                self._failures.pop(where, None)
             return len(recent) >= self.allowed
 
-    def failed(self, table: str, now: float) -> None:
+    def failed(self, where: tuple[str, str], now: float) -> None:
         with self._lock:
-            self._failures.setdefault(table, []).append(now)
+            if len(self._failures) >= self.MAX_KEYS:
+                for key in [k for k, v in self._failures.items() if not v or now - v[-1] >= self.window]:
+                    del self._failures[key]
+            self._failures.setdefault(where, []).append(now)
 
 
 class SessionStore:
@@ -136,6 +183,20 @@ class SessionStore:
             self._sessions[sess.sid] = sess
         return sess
 
+    def renew(self, sess: PanelSession) -> PanelSession:
+        """``sess`` under a new id; the old id is forgotten (it finds nothing any more).
+
+        The CSRF token stays: the person's other open pages of the panel hold it in their forms,
+        and a token known to whoever planted the old id is no use without the new id's cookie,
+        which a page of another site cannot send (SameSite=Strict) nor read.
+        """
+        fresh = PanelSession(sid=secrets.token_urlsafe(24), csrf=sess.csrf, tokens=sess.tokens,
+                             seats=sess.seats, failures=sess.failures)
+        with self._lock:
+            self._sessions.pop(sess.sid, None)
+            self._sessions[fresh.sid] = fresh
+        return fresh
+
     def changed(self, sess: PanelSession) -> None:
         """``sess`` logged in or out, joined or left: a store that keeps sessions writes it down."""
 
@@ -163,6 +224,18 @@ def store() -> SessionStore:
 def remember(sess: PanelSession) -> None:
     """Call after changing a session's tokens or seats, so that a restarted panel still has them."""
     store().changed(sess)
+
+
+def renew_session(sess: PanelSession) -> PanelSession:
+    """This request's session under a new id: call when it logs in or out, joins or leaves.
+
+    The cookie is set anew with the response; the caller then changes the returned session.
+    """
+    fresh = store().renew(sess)
+    session["sid"] = fresh.sid
+    session.permanent = True
+    g.panel_session = fresh
+    return fresh
 
 
 def current_session(create: bool = True) -> PanelSession | None:

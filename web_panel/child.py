@@ -7,7 +7,8 @@ own (``docs/performance.md``). Settings, tokens and passwords included, come in
 one JSON line on stdin, never on the command line where ``ps`` would show
 them. The child answers one JSON line on stdout: ``{"url": ..., "urls":
 [...], "join_url": ..., "qr": ...}`` (every address other devices can use,
-the player's join page and its QR code drawn for a terminal) or ``{"error":
+the player's join page and its QR code drawn for a terminal, and "capacity":
+how many clients the open-file limit allows) or ``{"error":
 ..., "kind": ...}``; a taken port adds ``"free_port"``, the next port that is
 free to try. It stops on SIGTERM, or when its stdin closes, which is
 what happens when the parent dies, even by ``kill -9``.
@@ -42,6 +43,8 @@ def settings_from(data: Any) -> PanelSettings:
     url = data.pop("broker_url", None)
     if url is not None:
         data.update(broker_settings(url))
+    if isinstance(data.get("public_names"), list):
+        data["public_names"] = tuple(data["public_names"])  # JSON has no tuples
     try:
         return PanelSettings(**data)
     except TypeError as exc:  # an unknown key
@@ -114,7 +117,7 @@ def main() -> int:
         stop.set()
 
     threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
-    _answer(where(settings, panel.url, panel.port))
+    _answer({**where(settings, panel.url, panel.port), "capacity": panel.capacity.sentence()})
     try:
         stop.wait()
     finally:

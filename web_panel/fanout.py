@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from .auth import THIS_MACHINE
+
 SUBSCRIBER_QUEUE = 1000
 
 
@@ -119,3 +121,51 @@ class Fanout:
             subs = [s for group in self._subscribers.values() for s in group]
         for sub in subs:
             sub.close()
+
+
+class StreamRefused(Exception):
+    """No stream for this client now; the message says why in words, ``status`` is the HTTP answer."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class StreamGate:
+    """How many streams are open, per client address and in all: each holds a server thread while it lasts.
+
+    ``start_panel`` puts one in the app (``app.extensions["gravekeeper_streams"]``); an app built
+    for the test client has none and opens streams without counting.
+    """
+
+    def __init__(self, per_client: int, total: int) -> None:
+        self.per_client, self.total = per_client, total
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+        self._count = 0
+
+    def enter(self, client: str) -> None:
+        """Count one more stream for ``client``; ``StreamRefused`` when it would be over a limit."""
+        with self._lock:
+            held = self._open.get(client, 0)
+            if held >= self.per_client and client not in THIS_MACHINE:
+                raise StreamRefused(f"this device already has {held} live pages open, the most the panel "
+                                    "keeps for one device; close one and reload", 429)
+            if self._count >= self.total:
+                raise StreamRefused(f"the panel already keeps {self._count} live pages open, all it can; "
+                                    "try again in a moment", 503)
+            self._open[client] = held + 1
+            self._count += 1
+
+    def leave(self, client: str) -> None:
+        with self._lock:
+            held = self._open.get(client, 0) - 1
+            if held > 0:
+                self._open[client] = held
+            else:
+                self._open.pop(client, None)
+            self._count = max(0, self._count - 1)
+
+    def open_streams(self, client: str | None = None) -> int:
+        with self._lock:
+            return self._count if client is None else self._open.get(client, 0)

@@ -51,6 +51,8 @@ class PanelSettings:
     state_dir: str | None = None  # where the secret key and the sessions are kept; None: in memory only
     home_table: str | None = None  # the table `gravekeeper run` serves: its join page is the one to print
     boards_dir: str | None = None  # where the board editor keeps owners' files; None: no saving
+    # Names the panel is opened by besides the machine's own (web_panel/hosts.py): a reverse proxy's, say.
+    public_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.broker_host, str) or not self.broker_host:
@@ -82,6 +84,8 @@ class PanelSettings:
             raise SettingsError("broker_mqtt5 must be true or false")
         if self.boards_dir is not None and (not isinstance(self.boards_dir, str) or not self.boards_dir):
             raise SettingsError("boards_dir must be a directory path when given")
+        if isinstance(self.public_names, str) or not all(isinstance(n, str) and n for n in self.public_names):
+            raise SettingsError("public_names must be a list of host names")
         if self.broker_password is not None and self.broker_username is None:
             raise SettingsError("broker_password needs broker_username")
         if self.broker_ca_file is not None and not self.broker_tls:

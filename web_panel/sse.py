@@ -6,12 +6,14 @@ import queue
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Response
+from flask import Response, abort, current_app, request
 
-from .fanout import Item, encode_sse
+from .auth import client_key
+from .fanout import Item, StreamGate, StreamRefused, encode_sse
 from .mqtt import LIST, MqttView
 
-KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices
+KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
+GONE_CHECK_SECONDS = 2.0  # how often a stream asks the server whether its client has gone
 
 # What to send for one change of the table: the change itself (an Item), others, or None to drop it.
 Filter = Callable[[Item], list[Item | tuple[str, Any]] | None]
@@ -33,6 +35,10 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     the table's traffic for as long as someone watches it. The club list's stream holds nothing.
     """
 
+    # waitress says when the client has closed its end (server.py reads it during the response):
+    # the stream then ends within seconds, and frees its worker and its place among the device's.
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)
+
     def generate() -> Iterator[str]:
         # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
         # gone before the first byte) never reaches the ``finally`` that unsubscribes.
@@ -47,6 +53,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                 yield format_event("snapshot", view.snapshot(table))
             for kind, data in first() if first else []:
                 yield format_event(kind, data)
+            quiet = 0.0  # seconds since the last write
             while not sub.closing.is_set():
                 if sub.overflowed.is_set():
                     # Too slow to keep up: what was queued is stale, so start again from the picture.
@@ -56,11 +63,18 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                         yield format_event("snapshot", view.snapshot(table))
                     for kind, data in first() if first else []:
                         yield format_event(kind, data)
+                wait = min(GONE_CHECK_SECONDS, KEEPALIVE_SECONDS)
                 try:
-                    item = sub.get(KEEPALIVE_SECONDS)
+                    item = sub.get(wait)
                 except queue.Empty:
-                    yield ": keepalive\n\n"
+                    if gone():
+                        return
+                    quiet += wait
+                    if quiet >= KEEPALIVE_SECONDS:
+                        quiet = 0.0
+                        yield ": keepalive\n\n"
                     continue
+                quiet = 0.0
                 if item is None:
                     return
                 out = filter_item(item) if filter_item else [item]
@@ -71,8 +85,20 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
             if held:
                 view.release(table)
 
-    return Response(
+    gate: StreamGate | None = current_app.extensions.get("gravekeeper_streams")
+    client = client_key(request.remote_addr)
+    if gate is not None:
+        try:
+            gate.enter(client)
+        except StreamRefused as exc:
+            # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.
+            abort(exc.status, description=str(exc))
+    response = Response(
         generate(),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+    if gate is not None:
+        # The server closes every response, even one whose body never ran (a HEAD, a client gone early).
+        response.call_on_close(lambda: gate.leave(client))
+    return response

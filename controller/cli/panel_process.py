@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import select
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from gravekeeper.errors import GravekeeperError
+
+log = logging.getLogger(__name__)
+
 
 
 class PanelStopped(GravekeeperError):
@@ -81,6 +86,7 @@ class PanelProcess:
         self.join_url: str = str(answer.get("join_url") or self.url)
         self.qr: str = str(answer.get("qr") or "")
         self.local_only: bool = bool(answer.get("local_only"))
+        self.capacity: str = str(answer.get("capacity") or "")
 
     def exited(self) -> int | None:
         """The child's exit status once it has ended on its own, else ``None``."""
@@ -98,11 +104,17 @@ class PanelProcess:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait(5)
+        for stream in (self._proc.stdin, self._proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def where_lines(panel: PanelProcess, table: str | None) -> list[str]:
     """What to print once the panel is up: its address, every one other devices can use, the join QR."""
     lines = [f"panel: {panel.url}"]
+    if panel.capacity:
+        lines.append(f"panel: {panel.capacity}")
     if panel.local_only:
         lines.append("panel: only this machine can open it; listen on every interface (--host 0.0.0.0) "
                      "so that players' phones can")
@@ -128,3 +140,107 @@ def busy_line(exc: PanelPortBusy, port: int, option: str) -> str:
 def _loopback(url: str) -> bool:
     host = url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
     return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+# A panel that dies is started again after these waits, one after another, the last one repeated;
+# one that then ran this long without dying starts the count again.
+RESTART_WAITS_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 60.0)
+RESTART_STABLE_S = 60.0
+WATCH_EVERY_S = 0.5
+
+
+def exit_reason(status: int) -> str:
+    """A child's exit status in words: ``killed by signal SIGKILL``, ``exited with status 1``."""
+    import signal
+
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = str(-status)
+        return f"killed by signal {name}"
+    return f"exited with status {status}"
+
+
+class PanelSupervisor:
+    """Keeps the panel child running: one that dies is started again after a wait that grows.
+
+    Whatever the panel does, the controller goes on refereeing: this runs in a thread of its own
+    and catches every failure of a restart. ``health()`` is what the controller publishes about
+    it (``panel`` in the health payload); ``on_change`` is called (from this thread) whenever it changes.
+    """
+
+    def __init__(self, panel: PanelProcess, settings: dict[str, Any], say: Callable[[str], None],
+                 on_change: Callable[[], None] = lambda: None) -> None:
+        self._panel: PanelProcess | None = panel
+        self._settings, self._say, self._on_change = settings, say, on_change
+        self._closing = threading.Event()
+        self._lock = threading.Lock()
+        self._health: dict[str, Any] = {"state": "running", "url": panel.url, "restarts": 0, "last_exit": None}
+        self._started = time.monotonic()
+        self._failures = 0  # deaths since it last ran RESTART_STABLE_S
+        self._thread = threading.Thread(target=self._watch, name="gk-panel-supervisor", daemon=True)
+        self._thread.start()
+
+    def health(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._health)
+
+    def _set(self, **fields: Any) -> None:
+        with self._lock:
+            self._health.update(fields)
+        try:
+            self._on_change()
+        except Exception:  # the controller is busy or stopping: the next periodic health has it
+            log.warning("panel supervisor: health not published at once", exc_info=True)
+
+    def _watch(self) -> None:
+        while not self._closing.wait(WATCH_EVERY_S):
+            panel = self._panel
+            status = panel.exited() if panel is not None else None
+            if status is None:
+                continue
+            try:
+                self._restart(exit_reason(status))
+            except Exception as exc:  # never the controller's end: say so, and try again later
+                log.exception("panel supervisor: restart failed")
+                self._say(f"panel: could not be started again ({exc})")
+
+    def _restart(self, reason: str) -> None:
+        if time.monotonic() - self._started >= RESTART_STABLE_S:
+            self._failures = 0
+        self._failures += 1
+        restarts = int(self.health()["restarts"]) + 1
+        while not self._closing.is_set():
+            wait = RESTART_WAITS_S[min(self._failures - 1, len(RESTART_WAITS_S) - 1)]
+            self._say(f"panel: it stopped ({reason}); starting it again in {wait:g} s. The table goes on")
+            log.warning("panel child %s; restart %d in %g s", reason, restarts, wait)
+            self._set(state="restarting", restarts=restarts, last_exit=reason, retry_in_s=wait)
+            if self._closing.wait(wait):
+                return
+            try:
+                panel = PanelProcess(self._settings, self._closing)
+            except PanelStopped:
+                return
+            except (OSError, ValueError) as exc:
+                reason = f"it did not start again: {exc}"
+                self._failures += 1
+                continue
+            with self._lock:
+                dead, self._panel = self._panel, panel
+            if dead is not None:
+                dead.close()  # its pipes
+            self._started = time.monotonic()
+            self._say(f"panel: running again at {panel.url} (restart {restarts})")
+            self._set(state="running", url=panel.url, retry_in_s=None)
+            return
+
+    def close(self) -> None:
+        """Stop watching, then stop the panel (safe to call twice)."""
+        self._closing.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(10)
+        with self._lock:
+            panel, self._panel = self._panel, None
+        if panel is not None:
+            panel.close()

@@ -12,6 +12,7 @@ joined.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sqlite3
@@ -26,6 +27,7 @@ from controller.cli.panel_process import (
     PanelPortBusy,
     PanelProcess,
     PanelStopped,
+    PanelSupervisor,
     busy_line,
     where_lines,
 )
@@ -118,7 +120,7 @@ def main(args: argparse.Namespace) -> int:
                 _say(f"waiting for the broker at {broker.url}{reason}; events are kept until it answers")
             if token_note:
                 _say(token_note)
-            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path))
+            panel = _start_panel(config, broker, stop, boards_dir(args.config, config.journal.path), service)
             while not stop.wait(3600):
                 pass
             if service.failure is not None:
@@ -141,7 +143,7 @@ def boards_dir(config_file: str | None, journal_path: str) -> str:
     return str(base / "boards")
 
 
-def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -> Any:
+def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str, service: Any) -> Any:
     if not config.panel.enabled:
         _say("panel: disabled (panel.enabled = false)")
         return None
@@ -157,6 +159,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
         # Beside the journal: the panel's cookie key and sessions, so a restart logs nobody out.
         "state_dir": str(panel_state_dir(config.journal.path)),
         "boards_dir": boards,
+        "public_names": list(config.panel.public_names),
     }
     try:
         panel = PanelProcess(settings, stop)
@@ -174,7 +177,17 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str) -
             print(line, flush=True)
         else:
             _say(line)
-    return panel
+    # A panel that dies is started again; the controller shows how it fares in its health.
+    supervisor = PanelSupervisor(panel, settings, _say, on_change=lambda: _publish_health(service))
+    service.panel_health = supervisor.health  # the health topic says how the panel child fares
+    _publish_health(service)
+    return supervisor
+
+
+def _publish_health(service: Any) -> None:
+    # The controller busy (TimeoutError): its next periodic health says it.
+    with contextlib.suppress(TimeoutError):
+        service.call(lambda s: s.views.publish_health())
 
 
 def keep_token(config: Any, *, renew: bool) -> tuple[Any, str | None]:

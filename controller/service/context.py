@@ -47,6 +47,8 @@ class TableContext:
     journal: Any = None
     hub: Any = None
     link: MqttLink | None = None
+    # How the panel child fares, for the health topic: `gravekeeper run` sets it when it starts one.
+    panel_health: Callable[[], dict[str, Any]] | None = None
 
     @property
     def table(self) -> str:

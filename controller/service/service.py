@@ -168,6 +168,15 @@ class Service:
         return self._table.link
 
     @property
+    def panel_health(self) -> Callable[[], dict[str, Any]] | None:
+        """How the panel child fares, for the health topic (``gravekeeper run`` sets it)."""
+        return self._table.panel_health
+
+    @panel_health.setter
+    def panel_health(self, health: Callable[[], dict[str, Any]] | None) -> None:
+        self._table.panel_health = health
+
+    @property
     def game_name(self) -> str | None:
         """The name of the game on the table (``terror``, ...); read it in :meth:`call`, like the referee."""
         return self._table.game_name

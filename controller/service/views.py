@@ -164,9 +164,10 @@ class ServiceViews:
         config = table.config
         # Sensors the referee marked broken for this game (controller/referee/gm.py): out of service.
         out_of_service = table.referee.core.gm.public(None)["out_of_service"] if table.referee else []
+        panel = {"panel": table.panel_health()} if table.panel_health is not None else {}
         return {"links": links, "counters": counters, "warnings": warnings, "selftest": self._selftest_report,
                 "sensors": sensors, "board": config.referee.board, "simulate": config.simulate,
-                "out_of_service": out_of_service, "effects": self._effects_health(), **live}
+                "out_of_service": out_of_service, "effects": self._effects_health(), **live, **panel}
 
     def publish_health(self, force: bool = False) -> None:
         link = self._table.link

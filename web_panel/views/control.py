@@ -26,6 +26,7 @@ from ..auth import (
     guessing,
     joined_seat,
     remember,
+    renew_session,
     store,
 )
 from ..commands import COMMANDS, MAX_BODY, PanelCommandError, validate
@@ -55,8 +56,9 @@ def _log_in(table: str, back_to: str) -> Any:
     if configured is not None and not same_secret(token, configured):
         guess.wrong()
         abort(403, description=f"that is not the control token of table {table!r}")
-    guess.session.tokens[table] = token
-    remember(guess.session)
+    sess = guess.succeeded()
+    sess.tokens[table] = token
+    remember(sess)
     return redirect(url_for(back_to, table=table), code=303)
 
 
@@ -73,6 +75,7 @@ def logout(table: str) -> Any:
     check_csrf()
     sess = current_session(create=False)
     if sess is not None:
+        sess = renew_session(sess)  # the id that was logged in is worth nothing from now on
         sess.tokens.pop(table, None)
         remember(sess)
     return redirect(url_for("tables.table_page", table=table), code=303)

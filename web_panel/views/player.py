@@ -21,7 +21,16 @@ from flask import (
 
 from controller.protocol.security import SealError, join_code, same_secret, unseal
 
-from ..auth import Seat, check_csrf, current_session, guessing, joined_seat, remember, store
+from ..auth import (
+    Seat,
+    check_csrf,
+    current_session,
+    guessing,
+    joined_seat,
+    remember,
+    renew_session,
+    store,
+)
 from ..fanout import Item
 from ..mqtt import MqttView
 from ..seats import carry, not_playing
@@ -83,8 +92,9 @@ def _join(table: str) -> Any:
         abort(400, description="type the join code the referee gave you")
     for seat in range(len(players)):
         if same_secret(code, join_code(token, table, game_id, seat)):
-            guess.session.seats[table] = Seat(game_id=game_id, seat=seat)
-            remember(guess.session)
+            sess = guess.succeeded()
+            sess.seats[table] = Seat(game_id=game_id, seat=seat)
+            remember(sess)
             mqtt_view().seats_changed(table)  # this phone's other page of another seat learns it at once
             return redirect(url_for("player.me", table=table), code=303)
     guess.wrong()
@@ -97,6 +107,7 @@ def leave(table: str) -> Any:
     check_csrf()
     sess = current_session(create=False)
     if sess is not None:
+        sess = renew_session(sess)  # the id that held the seat is worth nothing from now on
         sess.seats.pop(table, None)
         remember(sess)
         mqtt_view().seats_changed(table)  # this phone's other pages of the seat learn it at once

@@ -158,7 +158,7 @@ def test_a_client_that_stops_reading_is_dropped_and_others_go_on(
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)
         stuck.connect(("127.0.0.1", panel.port))
-        stuck.sendall(f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        stuck.sendall(f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         deadline = time.monotonic() + 5
         while view.subscriber_count() < 1 and time.monotonic() < deadline:
             view.wait_until(lambda: view.subscriber_count() >= 1, 0.1)

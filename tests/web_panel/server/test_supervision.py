@@ -1,0 +1,64 @@
+"""``gravekeeper run`` keeps its panel running: a panel that dies is started again, and the table goes on."""
+
+from __future__ import annotations
+
+import signal
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support.broker import Broker, free_port
+from tests.support.mqtt import Subscriber
+from tests.support.run import RunProcess
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _panel_child(run: RunProcess) -> psutil.Process:
+    children = [p for p in psutil.Process(run.proc.pid).children() if "web_panel.child" in " ".join(p.cmdline())]
+    assert len(children) == 1, f"expected one panel child, found {children}"
+    return children[0]
+
+
+def _answers(url: str) -> int:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return int(r.status)
+
+
+def test_a_panel_that_dies_is_started_again_and_the_health_says_so(mosquitto: Broker, tmp_path: Path) -> None:
+    table = "rr-supervised"
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[table]\nid = "{table}"\ntoken = "sup-token"\ngame = "dogs"\n'
+                   f'[journal]\npath = "{tmp_path / "t.journal"}"\n'
+                   f'[panel]\nhost = "127.0.0.1"\nport = {free_port()}\n')
+    health = f"gravekeeper/{table}/health"
+    with Subscriber(mosquitto.host, mosquitto.port, (health, f"gravekeeper/{table}/status")) as sub:
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        try:
+            url = run.wait_line("panel: http").split("panel: ", 1)[1].strip()
+            assert "open-file limit" in run.wait_line("open-file limit")
+            assert _answers(url) == 200
+            sub.wait_latest(health, lambda h: (h.get("panel") or {}).get("state") == "running", 15)
+
+            first = _panel_child(run)
+            first.send_signal(signal.SIGKILL)
+            line = run.wait_line("panel: it stopped")
+            assert "killed by signal SIGKILL" in line and "again in 1 s" in line
+            run.wait_line("(restart 1)", 30)
+            assert _answers(url) == 200
+            last = sub.wait_latest(health, lambda h: (h.get("panel") or {}).get("restarts") == 1
+                                   and h["panel"]["state"] == "running", 15)
+            assert last["panel"]["last_exit"] == "killed by signal SIGKILL"
+
+            # Dying again soon after waits longer; the controller stays online all along.
+            _panel_child(run).send_signal(signal.SIGKILL)
+            assert "again in 2 s" in run.wait_line("starting it again in 2 s")
+            run.wait_line("(restart 2)", 30)
+            assert run.proc.poll() is None
+            status = sub.latest(f"gravekeeper/{table}/status")
+            assert status is not None and status.get("state") == "online"
+            assert run.terminate() == 0
+        finally:
+            run.close()
