@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             base = f"gravekeeper/{table}"
             status = signed_status(TOKEN, table, {"state": "online", "table": table, "game": "terror",
                                                   "instance": "bench-run", "since": time.time()})
-            pub.publish(f"{base}/status", json.dumps(status), 1, True)
+            pub.publish(f"{base}/status", status, 1, True)
             state = {"seq": 0, "table": table, "game": "terror", "game_id": "g", "players": ["A", "B"],
                      "current_player": 0, "over": False, "winners": [], "view": {"pad": "x" * 4000}, "legal": [],
                      "expects": [], "waiting_for": "Roll the dice.", "mismatch": None, "board": "manual"}

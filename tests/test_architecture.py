@@ -61,11 +61,11 @@ def _imports_of(root: Path) -> dict[str, list[str]]:
 
 
 def games_outside_the_standard_library(imports: Imports) -> list[str]:
-    """The rules engines import each other and the standard library, nothing else."""
+    """The rules engines import each other, the standard library and the root error, nothing else."""
     return [f"{m} imports {i}" for m, targets in imports.items() if _under(m, "controller.games")
             for i in targets
             if not _under(i, "controller.games") and i.split(".")[0] not in sys.stdlib_module_names
-            and i != "__future__"]
+            and i != "__future__" and not _under(i, "gravekeeper.errors")]
 
 
 def panel_outside_its_allow_list(imports: Imports) -> list[str]:

@@ -28,6 +28,8 @@ def _deptry_over_tests_and_benches(root: Path) -> subprocess.CompletedProcess[st
     config = tomllib.loads((root / "pyproject.toml").read_text())
     test_extra = [spec.split(">")[0].split("=")[0].split("[")[0].strip().replace("-", "_")
                   for spec in config["project"]["optional-dependencies"]["test"]]
+    # A package's import name where it is not its distribution's (littlefs-python is imported as littlefs).
+    test_extra = [{"littlefs_python": "littlefs"}.get(name, name) for name in test_extra]
     first_party = [*config["tool"]["deptry"]["known_first_party"], "tests"]
     others = "|".join(rf"^{name}/" for name in (*PRODUCT, "deploy", "docs", "scripts"))
     return subprocess.run(

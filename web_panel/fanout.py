@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from gravekeeper.errors import GravekeeperError
+
 from .auth import THIS_MACHINE
 
 SUBSCRIBER_QUEUE = 1000
@@ -123,7 +125,7 @@ class Fanout:
             sub.close()
 
 
-class StreamRefused(Exception):
+class StreamRefused(GravekeeperError):
     """No stream for this client now; the message says why in words, ``status`` is the HTTP answer."""
 
     def __init__(self, message: str, status: int) -> None:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game
-from controller.games.dogs.event_words import TURNS
-from controller.games.dogs.event_words import describe_event as dogs_event_words
+from controller.games.dogs import TURNS
+from controller.games.dogs import describe_dogs_event as dogs_event_words
 
 from .menu import Option, Place, Position
 

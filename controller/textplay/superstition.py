@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games import Action, Event, Game, IllegalAction
-from controller.games.superstition.event_words import TRAP_WORDS
-from controller.games.superstition.event_words import describe_event as sup_event_words
+from controller.games.superstition import TRAP_WORDS
+from controller.games.superstition import describe_superstition_event as sup_event_words
 
 from .menu import Option, Place, Position
 

@@ -5,7 +5,10 @@ the loader of its board file (and of a board document), where the default is, an
 """
 
 from .board import DEFAULT_BOARD_PATH, load_board, parse_board
+from .event_words import TRAP_WORDS
+from .event_words import describe_event as describe_superstition_event
 from .game import Superstition
 from .words import space_words
 
-__all__ = ["DEFAULT_BOARD_PATH", "Superstition", "load_board", "parse_board", "space_words"]
+__all__ = ["DEFAULT_BOARD_PATH", "TRAP_WORDS", "Superstition", "describe_superstition_event", "load_board",
+           "parse_board", "space_words"]

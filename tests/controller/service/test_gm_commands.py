@@ -147,8 +147,10 @@ def test_pause_and_resume_over_mqtt(open_table: OpenTable) -> None:
 
 def test_history_lists_replays_and_exports_with_no_secret(open_table: OpenTable) -> None:
     t = "gm-history"
+    # A spectator on all of this table's topics (other tests' tables on the same broker may show their own
+    # played cards, which are no secret of this one).
     svc, cmd, spy = open_table(t, "terror", {"referee.board": "manual", "simulate": False},
-                               watch=f"{BASE}/#")  # a spectator on '#'
+                               watch=f"{BASE}/{t}/#")
     rnd = random.Random(3)
     drawn = False
     for _ in range(300):  # until a card is drawn and held: a secret the history must keep

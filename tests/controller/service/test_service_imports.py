@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SERVICE = Path(__file__).resolve().parents[2] / "controller" / "service"
+SERVICE = Path(__file__).resolve().parents[3] / "controller" / "service"
 PACKAGE = "controller.service"
 # Given a TableContext (and hooks), never the Service.
 PARTS = ("commands", "gm_commands", "views", "effects", "selftest", "context")

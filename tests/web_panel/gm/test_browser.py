@@ -161,7 +161,7 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     page.click("#games tbody tr:first-child a.replay")
     page.wait_for_function("document.body.dataset.shownStep === '0'")
     assert page.text_content("#step-label", timeout=2000).startswith("Step 0 of ")
-    assert "new game of dogs" in (page.text_content("#step-text") or "")
+    assert "A new game of Graveyard Dogs for" in (page.text_content("#step-text") or "")
     for n in (1, 2, 3):
         page.click("#next")
         page.wait_for_function(f"document.body.dataset.shownStep === '{n}'")

@@ -32,7 +32,7 @@ from controller.games import get_game
 from controller.games.dogs.options import COLOURS as DOGS_COLOURS
 from controller.games.terror.state import SEAT_COLOURS as TERROR_COLOURS
 
-PALETTE_JS = Path(__file__).resolve().parents[2] / "web_panel" / "static" / "seat_colours.js"
+PALETTE_JS = Path(__file__).resolve().parents[3] / "web_panel" / "static" / "seat_colours.js"
 MIN_DELTA_E = 20.0
 # The cells pieces stand on: Terror's grass and Gate, Superstition's and Graveyard dogs' board and grass.
 BACKGROUNDS = {"terror": ["#2f4a2a", "#6b5a24"], "superstition": ["#101116"], "dogs": ["#263d26"]}

@@ -26,7 +26,7 @@ from typing import Any
 
 import psutil
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FILE_LIMIT = 1024
 ANSWER_TIMEOUT_S = 20.0  # one request's own deadline: generous for a busy CI machine
 
