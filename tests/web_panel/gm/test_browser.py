@@ -159,24 +159,24 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     page.wait_for_function("document.querySelectorAll('#sensor-stats tbody tr').length > 0")
     shot(page, "gm-history-list")
     page.click("#games tbody tr:first-child a.replay")
-    page.wait_for_function("document.body.dataset.shownStep === '0'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep === '0'")
     assert page.text_content("#step-label", timeout=2000).startswith("Step 0 of ")
     assert "A new game of Graveyard Dogs for" in (page.text_content("#step-text") or "")
     for n in (1, 2, 3):
         page.click("#next")
-        page.wait_for_function(f"document.body.dataset.shownStep === '{n}'")
+        page.wait_for_function(f"document.body && document.body.dataset.shownStep === '{n}'")
         assert page.evaluate("document.querySelector('svg#board').childElementCount") > 0
     page.click("#prev")
-    page.wait_for_function("document.body.dataset.shownStep === '2'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep === '2'")
     page.click("#last")
-    page.wait_for_function("document.body.dataset.shownStep !== '2'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep !== '2'")
     assert page.evaluate("document.getElementById('next').disabled") is True
     page.wait_for_function("[...document.querySelectorAll('#step-events li')].some(li => "
                            "li.textContent.startsWith('Game over'))")
     shot(page, "gm-history-replay")
     narrow = pages(360, 740, mobile=True)  # the same replay on a small phone
     open_page(narrow, page.url)
-    narrow.wait_for_function("document.body.dataset.shownStep === '0'")
+    narrow.wait_for_function("document.body && document.body.dataset.shownStep === '0'")
     assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
     for button in ("#first", "#prev", "#next", "#last"):
         box = narrow.locator(button).bounding_box()
@@ -228,19 +228,19 @@ def test_a_spectators_history_of_a_running_game_holds_no_secret(service: Running
     page.wait_for_selector("#games tbody tr a.replay")
     assert "in progress" in (page.text_content("#games tbody tr:first-child") or "")
     page.click("#games tbody tr:first-child a.replay")
-    page.wait_for_function("document.body.dataset.shownStep === '0'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep === '0'")
     seen = [page.content()]
     page.click("#last")
-    page.wait_for_function("document.body.dataset.shownStep !== '0'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep !== '0'")
     last = int(page.evaluate("document.body.dataset.shownStep"))
     seen.append(page.content())
     for n in range(last - 1, max(0, last - 8), -1):  # the steps around the draws, one by one
         page.click("#prev")
-        page.wait_for_function(f"document.body.dataset.shownStep === '{n}'")
+        page.wait_for_function(f"document.body && document.body.dataset.shownStep === '{n}'")
         seen.append(page.content())
     assert page.evaluate("document.getElementById('hands').hidden") is True  # a running game shows no hand
     page.click("#refresh")  # a game in progress: up to now
-    page.wait_for_function(f"document.body.dataset.shownStep === '{last}'")
+    page.wait_for_function(f"document.body && document.body.dataset.shownStep === '{last}'")
     seen.append(page.content())
     with page.expect_download() as download:
         page.click("#export-text")

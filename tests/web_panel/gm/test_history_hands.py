@@ -102,9 +102,10 @@ def open_last_step(page: Any, url: str, row: int) -> None:
     open_page(page, url)
     page.wait_for_selector("#games tbody tr a.replay")
     page.click(f"#games tbody tr:nth-child({row}) a.replay")
-    page.wait_for_function("document.body.dataset.shownStep === '0'")
+    page.wait_for_function("document.body && document.body.dataset.shownStep === '0'")
     page.click("#last")
-    page.wait_for_function("document.body.dataset.shownStep !== '0' && document.getElementById('next').disabled")
+    page.wait_for_function("document.body && document.body.dataset.shownStep !== '0' "
+                           "&& document.getElementById('next').disabled")
 
 
 def listen(page: Any) -> list[str]:
@@ -167,7 +168,7 @@ def test_hands_show_only_for_a_finished_game_and_only_when_the_table_says_so(
         for _ in range(3):  # the steps before the end, one by one
             step = int(page.evaluate("document.body.dataset.shownStep"))
             page.click("#prev")
-            page.wait_for_function(f"document.body.dataset.shownStep === '{step - 1}'")
+            page.wait_for_function(f"document.body && document.body.dataset.shownStep === '{step - 1}'")
             seen.append(page.content())
         no_card("\n".join(seen + bodies), finished_cards, "a finished game's history with the setting off")
         check_phone_page(page, "the history of a finished game, hands hidden")

@@ -148,11 +148,11 @@ def test_a_seq_gap_resyncs_and_a_dropped_stream_reconnects(page: Any, settings: 
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)
         open_page(page, panel.url + f"t/{fake.table}")
-        page.wait_for_function("document.body.dataset.opened === '1'")
+        page.wait_for_function("document.body && document.body.dataset.opened === '1'")
         fake.event("a", seq=1)
         page.wait_for_function("window.gkLive && window.gkLive.lastSeq === 1")
         fake.event("b", seq=4)
-        page.wait_for_function("document.body.dataset.resyncs === '1'")
+        page.wait_for_function("document.body && document.body.dataset.resyncs === '1'")
     finally:
         panel.close()
     # A panel restarted on the same port: the page reconnects by itself and is live again.
@@ -176,7 +176,7 @@ def test_a_table_and_panel_restarted_afresh_are_followed(page: Any, settings: Pa
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)
         open_page(page, panel.url + f"t/{fake.table}")
-        page.wait_for_function("document.body.dataset.opened === '1'")
+        page.wait_for_function("document.body && document.body.dataset.opened === '1'")
         for seq in (1, 2, 3):
             fake.event("old_news", {"n": seq}, seq=seq)
         fake.state(seq=3)
@@ -209,7 +209,7 @@ def test_a_slow_resync_answer_never_replaces_a_newer_state(page: Any, served: Pa
     held: list[Any] = []
     page.route(f"**/api/t/{fake.table}", lambda route: held.append((route, route.fetch())))
     fake.event("c", seq=3)  # 2 was lost
-    page.wait_for_function("document.body.dataset.resyncs === '1'")
+    page.wait_for_function("document.body && document.body.dataset.resyncs === '1'")
     for _ in range(100):  # the route handler runs while Playwright waits
         if held:
             break
@@ -220,7 +220,7 @@ def test_a_slow_resync_answer_never_replaces_a_newer_state(page: Any, served: Pa
     route, answer = held[0]
     assert answer.json()["state"]["seq"] == 1  # read before the republished state reached the panel
     route.fulfill(response=answer)
-    page.wait_for_function("document.body.dataset.snapshots === '2'")
+    page.wait_for_function("document.body && document.body.dataset.snapshots === '2'")
     page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert page.text_content("#waiting-for") == "After the gap."
     assert page.evaluate("window.gkLive.state.seq") == 3 and page.evaluate("window.gkLive.lastSeq") == 3

@@ -71,7 +71,7 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         login(referee, service.panel_url, service.table, service.token)
         referee.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")
         game_id = referee.evaluate("window.gkLive.state.game_id")
-        referee.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        referee.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         assert referee.inner_text("#fx-sound") == "Table speaker: off"
         referee.click("#fx-sound")
         assert referee.inner_text("#fx-sound") == "Table speaker: on"
@@ -83,7 +83,7 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         phone.fill("#join-code", join_code(service.token, service.table, game_id, 1))
         phone.click("button[type=submit]")
         phone.wait_for_selector("#hand")
-        phone.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        phone.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         assert phone.inner_text("#fx-sound") == "Sound off"  # a phone stays quiet unless its player wants sound
 
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", service.table, service.token)
@@ -149,7 +149,7 @@ def test_the_last_seconds_of_a_window_tick_on_the_table_speaker(
                          action: null, window_ms: 3500, on_timeout: null}]}); }""")
         page.wait_for_function("!document.getElementById('countdown').hidden")
         before = page.evaluate("window.__fx.tones")
-        page.wait_for_function("document.body.dataset.effectsTicks === '3'", timeout=8000)
+        page.wait_for_function("document.body && document.body.dataset.effectsTicks === '3'", timeout=8000)
         assert page.evaluate("window.__fx.tones") - before >= 3
         page.wait_for_function("parseFloat(document.getElementById('countdown').dataset.left) === 0")
     finally:

@@ -73,7 +73,8 @@ def test_the_same_players_keep_their_phones_in_the_next_game(phone: Any, pages: 
     second = play("superstition", ["Cy", "Ann"], 2)
     start(fake, second, "g2", 6, seats_from={"game_id": "g1", "seats": [None, 0]})
 
-    ann.wait_for_function("document.body.dataset.seat === '1' && document.getElementById('me-name') && "
+    ann.wait_for_function("document.body && document.body.dataset.seat === '1' && "
+                          "document.getElementById('me-name') && "
                           "document.getElementById('me-name').textContent === 'Ann'")
     ann.wait_for_selector("#hand .group, #hand:has-text('Nothing secret')")
     assert ann.is_hidden("#left")
@@ -105,12 +106,13 @@ def test_a_phone_asleep_when_the_next_game_started_wakes_on_its_new_seat(phone: 
     try:
         ann, errors = phone()
         join(ann, relay.url, fake, token, "g1", 0)
-        ann.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        ann.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         relay.silence()
         second = play("superstition", ["Bo", "Ann"], 2)
         start(fake, second, "g2", 6, seats_from={"game_id": "g1", "seats": [1, 0]})
         ann.evaluate(SLEEP_AND_WAKE, 1600)
-        ann.wait_for_function("document.body.dataset.seat === '1' && document.getElementById('me-name') && "
+        ann.wait_for_function("document.body && document.body.dataset.seat === '1' && "
+                          "document.getElementById('me-name') && "
                               "document.getElementById('me-name').textContent === 'Ann'")
         ann.wait_for_selector("#hand .group, #hand:has-text('Nothing secret')")
         assert ann.evaluate("window.gkLive.state && window.gkLive.state.game_id") in (None, "g2")

@@ -389,7 +389,7 @@ def test_a_page_without_the_table_cues_buzzes_when_the_turn_comes_not_when_it_op
     player.add_init_script("navigator.vibrate = p => { (window.buzzes = window.buzzes || []).push(p); return true; };")
     player.route("**/effects.js", lambda route: route.abort())
     join(player, served.url, fake.table, token, seat)
-    player.wait_for_function("document.body.dataset.yourTurn === 'yes'")
+    player.wait_for_function("document.body && document.body.dataset.yourTurn === 'yes'")
     assert player.evaluate("window.GKEffects") is None
     assert player.evaluate("window.buzzes || []") == []  # opened on their turn: they are looking at it
     rnd = random.Random(5)
@@ -401,7 +401,7 @@ def test_a_page_without_the_table_cues_buzzes_when_the_turn_comes_not_when_it_op
             g.apply(rnd.choice([a for a in la if a.player == g.current_player] or la))
         assert g.current_player == want_seat
         publish(fake, g)
-        player.wait_for_function(f"document.body.dataset.yourTurn === '{state}'")
+        player.wait_for_function(f"document.body && document.body.dataset.yourTurn === '{state}'")
     assert player.evaluate("window.buzzes || []") == [200]  # the turn came back: one buzz
 
 
@@ -578,10 +578,10 @@ def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, serve
     try:
         player, errors = phone()
         join(player, relay.url, fake.table, token, g.current_player)
-        player.wait_for_function("document.body.dataset.yourTurn === 'yes'")
+        player.wait_for_function("document.body && document.body.dataset.yourTurn === 'yes'")
         # Both streams open before the sleep (on a busy machine the cues' stream may open later): a
         # stream still opening when the connections go quiet would never open at all.
-        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        player.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         relay.silence()
         g.apply(next(a for a in g.legal_actions() if a.kind == "roll"))
         fake.state(**public_state(g, fake.table, 6))
@@ -592,9 +592,9 @@ def test_a_phone_waking_from_sleep_on_a_dead_stream_catches_up(phone: Any, serve
         player.wait_for_function("window.gkLive.state.seq === 6", timeout=5000)
         assert player.text_content("#live-state") == "live"
         # The table's cues reach it again too (its own stream, effects.js): the buzz of the next turn.
-        player.wait_for_function("document.body.dataset.effectsOpen === 'yes'")  # opened again
+        player.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")  # opened again
         fake.publish("effects", {"cues": [{"kind": "animate", "value": "roll"}]})
-        player.wait_for_function("document.body.dataset.effectsPlayed === '1'", timeout=5000)
+        player.wait_for_function("document.body && document.body.dataset.effectsPlayed === '1'", timeout=5000)
         check_phone_page(player, "a phone woken from sleep", errors)
     finally:
         relay.close()

@@ -48,17 +48,17 @@ def test_a_phone_at_a_table_with_a_speaker_speaks_only_its_players_lines(chromiu
     try:
         referee = new_page(1024, False)
         login(referee, served.url, fake.table, token)
-        referee.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        referee.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         if referee.inner_text("#fx-sound") != "Table speaker: on":
             referee.click("#fx-sound")
         assert referee.inner_text("#fx-sound") == "Table speaker: on"
 
         phone = new_page(390, True)
         join(phone, served.url, fake.table, token, 1)  # Bo's phone
-        phone.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        phone.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         phone.locator("#fx-sound").tap()
         assert phone.inner_text("#fx-sound") == "Sound on"
-        phone.wait_for_function("document.body.dataset.tableSpeaker === 'yes'")
+        phone.wait_for_function("document.body && document.body.dataset.tableSpeaker === 'yes'")
         assert phone.is_visible("#fx-every")
         assert phone.inner_text("#fx-every") == "Speak every move on this phone: off"
         assert "says only what is for you" in phone.inner_text("#fx-speaker-note")
@@ -68,7 +68,7 @@ def test_a_phone_at_a_table_with_a_speaker_speaks_only_its_players_lines(chromiu
         cue(fake, 7, 1, "Bo, your turn.")  # Bo's own news: his phone says it too
         cue(fake, 8, None, "The ghost rises.")  # about nobody in particular: the table speaker's
         referee.wait_for_function("window.__fx.said.includes('The ghost rises.')")
-        phone.wait_for_function("document.body.dataset.effectsPlayed === '3'")
+        phone.wait_for_function("document.body && document.body.dataset.effectsPlayed === '3'")
         assert referee.evaluate("window.__fx.said") == ["Ann rolled a four.", "Bo, your turn.", "The ghost rises."]
         assert phone.evaluate("window.__fx.said") == ["Bo, your turn."]
         assert phone.evaluate("window.__fx.noises") == noises + 3  # the three rattles of one roll: Bo's own event
@@ -80,7 +80,7 @@ def test_a_phone_at_a_table_with_a_speaker_speaks_only_its_players_lines(chromiu
         cue(fake, 9, 0, "Ann drew a card.")
         phone.wait_for_function("window.__fx.said.includes('Ann drew a card.')")
         phone.reload()
-        phone.wait_for_function("document.body.dataset.tableSpeaker === 'yes'")
+        phone.wait_for_function("document.body && document.body.dataset.tableSpeaker === 'yes'")
         assert phone.inner_text("#fx-every") == "Speak every move on this phone: on"
     finally:
         for ctx in made:
@@ -100,7 +100,7 @@ def test_a_phone_at_a_table_without_a_speaker_speaks_every_line(chromium: Any, s
         phone = ctx.new_page()
         phone.set_default_timeout(8000)
         join(phone, served.url, fake.table, token, 1)
-        phone.wait_for_function("document.body.dataset.effectsOpen === 'yes'")
+        phone.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         phone.locator("#fx-sound").tap()
         assert phone.is_hidden("#fx-every") and phone.is_hidden("#fx-speaker-note")
         cue(fake, 6, 0, "Ann rolled a four.")

@@ -15,7 +15,7 @@ import pytest
 
 from controller.games import Game, get_game
 from tests.web_panel.phones.test_phone import join, publish, sent_action, tap
-from tests.web_panel.support.browser import check_phone_page, watch_console
+from tests.web_panel.support.browser import DRAWN_FOR_WIDTH, check_phone_page, watch_console
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
@@ -23,11 +23,12 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def handset(chromium: Any) -> Iterator[Callable[[], tuple[Any, list[str]]]]:
+def handset(chromium: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
     made: list[Any] = []
 
-    def new() -> tuple[Any, list[str]]:
-        ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True,
+    def new(width: int = 390) -> tuple[Any, list[str]]:
+        # The phone's width from the start: a resize redraws the board a moment later, under a finger.
+        ctx = chromium.new_context(viewport={"width": width, "height": 844}, bypass_csp=True, has_touch=True,
                                    is_mobile=True, device_scale_factor=2)
         made.append(ctx)
         page = ctx.new_page()
@@ -68,8 +69,7 @@ def test_a_tap_on_a_destination_is_a_move_and_the_whammy_is_placed_only_when_cho
     publish(fake, g)
     seat = g.current_player
     move = next(a for a in g.legal_actions() if a.kind == "move" and a.player == seat)
-    player, errors = handset()
-    player.set_viewport_size({"width": width, "height": 844})
+    player, errors = handset(width)
     join(player, served.url, fake.table, token, seat)
     fake.handler = lambda name, cmd: {"ok": True}
 
@@ -96,6 +96,7 @@ def test_a_tap_on_a_destination_is_a_move_and_the_whammy_is_placed_only_when_cho
     check_phone_page(player, "superstition: choosing where the Whammy goes", errors,
                      shot_name="phone-superstition-whammy-choosing")
     player.set_viewport_size({"width": width, "height": 844})
+    player.wait_for_function(DRAWN_FOR_WIDTH)  # the board redrawn for this width before the next tap
 
     # A tap on a space proposes the placement; it is sent only from the confirm bar.
     space = player.get_attribute("svg#board g.space.legal >> nth=0", "data-space")
