@@ -131,11 +131,13 @@ def pages(chromium: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def phone(chromium: Any) -> Iterator[Callable[[], tuple[Any, list[str]]]]:
+def phone(chromium: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
+    """``phone(width=390)``: a page on a phone of that width (from the start: a resize redraws the board a
+    moment later, under a finger), and the list its console errors go to."""
     made: list[Any] = []
 
-    def new() -> tuple[Any, list[str]]:
-        ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True,
+    def new(width: int = 390) -> tuple[Any, list[str]]:
+        ctx = chromium.new_context(viewport={"width": width, "height": 844}, bypass_csp=True, has_touch=True,
                                    is_mobile=True, device_scale_factor=2)
         made.append(ctx)
         page = ctx.new_page()

@@ -7,14 +7,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from controller.games.terror import Terror
 from tests.web_panel.phones.test_phone import join, publish
-from tests.web_panel.support.browser import check_phone_page, watch_console
+from tests.web_panel.support.browser import check_phone_page
 from tests.web_panel.support.engine_state import public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
@@ -24,21 +23,6 @@ pytestmark = pytest.mark.browser
 WIDTHS = [390, 360]
 
 
-@pytest.fixture
-def handset(chromium: Any) -> Iterator[Callable[[int], tuple[Any, list[str]]]]:
-    made: list[Any] = []
-
-    def new(width: int) -> tuple[Any, list[str]]:
-        ctx = chromium.new_context(viewport={"width": width, "height": 844}, bypass_csp=True, has_touch=True,
-                                   is_mobile=True, device_scale_factor=2)
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(6000)
-        return page, watch_console(page)
-
-    yield new
-    for ctx in made:
-        ctx.close()
 
 
 def _terror(seat_turn: int, phase_name: str, number: int | None = None, symbol: str | None = None) -> Terror:
@@ -50,12 +34,12 @@ def _terror(seat_turn: int, phase_name: str, number: int | None = None, symbol: 
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_pawn_on_the_crypt_without_a_ring_is_told_why(width: int, handset: Any, served: PanelServer,
+def test_a_pawn_on_the_crypt_without_a_ring_is_told_why(width: int, phone: Any, served: PanelServer,
                                                          fake: FakeTable, token: str) -> None:
     g = _terror(0, "move", 3, "wolf")
     g.s.pawns[0][0].pos = g.board.crypt
     publish(fake, g)
-    page, errors = handset(width)
+    page, errors = phone(width)
     join(page, served.url, fake.table, token, 0)
     page.wait_for_selector("#actions .why-not")
     said = page.text_content("#actions .why-not") or ""
@@ -64,13 +48,13 @@ def test_a_pawn_on_the_crypt_without_a_ring_is_told_why(width: int, handset: Any
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_under_simulate_a_phone_says_the_referee_moves_the_virtual_board(width: int, handset: Any,
+def test_under_simulate_a_phone_says_the_referee_moves_the_virtual_board(width: int, phone: Any,
                                                                           served: PanelServer, fake: FakeTable,
                                                                           token: str) -> None:
     g = _terror(0, "tomb", 3, "wolf")
     assert g.expects(), "the tomb step waits for the board"
     publish(fake, g, simulate=True)
-    page, _ = handset(width)
+    page, _ = phone(width)
     join(page, served.url, fake.table, token, 0)
     page.wait_for_selector("#your-turn:not([hidden]) .your-turn-what")
     what = page.text_content("#your-turn .your-turn-what") or ""
@@ -78,7 +62,7 @@ def test_under_simulate_a_phone_says_the_referee_moves_the_virtual_board(width: 
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_winner_is_not_offered_to_take_back_a_move(width: int, handset: Any, served: PanelServer,
+def test_a_winner_is_not_offered_to_take_back_a_move(width: int, phone: Any, served: PanelServer,
                                                      fake: FakeTable, token: str) -> None:
     g = _terror(0, "over")
     g.s.winners = [0]
@@ -89,7 +73,7 @@ def test_a_winner_is_not_offered_to_take_back_a_move(width: int, handset: Any, s
     fake.state(**state)
     for seat in (0, 1):
         fake.private(seat, {"seq": 9, "seat": seat, "game_id": "g1", "view": g.player_view(seat), "legal": []})
-    page, _ = handset(width)
+    page, _ = phone(width)
     join(page, served.url, fake.table, token, 0)
     page.wait_for_selector("#gm-player-info:has-text('The game is over.')")
     assert page.locator("#gm-ask").is_hidden()

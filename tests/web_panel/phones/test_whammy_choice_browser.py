@@ -8,36 +8,19 @@ Played here by taps only, at 390 and 360 CSS px, against a fake table that publi
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from controller.games import Game, get_game
 from tests.web_panel.phones.test_phone import join, publish, sent_action, tap
-from tests.web_panel.support.browser import DRAWN_FOR_WIDTH, check_phone_page, watch_console
+from tests.web_panel.support.browser import DRAWN_FOR_WIDTH, check_phone_page
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def handset(chromium: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
-    made: list[Any] = []
-
-    def new(width: int = 390) -> tuple[Any, list[str]]:
-        # The phone's width from the start: a resize redraws the board a moment later, under a finger.
-        ctx = chromium.new_context(viewport={"width": width, "height": 844}, bypass_csp=True, has_touch=True,
-                                   is_mobile=True, device_scale_factor=2)
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(6000)
-        return page, watch_console(page)
-
-    yield new
-    for ctx in made:
-        ctx.close()
 
 
 def holding_a_whammy_after_a_throw(seed: int, limit: int = 6000) -> Game:
@@ -64,12 +47,12 @@ def rolled_holding_a_whammy(g: Game) -> bool:
 
 @pytest.mark.parametrize("width", [390, 360])
 def test_a_tap_on_a_destination_is_a_move_and_the_whammy_is_placed_only_when_chosen(
-        width: int, handset: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
+        width: int, phone: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
     g = holding_a_whammy_after_a_throw(3)
     publish(fake, g)
     seat = g.current_player
     move = next(a for a in g.legal_actions() if a.kind == "move" and a.player == seat)
-    player, errors = handset(width)
+    player, errors = phone(width)
     join(player, served.url, fake.table, token, seat)
     fake.handler = lambda name, cmd: {"ok": True}
 
@@ -112,11 +95,11 @@ def test_a_tap_on_a_destination_is_a_move_and_the_whammy_is_placed_only_when_cho
     assert sent_action(fake) == {"kind": "place_whammy", "player": seat, "params": {"space": space}}
 
 
-def test_going_back_from_placing_offers_the_moves_again(handset: Any, served: PanelServer, fake: FakeTable,
+def test_going_back_from_placing_offers_the_moves_again(phone: Any, served: PanelServer, fake: FakeTable,
                                                         token: str) -> None:
     g = holding_a_whammy_after_a_throw(3)
     publish(fake, g)
-    player, _ = handset()
+    player, _ = phone()
     join(player, served.url, fake.table, token, g.current_player)
     player.locator("#whammy-place").tap()
     player.wait_for_selector("svg#board g.space.legal")
