@@ -23,13 +23,12 @@ import asyncio
 import logging
 import os
 import socket
-import struct
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from controller.protocol.broker_url import BrokerUrl
-from controller.protocol.mqtt5 import MAX_PACKET_BYTES
+from controller.protocol.mqtt5 import MAX_PACKET_BYTES, connack
 from gravekeeper.errors import GravekeeperError
 
 log = logging.getLogger(__name__)
@@ -97,27 +96,8 @@ def mqtt_answers(host: str, port: int, timeout: float = 0.5) -> bool:
     A refused CONNACK (e.g. "not authorised") still means a broker is there:
     the user wants that broker, and the link will report the refusal clearly.
     """
-    client_id = f"gk-probe-{os.getpid()}".encode()
-    variable = b"\x00\x04MQTT\x04\x02" + struct.pack("!H", 5)  # v3.1.1, clean session, keepalive 5 s
-    payload = struct.pack("!H", len(client_id)) + client_id
-    body = variable + payload
-    packet = bytes([0x10, len(body)]) + body
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as sock:
-            sock.settimeout(timeout)
-            sock.sendall(packet)
-            reply = b""
-            while len(reply) < 4:
-                chunk = sock.recv(4 - len(reply))
-                if not chunk:
-                    return False
-                reply += chunk
-            ok = reply[0] == 0x20 and reply[1] == 0x02
-            if ok and reply[3] == 0:
-                sock.sendall(b"\xe0\x00")  # DISCONNECT, so no last will and no log noise
-            return ok
-    except OSError:
-        return False
+    reply = connack(host, port, 4, f"gk-probe-{os.getpid()}".encode(), timeout)
+    return reply is not None and len(reply) == 4 and reply[0] == 0x20 and reply[1] == 0x02
 
 
 def _port_free(host: str, port: int) -> bool:

@@ -87,15 +87,16 @@ def connect_async(client: mqtt.Client, host: str, port: int, keepalive: int, *, 
 PROBE_TIMEOUT_S = 1.0
 
 
-def speaks_mqtt5(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> bool | None:
-    """Whether the broker at ``host:port`` answers an MQTT 5 CONNECT in MQTT 5; None if nothing listens.
+def connack(host: str, port: int, version: int, client_id: bytes, timeout: float) -> bytes | None:
+    """The first four bytes of the broker's answer to a bare CONNECT (``version`` 4: MQTT 3.1.1, 5: MQTT 5).
 
-    Any MQTT 5 CONNACK counts, a refusal too ("not authorised": we sent no
-    credentials). A 3.1.1 CONNACK ("unacceptable protocol version"), a closed
-    connection or silence means no.
+    None if nothing listens at ``host:port``; fewer than four bytes if the connection closed, was
+    reset or stayed silent. A CONNACK that accepts (reason code 0) is followed by a DISCONNECT,
+    so the broker sends no last will and logs no lost client. Built by hand: a probe must not wait
+    for a client library's reconnects and timers.
     """
-    client_id = f"gk-probe5-{os.getpid()}-{os.urandom(3).hex()}".encode()
-    variable = b"\x00\x04MQTT\x05\x02" + struct.pack("!H", 5) + b"\x00"  # v5, clean start, keepalive 5 s
+    properties = b"\x00" if version == 5 else b""  # MQTT 5 has a properties length, none here
+    variable = b"\x00\x04MQTT" + bytes([version, 0x02]) + struct.pack("!H", 5) + properties  # clean, keepalive 5 s
     body = variable + struct.pack("!H", len(client_id)) + client_id
     packet = bytes([0x10, len(body)]) + body
     try:
@@ -103,25 +104,35 @@ def speaks_mqtt5(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> bool
     except OSError:
         return None
     with sock:
+        reply = b""
         try:
             sock.settimeout(timeout)
             sock.sendall(packet)
-            reply = b""
             while len(reply) < 4:
                 chunk = sock.recv(4 - len(reply))
                 if not chunk:
                     break
                 reply += chunk
         except OSError:
-            return False  # silence (amqtt) or a reset: no MQTT 5 here
-        if len(reply) < 4 or reply[0] != 0x20:
-            return False
-        if reply[1] >= 3:  # an MQTT 5 CONNACK has properties after the flags and reason code
-            if reply[3] == 0:
-                with contextlib.suppress(OSError):
-                    sock.sendall(b"\xe0\x00")  # DISCONNECT: no last will, no log noise
-            return True
-        return False
+            return reply  # silence (amqtt to an MQTT 5 CONNECT) or a reset
+        if len(reply) == 4 and reply[0] == 0x20 and reply[3] == 0:
+            with contextlib.suppress(OSError):
+                sock.sendall(b"\xe0\x00")  # DISCONNECT
+        return reply
+
+
+def speaks_mqtt5(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> bool | None:
+    """Whether the broker at ``host:port`` answers an MQTT 5 CONNECT in MQTT 5; None if nothing listens.
+
+    Any MQTT 5 CONNACK counts, a refusal too ("not authorised": we sent no
+    credentials). A 3.1.1 CONNACK ("unacceptable protocol version"), a closed
+    connection or silence means no.
+    """
+    reply = connack(host, port, 5, f"gk-probe5-{os.getpid()}-{os.urandom(3).hex()}".encode(), timeout)
+    if reply is None:
+        return None
+    # An MQTT 5 CONNACK has properties after the flags and reason code; a 3.1.1 one is two bytes long.
+    return len(reply) == 4 and reply[0] == 0x20 and reply[1] >= 3
 
 
 def _ask_once(host: str, port: int) -> Callable[[mqtt.Client, Any], None]:

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.protocol.commands import ENVELOPE, Command
 from controller.protocol.payloads import check_players
@@ -32,6 +31,9 @@ from controller.service import gm_commands
 from controller.service.context import TableContext, ViewHooks, selftest_hooks
 from controller.service.gm_commands import GM_COMMANDS
 from controller.store.journal import JournalError
+
+if TYPE_CHECKING:  # the service imports the referee when it starts, not at import
+    from controller.referee.live import Referee
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +226,7 @@ class CommandHandler:
         return True, None, data, True
 
     def _cmd_new_game(self, cmd: Command) -> Reply:
-        referee = self._table.referee
+        referee: Referee = self._table.referee  # typed here, so the call below is checked against it
         p = cmd.payload
         _only(p, {"game", "players", "seed", "options", "keep_seats"}, "new_game")
         game, players, seed, options = p.get("game"), p.get("players"), p.get("seed"), p.get("options")
@@ -242,16 +244,10 @@ class CommandHandler:
         keep = p.get("keep_seats", False)
         if not isinstance(keep, bool):
             raise ValueError("new_game: 'keep_seats' must be true or false")
-        kwargs: dict[str, Any] = {}
-        params = inspect.signature(referee.new_game).parameters
-        if keep and "keep_seats" in params:
-            kwargs["keep_seats"] = True
-        if "command_id" in params:
-            kwargs["command_id"] = cmd.id  # journal-backed replay protection when the referee offers it
         virtual = self._table.config.simulate and self._table.hub is not None
-        if virtual and "setting_up" in params:
-            kwargs["setting_up"] = True
-        outcome = referee.new_game(game, players, seed, options, **kwargs)
+        # The command id is journalled: a replayed new_game is refused.
+        outcome = referee.new_game(game, players, seed, options,
+                                   command_id=cmd.id, setting_up=virtual, keep_seats=keep)
         if not outcome.ok:
             # A refused board file: the data keeps the loader's message naming its entry, for scripts.
             return False, outcome.error, outcome.data, False

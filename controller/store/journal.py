@@ -706,13 +706,16 @@ class Journal:
             ).fetchall()
         return [(int(i), float(t)) for i, t in rows]
 
-    def last_input_id(self, kind: str) -> int | None:
-        """The id of the table's latest input of ``kind`` (``None``: there is none)."""
+    def last_input_id(self, kind: str | None = None) -> int | None:
+        """The id of the table's latest input, of ``kind`` if given (``None``: there is none)."""
         with self._lock, self._reading():
             self._check_open()
-            row = self._db.execute(
-                "SELECT max(id) FROM inputs WHERE table_id = ? AND kind = ?", (self.table, kind)
-            ).fetchone()
+            if kind is None:
+                row = self._db.execute("SELECT max(id) FROM inputs WHERE table_id = ?", (self.table,)).fetchone()
+            else:
+                row = self._db.execute(
+                    "SELECT max(id) FROM inputs WHERE table_id = ? AND kind = ?", (self.table, kind)
+                ).fetchone()
         return int(row[0]) if row[0] is not None else None
 
     def has_command(self, command_id: str) -> bool:

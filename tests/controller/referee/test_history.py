@@ -210,9 +210,50 @@ def test_what_history_keeps_of_the_journal_follows_new_inputs_and_new_games(tmp_
     reads = len(starts)
     history.steps(journal, first)
     history.steps(journal, second)
+    assert len(starts) == reads, starts[reads:]  # both games' steps kept: nothing landed in them since
+    history.board_at(journal, first, 0)
+    history.board_at(journal, second, 0)
     # Each replay reads its own game from its start; no game's first input is read again to find it.
     assert len(starts) == reads + 2, starts[reads:]
     with pytest.raises(HistoryError):
         history.steps(journal, "no-such-game")
     journal.inputs = real_inputs  # type: ignore[method-assign]
+    ref.journal.close()
+
+
+def test_a_games_steps_are_kept_across_requests_until_an_input_lands_in_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service opens the journal anew for each request: what is kept follows the file, not the object."""
+    ref: Referee = make_referee(tmp_path, Clock())
+    assert ref.new_game("terror", ["Ann", "Bo"], seed=1).ok
+    first = str(ref.game_id)
+    assert ref.act(Action("roll", 0)).ok
+    history = History()
+    replays: list[str] = []
+    real_replay = History._replay
+
+    def counted(self: History, journal: Journal, game: Any, upto: int | None) -> Any:
+        if self is history:
+            replays.append(game.game_id)
+        return real_replay(self, journal, game, upto)
+
+    monkeypatch.setattr(History, "_replay", counted)
+
+    def steps(game_id: str) -> dict[str, Any]:
+        with Journal(ref.journal.path, table=ref.journal.table, create=False) as journal:  # a request's own
+            return history.steps(journal, game_id)
+
+    once = steps(first)
+    assert steps(first) == once and replays == [first]  # the second request replays nothing
+    before = len(once["steps"])
+    legal = ref.state()["legal"]
+    assert ref.act(Action.from_json(legal[0])).ok
+    grown = steps(first)
+    assert len(grown["steps"]) == before + 1 and replays == [first, first]  # the new move shows at once
+    assert grown == History().steps(ref.journal, first)  # kept or not, the same answer
+    assert ref.new_game("terror", ["Cy", "Di"], seed=2).ok
+    finished = steps(first)  # a later game began: this one's steps are final now
+    assert finished["steps"] == grown["steps"] and len(replays) == 3
+    ref.observe(obs("tomb.mummy", "end_a"))  # lands in the new game, not in the finished one
+    assert steps(first) == finished and len(replays) == 3
     ref.journal.close()

@@ -132,6 +132,37 @@ def act(game: DogsGame, kind: str, player: int | None = None, **params: Any) -> 
     return game.apply(Action(kind, seat, params))
 
 
+def board(players: int = 2, **options: Any) -> DogsGame:
+    """The full graveyard of :func:`lab` with no token on it, seat 0 about to roll."""
+    game = lab(players, **options)
+    clear_tokens(game)
+    return game
+
+
+def dog_turn(game: DogsGame, die: int, other: int = 1) -> None:
+    """Seat to move rolls (die, other) and commits die 0 to the Dog Action."""
+    roll_as(game, die, other)
+    act(game, "choose", die=0, action="dog")
+
+
+def spook_turn(game: DogsGame, spook: Spook, die: int, other: int = 1) -> None:
+    """Seat to move rolls (die, other), commits die 0 to the Spook Action and picks ``spook``."""
+    roll_as(game, die, other)
+    act(game, "choose", die=0, action="spook")
+    act(game, "pick_spook", spook=spook.id)
+
+
+def bork_board(**options: Any) -> tuple[DogsGame, int, int]:
+    """Seat 0's dog stops on the empty (1, 3); seat 1's dog is 2 away, a ghoul 3 away, a bat 4 away."""
+    game = board(**options)
+    game.st.dogs = [(1, 1), (1, 5)]
+    ghoul = put_spook(game, "ghoul", (4, 3))
+    bat = put_spook(game, "bat", (5, 3))
+    dog_turn(game, 2)
+    act(game, "move_dog", x=1, y=3)
+    return game, ghoul.id, bat.id
+
+
 def kinds(game: DogsGame) -> set[str]:
     return {a.kind for a in game.legal_actions()}
 

@@ -4,44 +4,24 @@ Quotes are from ../shared/rules/graveyard-dogs.txt."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from controller.games import IllegalAction
 from controller.games.dogs import DogsGame
-from controller.games.dogs.state import Spook
 from tests.controller.games.dogs.support import (
     act,
-    clear_tokens,
+    board,
+    dog_turn,
     give,
     kinds,
-    lab,
     put_spook,
     rig,
-    roll_as,
+    spook_turn,
 )
 
 # "If you end the action on a space with another Dog Token you may perform a Wrestle. If you end
 # your action on a space with a Spook Token you may perform an Attack. If you end your action on a
 # space with a Snack Cube, collect it and place it on your Dog Card."
-
-
-def board(players: int = 2, **options: Any) -> DogsGame:
-    game = lab(players, **options)
-    clear_tokens(game)
-    return game
-
-
-def dog_turn(game: DogsGame, die: int, other: int = 1) -> None:
-    roll_as(game, die, other)
-    act(game, "choose", die=0, action="dog")
-
-
-def spook_turn(game: DogsGame, spook: Spook, die: int, other: int = 1) -> None:
-    roll_as(game, die, other)
-    act(game, "choose", die=0, action="spook")
-    act(game, "pick_spook", spook=spook.id)
 
 
 def snack_at(game: DogsGame, sq: tuple[int, int]) -> str:

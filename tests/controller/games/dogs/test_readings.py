@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from controller.games import Action
 from controller.games.dogs import DogsGame
-from tests.controller.games.dogs.support import act, give, kinds, rig, roll_as
-from tests.controller.games.dogs.test_turns import board, bork_board
+from tests.controller.games.dogs.support import act, board, bork_board, give, kinds, rig, roll_as
 
 
 def test_a_dog_may_start_next_to_the_jack_o_lantern_of_another_tile() -> None:

@@ -3,37 +3,22 @@ Quotes are from the rulebook (../shared/rules/graveyard-dogs.txt)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from controller.games import Action, IllegalAction
 from controller.games.dogs import DogsGame
-from controller.games.dogs.state import Spook
 from tests.controller.games.dogs.support import (
     act,
-    clear_tokens,
+    board,
     ends,
     give,
     kinds,
-    lab,
     put_spook,
     rig,
     roll_as,
     setup_done,
+    spook_turn,
 )
-
-
-def board(players: int = 2, **options: Any) -> DogsGame:
-    game = lab(players, **options)
-    clear_tokens(game)
-    return game
-
-
-def spook_turn(game: DogsGame, spook: Spook, die: int, other: int = 1) -> None:
-    roll_as(game, die, other)
-    act(game, "choose", die=0, action="spook")
-    act(game, "pick_spook", spook=spook.id)
 
 
 def test_spooks_move_the_exact_count_orthogonally_through_tokens() -> None:

@@ -3,36 +3,22 @@ Quotes are from the rulebook (../shared/rules/graveyard-dogs.txt)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from controller.games import Action, IllegalAction
-from controller.games.dogs import DogsGame
 from tests.controller.games.dogs.support import (
     act,
-    clear_tokens,
+    board,
+    bork_board,
+    dog_turn,
     ends,
     give,
     kinds,
-    lab,
     put_spook,
     rig,
     roll_as,
     setup_done,
 )
-
-
-def board(players: int = 2, **options: Any) -> DogsGame:
-    game = lab(players, **options)
-    clear_tokens(game)
-    return game
-
-
-def dog_turn(game: DogsGame, die: int, other: int = 1) -> None:
-    """Seat to move rolls (die, other) and commits die 0 to the Dog Action."""
-    roll_as(game, die, other)
-    act(game, "choose", die=0, action="dog")
 
 
 def manhattan_ends(start: tuple[int, int], steps: int, size: int = 12) -> set[tuple[int, int]]:
@@ -217,17 +203,6 @@ def test_attack_target_option() -> None:
     rig(game, 5)
     act(game, "attack", spook=spook.id)
     assert spook.pos == (2, 2)
-
-
-def bork_board(**options: Any) -> tuple[DogsGame, int, int]:
-    """Seat 0's dog stops on the empty (1, 3); seat 1's dog is 2 away, a ghoul 3 away, a bat 4 away."""
-    game = board(**options)
-    game.st.dogs = [(1, 1), (1, 5)]
-    ghoul = put_spook(game, "ghoul", (4, 3))
-    bat = put_spook(game, "bat", (5, 3))
-    dog_turn(game, 2)
-    act(game, "move_dog", x=1, y=3)
-    return game, ghoul.id, bat.id
 
 
 def test_bork_moves_a_token_within_three_spaces_to_an_adjacent_space() -> None:
