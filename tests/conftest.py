@@ -17,6 +17,9 @@ from controller.service.service import Service
 from tests.support.broker import Broker, make_broker
 from tests.support.service import MakeService, service_config
 
+# Chromium and a phone on it, for the panel's tests and the whole chain's (tests/firmware_bridge/pico).
+pytest_plugins = ["tests.web_panel.support.fixtures"]
+
 
 @pytest.fixture(scope="session")
 def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:

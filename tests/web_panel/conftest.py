@@ -1,11 +1,13 @@
-"""Fixtures of the panel's tests: a fake table on the real broker, the app, a served panel, Chromium."""
+"""Fixtures of the panel's tests: a fake table on the real broker, the app, a served panel, pages.
+
+Chromium and the phone fixture are the whole suite's (``tests/web_panel/support/fixtures.py``)."""
 
 from __future__ import annotations
 
 import re
 import secrets
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,6 @@ from tests.support.broker import Broker, make_broker
 from tests.support.club import REPO
 from tests.support.cut_proxy import CutProxy
 from tests.support.service import BASE
-from tests.web_panel.support.browser import ARTIFACTS, watch_console
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt import MqttView
@@ -25,11 +26,6 @@ from web_panel.server import PanelServer, start_panel
 
 # The hall's bridge to the central broker, as deployed (the convention tests).
 BRIDGE_CONF = REPO / "deploy" / "mosquitto" / "hall-bridge.conf"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 
 
 @pytest.fixture
@@ -96,19 +92,6 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (scripts/test.sh does)")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def pages(chromium: Any) -> Iterator[Any]:
     """Opens pages, each in its own browser context (its own cookies); any script error on one fails the test."""
@@ -128,25 +111,6 @@ def pages(chromium: Any) -> Iterator[Any]:
     for ctx in made:
         ctx.close()
     assert errors == [], f"the pages' scripts failed: {errors}"
-
-
-@pytest.fixture
-def phone(chromium: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
-    """``phone(width=390)``: a page on a phone of that width (from the start: a resize redraws the board a
-    moment later, under a finger), and the list its console errors go to."""
-    made: list[Any] = []
-
-    def new(width: int = 390) -> tuple[Any, list[str]]:
-        ctx = chromium.new_context(viewport={"width": width, "height": 844}, bypass_csp=True, has_touch=True,
-                                   is_mobile=True, device_scale_factor=2)
-        made.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(6000)
-        return page, watch_console(page)
-
-    yield new
-    for ctx in made:
-        ctx.close()
 
 
 @pytest.fixture

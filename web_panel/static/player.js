@@ -83,6 +83,9 @@
     const pv = (mine && mine.available && mine.view) || {};
     return (pv.legal || []).filter(a => a.player === seat);
   }
+  // What this page can do now, from its private view (which comes apart from the table's state): the
+  // tests wait on it before they tap, as a person waits for the move to show.
+  live.myLegal = myLegal;
 
   // The referee took a move back: a "...: done" under the moves would report a move that no longer
   // stands, so it goes (a refusal, or a reply still on its way, stays).

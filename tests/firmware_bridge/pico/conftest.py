@@ -1,4 +1,5 @@
-"""Fixtures for the emulated Pico: one booted board per test module, tidied between tests."""
+"""Fixtures for the emulated Pico: one booted board per test module, tidied between tests; a free-running
+board on a pty with the sensors of a game on its channels, for ``gravekeeper run``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from firmware_bridge.pico_emulator.board import INPUT_PINS, EmulatedPico, WireFrame
+from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
 
 
 class BootedPico(EmulatedPico):
@@ -47,3 +49,11 @@ def pico(booted_pico: BootedPico) -> BootedPico:
     board.step(20_000)  # let the firmware report any switch the last test left closed
     board.skip_frames()
     return board
+
+
+@pytest.fixture
+def free_pico() -> Iterator[tuple[EmulatedPico, str]]:
+    """A board running free (as a real one does, not stepped by the test) and the pty a controller opens
+    as its serial port."""
+    with EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE) as board, PicoSerialPort(board) as port:
+        yield board, port.path

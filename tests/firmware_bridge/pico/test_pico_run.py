@@ -17,57 +17,51 @@ from typing import Any
 import pytest
 
 from firmware_bridge.pico_emulator.board import EmulatedPico
-from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
 from tests.support.broker import Broker, free_port
 from tests.support.mqtt import Subscriber
+from tests.support.pico_board import TERROR_CHANNELS, hardware_toml
+
+# The free-running boards under ``gravekeeper run`` share one worker (test_pico_chain.py too): two on two
+# cores would starve each other and every other test.
+pytestmark = pytest.mark.xdist_group("pico-run")
 
 ROOT = Path(__file__).resolve().parents[3]
 WAIT_S = 120.0
-# channel per sensor input; every switch closes to ground (active low, the firmware's pull-ups)
-CHANNELS = {("tomb.mummy", "end_a"): 0, ("tomb.mummy", "middle"): 1, ("tomb.mummy", "end_b"): 2,
-            ("tomb.monster", "end_a"): 3, ("tomb.monster", "middle"): 4, ("tomb.monster", "end_b"): 5,
-            ("tomb.wolf", "end_a"): 6, ("tomb.wolf", "middle"): 7, ("tomb.wolf", "end_b"): 8,
-            ("launcher", ""): 9}
+CHANNELS = TERROR_CHANNELS
 
 
 def config_text(tmp: Path, broker: Broker, port: str) -> str:
-    tombs = "".join(
-        f"[hardware.sensors.{tomb}]\n" + "".join(
-            f'{stop} = {{ source = "mcu", channel = {CHANNELS[(tomb, stop)]} }}\n'
-            for stop in ("end_a", "middle", "end_b")) + "settle_ms = 40\n"
-        for tomb in ("tomb.mummy", "tomb.monster", "tomb.wolf"))
     return (f'[table]\nid = "pico"\ntoken = "tok-pico"\ngame = "terror"\nplayers = ["Ann", "Bo"]\nseed = 1\n'
             f'[mqtt]\nurl = "{broker.url}"\n[journal]\npath = "{tmp / "pico.journal"}"\n'
-            f"[panel]\nport = {free_port()}\n"
-            f'[hardware]\npin_map = "none"\n[hardware.mcu]\nport = "{port}"\nstart_timeout_s = 60\n'
-            + tombs + f'[hardware.sensors]\nlauncher = {{ source = "mcu", channel = {CHANNELS[("launcher", "")]} }}\n')
+            f"[panel]\nport = {free_port()}\n" + hardware_toml(port, CHANNELS))
 
 
 @pytest.fixture
-def running(tmp_path: Path, mosquitto: Broker) -> Iterator[tuple[EmulatedPico, Subscriber]]:
-    with EmulatedPico(cycle_scale=FREE_RUN_CYCLE_SCALE) as board, PicoSerialPort(board) as port:
-        for tomb in ("tomb.mummy", "tomb.monster", "tomb.wolf"):
-            board.close_switch(CHANNELS[(tomb, "end_a")])  # every tomb at end A
-        board.close_switch(CHANNELS[("launcher", "")])  # the launcher armed
-        config = tmp_path / "pico.toml"
-        config.write_text(config_text(tmp_path, mosquitto, port.path))
-        with Subscriber(mosquitto.host, mosquitto.port, ("gravekeeper/pico/sensors",)) as sub:
-            proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config),
-                                     "--log-level", "warning"], cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
-            lines: list[str] = []
-            assert proc.stdout is not None
-            out = proc.stdout
-            threading.Thread(target=lambda: lines.extend(out), daemon=True).start()
+def running(tmp_path: Path, mosquitto: Broker,
+            free_pico: tuple[EmulatedPico, str]) -> Iterator[tuple[EmulatedPico, Subscriber]]:
+    board, port = free_pico
+    for tomb in ("tomb.mummy", "tomb.monster", "tomb.wolf"):
+        board.close_switch(CHANNELS[f"{tomb}.end_a"])  # every tomb at end A
+    board.close_switch(CHANNELS["launcher"])  # the launcher armed
+    config = tmp_path / "pico.toml"
+    config.write_text(config_text(tmp_path, mosquitto, port))
+    with Subscriber(mosquitto.host, mosquitto.port, ("gravekeeper/pico/sensors",)) as sub:
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config),
+                                 "--log-level", "warning"], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        lines: list[str] = []
+        assert proc.stdout is not None
+        out = proc.stdout
+        threading.Thread(target=lambda: lines.extend(out), daemon=True).start()
+        try:
+            yield board, sub
+        finally:
+            proc.terminate()
             try:
-                yield board, sub
-            finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(timeout=10)
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
 
 
 def readings(sub: Subscriber) -> list[dict[str, Any]]:
@@ -88,10 +82,10 @@ def test_run_follows_the_emulated_pico_pins(running: tuple[EmulatedPico, Subscri
     sources = sub.on("gravekeeper/pico/sensors")[-1].json()["sensors"]["tomb.wolf"]
     assert sources["source"] == "mcu"
     # The Wolf's tomb slides from end A to end B, then the ghost is launched.
-    board.open_switch(CHANNELS[("tomb.wolf", "end_a")])
-    board.close_switch(CHANNELS[("tomb.wolf", "end_b")])
+    board.open_switch(CHANNELS["tomb.wolf.end_a"])
+    board.close_switch(CHANNELS["tomb.wolf.end_b"])
     sub.wait_for(lambda _: latest_is(tomb_wolf="end_b"), WAIT_S)
-    board.open_switch(CHANNELS[("launcher", "")])
+    board.open_switch(CHANNELS["launcher"])
     sub.wait_for(lambda _: latest_is(launcher="launched"), WAIT_S)
     # Each reading once, in order: the wolf reached end B before the launcher fired, and nothing else moved.
     wolf = [r["tomb.wolf"] for r in readings(sub)]

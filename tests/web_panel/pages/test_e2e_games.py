@@ -31,7 +31,7 @@ from tests.web_panel.support.browser import (
     watch_console,
 )
 from tests.web_panel.support.e2e_driver import Driver, find_game
-from tests.web_panel.support.service_runner import RunningService, start_service
+from tests.web_panel.support.service_runner import RunningService, join, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -173,13 +173,6 @@ class Eavesdropper:
 
     def text(self) -> str:
         return b"\n".join(self.payloads).decode(errors="replace")
-
-
-def join(page: Any, service: RunningService, game_id: str, seat: int) -> None:
-    open_page(page, service.panel_url + f"t/{service.table}/join")
-    page.fill("#join-code", join_code(service.token, service.table, game_id, seat))
-    page.click("button[type=submit]")
-    page.wait_for_selector("#hand")
 
 
 @pytest.mark.parametrize("service", list(GAMES), indirect=True)

@@ -24,7 +24,7 @@ from controller.protocol.security import game_seed
 
 Policy = Callable[[Game, random.Random], Action]
 
-STEP = """async ({clicks, expected, timeout}) => {
+STEP = """async ({clicks, expected, timeout, action}) => {
   const canon = v => Array.isArray(v) ? "[" + v.map(canon).join(",") + "]" :
     (v && typeof v === "object")
       ? "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}" :
@@ -75,6 +75,17 @@ STEP = """async ({clicks, expected, timeout}) => {
     return null;
   };
   const press = el => el.tagName === "BUTTON" ? el.click() : el.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  // A player's own page learns its moves from its private view, which comes apart from the table's state:
+  // tapping before it came would tap an old board (a pawn that cannot move yet, another pawn chosen after).
+  if (action) {
+    const mine = () => window.gkLive && window.gkLive.myLegal ? window.gkLive.myLegal() : [];
+    while (!mine().some(a => same(a, action))) {
+      if (Date.now() >= deadline) {
+        return "this page never offered " + JSON.stringify(action) + "; it offers " + JSON.stringify(mine());
+      }
+      await sleep(15);
+    }
+  }
   for (const c of clicks) {
     if (c.rotateTo !== undefined) {
       // The tile is shown at its place; "Turn the tile" turns it until it lies as wanted.
@@ -138,8 +149,12 @@ def find_game(game: str, options: dict[str, Any], policy: Policy, max_actions: i
     raise AssertionError(f"no {game} game ends within {max_actions} actions for these seeds")
 
 
-def step(page: Any, clicks: list[dict[str, Any]], expected: dict[str, Any] | None, timeout: float = 10.0) -> None:
-    result = page.evaluate(STEP, {"clicks": clicks, "expected": expected, "timeout": int(timeout * 1000)})
+def step(page: Any, clicks: list[dict[str, Any]], expected: dict[str, Any] | None, timeout: float = 10.0,
+         action: Action | None = None) -> None:
+    """Make ``clicks`` on ``page`` (once it offers ``action``, a move of its own player), then wait until it
+    shows the ``expected`` view."""
+    result = page.evaluate(STEP, {"clicks": clicks, "expected": expected, "timeout": int(timeout * 1000),
+                                  "action": action.to_json() if action is not None else None})
     assert result == "ok", result
 
 
@@ -201,7 +216,7 @@ class Driver:
             game.apply(a)
             after = game.public_view()
             actor = self.page if a.kind in HARDWARE_KINDS or a.player is None else self.players[a.player]
-            step(actor, clicks_for(a), after)
+            step(actor, clicks_for(a), after, action=a if actor is not self.page else None)
             for page in pages:
                 if page is not actor:
                     step(page, [], after)

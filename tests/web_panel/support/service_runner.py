@@ -1,4 +1,5 @@
-"""``gravekeeper run --simulate`` as a subprocess on the test broker, for end-to-end browser tests."""
+"""``gravekeeper run`` as a subprocess on the test broker (``--simulate``, or on a board the test gives it),
+for end-to-end browser tests."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from controller.protocol.security import join_code
 from tests.support.broker import Broker, free_port
+from tests.web_panel.support.browser import open_page
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -39,8 +43,12 @@ class RunningService:
 
 def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game: str = "terror",
                   timeout: float = 20.0, port: int | None = None, table_extra: str = "",
-                  referee_extra: str = "", referee: dict[str, int] | None = None) -> RunningService:
+                  referee_extra: str = "", referee: dict[str, int] | None = None, seed: int = 1,
+                  hardware: str | None = None) -> RunningService:
     """Start the controller with its panel; returns once the panel's address is printed.
+
+    ``hardware``: the config's ``[hardware]`` sections; the controller then reads that board instead
+    of running ``--simulate`` (``seed``: the first game's, as ``table.seed``).
 
     ``token=None`` configures none: the table makes one (kept beside the journal) and prints it.
     ``table_extra`` and ``referee_extra``: more TOML lines for the ``[table]`` and ``[referee]`` sections.
@@ -52,15 +60,16 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
     config = tmp / f"{table}.toml"
     token_line = f'token = "{token}"\n' if token is not None else ""
     config.write_text(
-        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = 1\n{table_extra}'
+        f'[table]\nid = "{table}"\n{token_line}game = "{game}"\nplayers = ["Ann", "Bo"]\nseed = {seed}\n{table_extra}'
         f'[mqtt]\nurl = "{broker.url}"\n'
         f'[journal]\npath = "{tmp / (table + ".journal")}"\n'
         f'[panel]\nport = {port}\n'
         "[referee]\n" + "".join(f"{key} = {value}\n" for key, value in timings.items())
-        + referee_extra
+        + referee_extra + (hardware or "")
     )
+    simulate = ["--simulate"] if hardware is None else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", "run", "--config", str(config), "--simulate", "--log-level", "warning"],
+        [sys.executable, "-m", "controller", "run", "--config", str(config), *simulate, "--log-level", "warning"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     lines: list[str] = []
@@ -89,9 +98,17 @@ def start_service(broker: Broker, tmp: Path, table: str, token: str | None, game
     if url is None:
         proc.kill()
         proc.wait(5)
-        raise AssertionError("gravekeeper run --simulate did not start its panel:\n" + "\n".join(lines[-30:]))
+        raise AssertionError("gravekeeper run did not start its panel:\n" + "\n".join(lines[-30:]))
     if token is None:
         assert printed, "no control token was printed:\n" + "\n".join(lines[-30:])
         token = printed[0]
     return RunningService(proc=proc, table=table, token=token, panel_url=url, game=game, broker_url=broker.url,
                           lines=lines)
+
+
+def join(page: Any, service: RunningService, game_id: str, seat: int) -> None:
+    """Take ``seat`` of the game on ``page`` with the seat's join code, as its player does."""
+    open_page(page, service.panel_url + f"t/{service.table}/join")
+    page.fill("#join-code", join_code(service.token, service.table, game_id, seat))
+    page.click("button[type=submit]")
+    page.wait_for_selector("#hand")
