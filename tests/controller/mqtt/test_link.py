@@ -54,7 +54,10 @@ class Pump:
         done = threading.Event()
         box: list[Any] = []
         self.q.put((fn, box, done))
-        assert done.wait(5)
+        # Generous: on a loaded machine the worker may still be flushing the link's outbox.
+        assert done.wait(30), "the worker never ran the step"
+        if isinstance(box[0], BaseException):
+            raise box[0]
         return box[0]
 
     def _run(self) -> None:
@@ -67,7 +70,10 @@ class Pump:
                 return
             if isinstance(item, tuple):
                 fn, box, done = item
-                box.append(fn(self.link))
+                try:
+                    box.append(fn(self.link))
+                except Exception as exc:  # handed to the test's thread, which raises it
+                    box.append(exc)
                 done.set()
             if self.link is not None:
                 self.link.flush()

@@ -96,8 +96,12 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
             players[seat].wait_for_selector("#hand")
         Driver(table, players).play(g, actions)  # the last one pulls a peg: the window opens
         table.wait_for_function(f"({LEFT})() !== null")
-        opened = time.monotonic()  # within a frame or two of the window's start, as the table saw it
-        assert WINDOW_MS / 1000 - 1.0 <= table.evaluate(LEFT) <= WINDOW_MS / 1000
+        opened = time.monotonic()
+        # The table's page shows the window from near its start: as near as the page's own lag behind the
+        # peg allows, which on a loaded machine can be a second or two. What is left later is reckoned from
+        # this first reading, so that lag does not count against the pages below.
+        left_at_open = table.evaluate(LEFT)
+        assert WINDOW_MS / 1000 - 5.0 <= left_at_open <= WINDOW_MS / 1000
 
         # Let some of the window go by, then come to the table: a spectator's new page, a player's reload.
         table.wait_for_function(f"({LEFT})() !== null && ({LEFT})() < {WINDOW_MS / 1000 - 4}", timeout=15000)
@@ -108,7 +112,7 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         for page in (spectator, players[0]):
             page.wait_for_function(f"({LEFT})() !== null")
             shown = page.evaluate(LEFT)
-            true_left = WINDOW_MS / 1000 - (time.monotonic() - opened)
+            true_left = left_at_open - (time.monotonic() - opened)
             assert shown < WINDOW_MS / 1000 - 3.5, f"a page opened mid-window counted the whole window: {shown}"
             assert true_left - 1.0 <= shown <= true_left + 1.0, (shown, true_left)
             assert "s left" in page.text_content("#countdown")

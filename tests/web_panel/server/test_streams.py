@@ -36,17 +36,19 @@ def test_a_device_that_closes_its_pages_gets_them_again_at_once(mosquitto: Broke
         assert statuses == [200] * STREAMS_PER_CLIENT + [429], statuses
         close_all(socks)  # the phone reloads: every page's streams close, and open again
         pause = threading.Event()
-        deadline = time.monotonic() + 10
+        # Each stream asks every 2 s whether its client has gone (web_panel/sse.py); a loaded machine
+        # stretches that, so the bound is generous, while a count that never drops still fails.
+        deadline = time.monotonic() + 30
         while True:
             socks, statuses = _open_streams(panel, fake.table, STREAMS_PER_CLIENT)
             if statuses == [200] * STREAMS_PER_CLIENT or time.monotonic() > deadline:
                 break
             close_all(socks)
             pause.wait(0.5)
-        took = 10 - (deadline - time.monotonic())
+        took = 30 - (deadline - time.monotonic())
         try:
             assert statuses == [200] * STREAMS_PER_CLIENT, f"the closed streams still count: {statuses}"
-            assert took < 6, f"the closed streams were counted for {took:.1f} s"
+            assert took < 20, f"the closed streams were counted for {took:.1f} s"
             # Closed streams cost no CPU meanwhile (their end of file is not polled for again and again).
             close_all(socks)
             before = panel.cpu_seconds()

@@ -149,7 +149,7 @@ def find_game(game: str, options: dict[str, Any], policy: Policy, max_actions: i
     raise AssertionError(f"no {game} game ends within {max_actions} actions for these seeds")
 
 
-def step(page: Any, clicks: list[dict[str, Any]], expected: dict[str, Any] | None, timeout: float = 10.0,
+def step(page: Any, clicks: list[dict[str, Any]], expected: dict[str, Any] | None, timeout: float = 30.0,
          action: Action | None = None) -> None:
     """Make ``clicks`` on ``page`` (once it offers ``action``, a move of its own player), then wait until it
     shows the ``expected`` view."""

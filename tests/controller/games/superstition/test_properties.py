@@ -26,6 +26,7 @@ OPTION_SETS = [
     {"dice_source": "table", "tokens": "table"},
 ]
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PARTS = 4  # the long random-game runs, split so that no one test runs for minutes
 
 games = st.tuples(
     st.integers(2, 4),
@@ -441,10 +442,12 @@ def _play_complete(n: int, seed: int, options: dict[str, Any], rnd: random.Rando
 
 
 @pytest.mark.slow
-def test_200_complete_random_games_keep_every_invariant_at_every_step() -> None:
+@pytest.mark.parametrize("part", range(PARTS))
+def test_200_complete_random_games_keep_every_invariant_at_every_step(part: int) -> None:
+    # In parts, so that the workers share them and none runs for minutes on a loaded machine.
     option_sets = [{}, {"step_off": "counts"}, {"challenge": "sensors"}, {"dice": 2, "whammy_stop": True},
                    {"tokens": "table", "dice_source": "table"}]
-    for k in range(200):
+    for k in range(part, 200, PARTS):
         rnd = random.Random(k)
         n = 2 + k % 3
         options = option_sets[k % len(option_sets)]
@@ -793,9 +796,11 @@ def test_random_games_seen_through_the_public_api_follow_the_rulebook(option_ind
 
 
 @pytest.mark.slow
-def test_600_random_games_seen_through_the_public_api_follow_the_rulebook() -> None:
+@pytest.mark.parametrize("part", range(PARTS))
+def test_600_random_games_seen_through_the_public_api_follow_the_rulebook(part: int) -> None:
+    # In parts, so that the workers share them; each part still reaches every rule named below.
     seen: set[str] = set()
-    for k in range(600):
+    for k in range(part, 600, PARTS):
         options = PUBLIC_OPTION_SETS[k % len(PUBLIC_OPTION_SETS)]
         n = 4 if "colours" in options else 2 + (k // len(PUBLIC_OPTION_SETS)) % 3
         seen |= _play_public(n, 20_000 + k, options, random.Random(k), spiteful=k % 2 == 1)
