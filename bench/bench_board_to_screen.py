@@ -20,6 +20,12 @@ stream brought the change (``web_panel/static/live.js`` draws in
 settled the input. Page stamps (``performance.timeOrigin + performance.now()``)
 are put on this process's clock by round trips, taking the one of least delay.
 
+The stages between, to see where the time goes: the table's new state at the
+outside subscriber; the event at a raw reader of the table's stream (a process
+of its own: the panel's hop alone); the event and the state messages reaching
+each player page (stamped as the page's ``EventSource`` hands them over); and,
+per page, from its event message to the notice changed (the page's own part).
+
 ``--phones`` also runs the "many phones" case: ``bench_sse.py`` with that many
 SSE clients spread over ``--phone-tables`` tables on a panel of their own
 (event p99 target 100 ms, and the panel's memory per client).
