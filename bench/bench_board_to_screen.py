@@ -22,7 +22,7 @@ are put on this process's clock by round trips, taking the one of least delay.
 
 The stages between, to see where the time goes: the table's new state at the
 outside subscriber; the event at a raw reader of the table's stream (a process
-of its own: the panel's hop alone); the event and the state messages reaching
+of its own: the panel's hop alone), and the state there; the event and the state messages reaching
 each player page (stamped as the page's ``EventSource`` hands them over); and,
 per page, from its event message to the notice changed (the page's own part).
 
@@ -113,23 +113,25 @@ while True:
     buf += chunk
     while b"\\n\\n" in buf:
         block, buf = buf.split(b"\\n\\n", 1)
-        if b"event: event\\n" in block:  # after the chunk's length (the response is chunked)
-            print(now, flush=True)
+        for kind in (b"event", b"state"):  # after the chunk's length (the response is chunked)
+            if b"event: " + kind + b"\\n" in block:
+                print(kind.decode(), now, flush=True)
 """
 
 
 class SseReader:
-    """The table's public stream read by ``SSE_READER``: ``arrivals`` of its event messages."""
+    """The table's public stream read by ``SSE_READER``: ``arrivals`` of its event and state messages."""
 
     def __init__(self, port: int, table: str) -> None:
-        self.arrivals: list[float] = []
+        self.arrivals: dict[str, list[float]] = {"event": [], "state": []}
         self.proc = subprocess.Popen([sys.executable, "-c", SSE_READER, str(port), table],
                                      stdout=subprocess.PIPE, text=True)
 
         def read() -> None:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
-                self.arrivals.append(float(line))
+                kind, at = line.split()
+                self.arrivals[kind].append(float(at))
 
         threading.Thread(target=read, name="sse-reader", daemon=True).start()
 
@@ -260,12 +262,13 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                         looks.append(value[0] == "launched")  # the notice shown after a foul, hidden after
                     pause.wait(gap)
                 after = [page_offset(p) for p in players]
-                raw = sorted(reader.arrivals)
-                sse_raw = []
-                for mono in settled_monos:
-                    later = [t for t in raw if t >= mono]
-                    if later:
-                        sse_raw.append((later[0] - mono) * 1000)
+                raw: dict[str, list[float]] = {"event": [], "state": []}
+                for kind, into in raw.items():
+                    came = sorted(reader.arrivals[kind])
+                    for mono in settled_monos:
+                        later = [t for t in came if t >= mono]
+                        if later:
+                            into.append((later[0] - mono) * 1000)
                 with receiver.cond:
                     states = sorted(receiver.arrivals[state_topic])
                 for settled_ms in settled_walls:
@@ -330,7 +333,8 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     print("|---|---|---|---|---|")
     print(row("the event at an outside MQTT subscriber", outside))
     print(row("the table's new state at the outside subscriber", outside_state))
-    print(row("the event at a raw reader of the table's stream (the panel's hop)", sse_raw))
+    print(row("the event at a raw reader of the table's stream (the panel's hop)", raw["event"]))
+    print(row("the state at that raw reader", raw["state"]))
     print(row("the event message reaching a player page's stream (8 pooled)", sse_event))
     print(row("the state message reaching a player page's stream (8 pooled)", sse_state))
     print(row("a player's page showing it (8 pages pooled)", pooled))
