@@ -51,7 +51,7 @@ STREAMS_PER_CLIENT = 8
 # Live pages in all come from two budgets (docs/panel.md, "Memory per stream"). Descriptors: at most
 # half the connections, so a room whose every phone keeps its pages open still leaves the other half for
 # pages and commands (and for shedding what does nothing). Memory: each live page costs its worker
-# (thread and stack pages in use) and its stream (queue, generator, buffers), measured at about 45 KiB
+# (thread and stack pages in use) and its stream (queue, generator, buffers), measured at about 48 KiB
 # on x86-64 and budgeted at STREAM_BYTES, within STREAM_MEMORY_BUDGET.
 STREAM_MEMORY_BUDGET = 48 * 1024 * 1024
 STREAM_BYTES = 64 * 1024
