@@ -20,6 +20,12 @@ stream brought the change (``web_panel/static/live.js`` draws in
 settled the input. Page stamps (``performance.timeOrigin + performance.now()``)
 are put on this process's clock by round trips, taking the one of least delay.
 
+The stages between, to see where the time goes: the table's new state at the
+outside subscriber; the event at a raw reader of the table's stream (a process
+of its own: the panel's hop alone), and the state there; the event and the state messages reaching
+each player page (stamped as the page's ``EventSource`` hands them over); and,
+per page, from its event message to the notice changed (the page's own part).
+
 ``--phones`` also runs the "many phones" case: ``bench_sse.py`` with that many
 SSE clients spread over ``--phone-tables`` tables on a panel of their own
 (event p99 target 100 ms, and the panel's memory per client).
@@ -65,12 +71,13 @@ STAMPER = """
 (() => {
   window.__b2s = [];
   window.__b2sState = [];  // when each "state" message of the stream reached the page
+  window.__b2sEvent = [];  // when each "event" message of the stream reached the page
   const add = EventSource.prototype.addEventListener;
   EventSource.prototype.addEventListener = function (type, listener, ...rest) {
-    if (type === "state") {
-      const inner = listener;
+    if (type === "state" || type === "event") {
+      const inner = listener, into = type === "state" ? window.__b2sState : window.__b2sEvent;
       listener = function (e) {
-        window.__b2sState.push(performance.timeOrigin + performance.now());
+        into.push(performance.timeOrigin + performance.now());
         return inner.call(this, e);
       };
     }
@@ -88,6 +95,49 @@ STAMPER = """
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", arm); else arm();
 })();
 """
+
+
+# The panel's hop alone: a raw reader of the table's public stream, in a process of its own (as the
+# outside subscriber is), stamps each "event" message with the monotonic clock as it arrives.
+SSE_READER = """
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s.sendall(("GET /t/" + sys.argv[2] + "/stream HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n").encode())
+buf = b""
+while True:
+    chunk = s.recv(65536)
+    now = time.monotonic()
+    if not chunk:
+        break
+    buf += chunk
+    while b"\\n\\n" in buf:
+        block, buf = buf.split(b"\\n\\n", 1)
+        for kind in (b"event", b"state"):  # after the chunk's length (the response is chunked)
+            if b"event: " + kind + b"\\n" in block:
+                print(kind.decode(), now, flush=True)
+"""
+
+
+class SseReader:
+    """The table's public stream read by ``SSE_READER``: ``arrivals`` of its event and state messages."""
+
+    def __init__(self, port: int, table: str) -> None:
+        self.arrivals: dict[str, list[float]] = {"event": [], "state": []}
+        self.proc = subprocess.Popen([sys.executable, "-c", SSE_READER, str(port), table],
+                                     stdout=subprocess.PIPE, text=True)
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                kind, at = line.split()
+                self.arrivals[kind].append(float(at))
+
+        threading.Thread(target=read, name="sse-reader", daemon=True).start()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(5)
 
 
 def wall_minus_mono() -> float:
@@ -153,6 +203,8 @@ def open_pages(browser: Any, url: str) -> tuple[Any, list[Any]]:
 
 
 def row(name: str, data: list[float]) -> str:
+    if not data:
+        return f"| {name} | 0 | - | - | - |"
     return f"| {name} | {len(data)} | {pct(data, 50):.1f} | {pct(data, 99):.1f} | {max(data):.1f} |"
 
 
@@ -161,7 +213,7 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
 
     broker, port = start_mosquitto(tmp)
     hport = bench_sse.free_port()
-    panel = svc = receiver = None
+    panel = svc = receiver = reader = None
     topic = f"gravekeeper/{TABLE}/events"
     state_topic = f"gravekeeper/{TABLE}/state"
     try:
@@ -183,6 +235,7 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
                 referee, players = open_pages(browser, f"http://127.0.0.1:{hport}")
+                reader = SseReader(hport, TABLE)
                 hidden = sum(bool(p.evaluate("document.hidden")) for p in [referee, *players])
                 shift = wall_minus_mono()
                 before = [page_offset(p) for p in players]
@@ -191,6 +244,7 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                 gap = args.gap_ms / 1000
                 outside: list[float] = []
                 outside_state: list[float] = []
+                settled_monos: list[float] = []
                 settled_walls: list[float] = []
                 looks: list[bool] = []
                 screen: list[list[float]] = [[] for _ in players]
@@ -204,9 +258,17 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                     if i >= args.warmup:
                         outside.append((receiver.arrivals[topic][n] - settled) * 1000)
                         settled_walls.append((settled + shift) * 1000)
+                        settled_monos.append(settled)
                         looks.append(value[0] == "launched")  # the notice shown after a foul, hidden after
                     pause.wait(gap)
                 after = [page_offset(p) for p in players]
+                raw: dict[str, list[float]] = {"event": [], "state": []}
+                for kind, into in raw.items():
+                    came = sorted(reader.arrivals[kind])
+                    for mono in settled_monos:
+                        later = [t for t in came if t >= mono]
+                        if later:
+                            into.append((later[0] - mono) * 1000)
                 with receiver.cond:
                     states = sorted(receiver.arrivals[state_topic])
                 for settled_ms in settled_walls:
@@ -215,6 +277,8 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                     if later:
                         outside_state.append((later[0] - mono) * 1000)
                 sse_state: list[float] = []
+                sse_event: list[float] = []
+                on_page: list[float] = []
                 misses = 0
                 for j, page in enumerate(players):
                     offset = (before[j][0] + after[j][0]) / 2
@@ -222,6 +286,7 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                     # that fell behind and drew two changes in one frame shows the later one only, and
                     # the sample before it is counted as missed, not matched to another sample's change.
                     stamps = [(shown, at - offset) for shown, at in page.evaluate("window.__b2s")]
+                    events_in = sorted(t - offset for t in page.evaluate("window.__b2sEvent"))
                     at = 0
                     for settled_ms, look in zip(settled_walls, looks, strict=True):
                         while at < len(stamps) and (stamps[at][1] < settled_ms or stamps[at][0] != look):
@@ -230,12 +295,16 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                             misses += 1
                             continue
                         screen[j].append(stamps[at][1] - settled_ms)
+                        came = [t for t in events_in if settled_ms <= t <= stamps[at][1]]
+                        if came:  # the page's own part: from the event message to the notice changed
+                            on_page.append(stamps[at][1] - came[0])
                         at += 1
-                    arrived = sorted(t - offset for t in page.evaluate("window.__b2sState"))
-                    for settled_ms in settled_walls:
-                        later = [t for t in arrived if t >= settled_ms]
-                        if later:
-                            sse_state.append(later[0] - settled_ms)
+                    for name, into in (("__b2sState", sse_state), ("__b2sEvent", sse_event)):
+                        arrived = sorted(t - offset for t in page.evaluate(f"window.{name}"))
+                        for settled_ms in settled_walls:
+                            later = [t for t in arrived if t >= settled_ms]
+                            if later:
+                                into.append(later[0] - settled_ms)
             finally:
                 browser.close()
     finally:
@@ -245,6 +314,8 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                 panel.wait(10)
             except subprocess.TimeoutExpired:
                 panel.kill()
+        if reader is not None:
+            reader.close()
         if svc is not None:
             svc.stop()
         if receiver is not None:
@@ -262,8 +333,12 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     print("|---|---|---|---|---|")
     print(row("the event at an outside MQTT subscriber", outside))
     print(row("the table's new state at the outside subscriber", outside_state))
+    print(row("the event at a raw reader of the table's stream (the panel's hop)", raw["event"]))
+    print(row("the state at that raw reader", raw["state"]))
+    print(row("the event message reaching a player page's stream (8 pooled)", sse_event))
     print(row("the state message reaching a player page's stream (8 pooled)", sse_state))
     print(row("a player's page showing it (8 pages pooled)", pooled))
+    print(row("(on the page alone: its event message -> showing it)", on_page))
     for j, page_lat in enumerate(screen):
         print(row(f"player page {j + 1}", page_lat))
     print(f"\npage clocks: read in round trips of at most {rtt:.2f} ms, drifted at most {drift:.2f} ms "

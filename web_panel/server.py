@@ -48,13 +48,24 @@ IDLE_TIMEOUT_S = 20  # a connection that sends nothing is closed after this
 # A phone keeps one stream per open page; a referee's laptop with a few tabs stays well below.
 CONNECTIONS_PER_CLIENT = 24
 STREAMS_PER_CLIENT = 8
-MOST_STREAMS = 120  # streams in all, whatever the file limit: each holds a thread
+# Live pages in all come from two budgets (docs/panel.md, "Memory per stream"). Descriptors: at most
+# half the connections, so a room whose every phone keeps its pages open still leaves the other half for
+# pages and commands (and for shedding what does nothing). Memory: each live page costs its worker
+# (thread and stack pages in use) and its stream (queue, generator, buffers), measured at about 48 KiB
+# on x86-64 and budgeted at STREAM_BYTES, within STREAM_MEMORY_BUDGET.
+STREAM_MEMORY_BUDGET = 48 * 1024 * 1024
+STREAM_BYTES = 64 * 1024
+MOST_STREAMS = STREAM_MEMORY_BUDGET // STREAM_BYTES  # 768, whatever the file limit
+WANTED_OPEN_FILES = 4096  # the soft open-file limit is raised towards this (never past the hard one)
 REQUEST_THREADS = 12  # workers that streams never take: pages and commands always find one
 FD_RESERVE = 48  # descriptors kept for everything but clients: the broker, files, the listener, pipes
 MAX_HEADER_BYTES = 16 * 1024
 MAX_BODY_BYTES = 64 * 1024  # the largest body any page sends (a board file is at most 48 KiB)
 OUTBUF_HIGH_WATERMARK = 256 * 1024  # a stream's unsent output; past it its worker waits (see SEND_TIMEOUT_S)
-THREAD_STACK_BYTES = 1024 * 1024  # not the default 8 MiB: 130 workers must fit a 32-bit Pi's address space
+# Not the default 8 MiB: 780 workers must fit a 32-bit Pi's address space (390 MiB of it at 512 KiB).
+# Python's recursion limit stops the deepest the panel decodes (a JSON body nested 1,000 deep) before
+# 256 KiB of C stack is used (measured on Python 3.11), so 512 KiB keeps a margin of two.
+THREAD_STACK_BYTES = 512 * 1024
 SHED_AT_ONCE = 32  # full: how many connections that do nothing are closed to let new ones in
 ACCEPT_PAUSE_S = 0.25  # out of descriptors: wait this long before accepting again, instead of spinning
 SWEEP_EVERY_S = 0.5  # how often requests arriving too slowly and readers that stopped are looked for
@@ -74,13 +85,29 @@ class Capacity:
                 f"and {STREAMS_PER_CLIENT} live pages")
 
 
+def raise_open_files(wanted: int = WANTED_OPEN_FILES) -> None:
+    """Raise this process's soft open-file limit towards ``wanted``, as far as the hard limit allows.
+
+    A Pi's service starts with a soft limit of 1,024 (hard: far more): half of what is left after the
+    reserve is 488 live pages, fewer than a club room of phones. The hard limit is never raised (it
+    cannot be, unprivileged), so a limit set on purpose, as the attack tests set it, stays.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if target > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def capacity(open_files: int | None = None) -> Capacity:
     """What ``open_files`` descriptors (default: this process's soft limit) allow."""
     if open_files is None:
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         open_files = 65536 if soft == resource.RLIM_INFINITY else int(soft)
     connections = max(16, open_files - FD_RESERVE)
-    return Capacity(open_files, connections, max(4, min(MOST_STREAMS, connections // 4)))
+    return Capacity(open_files, connections, max(4, min(MOST_STREAMS, connections // 2)))
 
 
 class _Parser(HTTPRequestParser):
@@ -323,6 +350,7 @@ def start_panel(settings: PanelSettings) -> PanelServer:
     """
     family = socket.AF_INET6 if ":" in settings.listen_host else socket.AF_INET
     listener = socket.create_server((settings.listen_host, settings.listen_port), family=family, backlog=1024)
+    raise_open_files()
     room = capacity()
     try:
         app = create_app({"PANEL_SETTINGS": settings})

@@ -17,6 +17,8 @@
   const madeAt = new WeakMap();
   // Hidden at least this long, a page opens its stream again when shown (a glance at another app is not sleep).
   const WAKE_AFTER_MS = 1500;
+  // An event's state normally follows it within milliseconds; this late, the page is drawn without it.
+  const STATE_LATE_MS = 400;
   function stampState(st, held) {
     if (!st || typeof st !== "object" || madeAt.has(st)) return;
     if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
@@ -62,14 +64,30 @@
     });
     // One change often arrives as several messages (event, state, sensors, health): draw once for all of them.
     let pending = null;
+    // Events newer than the state held: the table publishes each event before the state that includes it,
+    // so the page shows what an event says (its line in the log, the board's notice) in the next frame, and
+    // leaves the whole redraw to that state. Only if the state is late is the whole page drawn without it.
+    const ahead = [];
+    let lateTimer = null;
     live.onchange = function (why) {
       if (pending === null) {
         pending = new Set();
-        const flush = () => { const whys = pending; pending = null; live.renders += 1; (opts.onchange || function () {})(whys); };
+        const flush = () => {
+          const whys = pending; pending = null;
+          if (ahead.length) showAhead(ahead.splice(0), live);
+          if (whys.size === 1 && whys.has("ahead")) {
+            clearTimeout(lateTimer);
+            lateTimer = setTimeout(() => live.onchange("event"), STATE_LATE_MS);
+            return;
+          }
+          clearTimeout(lateTimer);
+          live.renders += 1; (opts.onchange || function () {})(whys);
+        };
         if (document.hidden) setTimeout(flush, 50); else requestAnimationFrame(flush);
       }
       pending.add(why);
     };
+    live.ahead = function (ev) { ahead.push(ev); live.onchange("ahead"); };
     let es = null;
 
     function setLive(text) { const el = $("live-state"); if (el) el.textContent = text; }
@@ -153,7 +171,10 @@
         }
       }
       logEvent(ev); takeSeq(seq);
-      live.onchange("event");
+      const st = live.state;
+      const sameGame = st && (!ev.context || !st.game_id || ev.context.game_id === st.game_id);
+      if (sameGame && typeof seq === "number" && typeof st.seq === "number" && seq > st.seq) live.ahead(ev);
+      else live.onchange("event");
     }
 
     function open() {
@@ -237,6 +258,39 @@
     return reply;
   }
 
+  /** What events newer than the page's state say, shown at once: the board's notice when the board stops
+   *  or starts again to match the game, and each event's line at the top of the log. The state that follows
+   *  draws the whole page again (renderCommon), the same way. */
+  function showAhead(events, live) {
+    const st = live.state || {};
+    const banner = $("mismatch");
+    for (const ev of events) {
+      if (banner && ev.type === "mismatch" && ev.data) {
+        $("mismatch-message").textContent = ev.data.message || "The board and the game disagree.";
+        $("mismatch-guidance").textContent = ev.data.guidance || "";
+        banner.hidden = false;
+      } else if (banner && ev.type === "mismatch_cleared") {
+        banner.hidden = true;
+      }
+    }
+    const log = $("log");
+    if (log) for (const ev of events) log.insertBefore(logLine(ev, st), log.firstChild);
+  }
+
+  /** The board's mismatch as the page knows it: the state's, unless a newer event of the same game (one
+   *  the state does not hold yet) said the board stopped or started again to match the game. Any drawing
+   *  between such an event and its state (another message, a resize) shows what the event said. */
+  function mismatchNow(events, st) {
+    let mm = st.mismatch, newest = typeof st.seq === "number" ? st.seq : Infinity;
+    for (const ev of events) {
+      if (typeof ev.seq !== "number" || ev.seq <= newest) continue;
+      if (ev.context && st.game_id && ev.context.game_id !== st.game_id) continue;
+      if (ev.type === "mismatch") { mm = ev.data || {}; newest = ev.seq; }
+      else if (ev.type === "mismatch_cleared") { mm = null; newest = ev.seq; }
+    }
+    return mm;
+  }
+
   /** The parts every page shows the same way: banners, turn, dice, waiting, log. */
   function renderCommon(live) {
     const st = live.state || {};
@@ -247,7 +301,7 @@
       const refused = Object.values(live.trust.refused || {}).reduce((a, b) => a + b, 0);
       trust.className = "trust " + (!live.trust.vouched ? "unvouched" : refused ? "refused" : "vouched");
     }
-    const mm = st.mismatch;
+    const mm = mismatchNow(live.events, st);
     const banner = $("mismatch");
     if (banner) {
       banner.hidden = !mm;
@@ -320,20 +374,22 @@
 
   function fillLog(ol, events, stateOf) {
     ol.innerHTML = "";
-    for (const ev of events.slice().reverse()) {
-      const li = document.createElement("li");
-      // The event's number as text, not a list marker: markers are cut off from 1,000 on.
-      const n = document.createElement("span");
-      n.className = "n";
-      n.textContent = typeof ev.seq === "number" ? String(ev.seq) : "";
-      li.appendChild(n);
-      const t = document.createElement("span");
-      t.className = "t";
-      t.textContent = typeof ev.time === "number" ? new Date(ev.time * 1000).toLocaleTimeString() : "";
-      li.appendChild(t);
-      li.appendChild(document.createTextNode(W.event(ev, stateOf(ev))));
-      ol.appendChild(li);
-    }
+    for (const ev of events.slice().reverse()) ol.appendChild(logLine(ev, stateOf(ev)));
+  }
+
+  function logLine(ev, st) {
+    const li = document.createElement("li");
+    // The event's number as text, not a list marker: markers are cut off from 1,000 on.
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = typeof ev.seq === "number" ? String(ev.seq) : "";
+    li.appendChild(n);
+    const t = document.createElement("span");
+    t.className = "t";
+    t.textContent = typeof ev.time === "number" ? new Date(ev.time * 1000).toLocaleTimeString() : "";
+    li.appendChild(t);
+    li.appendChild(document.createTextNode(W.event(ev, st)));
+    return li;
   }
 
   function diceText(view) {

@@ -100,7 +100,11 @@
     undoneSeq = seq;
   }
 
-  function render() {
+  // Nothing on a player's page reads the table's sensors or health (the board is drawn without them): a
+  // frame that brought only those draws nothing, and leaves the CPU to the phone's other pages and frames.
+  const UNSEEN = new Set(["sensors", "health"]);
+  function render(whys) {
+    if (whys instanceof Set && whys.size && [...whys].every(w => UNSEEN.has(w))) return;
     window.GKLive.renderCommon(live);
     forgetUndoneReply();
     const st = live.state || {};

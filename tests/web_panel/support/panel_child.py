@@ -44,9 +44,10 @@ def raise_own_file_limit(needed: int) -> None:
 class ChildPanel:
     """``python -m web_panel.child`` under a file limit; ``close()`` stops it."""
 
-    def __init__(self, settings: dict[str, Any], file_limit: int = FILE_LIMIT) -> None:
+    def __init__(self, settings: dict[str, Any], file_limit: int = FILE_LIMIT, hard_limit: int | None = None) -> None:
+        # The soft limit the panel starts with, and the hard one it may raise it to (by default the same).
         def limit() -> None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (file_limit, file_limit))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (file_limit, hard_limit or file_limit))
 
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen([sys.executable, "-m", "web_panel.child"], cwd=ROOT, env=env,
