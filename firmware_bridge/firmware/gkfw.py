@@ -102,6 +102,8 @@ def _after_zero_byte(table: "list[int]") -> "list[int]":
     return [((c << 8) & 0xFFFF) ^ _CRC_TABLE[c >> 8] for c in table]
 
 
+# A HEARTBEAT payload is 8 bytes, so its byte k is followed by 7 - k zeros: the CHANGE's _C(k + 2).
+_CRC_HEARTBEAT_BASE = crc16(bytes((PROTOCOL_VERSION, HEARTBEAT, 0, 0, 0, 0, 0, 0)))
 _C9 = list(_CRC_TABLE)
 _C8 = _after_zero_byte(_C9)
 _C7 = _after_zero_byte(_C8)
@@ -261,6 +263,10 @@ class Firmware:
         self._change = bytearray(14)
         self._change[1] = PROTOCOL_VERSION
         self._change[2] = CHANGE
+        # The heartbeat likewise: build_frame takes about 1 ms on the Pico, and an edge waits for it.
+        self._beat = bytearray(12)
+        self._beat[1] = PROTOCOL_VERSION
+        self._beat[2] = HEARTBEAT
 
     # -- time ---------------------------------------------------------------
     def now(self) -> int:
@@ -467,9 +473,30 @@ class Firmware:
         if self.patterns:
             self.run_patterns(low)
         if self._silent() >= self.heartbeat_us:
-            self.send(HEARTBEAT, struct.pack(">I", self._stamp()))
+            self._send_heartbeat()
         else:
             self._schedule()
+
+    def _send_heartbeat(self) -> None:
+        # The same bytes as send(HEARTBEAT, ...) at the clock's last reading, built like a CHANGE.
+        out = self._beat
+        low = self._now_low
+        struct.pack_into(">HHH", out, 3, self.seq, (self._now_high << (LOW_BITS - 16)) | (low >> 16), low & 0xFFFF)
+        c = (_CRC_HEARTBEAT_BASE ^ _C4[out[3]] ^ _C5[out[4]] ^ _C6[out[5]] ^ _C7[out[6]] ^ _C8[out[7]]
+             ^ _C9[out[8]])
+        out[9] = c >> 8
+        out[10] = c & 0xFF
+        last = 0
+        for i in range(3, 11):  # MicroPython counts a for over range() without a range object
+            if not out[i]:
+                out[last] = i - last
+                last = i
+        out[last] = 11 - last
+        self.seq = (self.seq + 1) & 0xFFFF
+        self._last_tx = low
+        self._last_tx_high = self._now_high
+        self._schedule()
+        self._write(out)  # type: ignore[arg-type]  # a bytearray, written again by the next heartbeat
 
     def run_patterns(self, low: int) -> None:
         """Drive every running pattern's output at ``low`` (``_now_low``); a finished one leaves it off."""

@@ -138,6 +138,8 @@ def test_an_idle_poll_allocates_no_more_after_18_minutes_on_micropython(micropyt
             assert {int(x) for x in fields[2:22]} == {0}, f"{tag} at {fields[1]} us allocates: {fields[2:22]}"
     changes_sent = [int(fields[22]) for fields in (line.split() for line in lines if line.startswith("C "))]
     assert changes_sent == [20 * (k + 1) for k in range(6)]
+    beats = [line.split()[2:] for line in lines if line.startswith("H ")]
+    assert beats == [["0", "1"]] * 6  # one heartbeat sent at each point, nothing allocated for it
     # The split time still gives the protocol's 32-bit microsecond timestamp.
     (uart_hex,) = [line[2:] for line in lines if line.startswith("U ")]
     pongs = [f.message for f in FrameDecoder().feed(bytes.fromhex(uart_hex))

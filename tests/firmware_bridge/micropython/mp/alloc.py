@@ -4,11 +4,12 @@
 # check the PONG's timestamp too.
 #
 # A second firmware reads its inputs as one word, as on the Pico: at each point
-# it also reports an input edge, whose CHANGE must allocate nothing either
+# it also reports input edges and sends a heartbeat, and neither may allocate
 # (garbage left by every edge makes MicroPython's allocator slower and slower).
 #
 # Prints "A <uptime_us> <bytes per idle poll> ..." per point, "W <uptime_us>
-# <bytes per idle word poll> ..." and "C <uptime_us> <bytes per CHANGE> ...",
+# <bytes per idle word poll> ...", "C <uptime_us> <bytes per CHANGE> ... <CHANGEs
+# sent so far>" and "H <uptime_us> <bytes for a heartbeat> <heartbeats sent so far>",
 # then "U <hex>" with every byte the first firmware wrote.
 
 import binascii
@@ -64,14 +65,16 @@ def run() -> None:
                        time.ticks_diff, "alloc")  # type: ignore[attr-defined]  # MicroPython's
     fw.boot()
     word = [0xFFFF]
-    sent = [0]
+    sent = {gkfw.CHANGE: 0, gkfw.HEARTBEAT: 0}
 
-    def written(frame: bytes) -> None:  # counts the CHANGEs and keeps nothing, so nothing is allocated
-        if len(frame) > 2 and frame[2] == gkfw.CHANGE:  # after the COBS code: the version and the type
-            sent[0] += 1
+    def written(frame: bytes) -> None:  # counts frames and keeps nothing, so nothing is allocated
+        if len(frame) > 2 and frame[2] in sent:  # after the COBS code: the version and the type
+            sent[frame[2]] += 1
 
+    # A heartbeat after 1 ms of silence: one is due after each point's 20 polls (10 us apart).
     fast = gkfw.Firmware([Pin() for _ in range(16)], [], written, clock.ticks_us, time.ticks_diff,  # type: ignore[attr-defined]  # MicroPython's
-                         "alloc", read_inputs=lambda: word[0], input_masks=[1 << i for i in range(16)])
+                         "alloc", heartbeat_us=1000, read_inputs=lambda: word[0],
+                         input_masks=[1 << i for i in range(16)])
     fast.boot()
     uptime = 0
     for k, point in enumerate(POINTS):
@@ -91,10 +94,14 @@ def run() -> None:
             idle.append(allocated(fast.poll))
             word[0] ^= 1 << (i % 16)
             edges.append(allocated(fast.scan))
-        uptime += 200
+        beats = sent[gkfw.HEARTBEAT]
+        clock.t = time.ticks_add(clock.t, 1000)  # type: ignore[attr-defined]  # MicroPython's
+        beat = allocated(fast.poll)
+        uptime += 1200
         print("A", point, " ".join(str(s) for s in sizes))
         print("W", point, " ".join(str(s) for s in idle))
-        print("C", point, " ".join(str(s) for s in edges), sent[0])
+        print("C", point, " ".join(str(s) for s in edges), sent[gkfw.CHANGE])
+        print("H", point, beat, sent[gkfw.HEARTBEAT] - beats)
     print("U", binascii.hexlify(uart).decode())
 
 
