@@ -72,6 +72,9 @@ MAX_STRING = 32
 LOW_BITS = 29
 LOW_MASK = (1 << LOW_BITS) - 1
 HIGH_MASK = (1 << (32 - LOW_BITS)) - 1
+# tick() reads the clock at least this often, even with nothing else due: ticks_diff
+# measures up to 2**29 us, so the clock never misses a wrap of the ticks.
+CLOCK_READ_US = 1 << 28
 
 _CRC_TABLE = []
 for _i in range(256):
@@ -89,10 +92,26 @@ def crc16(data: bytes, crc: int = 0xFFFF) -> int:
     return crc
 
 
-_CRC_VERSION_CHANGE = crc16(bytes((PROTOCOL_VERSION, CHANGE)))  # every CHANGE payload starts so
-# Two bytes a step: the CRC is linear, so byte a then byte b from state (h, l)
-# give _CRC_TABLE2[h ^ a] ^ _CRC_TABLE[l ^ b].
-_CRC_TABLE2 = [((_x & 0xFF) << 8) ^ _CRC_TABLE[_x >> 8] for _x in _CRC_TABLE]
+# A CHANGE payload is 10 bytes: version and type, then 8 that vary. The CRC is linear, so it is the
+# CRC of the payload with those 8 bytes zero, XOR each byte's own share: _Ck[b] is what byte b adds at
+# payload position k (the CRC from zero of b followed by 9 - k zero bytes). Eight lookups, no loop.
+_CRC_CHANGE_BASE = crc16(bytes((PROTOCOL_VERSION, CHANGE, 0, 0, 0, 0, 0, 0, 0, 0)))
+
+
+def _after_zero_byte(table: "list[int]") -> "list[int]":
+    return [((c << 8) & 0xFFFF) ^ _CRC_TABLE[c >> 8] for c in table]
+
+
+# A HEARTBEAT payload is 8 bytes, so its byte k is followed by 7 - k zeros: the CHANGE's _C(k + 2).
+_CRC_HEARTBEAT_BASE = crc16(bytes((PROTOCOL_VERSION, HEARTBEAT, 0, 0, 0, 0, 0, 0)))
+_C9 = list(_CRC_TABLE)
+_C8 = _after_zero_byte(_C9)
+_C7 = _after_zero_byte(_C8)
+_C6 = _after_zero_byte(_C7)
+_C5 = _after_zero_byte(_C6)
+_C4 = _after_zero_byte(_C5)
+_C3 = _after_zero_byte(_C4)
+_C2 = _after_zero_byte(_C3)
 
 
 def cobs_encode(data: bytes) -> bytes:
@@ -166,7 +185,8 @@ class Firmware:
 
     ``inputs`` and ``outputs`` are Pin-like objects (``value()`` /
     ``value(v)``); an output may also offer ``duty_u16(v)`` for PWM.
-    ``write(bytes)`` sends to the host. ``ticks_us()`` and
+    ``write(bytes)`` sends to the host; it must copy or send the bytes before it
+    returns, as ``uart.write`` does (every CHANGE reuses one buffer). ``ticks_us()`` and
     ``ticks_diff(a, b)`` are MicroPython's ``time`` functions.
 
     ``read_inputs()`` with ``input_masks`` reads every input at once: it
@@ -174,6 +194,10 @@ class Firmware:
     Pico, SIO's GPIO_IN register). The loop then compares one word per pass
     instead of calling ``value()`` on each pin, and allocates nothing while
     no input moves; without it, each pin is read on its own.
+
+    ``poll()`` does a whole pass. A faster main loop (the Pico's, in main.py)
+    calls ``scan(word)`` only when the word it read differs from
+    ``input_word``, and ``tick()`` only when the ticks reach ``due``.
     """
 
     def __init__(self, inputs: "Sequence[InputPin]", outputs: "Sequence[OutputPin]",
@@ -207,9 +231,9 @@ class Firmware:
         self._last_tx_high = 0
         self._read_inputs = read_inputs
         self._input_masks = tuple(input_masks) if input_masks is not None else ()
-        self._input_bits = 0  # the other bits of the word (UART pins, outputs) move without us
+        self.input_bits = 0  # the other bits of the word (UART pins, outputs) move without us
         for m in self._input_masks:
-            self._input_bits |= m
+            self.input_bits |= m
         # bit -> channel, to go straight to the one input that moved; only when each input has a bit of its own
         one = {}
         unique = True
@@ -218,7 +242,9 @@ class Firmware:
                 unique = False
             one[m] = i
         self._channel_of_bit = one if unique else None
-        self._raw = 0  # the last word read_inputs returned; self.levels always follows it
+        # The last word read_inputs returned, masked to input_bits; self.levels always follows it.
+        # A main loop may compare a fresh word with it and call scan(word) only when they differ.
+        self.input_word = 0
         self.levels = self._read_levels()
         self.output_values = [0] * len(outputs)
         # channel -> [kind, start (_now_low), duration_ms, period_ms, level, seed]: patterns running now.
@@ -226,6 +252,21 @@ class Firmware:
         self.patterns = {}  # type: dict[int, list[int]]
         self.rx_errors = 0
         self.frames_in = 0
+        # The ticks_us value from which tick() has work: a main loop may compare the ticks with it
+        # and call tick() only then. -wait, since ticks_diff(t, -wait) is t + wait on the ticks' circle
+        # (MicroPython's ticks_add, without a third clock function), and a small int.
+        self._heartbeat_wait = -min(heartbeat_us, CLOCK_READ_US)
+        self.due = self._ticks_diff(self._last_ticks, self._heartbeat_wait)
+        # Every CHANGE frame is built in this one buffer, so an edge allocates nothing: garbage left
+        # by each edge would make MicroPython's allocator search ever longer (docs/performance.md).
+        # Bytes 1 and 2, the version and the type, are never zero, so COBS codes never land there.
+        self._change = bytearray(14)
+        self._change[1] = PROTOCOL_VERSION
+        self._change[2] = CHANGE
+        # The heartbeat likewise: build_frame takes about 1 ms on the Pico, and an edge waits for it.
+        self._beat = bytearray(12)
+        self._beat[1] = PROTOCOL_VERSION
+        self._beat[2] = HEARTBEAT
 
     # -- time ---------------------------------------------------------------
     def now(self) -> int:
@@ -247,12 +288,35 @@ class Firmware:
     def _stamp(self) -> int:
         return (self._now_high << LOW_BITS) | self._now_low
 
+    def _silent(self) -> int:
+        """Microseconds from the last frame sent to the clock's last reading."""
+        silent = self._now_low - self._last_tx
+        if self._now_high != self._last_tx_high:
+            # A small int still while the last frame is less than 2**29 us back, as it
+            # is whenever heartbeats are due more often than every 9 minutes.
+            silent += ((self._now_high - self._last_tx_high) & HIGH_MASK) << LOW_BITS
+        return silent
+
+    def _schedule(self) -> None:
+        """Set ``due``: at once while a pattern runs (it steps on every pass), else the heartbeat."""
+        if self.patterns:
+            self.due = self._last_ticks
+            return
+        wait = self.heartbeat_us - self._silent()
+        if wait > CLOCK_READ_US:
+            wait = CLOCK_READ_US
+        elif wait < 0:
+            wait = 0
+        self.due = self._ticks_diff(self._last_ticks, -wait)
+
     # -- sending ------------------------------------------------------------
     def send(self, msg_type: int, body: bytes = b"") -> None:
         frame = build_frame(msg_type, self.seq, body)
         self.seq = (self.seq + 1) & 0xFFFF
+        self._advance()  # the idle loop reads the clock only when something is due
         self._last_tx = self._now_low
         self._last_tx_high = self._now_high
+        self._schedule()
         self._write(frame)
 
     def send_hello(self, reason: int) -> None:
@@ -265,7 +329,7 @@ class Firmware:
     def _read_levels(self) -> "list[int]":
         if self._read_inputs is None:
             return [1 if p.value() else 0 for p in self.inputs]
-        raw = self._raw = self._read_inputs() & self._input_bits
+        raw = self.input_word = self._read_inputs() & self.input_bits
         return [1 if raw & m else 0 for m in self._input_masks]
 
     def send_snapshot(self) -> None:
@@ -288,31 +352,44 @@ class Firmware:
         self.now()
         self.send_hello(HELLO_BOOT)
 
-    def scan(self) -> None:
-        """Report every input whose level differs from the last one reported."""
-        levels = self.levels
-        read = self._read_inputs
-        if read is not None:
-            raw = read() & self._input_bits
-            changed = raw ^ self._raw
-            if not changed:
-                return
-            self._raw = raw
-            one = self._channel_of_bit
-            if one is not None and not changed & (changed - 1):  # one input moved: the usual case
-                i = one[changed]
-                v = 1 if raw & changed else 0
-                self.levels[i] = v
-                self._send_change(i, v)
-                return
-            masks = self._input_masks
-            for i in range(len(masks)):
-                m = masks[i]
-                if changed & m:
-                    v = 1 if raw & m else 0
-                    levels[i] = v
-                    self._send_change(i, v)
+    def scan(self, word: int = -1) -> None:
+        """Report every input whose level differs from the last one reported.
+
+        ``word``: the input word, if the caller has just read it (the Pico's main loop
+        reads it on every pass and calls scan only when it moved).
+        """
+        # Few locals on purpose: a function whose locals and stack pass 11 words gets its
+        # frame from the heap on MicroPython, and this one runs on every edge.
+        if self._read_inputs is None:
+            self._scan_pins()
             return
+        if word < 0:
+            word = self._read_inputs()
+        word &= self.input_bits
+        changed = word ^ self.input_word
+        if not changed:
+            return
+        self.input_word = word
+        if changed & (changed - 1) or self._channel_of_bit is None:
+            self._report_each(changed, word)
+            return
+        channel = self._channel_of_bit[changed]  # one input moved: the usual case
+        level = 1 if word & changed else 0
+        self.levels[channel] = level
+        self._send_change(channel, level)
+
+    def _report_each(self, changed: int, word: int) -> None:
+        levels = self.levels
+        masks = self._input_masks
+        for i in range(len(masks)):
+            m = masks[i]
+            if changed & m:
+                v = 1 if word & m else 0
+                levels[i] = v
+                self._send_change(i, v)
+
+    def _scan_pins(self) -> None:
+        levels = self.levels
         for i, pin in enumerate(self.inputs):
             v = 1 if pin.value() else 0
             if v != levels[i]:
@@ -322,10 +399,8 @@ class Firmware:
     def _send_change(self, channel: int, level: int) -> None:
         # The same bytes as send(CHANGE, ...), built for speed: this is the
         # edge-to-wire path. build_frame's CRC loop and COBS encoder cost about
-        # 0.9 ms per frame on a Pico; one struct.pack, a CRC two bytes a step
-        # and a COBS that only visits the zeros cost about 0.2 ms.
-        seq = self.seq
-        # now(), written out (two method calls fewer on the edge-to-wire path).
+        # 0.9 ms per frame on a Pico; this, in place in one buffer, about 0.2 ms
+        # with the call. _advance, written out: a call costs 15 us or more there.
         t = self._ticks_us()
         low = self._now_low + self._ticks_diff(t, self._last_ticks)
         self._last_ticks = t
@@ -333,63 +408,95 @@ class Firmware:
             self._now_high = (self._now_high + (low >> LOW_BITS)) & HIGH_MASK
             low &= LOW_MASK
         self._now_low = low
+        high = self._now_high
+        out = self._change
+        seq = self.seq
         # The 32-bit stamp as two 16-bit halves: past 2**30 us (18 minutes) a 32-bit int is a heap
-        # object on the Pico, and every CHANGE would allocate (and now and then wait for a collection).
-        p = struct.pack(">BBHBBHH", PROTOCOL_VERSION, CHANGE, seq, channel, level,
-                        (self._now_high << (LOW_BITS - 16)) | (low >> 16), low & 0xFFFF)
-        t1 = _CRC_TABLE
-        t2 = _CRC_TABLE2
-        c = _CRC_VERSION_CHANGE
-        c = t2[(c >> 8) ^ p[2]] ^ t1[(c & 0xFF) ^ p[3]]
-        c = t2[(c >> 8) ^ p[4]] ^ t1[(c & 0xFF) ^ p[5]]
-        c = t2[(c >> 8) ^ p[6]] ^ t1[(c & 0xFF) ^ p[7]]
-        c = t2[(c >> 8) ^ p[8]] ^ t1[(c & 0xFF) ^ p[9]]
-        # COBS of these 12 bytes (no 254-byte blocks): out[0] is the first code
-        # byte, each zero of the payload becomes the next one, out[13] stays the
-        # 0x00 delimiter. bytes.find is C; only the zeros cost Python steps.
-        out = bytearray(14)
-        out[1:11] = p
-        hi = c >> 8
-        lo = c & 0xFF
-        out[11] = hi
-        out[12] = lo
+        # object on the Pico, and every CHANGE would allocate.
+        struct.pack_into(">HBBHH", out, 3, seq, channel, level, (high << (LOW_BITS - 16)) | (low >> 16), low & 0xFFFF)
+        c = (_CRC_CHANGE_BASE ^ _C2[out[3]] ^ _C3[out[4]] ^ _C4[out[5]] ^ _C5[out[6]]
+             ^ _C6[out[7]] ^ _C7[out[8]] ^ _C8[out[9]] ^ _C9[out[10]])
+        out[11] = c >> 8
+        out[12] = c & 0xFF
+        # COBS of out[1:13] in place: out[0] is the first code byte, each zero of the payload and
+        # CRC becomes the next code, out[13] stays the 0x00 delimiter. Bytes 1 and 2 are never zero.
+        # Written out byte by byte: a loop or a find() per zero costs twice as much on the Pico.
         last = 0
-        i = p.find(b"\x00")
-        while i >= 0:
-            out[last] = i + 1 - last
-            last = i + 1
-            i = p.find(b"\x00", last)
-        if not hi:
+        if not out[3]:
+            out[last] = 3 - last
+            last = 3
+        if not out[4]:
+            out[last] = 4 - last
+            last = 4
+        if not out[5]:
+            out[last] = 5 - last
+            last = 5
+        if not out[6]:
+            out[last] = 6 - last
+            last = 6
+        if not out[7]:
+            out[last] = 7 - last
+            last = 7
+        if not out[8]:
+            out[last] = 8 - last
+            last = 8
+        if not out[9]:
+            out[last] = 9 - last
+            last = 9
+        if not out[10]:
+            out[last] = 10 - last
+            last = 10
+        if not out[11]:
             out[last] = 11 - last
             last = 11
-        if not lo:
+        if not out[12]:
             out[last] = 12 - last
             last = 12
         out[last] = 13 - last
+        # The frame goes out before the bookkeeping: the edge-to-wire time is what counts here.
+        self._write(out)  # type: ignore[arg-type]  # a bytearray, written again by the next CHANGE
         self.seq = (seq + 1) & 0xFFFF
-        self._last_tx = self._now_low
-        self._last_tx_high = self._now_high
-        self._write(out)  # type: ignore[arg-type]  # a bytearray: bytes(out) would allocate again
+        self._last_tx = low
+        self._last_tx_high = high
+        if not self.patterns:
+            self.due = self._ticks_diff(self._last_ticks, self._heartbeat_wait)
 
     def tick(self) -> None:
-        # _advance, written out: tick runs on every pass of the idle loop, and a method
-        # call is a good part of a pass on the Pico (the edge-to-frame latency is a pass).
-        t = self._ticks_us()
-        low = self._now_low + self._ticks_diff(t, self._last_ticks)
-        self._last_ticks = t
-        if low > LOW_MASK or low < 0:
-            self._now_high = (self._now_high + (low >> LOW_BITS)) & HIGH_MASK
-            low &= LOW_MASK
-        self._now_low = low
+        """Step the running patterns and send a heartbeat when one is due.
+
+        Nothing is due on most passes: then the clock is not even advanced (``due``
+        says when it must be, at least every ``CLOCK_READ_US``).
+        """
+        if self._ticks_diff(self._ticks_us(), self.due) < 0:
+            return
+        low = self._advance()
         if self.patterns:
             self.run_patterns(low)
-        silent = low - self._last_tx
-        if self._now_high != self._last_tx_high:
-            # A small int still while the last frame is less than 2**29 us back, as it
-            # is whenever heartbeats are due more often than every 9 minutes.
-            silent += ((self._now_high - self._last_tx_high) & HIGH_MASK) << LOW_BITS
-        if silent >= self.heartbeat_us:
-            self.send(HEARTBEAT, struct.pack(">I", self._stamp()))
+        if self._silent() >= self.heartbeat_us:
+            self._send_heartbeat()
+        else:
+            self._schedule()
+
+    def _send_heartbeat(self) -> None:
+        # The same bytes as send(HEARTBEAT, ...) at the clock's last reading, built like a CHANGE.
+        out = self._beat
+        low = self._now_low
+        struct.pack_into(">HHH", out, 3, self.seq, (self._now_high << (LOW_BITS - 16)) | (low >> 16), low & 0xFFFF)
+        c = (_CRC_HEARTBEAT_BASE ^ _C4[out[3]] ^ _C5[out[4]] ^ _C6[out[5]] ^ _C7[out[6]] ^ _C8[out[7]]
+             ^ _C9[out[8]])
+        out[9] = c >> 8
+        out[10] = c & 0xFF
+        last = 0
+        for i in range(3, 11):  # MicroPython counts a for over range() without a range object
+            if not out[i]:
+                out[last] = i - last
+                last = i
+        out[last] = 11 - last
+        self.seq = (self.seq + 1) & 0xFFFF
+        self._last_tx = low
+        self._last_tx_high = self._now_high
+        self._schedule()
+        self._write(out)  # type: ignore[arg-type]  # a bytearray, written again by the next heartbeat
 
     def run_patterns(self, low: int) -> None:
         """Drive every running pattern's output at ``low`` (``_now_low``); a finished one leaves it off."""
@@ -487,6 +594,7 @@ class Firmware:
         low = self._advance()
         self.patterns[channel] = [kind, low, duration, period, level, seed]
         self.run_patterns(low)
+        self._schedule()
 
     def _drive(self, channel: int, value: int) -> None:
         pin = self.outputs[channel]

@@ -28,7 +28,7 @@ from firmware_bridge.pico_emulator.images import BOOTROM_IMAGE, MICROPYTHON_IMAG
 INPUT_PINS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
 OUTPUT_PINS = (18, 19, 20, 21)
 BAUDRATE = 115200
-BOOT_WITHIN_US = 1_500_000  # the boot HELLO comes after about 0.29 s; generous for a slower build
+BOOT_WITHIN_US = 1_500_000  # the boot HELLO comes after about 0.49 s; generous for a slower build
 REPLY_TIMEOUT_S = 600.0  # one command; a long step on a loaded 2-core machine can take minutes
 
 

@@ -86,6 +86,36 @@ def test_run_boots_with_a_hello_and_feeds_the_watchdog(board: Board) -> None:
     assert board.machine.board.wdt.feeds == 3
 
 
+def test_the_main_loop_calls_the_firmware_only_when_an_input_moved_or_something_is_due(
+        board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    for name in ("scan", "tick"):
+        method = getattr(board.fw, name)
+        monkeypatch.setattr(board.fw, name, lambda *a, _m=method, _n=name: (calls.append(_n), _m(*a))[1])
+
+    def close_switch_3() -> None:
+        board.clock.advance(1500)
+        board.input_pin(3).driven = 0
+        board.pin(20).driven = 0  # an output's pin, no input: nothing to scan for
+
+    actions = {10: close_switch_3, 20: lambda: board.clock.advance(499_999), 30: lambda: board.clock.advance(1)}
+    passes = [0]
+    uart_any = board.uart.any
+
+    def any_bytes() -> int:  # the loop's first call on every pass: the script's hook
+        action = actions.get(passes[0])
+        passes[0] += 1
+        if action is not None:
+            action()
+        return uart_any()
+
+    monkeypatch.setattr(board.uart, "any", any_bytes)
+    board.main.run(board.fw, board.uart, steps=40)
+    assert board.messages()[1:] == [p.ChangeMsg(3, False, 1500), p.HeartbeatMsg(501_500)]
+    assert calls == ["scan", "tick"]  # one scan for the edge, one tick for the heartbeat, 38 passes with neither
+    assert board.machine.board.wdt.feeds == 40
+
+
 def test_a_switch_closing_is_one_change_with_its_timestamp(board: Board) -> None:
     board.fw.boot()
     board.messages()

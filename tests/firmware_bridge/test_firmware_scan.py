@@ -133,6 +133,18 @@ def test_change_frame_builder_matches_build_frame(seq: int, channel: int, level:
     assert fw.seq == (seq + 1) & 0xFFFF
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.integers(0, 0xFFFF), st.integers(0, 0xFFFFFFFF) | st.sampled_from([0, 0xFF, 0xFF00, 1 << 29, 1 << 31]))
+def test_heartbeat_frame_builder_matches_build_frame(seq: int, t: int) -> None:
+    out: list[bytes] = []
+    fw = gkfw.Firmware([], [], out.append, lambda: 0, gkfw.ticks_diff_30, "x")
+    fw.seq, fw._now_low, fw._now_high = seq, t & gkfw.LOW_MASK, t >> gkfw.LOW_BITS
+    fw._send_heartbeat()
+    assert bytes(out[0]) == gkfw.build_frame(gkfw.HEARTBEAT, seq, struct.pack(">I", t))
+    assert p.decode(bytes(out[0])) == p.Frame(seq, p.HeartbeatMsg(t))
+    assert fw.seq == (seq + 1) & 0xFFFF
+
+
 def test_input_word_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="go together"):
         gkfw.Firmware([], [], print, lambda: 0, gkfw.ticks_diff_30, "x", read_inputs=lambda: 0)

@@ -129,6 +129,17 @@ def test_an_idle_poll_allocates_no_more_after_18_minutes_on_micropython(micropyt
     assert len(first) == 1, f"idle polls before 2**30 us allocate unevenly: {first}"
     for uptime, sizes in per_poll.items():
         assert sizes == first, f"at {uptime} us an idle poll allocates {sorted(sizes)} bytes, before 2**30 {first}"
+    # Read as one word, as on the Pico, the inputs cost nothing on the heap: neither an idle
+    # poll nor an edge's CHANGE (20 edges a point, all sent), whatever the uptime.
+    for tag in ("W", "C"):
+        rows = [line.split() for line in lines if line.startswith(tag + " ")]
+        assert len(rows) == 6
+        for fields in rows:
+            assert {int(x) for x in fields[2:22]} == {0}, f"{tag} at {fields[1]} us allocates: {fields[2:22]}"
+    changes_sent = [int(fields[22]) for fields in (line.split() for line in lines if line.startswith("C "))]
+    assert changes_sent == [20 * (k + 1) for k in range(6)]
+    beats = [line.split()[2:] for line in lines if line.startswith("H ")]
+    assert beats == [["0", "1"]] * 6  # one heartbeat sent at each point, nothing allocated for it
     # The split time still gives the protocol's 32-bit microsecond timestamp.
     (uart_hex,) = [line[2:] for line in lines if line.startswith("U ")]
     pongs = [f.message for f in FrameDecoder().feed(bytes.fromhex(uart_hex))
