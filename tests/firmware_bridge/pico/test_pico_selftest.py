@@ -10,6 +10,11 @@ import pytest
 from controller.cli import main
 from firmware_bridge.pico_emulator.board import EmulatedPico
 from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
+from hardware.config import load_hardware_config
+from hardware.selftest.checks import Probe
+from hardware.selftest.guided import Step
+from hardware.selftest.report import StepResult, StepStatus
+from hardware.selftest.runner import run_hardware
 from tests.support.broker import Broker
 
 BOARD = """
@@ -59,3 +64,68 @@ def test_selftest_passes_every_automatic_check_on_the_emulated_pico(
         cid for cid, status in statuses.items() if status == "pass"}
     handshake = next(c for c in report["checks"] if c["id"] == "mcu.handshake")
     assert "gkfw-1.0.0" in json.dumps(handshake)
+
+
+# The guided walk-through on the emulated board: a hand moves each part as the walk-through asks, through
+# the wires as they are soldered. Crossing two of them (the Wolf's end A reed and the launcher's switch,
+# both closed at rest, so the board at rest reads the same) must be found and named as crossed.
+WOLF = ("end_a", "middle", "end_b")
+CONFIGURED = {**{("tomb.wolf", place): channel for channel, place in enumerate(WOLF)}, ("launcher", ""): 3}
+
+
+class WiredHand:
+    """Moves the board's parts as asked; ``wires`` says which channel each part's switch is soldered to."""
+
+    def __init__(self, board: EmulatedPico, wires: dict[tuple[str, str], int]) -> None:
+        self.board, self.wires = board, wires
+        self.tomb = "end_a"
+
+    def act(self, step: Step, probe: Probe, mark: int) -> None:
+        value = step.values[0]
+        if step.sensor == "tomb.wolf":
+            self.board.open_switch(self.wires[("tomb.wolf", self.tomb)])
+            self.board.close_switch(self.wires[("tomb.wolf", value)])
+            self.tomb = value
+        elif step.sensor == "launcher":
+            move = self.board.close_switch if value == "armed" else self.board.open_switch
+            move(self.wires[("launcher", "")])
+
+
+def walk_through(board: EmulatedPico, port: str, wires: dict[tuple[str, str], int]) -> list[StepResult]:
+    board.close_switch(wires[("tomb.wolf", "end_a")])  # the Wolf at end A
+    board.close_switch(wires[("launcher", "")])  # the ghost on its launcher
+    config = load_hardware_config({
+        "pin_map": "none",
+        "mcu": {"port": port, "start_timeout_s": 60},
+        "sensors": {"tomb.wolf": {place: {"source": "mcu", "channel": CONFIGURED[("tomb.wolf", place)]}
+                                  for place in WOLF},
+                    "launcher": {"source": "mcu", "channel": CONFIGURED[("launcher", "")]}},
+    })
+    hand = WiredHand(board, wires)
+    _, steps = run_hardware(config, guided=True, actor=lambda _sim: hand, step_timeout=20.0)
+    assert [s.id for s in steps] == ["tomb.wolf.middle", "tomb.wolf.end_b", "tomb.wolf.end_a",
+                                     "launcher.launched", "launcher.armed"]
+    return steps
+
+
+@pytest.mark.slow
+def test_the_walk_through_passes_on_the_emulated_pico_wired_as_configured(
+        free_pico: tuple[EmulatedPico, str]) -> None:
+    steps = walk_through(*free_pico, CONFIGURED)
+    assert [(s.id, s.status) for s in steps if s.status is not StepStatus.PASS] == [], steps
+
+
+@pytest.mark.slow
+def test_the_walk_through_names_a_crossed_pair_made_on_the_emulated_pico(
+        free_pico: tuple[EmulatedPico, str]) -> None:
+    crossed = {**CONFIGURED, ("tomb.wolf", "end_a"): CONFIGURED[("launcher", "")],
+               ("launcher", ""): CONFIGURED[("tomb.wolf", "end_a")]}
+    steps = walk_through(*free_pico, crossed)
+    by_id = {s.id: s for s in steps}
+    # Slid off end A, the Wolf's reed there opens the launcher's channel: the launcher answers for the tomb.
+    middle = by_id["tomb.wolf.middle"]
+    assert middle.status is StepStatus.FAIL and "launcher" in middle.crossed and "crossed" in middle.message, middle
+    # Lifted off, the ghost opens the Wolf's end A channel, and the launcher's own stays as it was.
+    for step in (by_id["launcher.launched"], by_id["launcher.armed"]):
+        assert step.status is StepStatus.FAIL and step.crossed == ("tomb.wolf.end_a",), step
+        assert "crossed wires" in step.message and "MCU channel 0" in step.message, step.message
