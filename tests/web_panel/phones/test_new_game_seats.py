@@ -116,6 +116,10 @@ def test_a_phone_asleep_when_the_next_game_started_wakes_on_its_new_seat(phone: 
                               "document.getElementById('me-name').textContent === 'Ann'")
         ann.wait_for_selector("#hand .group, #hand:has-text('Nothing secret')")
         assert ann.evaluate("window.gkLive.state && window.gkLive.state.game_id") in (None, "g2")
+        # A request the phone sent on a connection that died in its sleep fails when the panel at last
+        # closes that idle connection (20 s; only a slow, loaded run gets that far): the browser logs it as
+        # a failed load. That is the dead network, not the page; the page recovered all the same (above).
+        errors[:] = [e for e in errors if "net::ERR_EMPTY_RESPONSE" not in e]
         check_phone_page(ann, "Ann's phone, woken on her seat of the next game", errors)
     finally:
         relay.close()
