@@ -183,6 +183,12 @@ class Commander:
     def call(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
         return self.reply(name, self.send(name, body, **kw), timeout)
 
+    def ok(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
+        """:meth:`call`, which must be taken: a refusal fails the test with the table's own words."""
+        reply = self.call(name, body, timeout, **kw)
+        assert reply["ok"], f"{name} {body} was refused: {reply.get('error')!r}"
+        return reply
+
     def sealed_act(self, seat: int, action: Any, *, command_id: str | None = None, seal_id: str | None = None,
                    seal_token: str | None = None, seal_seat: int | None = None) -> dict[str, Any]:
         """The body of a sealed ``act`` for ``seat``; the ``seal_*`` arguments forge a wrong one."""

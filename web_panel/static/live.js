@@ -72,16 +72,22 @@
     live.onchange = function (why) {
       if (pending === null) {
         pending = new Set();
+        const render = whys => {
+          clearTimeout(lateTimer);
+          live.renders += 1; (opts.onchange || function () {})(whys);
+        };
         const flush = () => {
           const whys = pending; pending = null;
-          if (ahead.length) showAhead(ahead.splice(0), live);
+          if (!ahead.length) { render(whys); return; }
+          showAhead(ahead.splice(0), live);
           if (whys.size === 1 && whys.has("ahead")) {
             clearTimeout(lateTimer);
             lateTimer = setTimeout(() => live.onchange("event"), STATE_LATE_MS);
             return;
           }
-          clearTimeout(lateTimer);
-          live.renders += 1; (opts.onchange || function () {})(whys);
+          // The state came in the same frame as the event: this frame shows only what the event says, and
+          // the whole redraw (tens of ms on a phone) runs as the next task, once the frame is painted.
+          setTimeout(() => render(whys), 0);
         };
         if (document.hidden) setTimeout(flush, 50); else requestAnimationFrame(flush);
       }

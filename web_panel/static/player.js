@@ -83,9 +83,12 @@
     const pv = (mine && mine.available && mine.view) || {};
     return (pv.legal || []).filter(a => a.player === seat);
   }
-  // What this page can do now, from its private view (which comes apart from the table's state): the
-  // tests wait on it before they tap, as a person waits for the move to show.
-  live.myLegal = myLegal;
+  // What this page offers now: the moves of its private view (which comes apart from the table's state)
+  // as last drawn. The tests wait on it before they tap, as a person waits for the move to show: a view
+  // that came but is not drawn yet would have them tap the board as it was (a pawn that was the only
+  // one to move then, so not one to choose).
+  let offered = [];
+  live.myLegal = () => offered;
 
   // The referee took a move back: a "...: done" under the moves would report a move that no longer
   // stands, so it goes (a refusal, or a reply still on its way, stays).
@@ -114,6 +117,7 @@
     const drawState = own.walks && st.view
       ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks, charm_walks: own.charm_walks || {} }) }) : st;
     const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
+    offered = legal;
     $("board-hint").textContent = drawn.hint || "";
     renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
     renderYourTurn(st, legal);

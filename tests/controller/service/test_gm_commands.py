@@ -62,7 +62,7 @@ def test_undo_over_mqtt_asks_for_the_tomb_back_and_the_record_keeps_it(open_tabl
     t = "gm-undo"
     svc, cmd, sub = open_table(t, "terror")
     tomb = roll(cmd, sub, t)
-    assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})["ok"]
+    cmd.ok("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})
     sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["undo"]["steps"] == 1)
     unsigned = cmd.call("undo", {}, sign=False)
     assert unsigned["ok"] is False and unsigned["error"].startswith("not authorised")
@@ -72,7 +72,7 @@ def test_undo_over_mqtt_asks_for_the_tomb_back_and_the_record_keeps_it(open_tabl
     state = sub.wait_latest(topic(t, "state"), lambda s: (s["mismatch"] or {}).get("code") == "undo")
     assert state["mismatch"]["guidance"] == f"Slide the {tomb.capitalize()} tomb back to the middle."
     assert state["gm"]["last_undo"]["put_back"] == [state["mismatch"]["guidance"]]
-    assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "middle"})["ok"]
+    cmd.ok("sim", {"sensor": f"tomb.{tomb}", "value": "middle"})
     sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
     again = cmd.call("undo", {})
     assert again["ok"] is False and "undo stops at" in again["error"]
@@ -158,7 +158,7 @@ def test_history_lists_replays_and_exports_with_no_secret(open_table: OpenTable)
         if state["over"] or not state["legal"]:
             break
         action = rnd.choice(state["legal"])
-        assert cmd.call("act", {"action": action})["ok"]
+        cmd.ok("act", {"action": action})
         held = svc.call(lambda s: [c["id"] for seat in range(2)
                                    for p in s.referee.game.player_view(seat)["you"]["pawns"]
                                    for c in p["cards"]])
@@ -206,7 +206,7 @@ def drive_to_challenge(svc: Service, cmd: Commander) -> dict[str, Any]:
         if state["expects"] and state["expects"][0]["kind"] == "peg_pull":
             return state
         assert state["legal"], state["waiting_for"]
-        assert cmd.call("act", {"action": state["legal"][-1]})["ok"]
+        cmd.ok("act", {"action": state["legal"][-1]})
     raise AssertionError("no challenge within 300 moves")
 
 
@@ -215,7 +215,7 @@ def test_pause_holds_a_running_trap_window_and_resume_lets_it_run_out(open_table
     svc, cmd, sub = open_table(t, "superstition", {"referee.trap_window_ms": 600})
     state = drive_to_challenge(svc, cmd)
     trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
-    assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+    cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})
     sub.wait_latest(topic(t, "state"), lambda s: s["expects"] and s["expects"][0]["kind"] == "trap_outcome")
     assert cmd.call("pause", {"reason": "a knock at the door"})["ok"] is True
     paused = sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is not None)
@@ -247,7 +247,7 @@ def test_end_a_window_and_trust_the_board_over_mqtt(open_table: OpenTable) -> No
     svc, cmd, sub = open_table(t, "superstition", {"referee.trap_window_ms": 60000})
     state = drive_to_challenge(svc, cmd)
     trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
-    assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+    cmd.ok("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})
     outcome = sub.wait_latest(topic(t, "state"), lambda s: s["expects"]
                               and s["expects"][0]["kind"] == "trap_outcome")["expects"][0]
     zapped = next(iter(next(iter(outcome["accepts"].values())).values()))
@@ -259,7 +259,7 @@ def test_end_a_window_and_trust_the_board_over_mqtt(open_table: OpenTable) -> No
     assert refused["ok"] is False and "nothing to take from it" in refused["error"]
     t = "gm-trust"
     _, cmd, sub = open_table(t, "terror")
-    assert cmd.call("sim", {"sensor": "tomb.mummy", "value": "end_b"})["ok"]
+    cmd.ok("sim", {"sensor": "tomb.mummy", "value": "end_b"})
     sub.wait_latest(topic(t, "state"), lambda s: (s["mismatch"] or {}).get("code") == "tomb_not_rolled")
     reply = cmd.call("correct", {"op": "trust_board", "reason": "our board starts that way"})
     assert reply["ok"] is True, reply
@@ -290,17 +290,17 @@ def test_trust_the_board_for_superstitions_traps_over_mqtt_and_its_refusals(
     name = trap.split(".")[1]
     other = next(x for x in ("ladder", "mirror", "grave1", "grave2") if x != name)
     # Refused: a peg pulled on a trap nobody challenges.
-    assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})["ok"]
+    cmd.ok("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})
     sub.wait_latest(topic(t, "state"), lambda s: f"trap.{other}.peg_a" in ((s["mismatch"] or {}).get("sensors") or {}))
     refused = cmd.call("correct", {"op": "trust_board", "reason": "trust it"})
     assert refused["ok"] is False and "nobody is challenging the" in refused["error"], refused
-    assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})["ok"]
+    cmd.ok("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})
     sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is None)
     # Peg A was read; the board shows peg B out: trusted, with who, why and when.
-    assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+    cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})
     sub.wait_latest(topic(t, "state"), lambda s: s["expects"] and s["expects"][0]["kind"] == "trap_outcome")
-    assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "in"})["ok"]
-    assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+    cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "in"})
+    cmd.ok("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})
     sub.wait_latest(topic(t, "state"), lambda s: set((s["mismatch"] or {}).get("sensors") or {})
                     == {f"{trap}.peg_a", f"{trap}.peg_b"})
     no_reason = cmd.call("correct", {"op": "trust_board"})
@@ -315,7 +315,7 @@ def test_trust_the_board_for_superstitions_traps_over_mqtt_and_its_refusals(
     corrected = next(e for e in sub.events(topic(t, "events")) if e["type"] == "corrected")
     assert corrected["data"]["op"] == "trust_board" and corrected["data"]["by"] == "referee"
     assert corrected["data"]["reason"] == "peg A's switch misread" and isinstance(corrected["time"], float)
-    assert cmd.call("sim", {"sensor": f"{trap}.sprung", "value": "sprung"})["ok"]
+    cmd.ok("sim", {"sensor": f"{trap}.sprung", "value": "sprung"})
     sub.wait_for(lambda m: any(x.topic == topic(t, "events") and x.json()["type"] == "challenge_resolved"
                                for x in m))
     resolved = next(e for e in sub.events(topic(t, "events")) if e["type"] == "challenge_resolved")
@@ -385,7 +385,7 @@ def test_a_new_game_sets_the_virtual_board_up_with_no_mismatch(open_table: OpenT
     t = "gm-setup"
     svc, cmd, sub = open_table(t, "terror", {"referee.mismatch_grace_ms": 3000})
     tomb = roll(cmd, sub, t)
-    assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})["ok"]
+    cmd.ok("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})
     sub.wait_latest(topic(t, "sensors"), lambda s: s["sensors"][f"tomb.{tomb}"]["value"] == "end_a")
     reply = cmd.call("new_game", {"game": "terror", "players": ["Ann", "Bo"]})
     assert reply["ok"], reply

@@ -423,7 +423,7 @@ def test_stop_publishes_offline_and_a_restart_restores_the_same_state(mosquitto:
     svc = make_service(t, **{"table.game": "terror"})
     cmd = commander(mosquitto, t)
     try:
-        assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"]
+        cmd.ok("act", {"action": {"kind": "roll", "player": 0}})
         cmd.call("sim", {"sensor": "launcher", "value": "launched"})
         wait_until(lambda: state_of(svc)["mismatch"] is not None, 5, "the foul")
         before = state_of(svc)

@@ -148,13 +148,13 @@ def test_an_undo_held_back_and_published_after_the_retry_does_not_take_back_one_
     svc = make_service(t, **{"table.game": "terror"})
     cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
     try:
-        assert cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})["ok"]
+        cmd.ok("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
         expects = svc.call(lambda s: s.referee.state())["expects"]
         tomb = next(iter(expects[0]["accepts"])).split(".")[1]
-        assert cmd.call("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})["ok"]
+        cmd.ok("sim", {"sensor": f"tomb.{tomb}", "value": "end_a"})
         wait_until(lambda: svc.call(lambda s: s.referee.state())["gm"]["undo"]["steps"] == 1, 5, "the slide")
         move = next(a for a in svc.call(lambda s: s.referee.state())["legal"] if a["kind"] == "move_pawn")
-        assert cmd.call("act", {"action": move})["ok"]
+        cmd.ok("act", {"action": move})
         state = svc.call(lambda s: s.referee.state())
         assert state["gm"]["undo"]["steps"] == 2
         panel.hold(t)

@@ -96,7 +96,7 @@ def test_bounces_of_two_games_across_a_restart_are_in_the_history_in_words(
     assert counted(svc)["trap.mirror.sprung"] == 0  # a new hub counts from nothing
     cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
     try:
-        assert cmd.call("new_game", {"game": "terror", "players": ["Ann", "Bo"]})["ok"]
+        cmd.ok("new_game", {"game": "terror", "players": ["Ann", "Bo"]})
         game2 = svc.referee.game_id
         assert game2 != game1
         bounce(svc, "trap.mirror.sprung", "sprung", "cocked")

@@ -145,7 +145,7 @@ def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningS
     seed, actions = find_game("dogs", {}, dogs_policy, 400, seeds=range(300), token=service.token)
     cmd = commander(mosquitto, service)
     try:
-        assert cmd.call("new_game", {"game": "dogs", "players": ["Ann", "Bo"], "seed": seed})["ok"]
+        cmd.ok("new_game", {"game": "dogs", "players": ["Ann", "Bo"], "seed": seed})
         for a in actions:
             reply = cmd.call("act", {"action": a.to_json()})
             assert reply["ok"], (a, reply)
@@ -199,17 +199,17 @@ def test_a_spectators_history_of_a_running_game_holds_no_secret(service: Running
             for _ in range(400):
                 seq = state["seq"]
                 if state["over"]:  # nobody drew a card this game: another one
-                    assert cmd.call("new_game", {"game": "terror", "players": ["Ann", "Bo"]})["ok"]
+                    cmd.ok("new_game", {"game": "terror", "players": ["Ann", "Bo"]})
                 elif state["mismatch"]:  # set the board up as the new game wants it
                     for sensor, want in state["mismatch"]["sensors"].items():
                         if want["expected"] is not None:
-                            assert cmd.call("sim", {"sensor": sensor, "value": want["expected"]})["ok"]
+                            cmd.ok("sim", {"sensor": sensor, "value": want["expected"]})
                 elif state["expects"] and state["expects"][0]["kind"] == "tomb_move":
                     sensor, values = next(iter(state["expects"][0]["accepts"].items()))
-                    assert cmd.call("sim", {"sensor": sensor, "value": rnd.choice(sorted(values))})["ok"]
+                    cmd.ok("sim", {"sensor": sensor, "value": rnd.choice(sorted(values))})
                 else:
                     assert state["legal"], state["waiting_for"]
-                    assert cmd.call("act", {"action": rnd.choice(state["legal"])})["ok"]
+                    cmd.ok("act", {"action": rnd.choice(state["legal"])})
                 state = sub.wait_latest(f"{BASE}/{service.table}/state", lambda s, seq=seq: s["seq"] > seq)
                 held = []
                 for seat in (0, 1):

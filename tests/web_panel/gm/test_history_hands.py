@@ -78,7 +78,7 @@ def running_with_a_card(token: str) -> tuple[int, list[Action], dict[str, str]]:
 
 def play(cmd: Commander, game: str, players: list[str], seed: int, actions: list[Action]) -> None:
     """Start a game and send every move as the phones would: the secret ones sealed for their seat."""
-    assert cmd.call("new_game", {"game": game, "players": players, "seed": seed})["ok"]
+    cmd.ok("new_game", {"game": game, "players": players, "seed": seed})
     secret = get_game(game).SECRET_ACTION_KINDS
     for a in actions:
         if a.kind in secret:

@@ -89,21 +89,22 @@ def test_the_referee_trusts_a_superstition_board_on_the_page_and_is_told_why_not
     try:
         with Subscriber(mosquitto.host, mosquitto.port, (state_topic,)) as sub:
             # A long trap window: the referee has time to look before the trap is taken as sneaked by.
-            assert cmd.call("new_game", {"game": "superstition", "players": ["Ann", "Bo"], "seed": 3,
-                                         "options": {"outcome_window_ms": 60000}})["ok"]
-            state = sub.wait_latest(state_topic, lambda s: s["game"] == "superstition" and not s["mismatch"]
+            game_id = cmd.ok("new_game", {"game": "superstition", "players": ["Ann", "Bo"], "seed": 3,
+                                          "options": {"outcome_window_ms": 60000}})["data"]["game_id"]
+            # The table played a Superstition game before this one: its retained state is not this game's.
+            state = sub.wait_latest(state_topic, lambda s: s["game_id"] == game_id and not s["mismatch"]
                                     and s["legal"])
             for _ in range(300):
                 if state["expects"] and state["expects"][0]["kind"] == "peg_pull":
                     break
                 seq = state["seq"]
-                assert cmd.call("act", {"action": state["legal"][-1]})["ok"]
+                cmd.ok("act", {"action": state["legal"][-1]})
                 state = sub.wait_latest(state_topic, lambda s, seq=seq: s["seq"] > seq)
             trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
             name = {"ladder": "Ladder", "mirror": "Mirror", "grave1": "first Grave", "grave2": "second Grave"}
             other = next(t for t in name if f"trap.{t}" != trap)
             # Refused: a peg pulled on a trap nobody challenges; the page says why, in words.
-            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})["ok"]
+            cmd.ok("sim", {"sensor": f"trap.{other}.peg_a", "value": "pulled"})
             page.wait_for_selector("#mismatch:not([hidden])")
             page.fill("#gm-reason", "the board is right")
             page.click("#gm-trust")
@@ -113,13 +114,13 @@ def test_the_referee_trusts_a_superstition_board_on_the_page_and_is_told_why_not
             check_phone_page(page, "the referee's page refusing to trust the board",
                              [e for e in errors if "status of 422" not in e])
             page.set_viewport_size({"width": 1280, "height": 900})
-            assert cmd.call("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})["ok"]
+            cmd.ok("sim", {"sensor": f"trap.{other}.peg_a", "value": "in"})
             page.wait_for_selector("#mismatch", state="hidden")
             # Peg A read, but peg B is out: trusted on the page, with the reason in the log.
-            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})["ok"]
+            cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})
             wait_state(page, "st.expects.length && st.expects[0].kind === 'trap_outcome'")
-            assert cmd.call("sim", {"sensor": f"{trap}.peg_a", "value": "in"})["ok"]
-            assert cmd.call("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})["ok"]
+            cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "in"})
+            cmd.ok("sim", {"sensor": f"{trap}.peg_b", "value": "pulled"})
             wait_state(page, "st.mismatch && Object.keys(st.mismatch.sensors).length === 2")
             page.fill("#gm-reason", "peg A's switch misread")
             page.click("#gm-trust")
