@@ -169,8 +169,8 @@ def test_payloads_that_are_not_utf8_are_refused_by_name(mosquitto: Broker, make_
         # A valid signed command, only not in UTF-8: UTF-16 with and without a BOM, UTF-8 with a BOM.
         for raw, says in ((text.encode("utf-16-le"), "not UTF-8 text"), (text.encode("utf-16"), "not UTF-8 text"),
                           (text.encode("utf-8-sig"), "byte order mark")):
+            before = len(cmd.replies("act"))  # counted before sending: a quick reply must not be counted in it
             cmd.send_raw("act", raw)
-            before = len(cmd.replies("act"))
             cmd.sub.wait_for(lambda m, before=before: len(cmd.replies("act")) > before)
             reply = cmd.replies("act")[-1]
             assert reply["ok"] is False and says in reply["error"] and "codec" not in reply["error"], reply
