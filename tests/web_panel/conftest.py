@@ -104,7 +104,8 @@ def pages(chromium: Any) -> Iterator[Any]:
         made.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(timeout)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # Where it happened too: a rare one must say which script and line, not only its message.
+        page.on("pageerror", lambda exc: errors.append(f"{exc} at {page.url}\n{exc.stack or ''}"))
         return page
 
     yield new_page
