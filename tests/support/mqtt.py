@@ -186,7 +186,7 @@ class Commander:
     def ok(self, name: str, body: dict[str, Any], timeout: float = 10.0, **kw: Any) -> dict[str, Any]:
         """:meth:`call`, which must be taken: a refusal fails the test with the table's own words."""
         reply = self.call(name, body, timeout, **kw)
-        assert reply["ok"], f"{name} {body} was refused: {reply.get('error')!r}"
+        assert reply["ok"] is True, f"{name} {body} was refused: {reply.get('error')!r}"
         return reply
 
     def sealed_act(self, seat: int, action: Any, *, command_id: str | None = None, seal_id: str | None = None,

@@ -106,7 +106,7 @@ def test_a_generated_token_is_printed_and_works(mosquitto: Broker, tmp_path: Pat
         token = run.wait_line("control token:").split("control token: ", 1)[1].split()[0]
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", "rn-tok", token)
         try:
-            assert cmd.call("resync", {})["ok"] is True
+            cmd.ok("resync", {})
         finally:
             cmd.close()
         assert run.terminate() == 0
@@ -225,7 +225,7 @@ def test_with_no_broker_yet_it_waits_then_comes_online_and_takes_commands(tmp_pa
             state = sub.wait_latest(f"gravekeeper/{table}/state", lambda s: s["game"] == "terror")
             cmd = Commander(broker.host, broker.port, "gravekeeper", table, TOKEN)
             try:
-                assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
+                cmd.ok("act", {"action": {"kind": "roll", "player": 0}})
             finally:
                 cmd.close()
         assert state["seq"] >= 1
@@ -297,7 +297,7 @@ def test_a_busy_panel_port_is_reported_and_the_controller_runs_on(mosquitto: Bro
                 assert "cannot listen" in line and "panel.port" in line
             cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
             try:
-                assert cmd.call("resync", {})["ok"] is True  # the controller itself is fine
+                cmd.ok("resync", {})  # the controller itself is fine
             finally:
                 cmd.close()
             assert run.terminate() == 0

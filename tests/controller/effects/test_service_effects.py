@@ -22,7 +22,7 @@ def test_cues_of_a_game_reach_the_effects_topic_in_plain_words(mosquitto: Broker
             summary = sub.wait_latest(topic(t, "summary"), lambda s: s["game"] == "terror")
             assert summary["title"] == "Terror in the Graveyard" and summary["turn"] == "Ann"
             assert summary["tomb_wolf"] == "the middle" and summary["ghost"] == "on its launcher"
-            assert cmd.call("sim", {"sensor": "launcher", "value": "launched"})["ok"] is True
+            cmd.ok("sim", {"sensor": "launcher", "value": "launched"})
             sub.wait_for(lambda m: any(x.topic == topic(t, "effects") and x.json()["event"] == "mismatch" for x in m))
             summary = sub.wait_latest(topic(t, "summary"), lambda s: s["ghost"] == "flown off")
             assert summary["mismatch"] is True and "Headless Ghost" in summary["mismatch_text"]
@@ -152,7 +152,7 @@ def test_the_effects_player_gets_a_decisions_events_only_after_they_are_publishe
         offered.clear()
         cmd = Commander(mosquitto.host, mosquitto.port, BASE, t, TOKEN)
         try:
-            assert cmd.call("sim", {"sensor": "launcher", "value": "armed"})["ok"] is True
+            cmd.ok("sim", {"sensor": "launcher", "value": "armed"})
         finally:
             cmd.close()
         sub.wait_for(lambda m: any(x.json()["type"] == "mismatch_cleared" for x in m))

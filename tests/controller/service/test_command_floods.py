@@ -47,7 +47,7 @@ def test_a_flood_of_oversized_commands_is_not_read_past_the_answers_it_gets(
             info = cmd.client.publish(topic(t, "cmd", "act"), junk, qos=1)
         assert info is not None
         info.wait_for_publish(30)
-        assert cmd.call("resync", {}, timeout=30)["ok"] is True
+        cmd.ok("resync", {}, timeout=30)
         elapsed = time.monotonic() - start
         wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(peeks) >= 400, 30,
                    "every oversized command refused")
@@ -95,7 +95,7 @@ def test_a_nesting_just_under_the_parsers_limit_is_refused_like_any_other(
                 sent += 1
         assert info is not None
         info.wait_for_publish(30)
-        assert cmd.call("resync", {}, timeout=30)["ok"] is True
+        cmd.ok("resync", {}, timeout=30)
         # (too deep for the parser: no id could be read, so answered with id null)
         wait_until(lambda: svc.link.counters()["refusals_unanswered"] + len(cmd.replies("act")) >= sent, 30,
                    "every one refused")
@@ -135,7 +135,7 @@ client.disconnect()
 
 def _round_trip(cmd: Commander, timeout: float) -> float:
     start = time.monotonic()
-    assert cmd.call("resync", {}, timeout=timeout)["ok"] is True
+    cmd.ok("resync", {}, timeout=timeout)
     return time.monotonic() - start
 
 

@@ -133,16 +133,16 @@ def test_corrections_over_mqtt_and_their_refusals(open_table: OpenTable) -> None
 def test_pause_and_resume_over_mqtt(open_table: OpenTable) -> None:
     t = "gm-pause"
     _, cmd, sub = open_table(t, "terror")
-    assert cmd.call("pause", {"reason": "tea"})["ok"] is True
+    cmd.ok("pause", {"reason": "tea"})
     sub.wait_latest(topic(t, "state"), lambda s: (s["gm"]["paused"] or {}).get("reason") == "tea")
     # The summary says so too: the club list shows it from there (it reads no table's state).
     sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is True)
     refused = cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
     assert refused["ok"] is False and "paused" in refused["error"]
-    assert cmd.call("resume", {})["ok"] is True
+    cmd.ok("resume", {})
     sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is None)
     sub.wait_latest(topic(t, "summary"), lambda s: s["paused"] is False)
-    assert cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})["ok"] is True
+    cmd.ok("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
 
 
 def test_history_lists_replays_and_exports_with_no_secret(open_table: OpenTable) -> None:
@@ -217,14 +217,14 @@ def test_pause_holds_a_running_trap_window_and_resume_lets_it_run_out(open_table
     trap = next(iter(state["expects"][0]["accepts"])).rsplit(".", 1)[0]
     cmd.ok("sim", {"sensor": f"{trap}.peg_a", "value": "pulled"})
     sub.wait_latest(topic(t, "state"), lambda s: s["expects"] and s["expects"][0]["kind"] == "trap_outcome")
-    assert cmd.call("pause", {"reason": "a knock at the door"})["ok"] is True
+    cmd.ok("pause", {"reason": "a knock at the door"})
     paused = sub.wait_latest(topic(t, "state"), lambda s: s["gm"]["paused"] is not None)
     seq = paused["seq"]
     # Three windows' time: a running window would have run out ("sneaked by") long before.
     _sleepless_wait(sub, 1.8)
     held = state_of(svc)
     assert held["expects"][0]["kind"] == "trap_outcome" and held["seq"] == seq
-    assert cmd.call("resume", {})["ok"] is True
+    cmd.ok("resume", {})
     done = sub.wait_latest(topic(t, "state"), lambda s: not s["expects"]
                            or s["expects"][0]["kind"] != "trap_outcome", timeout=5)
     assert done["gm"]["paused"] is None
@@ -273,7 +273,7 @@ def test_a_history_answer_too_big_for_the_broker_is_refused_with_the_way_to_read
 
     t = "gm-big"
     _, cmd, _ = open_table(t, "terror")
-    assert cmd.call("history", {"op": "games"})["ok"] is True
+    cmd.ok("history", {"op": "games"})
     monkeypatch.setattr(gm_commands, "MAX_HISTORY_REPLY_BYTES", 64)
     reply = cmd.call("history", {"op": "games"})
     assert reply["ok"] is False and "too big to send" in reply["error"] and "gravekeeper replay" in reply["error"]

@@ -62,7 +62,7 @@ def test_guided_run_from_mqtt_with_a_skip_a_simulated_move_and_a_stop(
         try:
             sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "superstition")
             assert cmd.call("selftest", {"skip": True})["error"].startswith("selftest: no self-test is running")
-            assert cmd.call("selftest", {"guided": True, "step_timeout": 20})["ok"] is True
+            cmd.ok("selftest", {"guided": True, "step_timeout": 20})
 
             def at(index: int) -> Any:
                 return lambda h: ((h or {}).get("selftest") or {}).get("current", {}) and \
@@ -70,13 +70,13 @@ def test_guided_run_from_mqtt_with_a_skip_a_simulated_move_and_a_stop(
 
             first = sub.wait_latest(topic(t, "health"), at(0), timeout=20)["selftest"]["current"]
             assert first["total"] > 2 and first["left"] == first["total"] and first["prompt"].startswith("Slide")
-            assert cmd.call("selftest", {"skip": True})["ok"] is True
+            cmd.ok("selftest", {"skip": True})
             second = sub.wait_latest(topic(t, "health"), at(1))["selftest"]["current"]
             sensor, value = second["id"].rsplit(".", 1)
             # the person at the panel makes the move with the simulator
-            assert cmd.call("sim", {"sensor": sensor, "value": value})["ok"] is True
+            cmd.ok("sim", {"sensor": sensor, "value": value})
             sub.wait_latest(topic(t, "health"), at(2))
-            assert cmd.call("selftest", {"skip": "all"})["ok"] is True
+            cmd.ok("selftest", {"skip": "all"})
             report = sub.wait_latest(topic(t, "health"), finished, timeout=10)["selftest"]
         finally:
             cmd.close()
@@ -113,7 +113,7 @@ def test_live_monitor_failure_holds_play_and_shows_on_the_health_strip(
             refused = cmd.call("act", {"action": action})
             assert refused["ok"] is False and "trap.mirror.sprung cannot be read" in refused["error"]
             assert "Play is held" in refused["error"]
-            assert cmd.call("resync", {})["ok"] is True  # forces a health publish
+            cmd.ok("resync", {})  # forces a health publish
             health = sub.wait_latest(topic(t, "health"), lambda h: h.get("halt") is not None)
             assert health["halt"]["code"] == "hardware_failure" and health["halt"]["sensors"] == ["trap.mirror.sprung"]
             assert any("MCU's power" in w for w in health["warnings"])
@@ -180,7 +180,7 @@ def test_a_guided_run_still_waiting_when_the_service_stops_ends_and_reports_it(
         cmd = commander(mosquitto, t)
         try:
             sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "superstition")
-            assert cmd.call("selftest", {"guided": True, "step_timeout": 600})["ok"] is True
+            cmd.ok("selftest", {"guided": True, "step_timeout": 600})
             sub.wait_latest(topic(t, "health"), lambda h: bool(((h or {}).get("selftest") or {}).get("current")),
                             timeout=20)
         finally:

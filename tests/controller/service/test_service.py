@@ -37,7 +37,7 @@ def test_terror_foul_launch_and_moved_tomb_are_mismatches_until_the_board_is_fix
         try:
             start = sub.wait_latest(topic(t, "state"), lambda s: s["game"] == "terror")
             assert start["mismatch"] is None  # the simulated board was set up as the game expects
-            assert cmd.call("sim", {"sensor": "launcher", "value": "launched"})["ok"] is True
+            cmd.ok("sim", {"sensor": "launcher", "value": "launched"})
             state = sub.wait_latest(topic(t, "state"), lambda s: s["mismatch"] is not None)
             assert state["mismatch"]["code"] == "foul_launch"
             assert "launcher" in state["mismatch"]["guidance"]
@@ -159,7 +159,7 @@ def test_commands_with_the_wrong_json_types_are_refused_and_change_nothing(mosqu
         assert svc.journal.last_seq() == last and state_of(svc) == before
         ok = cmd.call("act", {"action": {"kind": "roll", "player": 0, "params": {}}})
         assert ok["ok"] is True, ok  # the same move, well formed, is taken
-        assert cmd.call("resync", {})["ok"] is True
+        cmd.ok("resync", {})
     finally:
         cmd.close()
 
@@ -175,7 +175,7 @@ def test_sim_is_refused_without_simulate_and_selftest_reports_on_health(mosquitt
         bad = cmd.call("selftest", {"guided": "yes"})
         assert bad["ok"] is False and "guided" in bad["error"]
         with Subscriber(mosquitto.host, mosquitto.port, (topic(t, "health"),)) as sub:
-            assert cmd.call("selftest", {})["ok"] is True
+            cmd.ok("selftest", {})
             health = sub.wait_latest(topic(t, "health"), lambda h: h["selftest"] is not None)
             assert health["board"] == "manual" and health["links"]["broker"]["state"] == "connected"
     finally:
@@ -201,7 +201,7 @@ def test_new_game_and_resync_republish_every_retained_topic(mosquitto: Broker, m
             wanted = {topic(t, n) for n in ("status", "state", "sensors", "health")}
             sub.wait_for(lambda m: wanted <= {x.topic for x in m if x.retain})  # the broker kept them all
             count = len(sub.messages)
-            assert cmd.call("resync", {})["ok"] is True
+            cmd.ok("resync", {})
             sub.wait_for(lambda m: {x.topic for x in m[count:]} >= {topic(t, n) for n in ("state", "sensors",
                                                                                          "health", "private/2")})
         assert svc.call(lambda s: s.referee.game_id) == game_id
@@ -454,7 +454,7 @@ def test_a_failing_command_still_gets_an_answer_and_the_worker_goes_on(mosquitto
         assert verify_reply(TOKEN, t, "act", cmd.reply_bytes("act", reply["id"])) and reply.pop("auth")
         assert reply == {"id": reply["id"], "ok": False, "error": "internal error in act: RuntimeError"}
         svc.call(lambda s: setattr(s.referee, "act", original))
-        assert cmd.call("act", {"action": {"kind": "roll", "player": 0}})["ok"] is True
+        cmd.ok("act", {"action": {"kind": "roll", "player": 0}})
     finally:
         cmd.close()
 

@@ -57,7 +57,7 @@ def test_a_journal_made_read_only_mid_game_refuses_moves_in_words_and_resumes(
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
         try:
             run.wait_line("online")
-            assert cmd.call("resync", {})["ok"] is True
+            cmd.ok("resync", {})
             assert {Path(f"{journal}{s}").exists() for s in FILES} == {True}
             with read_only(journal):
                 for _ in range(3):  # each one would touch the mapped -shm file

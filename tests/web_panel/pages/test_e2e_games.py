@@ -298,6 +298,5 @@ def test_a_mismatch_banner_appears_and_clears(service: RunningService, contexts:
     table.locator(right).dispatch_event("click")
     for page in (table, spectator):
         page.wait_for_selector("#mismatch", state="hidden")
-    # The sensors that clear the notice and the state that offers the moves again are two messages: the
-    # moves may come a frame after the notice goes.
+    # The notice goes and the moves come back in two messages: the moves may come a frame after the notice.
     table.locator("button.act").first.wait_for(state="visible")

@@ -168,7 +168,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
         assert after["trust"]["refused"].get("unsigned", 0) >= 1
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, token)
         try:
-            assert cmd.call("resync", {})["ok"] is True
+            cmd.ok("resync", {})
         finally:
             cmd.close()
 
@@ -182,7 +182,7 @@ def test_the_controller_puts_its_retained_state_back_and_a_resync_restores_the_t
         forger.publish(f"gravekeeper/{table}/state", json.dumps(FORGED_STATE), qos=1, retain=False).wait_for_publish(5)
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, token)
         try:
-            assert cmd.call("resync", {})["ok"] is True
+            cmd.ok("resync", {})
         finally:
             cmd.close()
         assert blind.wait_until(lambda: (blind.state(table) or {}).get("players") == ["Ann", "Bo"], 5)
