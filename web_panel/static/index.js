@@ -90,6 +90,7 @@
       list.replaceChildren(...shown.map(line));
     }
     none.hidden = !all.length || shown.length > 0;
+    list.dataset.drawn = String(Number(list.dataset.drawn || 0) + 1);  // drawn from the stream, not the HTML
     const problems = all.filter(t => t.mismatch).length;
     count.textContent = all.length + " at the club" + (problems ? ", " + problems + " with a mismatch" : "") +
       (shown.length !== all.length ? " · " + shown.length + " shown" : "");

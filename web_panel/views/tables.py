@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 from flask import (
@@ -30,10 +32,30 @@ from .player import seated_name
 bp = Blueprint("tables", __name__)
 
 
+# The page's collator (Unicode's root order) puts "_", then "-", then digits before letters; a run of
+# digits counts as its number (its length first, then its digits).
+_BEFORE_DIGITS = str.maketrans({"_": "\x01", "-": "\x02"})
+
+
+def natural(text: str) -> str:
+    """Table 2 before table 10, case and accents aside, as the page's collator orders them (index.js):
+    table ids (letters, digits, "_" and "-") exactly so, other words as near as Python's strings allow."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
+    return re.sub(r"\d+", lambda m: f"\x03{len(m[0].lstrip('0')):03d}{m[0].lstrip('0')}",
+                  folded.translate(_BEFORE_DIGITS))
+
+
+def club_order(t: dict[str, Any]) -> tuple[Any, ...]:
+    """The club list's order, the same before the page's script takes over as after (index.js, render):
+    mismatches first, then online before offline, then room, name and id in natural order."""
+    return (not t["mismatch"], not t["online"], natural(t["room"] or ""), natural(t["name"] or ""),
+            natural(t["table"]))
+
+
 @bp.get("/")
 def index() -> str:
     current_session()
-    tables = sorted(mqtt_view().tables(), key=lambda t: (not t["mismatch"], t["room"] or "", t["name"], t["table"]))
+    tables = sorted(mqtt_view().tables(), key=club_order)
     # The filter offers every game, played at some table or not: the names come from the games themselves.
     titles = {g: game_title(g) for g in GAME_NAMES}
     return render_template("index.html", tables=tables, broker=mqtt_view().connected.is_set(),
