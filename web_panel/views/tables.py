@@ -32,16 +32,18 @@ from .player import seated_name
 bp = Blueprint("tables", __name__)
 
 
-# The page's collator (Unicode's root order) puts "_", then "-", then digits before letters; a run of
-# digits counts as its number (its length first, then its digits).
-_BEFORE_DIGITS = str.maketrans({"_": "\x01", "-": "\x02"})
+# The page's collator (Unicode's root order, as Chromium has it) puts the ASCII marks in this order, all
+# before digits and letters; a run of digits counts as its number (its length first, then its digits).
+_MARKS = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_BEFORE_DIGITS = str.maketrans({c: chr(1 + i) for i, c in enumerate(_MARKS)})
+_NUMBER = chr(1 + len(_MARKS))
 
 
 def natural(text: str) -> str:
     """Table 2 before table 10, case and accents aside, as the page's collator orders them (index.js):
-    table ids (letters, digits, "_" and "-") exactly so, other words as near as Python's strings allow."""
+    ids and names of ASCII letters, digits and marks exactly so, other letters as near as Python allows."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
-    return re.sub(r"\d+", lambda m: f"\x03{len(m[0].lstrip('0')):03d}{m[0].lstrip('0')}",
+    return re.sub(r"\d+", lambda m: f"{_NUMBER}{len(m[0].lstrip('0')):03d}{m[0].lstrip('0')}",
                   folded.translate(_BEFORE_DIGITS))
 
 
