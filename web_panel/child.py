@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any
 
+from gravekeeper.signals import StopOnSignals
 from web_panel.settings import PanelSettings, SettingsError, broker_settings
 
 
@@ -109,7 +110,6 @@ def main() -> int:
         _answer(answer)
         return 1
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
 
     def watch_parent() -> None:
@@ -119,7 +119,8 @@ def main() -> int:
     threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
     _answer({**where(settings, panel.url, panel.port), "capacity": panel.capacity.sentence()})
     try:
-        stop.wait()
+        with StopOnSignals(stop, (signal.SIGTERM,)):
+            stop.wait()
     finally:
         panel.close()
     return 0

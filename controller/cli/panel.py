@@ -23,6 +23,7 @@ from controller.cli.panel_process import (
     busy_line,
     where_lines,
 )
+from gravekeeper.signals import StopOnSignals
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,33 +90,34 @@ _OPTION_OF = {"broker_": "--broker", "listen_port": "--port", "listen_host": "--
 def main(args: argparse.Namespace) -> int:
     settings = build_settings(args)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        panel = PanelProcess(settings, stop)
-    except PanelStopped:
-        return 0
-    except PanelSettingsRefused as exc:
-        name = next((opt for key, opt in _OPTION_OF.items() if str(exc).startswith(key)), "--broker")
-        raise UsageError(f"{name}: {exc}") from None
-    except PanelPortBusy as exc:
-        raise UsageError(f"--port: {busy_line(exc, args.port, '--port')}") from None
-    except OSError as exc:
-        raise UsageError(f"--port: {exc}") from None
-    print(f"gravekeeper panel: {panel.url} (broker {args.broker}, "
-          f"{'controls enabled' if settings['token'] or settings['tokens'] else 'read-only: no token'})", flush=True)
-    for line in where_lines(panel, args.table)[1:]:
-        print(line if "\n" in line else f"gravekeeper panel: {line}", flush=True)
-    status = 0
-    try:
-        while not stop.wait(0.5):
-            code = panel.exited()
-            if code is not None:
-                print(f"gravekeeper panel: the panel process ended (status {code})", file=sys.stderr)
-                status = 1
-                break
-    except KeyboardInterrupt:
-        pass
-    finally:
-        panel.close()
-    print("gravekeeper panel: stopped", file=sys.stderr)
-    return status
+    with StopOnSignals(stop, (signal.SIGTERM,)):  # Ctrl-C stays a KeyboardInterrupt
+        try:
+            panel = PanelProcess(settings, stop)
+        except PanelStopped:
+            return 0
+        except PanelSettingsRefused as exc:
+            name = next((opt for key, opt in _OPTION_OF.items() if str(exc).startswith(key)), "--broker")
+            raise UsageError(f"{name}: {exc}") from None
+        except PanelPortBusy as exc:
+            raise UsageError(f"--port: {busy_line(exc, args.port, '--port')}") from None
+        except OSError as exc:
+            raise UsageError(f"--port: {exc}") from None
+        print(f"gravekeeper panel: {panel.url} (broker {args.broker}, "
+              f"{'controls enabled' if settings['token'] or settings['tokens'] else 'read-only: no token'})",
+              flush=True)
+        for line in where_lines(panel, args.table)[1:]:
+            print(line if "\n" in line else f"gravekeeper panel: {line}", flush=True)
+        status = 0
+        try:
+            while not stop.wait(0.5):
+                code = panel.exited()
+                if code is not None:
+                    print(f"gravekeeper panel: the panel process ended (status {code})", file=sys.stderr)
+                    status = 1
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            panel.close()
+        print("gravekeeper panel: stopped", file=sys.stderr)
+        return status

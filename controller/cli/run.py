@@ -14,12 +14,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import signal
 import sqlite3
 import sys
 import threading
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from controller.cli import UsageError
@@ -31,6 +29,7 @@ from controller.cli.panel_process import (
     busy_line,
     where_lines,
 )
+from gravekeeper.signals import StopOnSignals
 
 ONLINE_WAIT_S = 5.0
 EXIT_TABLE_TAKEN = 3  # another controller runs this table id (docs/deploy.md: not restarted)
@@ -80,12 +79,7 @@ def main(args: argparse.Namespace) -> int:
     from controller.store.journal import JournalError
 
     stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
+    with StopOnSignals(stop):  # SIGTERM and Ctrl-C set it, whichever thread the kernel hands them to
         try:
             broker = choose_broker(config.mqtt)
         except BrokerError as exc:
@@ -131,9 +125,6 @@ def main(args: argparse.Namespace) -> int:
                 panel.close()
             service.stop()
             broker.close()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     return EXIT_TABLE_TAKEN if service.failure is not None else 0
 
 

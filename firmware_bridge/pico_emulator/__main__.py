@@ -15,6 +15,7 @@ import threading
 from firmware_bridge.pico_emulator.board import EmulatedPico
 from firmware_bridge.pico_emulator.images import EmulatorUnavailable
 from firmware_bridge.pico_emulator.serial_port import FREE_RUN_CYCLE_SCALE, PicoSerialPort
+from gravekeeper.signals import StopOnSignals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,22 +37,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        port.start()
-        print(port.path, flush=True)
-        if not args.no_stdin:
-            def until_stdin_ends() -> None:
-                sys.stdin.read()
-                stop.set()
+    with StopOnSignals(stop, (signal.SIGTERM,)):  # Ctrl-C stays a KeyboardInterrupt
+        try:
+            port.start()
+            print(port.path, flush=True)
+            if not args.no_stdin:
+                def until_stdin_ends() -> None:
+                    sys.stdin.read()
+                    stop.set()
 
-            threading.Thread(target=until_stdin_ends, daemon=True).start()
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        port.close()
-        board.close()
+                threading.Thread(target=until_stdin_ends, daemon=True).start()
+            stop.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            port.close()
+            board.close()
     if port.error is not None:
         print(f"error: the emulated board stopped: {port.error}", file=sys.stderr)
         return 1

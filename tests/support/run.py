@@ -56,9 +56,7 @@ class RunProcess:
             return "(still running)"
         return self.proc.stderr.read()[-3000:]
 
-    def terminate(self, timeout: float = 30.0) -> int:
-        # A clean stop joins the panel child's server threads and the service's; on a machine with two busy
-        # loops and the suite's other worker it once took over 10 s. Stopping at all is what is checked here.
+    def terminate(self, timeout: float = 10.0) -> int:
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout)
 
