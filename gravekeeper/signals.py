@@ -32,7 +32,7 @@ def _pending(signum: int, frame: FrameType | None) -> None:
 class StopOnSignals:
     """Sets ``stop`` when one of ``signals`` arrives, for as long as it is entered.
 
-    ``received`` is the first signal's number. Enter it from the main thread (``signal`` allows
+    ``received`` is the first signal's number. Enter it once, from the main thread (``signal`` allows
     handlers and the wakeup socket nowhere else); leaving puts back what was there before.
     """
 

@@ -24,6 +24,7 @@ Every output the host sets is printed as ``output CH VALUE``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
@@ -35,6 +36,7 @@ from typing import TextIO, cast
 from controller.cli import UsageError
 from firmware_bridge.virtual_mcu import VirtualMcu
 from gravekeeper.errors import GravekeeperError
+from gravekeeper.signals import StopOnSignals
 
 _LEVELS = {"1": True, "high": True, "on": True, "true": True, "0": False, "low": False, "off": False, "false": False}
 COMMAND_HELP = __doc__.split("Commands, one a line (``#`` starts a comment)::\n\n", 1)[1].split("\n\nEvery", 1)[0]
@@ -236,7 +238,8 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
         raise KeyboardInterrupt
 
     previous: Callable[..., object] | int | None = None
-    if threading.current_thread() is threading.main_thread():
+    in_main = threading.current_thread() is threading.main_thread()
+    if in_main:
         previous = signal.signal(signal.SIGTERM, on_term)
     mcu.on_output = on_output
     try:
@@ -253,7 +256,10 @@ def main(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO |
                     print(f"error: --script {args.script}: '{cmd.name}' failed: {exc}", file=err, flush=True)
                     return 1
             if args.no_stdin:
-                stop.wait()
+                # A handler that raises runs only once the main thread's wait returns, which a SIGTERM handed
+                # to another thread never makes it do (gravekeeper/signals.py): here the signal sets ``stop``.
+                with StopOnSignals(stop, (signal.SIGTERM,)) if in_main else contextlib.nullcontext():
+                    stop.wait()
             else:
                 _serve_lines(mcu, stdin or sys.stdin, args.channels, out, err, stop)
     except KeyboardInterrupt:

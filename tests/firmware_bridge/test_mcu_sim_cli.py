@@ -182,3 +182,18 @@ def test_link_option_refuses_to_replace_a_real_file(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2 and "--link: path" in proc.stderr and "is not a symlink" in proc.stderr
     assert precious.read_text() == "keep me"
+
+
+def test_without_stdin_sigterm_stops_it_and_removes_its_device() -> None:
+    proc = start_sim("--channels", "2", "--no-stdin")
+    try:
+        assert proc.stdout is not None
+        path = Path(proc.stdout.readline().strip())
+        assert path.is_symlink()
+        proc.terminate()
+        assert proc.wait(10) == 0
+        assert not path.exists() and not path.is_symlink()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
