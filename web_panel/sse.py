@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response, abort, current_app, request
 
 from .auth import client_key
-from .fanout import Item, StreamGate, StreamRefused, encode_sse
+from .fanout import Item, StreamGate, StreamRefused, Wants, encode_sse
 from .mqtt import LIST, MqttView
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
@@ -22,13 +22,15 @@ format_event = encode_sse
 
 
 def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]] | None = None,
-           filter_item: Filter | None = None, snapshot: bool = True) -> Response:
+           filter_item: Filter | None = None, snapshot: bool = True, wants: Wants | None = None) -> Response:
     """An SSE response for ``table``.
 
     The subscription is made before the snapshot is read, so nothing that
     happens in between is lost (the page drops what it has already seen by
     ``seq``). ``first`` adds items after the snapshot; ``filter_item`` may
-    rewrite or drop each item (the player stream opens its own private view).
+    rewrite or drop each item (the player stream opens its own private view); ``wants`` says which
+    items the stream takes at all, in the thread that fans them out, so that the stream's thread is
+    not woken for one it would drop (``fanout.Wants``).
     ``snapshot=False`` sends changes only (the effects stream: cues are now or never).
 
     A table's stream holds the table (``MqttView.hold``) while it runs: the panel subscribes to
@@ -42,7 +44,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     def generate() -> Iterator[str]:
         # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
         # gone before the first byte) never reaches the ``finally`` that unsubscribes.
-        sub = view.subscribe(table)
+        sub = view.subscribe(table, wants)
         held = table != LIST
         try:
             if held:

@@ -29,7 +29,7 @@ import paho.mqtt.client as mqtt
 
 from controller.protocol import mqtt5
 
-from ..fanout import Subscriber
+from ..fanout import Subscriber, Wants
 from ..interest import Subscriptions, list_filters
 from ..settings import PanelSettings
 from ..trust import Vouching
@@ -161,9 +161,10 @@ class MqttView:
     def seats_changed(self, table: str) -> None:
         self.store.seats_changed(table)
 
-    def subscribe(self, table: str) -> Subscriber:
-        """A stream of ``table``'s changes (``LIST``: the club list's lines); :meth:`unsubscribe` it."""
-        return self.store.fanout.subscribe(table)
+    def subscribe(self, table: str, wants: Wants | None = None) -> Subscriber:
+        """A stream of ``table``'s changes (``LIST``: the club list's lines), those ``wants`` takes if given;
+        :meth:`unsubscribe` it."""
+        return self.store.fanout.subscribe(table, wants)
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.store.fanout.unsubscribe(sub)

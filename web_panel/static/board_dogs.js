@@ -169,4 +169,6 @@
     else if (legal.some((a, i) => handled.has(i))) hint = "Tap a green square.";
     return { handled, hint, notes, legend, confirmExtra };
   };
+  // Graveyard Dogs reads no sensor.
+  B.renderers.dogs.reads = () => false;
 })();

@@ -201,4 +201,6 @@
     else if (legal.some(a => a.kind === "pull_peg")) hint = "Name a peg: tap peg A or B of the trap.";
     return { handled, hint, notes, legend, confirmExtra, buttons };
   };
+  // Superstition's board draws no sensor: the traps are drawn from the game's own view.
+  B.renderers.superstition.reads = () => false;
 })();

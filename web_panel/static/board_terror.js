@@ -281,4 +281,6 @@
     else if (legal.some(a => a.kind === "move_tomb")) hint = "Tap a green space to slide the tomb there.";
     return { handled, hint, notes, legend, choices };
   };
+  // The only sensors the graveyard shows are the tombs (where the real board has them, on the virtual board).
+  B.renderers.terror.reads = id => String(id).startsWith("tomb.");
 })();

@@ -26,10 +26,39 @@
   let minUnits = 80;     // 44 CSS px in the board's own units, measured at each drawing
   let svgNow = null;
 
+  // The drawing's size on screen as last laid out, kept by a ResizeObserver. Asking the browser for it
+  // while drawing (getBoundingClientRect) makes it lay the whole page out there and then, in the middle of
+  // a redraw: that was most of a board's redraw on a phone. It is asked only when the drawing's proportions
+  // change (another game's board) or before the first layout; a size that changes later (a turned phone, a
+  // fold opened) redraws the board at its new size.
+  const onScreen = new WeakMap();  // svg -> {width, height, viewBox}
+  const watching = new WeakSet();
+  let fitted = 0;  // the width the last drawing's hit areas were sized for
+  function watch(svg) {
+    if (watching.has(svg) || !window.ResizeObserver) return;
+    watching.add(svg);
+    new ResizeObserver(entries => {
+      const entry = entries[entries.length - 1];
+      const box = (entry.borderBoxSize && entry.borderBoxSize[0]) || null;
+      const width = box ? box.inlineSize : entry.contentRect.width, height = box ? box.blockSize : entry.contentRect.height;
+      const known = onScreen.get(svg);
+      onScreen.set(svg, { width, height, viewBox: svg.getAttribute("viewBox") });
+      if (known && Math.round(known.width) !== Math.round(width)) redrawSoon();
+    }).observe(svg);
+  }
+
   /** Set the drawing's size; from then on ``hit`` knows how many units 44 CSS px are. */
   function size(svg, w, h) {
-    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
-    const r = svg.getBoundingClientRect();
+    const viewBox = "0 0 " + w + " " + h;
+    if (svg.getAttribute("viewBox") !== viewBox) svg.setAttribute("viewBox", viewBox);
+    watch(svg);
+    let r = onScreen.get(svg);
+    if (!r || r.viewBox !== viewBox || !(r.width > 0)) {
+      const rect = svg.getBoundingClientRect();
+      r = { width: rect.width, height: rect.height, viewBox };
+      onScreen.set(svg, r);
+    }
+    fitted = r.width;
     const scale = r.width > 0 && r.height > 0 ? Math.min(r.width / w, r.height / h) : 0;
     // 4% to spare, for rounding and borders; a hidden board (no size yet) assumes a 340 px wide phone.
     minUnits = (MIN_PX * 1.04) / (scale || 340 / w);
@@ -191,14 +220,47 @@
     });
   }
 
+  // A state's view is drawn a few times (its state, then each sealed view that follows it): written once.
+  const written = new WeakMap();
+  function text(v) {
+    if (!v || typeof v !== "object") return JSON.stringify(v);
+    let t = written.get(v);
+    if (t === undefined) { t = JSON.stringify(v); written.set(v, t); }
+    return t;
+  }
+  // Everything a drawing is made from, as one string: the game's public view and names, the moves offered,
+  // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
+  // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
+  // always draws.
+  function drawingKey(state, ctx) {
+    const st = state || {};
+    // A renderer that says which sensors it draws (``reads``) is not drawn again when another one changes:
+    // the launcher going up changes nothing on Terror's graveyard, where only the tombs are drawn.
+    const reads = (renderers[st.game] || {}).reads || (() => true);
+    const sensors = {};
+    for (const id of Object.keys(ctx.sensors || {})) if (reads(id)) sensors[id] = (ctx.sensors[id] || {}).value;
+    return JSON.stringify([st.game, st.game_id, st.players, ctx.seat, !!ctx.canControl, !!ctx.simulate, sensors,
+                           B.proposal, W.cardTitles, window.innerWidth, window.devicePixelRatio]) +
+      text(st.view) + text(ctx.legal || []);
+  }
+  const made = new WeakMap();  // svg -> {key, drawn, width}: what it was last drawn from
+
+  /** Draw ``state`` in ``svg``. With ``ctx.keep``, a board already drawn from the same inputs is kept as it
+   *  is (the state that follows a notice, or a turn's words, changes nothing on it): the page lays out and
+   *  paints one line instead of the whole board. */
   function draw(svg, state, ctx) {
     routeTaps(svg);
     // A move proposed before the game moved on (a pause, an undo, another's move) is dropped before the
     // board is drawn, so neither its way on the board nor "Tap Move here" outlives the confirm bar.
     if (B.proposal && !(ctx.legal || []).some(a => same(a, B.proposal.action))) B.proposal = null;
+    const key = drawingKey(state, ctx);
+    const last = made.get(svg);
+    // A board drawn while hidden had no size to fit its hit areas to: it is drawn again once it has one.
+    if (ctx.keep && last && last.key === key && last.width > 0) return last.drawn;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     targets = [];
     svgNow = svg;
+    fitted = 0;
     let drawn;
     if (!state || !state.game) {
       size(svg, 600, 200);
@@ -218,7 +280,9 @@
     renderConfirm(state, ctx, drawn);
     renderNotes(drawn);
     // For tests and people poking at the page: the width the hit areas were sized for.
-    svg.dataset.drawnWidth = String(Math.round(svg.getBoundingClientRect().width));
+    const width = Math.round(fitted);
+    svg.dataset.drawnWidth = String(width);
+    made.set(svg, { key, drawn, width });
     return drawn;
   }
 
@@ -237,10 +301,11 @@
 
   // A drawing follows the board's width: a phone turned sideways draws it again, with hit areas to match.
   let resizing = null;
-  window.addEventListener("resize", () => {
+  function redrawSoon() {
     clearTimeout(resizing);
     resizing = setTimeout(() => B.redraw(), 120);
-  });
+  }
+  window.addEventListener("resize", redrawSoon);
 
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
   const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, choiceButton, proposal: null, redraw: function () {},

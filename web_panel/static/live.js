@@ -280,7 +280,7 @@
       }
     }
     const log = $("log");
-    if (log) for (const ev of events) log.insertBefore(logLine(ev, st), log.firstChild);
+    if (log) for (const ev of events) log.insertBefore(lineFor(log, ev, st), log.firstChild);
   }
 
   /** The board's mismatch as the page knows it: the state's, unless a newer event of the same game (one
@@ -297,6 +297,22 @@
     return mm;
   }
 
+  // What each part of a page was last drawn from: a part whose inputs have not changed is left as it is.
+  // A state follows every event, and most change one thing (whose turn, a notice, one move): redrawing every
+  // part for each of them costs a phone a layout of the whole page, and nine pages on one machine a frame.
+  const drawnFrom = new WeakMap();
+  /** Whether ``key`` (a string made of everything ``el`` is drawn from) differs from the last one given for
+   *  ``el``; it is remembered either way. */
+  function changed(el, key) {
+    if (drawnFrom.get(el) === key) return false;
+    drawnFrom.set(el, key);
+    return true;
+  }
+  /** A write of the same words still makes the browser lay the page out again: only words that differ. */
+  function setText(el, text) {
+    if (el.textContent !== text) el.textContent = text;
+  }
+
   /** The parts every page shows the same way: banners, turn, dice, waiting, log. */
   function renderCommon(live) {
     const st = live.state || {};
@@ -310,29 +326,29 @@
     const mm = mismatchNow(live.events, st);
     const banner = $("mismatch");
     if (banner) {
-      banner.hidden = !mm;
+      if (banner.hidden !== !mm) banner.hidden = !mm;
       if (mm) {
-        $("mismatch-message").textContent = mm.message || "The board and the game disagree.";
-        $("mismatch-guidance").textContent = mm.guidance || "";
+        setText($("mismatch-message"), mm.message || "The board and the game disagree.");
+        setText($("mismatch-guidance"), mm.guidance || "");
       }
     }
     const over = $("over");
     if (over) {
-      over.hidden = !st.over;
+      if (over.hidden !== !st.over) over.hidden = !st.over;
       if (st.over) {
         const names = (st.winners || []).map(s => W.playerName(st, s));
-        over.textContent = names.length ? "Game over: " + names.join(" and ") + (names.length > 1 ? " win." : " wins.") : "Game over.";
+        setText(over, names.length ? "Game over: " + names.join(" and ") + (names.length > 1 ? " win." : " wins.") : "Game over.");
       }
     }
     const turn = $("turn");
-    if (turn) turn.textContent = st.game ? (st.over ? "game over" : W.playerName(st, st.current_player)) : "no game yet";
+    if (turn) setText(turn, st.game ? (st.over ? "game over" : W.playerName(st, st.current_player)) : "no game yet");
     const dice = $("dice");
     if (dice) {
       if (W.drawDice) W.drawDice(dice, st.view || {});  // dice drawn as dice, where the page has the drawings
-      else dice.textContent = diceText((st.view || {}));
+      else setText(dice, diceText((st.view || {})));
     }
     const wait = $("waiting-for");
-    if (wait) wait.textContent = st.waiting_for || (st.game ? "—" : "A new game.");
+    if (wait) setText(wait, st.waiting_for || (st.game ? "—" : "A new game."));
     if (window.GKGm) window.GKGm.render(live);  // paused banner, the game master's card (gm.js)
     const log = $("log");
     if (log) renderLog(log, live.events, st);
@@ -358,6 +374,8 @@
     }
     box.hidden = false;
     const holder = box.lastChild;
+    // Earlier games' events no longer change: drawn again only when the list of them does.
+    if (!changed(holder, earlier.map(ev => ev.context.game_id + "/" + ev.seq).join(","))) return;
     holder.innerHTML = "";
     const games = [];
     for (const ev of earlier) {
@@ -378,9 +396,34 @@
     }
   }
 
+  // Each list's line of each event, kept: a change adds the lines of its new events and leaves the others
+  // in place (their words are only checked against the state), so a move redraws one line of the log, not
+  // its last 120. Nine pages on one machine, or a slow phone, each lay out one line instead of the list.
+  const linesOf = new WeakMap();  // <ol> -> Map(event -> <li>)
+  function lineFor(ol, ev, st) {
+    let lines = linesOf.get(ol);
+    if (!lines) { lines = new Map(); linesOf.set(ol, lines); }
+    let li = lines.get(ev);
+    if (!li) { li = logLine(ev, st); lines.set(ev, li); return li; }
+    const words = W.event(ev, st);
+    if (li.lastChild.data !== words) li.lastChild.data = words;
+    return li;
+  }
+
   function fillLog(ol, events, stateOf) {
-    ol.innerHTML = "";
-    for (const ev of events.slice().reverse()) ol.appendChild(logLine(ev, stateOf(ev)));
+    const want = events.slice().reverse().map(ev => lineFor(ol, ev, stateOf(ev)));
+    place(ol, want);
+    const kept = new Set(want), lines = linesOf.get(ol);
+    if (lines) for (const [ev, li] of lines) if (!kept.has(li)) lines.delete(ev);
+  }
+
+  /** ``nodes`` as ``parent``'s children, in order: those already in place are not touched, the others go. */
+  function place(parent, nodes) {
+    let at = parent.firstChild;
+    for (const node of nodes) {
+      if (node === at) at = at.nextSibling; else parent.insertBefore(node, at);
+    }
+    while (at) { const next = at.nextSibling; parent.removeChild(at); at = next; }
   }
 
   function logLine(ev, st) {
@@ -458,4 +501,7 @@
   window.GKLive.sendCommand = sendCommand;
   window.GKLive.onWake = onWake;
   window.GKLive.renderCommon = renderCommon;
+  window.GKLive.changed = changed;
+  window.GKLive.setText = setText;
+  window.GKLive.place = place;
 })();

@@ -116,12 +116,25 @@
     const own = (mine && mine.available && mine.view && mine.view.view) || {};
     const drawState = own.walks && st.view
       ? Object.assign({}, st, { view: Object.assign({}, st.view, { walks: own.walks, charm_walks: own.charm_walks || {} }) }) : st;
-    const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat });
+    // From the stream, a board drawn from the same inputs is kept (B.draw); B.redraw (a tap's own choice,
+    // a turned phone) draws it again.
+    const keep = whys instanceof Set;
+    const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat, keep });
     offered = legal;
-    $("board-hint").textContent = drawn.hint || "";
-    renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
+    window.GKLive.setText($("board-hint"), drawn.hint || "");
+    // The hand and the moves come from the private view and the state's words; the board's own choices
+    // (Superstition's "Place your Whammy…") are the drawing's, so a board drawn again draws them again too.
+    const handKey = JSON.stringify([seated, mine, legal, [...(drawn.handled || [])], st.game, st.players, st.view,
+                                    st.current_player, st.over, st.waiting_for, !!(st.gm && st.gm.paused),
+                                    onVirtualBoard(st), W.cardTitles]);
+    const fresh = drawn !== lastDrawn || !keep;
+    if (window.GKLive.changed($("actions"), handKey) || fresh) {
+      renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
+    }
+    lastDrawn = drawn;
     renderYourTurn(st, legal);
   }
+  let lastDrawn = null;
 
   // "Your turn" stands at the top of the page, where the player looks; the phone buzzes once when it
   // becomes their turn (where the browser allows it: not iOS Safari, and only after a first tap).
@@ -144,18 +157,22 @@
     const box = $("your-turn");
     // A card a Terror player may play on someone else's turn is not a call to act: no banner, no buzz.
     const myTurn = !!st.game && !st.over && legal.some(a => st.current_player === seat || a.kind !== "play_card");
-    box.hidden = !myTurn;
-    box.innerHTML = "";
-    if (myTurn) {
-      const big = document.createElement("div");
-      big.textContent = st.current_player === seat ? "Your turn" : "Your move";
-      box.appendChild(big);
-      // What the table waits for, unless it only says whose turn it is.
-      const name = W.playerName(st, seat);
-      if (st.waiting_for && st.waiting_for !== name + " to play.") {
-        const small = document.createElement("div");
-        small.className = "your-turn-what"; small.textContent = st.waiting_for + onVirtualBoard(st);
-        box.appendChild(small);
+    const big = myTurn ? (st.current_player === seat ? "Your turn" : "Your move") : "";
+    // What the table waits for, unless it only says whose turn it is.
+    const name = W.playerName(st, seat);
+    const small = myTurn && st.waiting_for && st.waiting_for !== name + " to play." ? st.waiting_for + onVirtualBoard(st) : "";
+    if (window.GKLive.changed(box, JSON.stringify([big, small]))) {
+      box.hidden = !myTurn;
+      box.innerHTML = "";
+      if (myTurn) {
+        const div = document.createElement("div");
+        div.textContent = big;
+        box.appendChild(div);
+        if (small) {
+          const what = document.createElement("div");
+          what.className = "your-turn-what"; what.textContent = small;
+          box.appendChild(what);
+        }
       }
     }
     // The table's cues (effects.js) buzz a player's phone on their turn, with the player's own on/off switch;

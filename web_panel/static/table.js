@@ -22,30 +22,43 @@
 
   B.redraw = () => render(new Set(["redraw"]));
 
+  const G = window.GKLive;
+  let lastDrawn = null;
   function render(whys) {
     const st = live.state || {};
     const status = live.status || {};
     const badge = $("status-badge");
-    badge.textContent = status.state || "unknown";
-    badge.className = "badge " + (status.state === "online" ? "online" : "offline");
-    $("game-name").textContent = st.game ? (st.view && st.view.title) || st.game : "no game yet";
-    window.GKLive.renderCommon(live);
+    G.setText(badge, status.state || "unknown");
+    const badgeClass = "badge " + (status.state === "online" ? "online" : "offline");
+    if (badge.className !== badgeClass) badge.className = badgeClass;
+    G.setText($("game-name"), st.game ? (st.view && st.view.title) || st.game : "no game yet");
+    G.renderCommon(live);
+    // From the stream, each part drawn from the same inputs as before is kept (B.draw, G.changed);
+    // B.redraw (a tap's own choice, a turned screen) draws them all again.
+    const keep = !!whys && !whys.has("redraw");
     const ctx = {
       canControl, simulate: simulated(), sensors: (live.sensors && live.sensors.sensors) || {},
       legal: canControl ? (st.legal || []) : [],
       act: (action, button) => send("act", { action }, W.action(action, st), button),
       sim: (sensor, value, button) => send("sim", { sensor, value }, W.sensorName(sensor) + " " + W.sensorValue(value), button),
+      keep,
     };
     const drawn = B.draw($("board"), st, ctx);
-    $("board-hint").textContent = drawn.hint || "";
-    if (canControl) renderActions(st, drawn.handled || new Set(), ctx, drawn.buttons || []);
+    G.setText($("board-hint"), drawn.hint || "");
+    // The board's own choices are the drawing's: a board drawn again draws its buttons again too.
+    const fresh = drawn !== lastDrawn || !keep;
+    lastDrawn = drawn;
+    if (canControl) renderActions(st, drawn.handled || new Set(), ctx, drawn.buttons || [], fresh);
     if (canControl) refreshCodes(st);
-    renderSim(ctx);
+    renderSim(ctx, fresh);
     if (!whys || whys.has("sensors") || whys.has("health") || whys.has("snapshot") || whys.has("link")) renderStrip();
   }
 
-  function renderActions(st, handled, ctx, choices) {
+  function renderActions(st, handled, ctx, choices, fresh) {
     const box = $("actions");
+    const key = JSON.stringify([st.game, st.players, st.view, st.legal, [...handled], st.over, st.waiting_for,
+                                st.expects, !!(st.gm && st.gm.paused), ctx.simulate]);
+    if (!G.changed(box, key) && !fresh) return;
     box.innerHTML = "";
     if (!st.game) { box.textContent = "Start a new game below."; return; }
     for (const [id, label, onClick] of choices) box.appendChild(window.GKBoards.choiceButton(id, label, onClick));
@@ -102,9 +115,12 @@
   }
 
   // The virtual board: one row per piece of hardware, with the moves a person makes on the real one.
-  function renderSim(ctx) {
+  function renderSim(ctx, fresh) {
     const card = $("sim");
     if (!card) return;
+    const values = {};
+    for (const id of Object.keys(ctx.sensors)) values[id] = (ctx.sensors[id] || {}).value;
+    if (!G.changed(card, JSON.stringify([(live.state || {}).game, (live.state || {}).expects, ctx.simulate, values])) && !fresh) return;
     // Only the hardware the game in play senses; graveyard dogs has none.
     const game = (live.state || {}).game;
     const uses = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[game] ||
@@ -197,35 +213,44 @@
     links.panel = live.broker || "connected";
     const linkText = l => (l && typeof l === "object") ? (l.state || W.value(l)) + (l.last_error ? " (" + l.last_error + ")" : "") : W.value(l);
     const simulated = k => !!(links[k] && typeof links[k] === "object" && links[k].simulated);
-    $("links").textContent = Object.keys(links).map(k => W.linkName(k, simulated(k)) + ": " + linkText(links[k])).join(" · ");
-    $("warnings").textContent = (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · ");
+    G.setText($("links"), Object.keys(links).map(k => W.linkName(k, simulated(k)) + ": " + linkText(links[k])).join(" · "));
+    G.setText($("warnings"), (h.warnings || []).map(w => typeof w === "string" ? w : W.value(w)).join(" · "));
     const tbody = document.querySelector("#sensors tbody");
     const other = document.querySelector("#sensors-other tbody");
     // Value and age from the same code as the self-test page (GKLive.sensorFacts), so the two agree.
     const facts = window.GKLive.sensorFacts(live.sensors);
     // The current game's sensors first; the rest of the board's sensors under a fold.
     const mine = id => window.GKLive.gameReads((live.state || {}).game, id);
-    tbody.innerHTML = "";
-    if (other) other.innerHTML = "";
-    let others = 0;
+    // Each sensor keeps its row, drawn every second ("changed 3 s ago"): only the words that changed are
+    // written, so a second that changes nothing lays nothing out. A cell's first text is its words; what
+    // gm.js adds after them ("out of service") stays.
+    const shown = [], folded = [];
     for (const id of Object.keys(facts)) {
       const f = facts[id];
-      const tr = document.createElement("tr");
-      tr.dataset.sensor = id;
-      const source = W.sourceName(f.source, simulated(f.source));
-      for (const [cls, text] of [["id", W.sensorName(id)], ["value", f.value], ["changed", f.changed], ["source", source]]) {
-        const td = document.createElement("td");
-        td.className = cls;
-        td.textContent = text;
-        tr.appendChild(td);
+      let tr = stripRows.get(id);
+      if (!tr) {
+        tr = document.createElement("tr");
+        tr.dataset.sensor = id;
+        for (const cls of ["id", "value", "changed", "source"]) {
+          const td = document.createElement("td");
+          td.className = cls;
+          td.appendChild(document.createTextNode(""));
+          tr.appendChild(td);
+        }
+        stripRows.set(id, tr);
       }
-      if (f.offline) tr.className = "stale";  // only an unreachable source: a sensor at rest is not stale
-      if (mine(id) || !other) tbody.appendChild(tr);
-      else { other.appendChild(tr); others += 1; }
+      const texts = [W.sensorName(id), f.value, f.changed, W.sourceName(f.source, simulated(f.source))];
+      texts.forEach((text, i) => { const words = tr.children[i].firstChild; if (words.data !== text) words.data = text; });
+      tr.classList.toggle("stale", !!f.offline);  // only an unreachable source: a sensor at rest is not stale
+      (mine(id) || !other ? shown : folded).push(tr);
     }
-    if ($("other-sensors")) $("other-sensors").hidden = !others;
+    for (const id of [...stripRows.keys()]) if (!(id in facts)) stripRows.delete(id);
+    G.place(tbody, shown);
+    if (other) G.place(other, folded);
+    if ($("other-sensors")) $("other-sensors").hidden = !folded.length;
     $("sensors").hidden = !tbody.childNodes.length;  // graveyard dogs reads no sensor
   }
+  const stripRows = new Map();  // sensor id -> its row
 
   const ng = $("new-game");
   if (ng) {

@@ -60,8 +60,11 @@ def speakers() -> Speakers:
     return found
 
 
-def _cues_only(item: Item) -> list[Item | tuple[str, Any]] | None:
-    return [item] if item.kind in ("effects", "link", "speaker") else None
+CUE_KINDS = frozenset({"effects", "link", "speaker"})
+
+
+def _is_cue(item: Item) -> bool:
+    return item.kind in CUE_KINDS
 
 
 @bp.get("/t/<table>/effects/stream")
@@ -73,7 +76,7 @@ def effects_stream(table: str) -> Response:
         # Only when there is one: a page that opens its stream takes the table to have none.
         return [("speaker", {"on": True})] if known.has(table) else []
 
-    response = stream(view, table, first=first, filter_item=_cues_only, snapshot=False)
+    response = stream(view, table, first=first, snapshot=False, wants=_is_cue)
     if request.args.get("speaker") == "1":
         known.opened(view, table)
         # Called when the stream ends, the page gone or switched off: the table has one speaker fewer.

@@ -39,6 +39,9 @@ from .common import form_again, known_table, mqtt_view, settings
 
 bp = Blueprint("player", __name__)
 
+# Changes a player's stream never carries (see ``wants`` in ``me_stream``).
+NOT_FOR_PLAYERS = frozenset({"effects", "sensors", "health"})
+
 # A phone whose player the referee left out of the next game (docs/panel.md, "A new game with the same players").
 NOT_PLAYING = "you are not playing this game"
 
@@ -197,20 +200,25 @@ def me_stream(table: str) -> Response:
         game_id = (view.state(table) or {}).get("game_id")
         return [("private", _open(settings_now.token_for(table), view, table, seat, game_id))]
 
+    def wants(item: Item) -> bool:
+        # Cues have a stream of their own (views/effects.py); another seat's sealed view is not this page's;
+        # nothing on a player's page shows the table's sensors or health (the snapshot still has them).
+        if item.kind == "private_changed":
+            return bool(item.data.get("seat") == seat)
+        return item.kind not in NOT_FOR_PLAYERS
+
     def filter_item(item: Item) -> list[Item | tuple[str, Any]] | None:
         if item.kind == "private_changed":
-            return list(opened()) if item.data.get("seat") == seat else None
+            return list(opened())
         if item.kind == "seats_changed":
             return None if still_seated() else [("left", {"reason": why_gone()})]
         if item.kind == "state" and not still_seated():
             if carried():
                 return [item, ("moved", {"reason": "a new game started, and you play in it"})]
             return [item, ("left", {"reason": why_gone()})]
-        if item.kind == "effects":
-            return None  # cues have a stream of their own (views/effects.py)
         return [item]
 
-    return stream(view, table, first=opened, filter_item=filter_item)
+    return stream(view, table, first=opened, filter_item=filter_item, wants=wants)
 
 
 def _open(token: str | None, view: MqttView, table: str, seat: int, game_id: str | None) -> dict[str, Any]:

@@ -154,15 +154,16 @@ def api_table(table: str) -> Response:
     return jsonify(mqtt_view().snapshot(table))
 
 
-def _public(item: Item) -> list[Item | tuple[str, Any]] | None:
-    # Spectators learn that a seat's sealed view changed from the topic name anyway; they need not be told,
-    # nor when someone joins or leaves a seat.
-    if item.kind in ("private_changed", "seats_changed", "effects"):  # cues: their own stream (views/effects.py)
-        return None
-    return [item]
+# Spectators learn that a seat's sealed view changed from the topic name anyway; they need not be told,
+# nor when someone joins or leaves a seat. Cues have a stream of their own (views/effects.py).
+NOT_PUBLIC = frozenset({"private_changed", "seats_changed", "effects"})
+
+
+def _public(item: Item) -> bool:
+    return item.kind not in NOT_PUBLIC
 
 
 @bp.get("/t/<table>/stream")
 def table_stream(table: str) -> Response:
     known_table(table)
-    return stream(mqtt_view(), table, filter_item=_public)
+    return stream(mqtt_view(), table, wants=_public)

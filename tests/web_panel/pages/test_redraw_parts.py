@@ -1,0 +1,86 @@
+"""A state redraws only the parts of a page it changed (docs/panel.md, "A state redraws only what it changed").
+
+Each part is marked in the page (a property on its element), then the table publishes: a part whose
+inputs did not change keeps its marked element; one whose inputs changed is drawn again.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from controller.games import Action
+from tests.web_panel.support.browser import open_page
+from tests.web_panel.support.engine_state import play, public_state
+from tests.web_panel.support.fake_table import FakeTable
+from web_panel.server import PanelServer
+
+pytestmark = pytest.mark.browser
+
+KEPT = "(sel) => { const el = document.querySelector(sel); return !!el && el.__kept === true; }"
+MARK = "(sel) => { document.querySelector(sel).__kept = true; }"
+
+
+@pytest.fixture
+def page(pages: Any) -> Any:
+    return pages(390, 844, mobile=True)
+
+
+def _waiting_for(page: Any, text: str) -> None:
+    page.wait_for_function("(t) => document.getElementById('waiting-for').textContent === t", arg=text)
+
+
+def test_a_state_that_changes_only_words_keeps_the_board_and_the_log(page: Any, served: PanelServer,
+                                                                      fake: FakeTable) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    open_page(page, served.url + f"t/{fake.table}")
+    page.wait_for_selector("svg#board g.cell")
+    fake.event("turn_started", {"player": 0})
+    page.wait_for_selector("#log li")
+    page.evaluate(MARK, "svg#board g.cell")
+    page.evaluate(MARK, "#log li")
+
+    # The same game, the same view: only the words of what the table waits for.
+    same = public_state(g, fake.table, 1)
+    same["waiting_for"] = "Ann thinks."
+    fake.state(**same)
+    _waiting_for(page, "Ann thinks.")
+    assert page.evaluate(KEPT, "svg#board g.cell"), "the board was drawn again for a state that changed nothing on it"
+    assert page.evaluate(KEPT, "#log li"), "the log's line was made again"
+
+    # A move: the view changes, so the board is drawn again; the log keeps its line and adds the new one.
+    g.apply(Action("roll", 0))
+    fake.event("dice_rolled", {"player": 0, "number": g.public_view()["dice"]["number"]})
+    moved = public_state(g, fake.table, 2)
+    fake.state(**moved)
+    _waiting_for(page, moved["waiting_for"])
+    assert not page.evaluate(KEPT, "svg#board g.cell")
+    assert page.locator("#log li").count() == 2
+    assert page.evaluate(KEPT, "#log li:last-child"), "the older line was made again"
+    assert not page.evaluate(KEPT, "#log li:first-child")
+    assert "Dice rolled" in page.text_content("#log li:first-child")
+    assert page.get_attribute("svg#board", "data-drawn-width") == str(round(page.evaluate(
+        "document.getElementById('board').getBoundingClientRect().width")))
+
+
+def test_the_sensor_strip_keeps_its_rows_and_writes_only_what_changed(page: Any, served: PanelServer,
+                                                                      fake: FakeTable) -> None:
+    now = time.time()
+    sensors = {"tomb.wolf": {"value": "end_b", "changed": 990.0, "seen": 995.0, "source": "gpio", "online": True},
+               "launcher": {"value": "armed", "changed": 100.0, "seen": 100.0, "source": "mcu", "online": True}}
+    fake.publish("sensors", {"time": now, "monotonic": 1000.0, "sensors": sensors})
+    open_page(page, served.url + f"t/{fake.table}")
+    page.wait_for_selector('tr[data-sensor="launcher"]')
+    page.evaluate(MARK, 'tr[data-sensor="launcher"]')
+    launched = {**sensors, "launcher": {**sensors["launcher"], "value": "launched", "changed": 999.0,
+                                        "online": False}}
+    fake.publish("sensors", {"time": now + 1, "monotonic": 1001.0, "sensors": launched})
+    page.wait_for_function(
+        "document.querySelector('tr[data-sensor=\"launcher\"] td.value').textContent.startsWith('launched')")
+    assert page.evaluate(KEPT, 'tr[data-sensor="launcher"]'), "the row was made again"
+    launcher = page.locator('tr[data-sensor="launcher"]')
+    assert "(offline)" in launcher.text_content() and launcher.get_attribute("class") == "stale"
+    assert page.locator("#sensors tbody tr").count() == 2
