@@ -53,7 +53,8 @@
     if (svg.getAttribute("viewBox") !== viewBox) svg.setAttribute("viewBox", viewBox);
     watch(svg);
     let r = onScreen.get(svg);
-    if (!r || r.viewBox !== viewBox || !(r.width > 0)) {
+    // Without a ResizeObserver nothing would tell a kept size is out of date: every drawing asks.
+    if (!r || r.viewBox !== viewBox || !(r.width > 0) || !window.ResizeObserver) {
       const rect = svg.getBoundingClientRect();
       r = { width: rect.width, height: rect.height, viewBox };
       onScreen.set(svg, r);

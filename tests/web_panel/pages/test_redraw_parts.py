@@ -84,3 +84,21 @@ def test_the_sensor_strip_keeps_its_rows_and_writes_only_what_changed(page: Any,
     launcher = page.locator('tr[data-sensor="launcher"]')
     assert "(offline)" in launcher.text_content() and launcher.get_attribute("class") == "stale"
     assert page.locator("#sensors tbody tr").count() == 2
+
+
+def test_the_board_follows_a_new_width_with_and_without_a_resize_observer(pages: Any, served: PanelServer,
+                                                                           fake: FakeTable) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    fits = ("(w) => { const b = document.getElementById('board');"
+            " const now = Math.round(b.getBoundingClientRect().width);"
+            " return now !== w && Number(b.dataset.drawnWidth) === now; }")
+    for observer in (True, False):
+        page = pages(1000, 900)
+        if not observer:  # a browser without one: every drawing asks for the board's size
+            page.add_init_script("delete window.ResizeObserver")
+        open_page(page, served.url + f"t/{fake.table}")
+        page.wait_for_selector("svg#board g.cell")
+        before = int(page.get_attribute("svg#board", "data-drawn-width"))
+        page.set_viewport_size({"width": 500, "height": 900})
+        page.wait_for_function(fits, arg=before)
