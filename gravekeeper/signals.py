@@ -32,8 +32,8 @@ def _pending(signum: int, frame: FrameType | None) -> None:
 class StopOnSignals:
     """Sets ``stop`` when one of ``signals`` arrives, for as long as it is entered.
 
-    ``received`` is the first signal's number. Enter it once, from the main thread (``signal`` allows
-    handlers and the wakeup socket nowhere else); leaving puts back what was there before.
+    ``received`` is the first signal's number. Enter it from the main thread (``signal`` allows handlers
+    and the wakeup socket nowhere else), and not inside itself; leaving puts back what was there before.
     """
 
     def __init__(self, stop: threading.Event, signals: Iterable[int] = (signal.SIGTERM, signal.SIGINT)) -> None:
@@ -41,15 +41,12 @@ class StopOnSignals:
         self._signals = tuple(signals)
         self._previous: dict[int, Any] = {}
         self._old_fd = -1
-        self._read, self._write = socket.socketpair()
-        self._write.setblocking(False)  # set_wakeup_fd wants it so: a full socket drops, never blocks
-        self._thread = threading.Thread(target=self._watch, name="stop-on-signals", daemon=True)
         self.received: int | None = None
 
-    def _watch(self) -> None:
+    def _watch(self, read: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while True:
-                got = self._read.recv(64)
+                got = read.recv(64)
                 if not got:  # closed: left
                     return
                 ours = [n for n in got if n in self._signals]  # any other signal with a Python handler: not ours
@@ -59,6 +56,10 @@ class StopOnSignals:
                     self._stop.set()
 
     def __enter__(self) -> Self:
+        # The socket and its reader exist only while entered: an object made and never entered holds nothing.
+        self._read, self._write = socket.socketpair()
+        self._write.setblocking(False)  # set_wakeup_fd wants it so: a full socket drops, never blocks
+        self._thread = threading.Thread(target=self._watch, args=(self._read,), name="stop-on-signals", daemon=True)
         self._old_fd = signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
         for sig in self._signals:
             self._previous[sig] = signal.signal(sig, _pending)
@@ -69,6 +70,7 @@ class StopOnSignals:
                  tb: TracebackType | None) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
+        self._previous.clear()
         signal.set_wakeup_fd(self._old_fd)
         self._write.close()  # the watcher reads the end and returns
         self._thread.join(5)

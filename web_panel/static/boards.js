@@ -221,14 +221,6 @@
     });
   }
 
-  // A state's view is drawn a few times (its state, then each sealed view that follows it): written once.
-  const written = new WeakMap();
-  function text(v) {
-    if (!v || typeof v !== "object") return JSON.stringify(v);
-    let t = written.get(v);
-    if (t === undefined) { t = JSON.stringify(v); written.set(v, t); }
-    return t;
-  }
   // Everything a drawing is made from, as one string: the game's public view and names, the moves offered,
   // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
   // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
@@ -242,7 +234,7 @@
     for (const id of Object.keys(ctx.sensors || {})) if (reads(id)) sensors[id] = (ctx.sensors[id] || {}).value;
     return JSON.stringify([st.game, st.game_id, st.players, ctx.seat, !!ctx.canControl, !!ctx.simulate, sensors,
                            B.proposal, W.cardTitles, window.innerWidth, window.devicePixelRatio]) +
-      text(st.view) + text(ctx.legal || []);
+      window.GKLive.json(st.view) + window.GKLive.json(ctx.legal || []);
   }
   const made = new WeakMap();  // svg -> {key, drawn, width}: what it was last drawn from
 

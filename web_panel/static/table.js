@@ -56,8 +56,8 @@
 
   function renderActions(st, handled, ctx, choices, fresh) {
     const box = $("actions");
-    const key = JSON.stringify([st.game, st.players, st.view, st.legal, [...handled], st.over, st.waiting_for,
-                                st.expects, !!(st.gm && st.gm.paused), ctx.simulate]);
+    const key = JSON.stringify([st.game, st.players, [...handled], st.over, st.waiting_for, st.expects,
+                                !!(st.gm && st.gm.paused), ctx.simulate]) + G.json(st.view) + G.json(st.legal);
     if (!G.changed(box, key) && !fresh) return;
     box.innerHTML = "";
     if (!st.game) { box.textContent = "Start a new game below."; return; }

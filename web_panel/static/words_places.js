@@ -148,14 +148,10 @@
     }
     return [];
   }
-  const diceDrawn = new WeakMap();  // box -> the faces drawn in it: the same dice are not drawn again
   /** Fill ``box`` with the dice drawn, or a dash. */
   function drawDice(box, view) {
-    const faces = diceOf(view || {});
-    const key = JSON.stringify(faces);
-    if (diceDrawn.get(box) === key) return;
-    diceDrawn.set(box, key);
     box.innerHTML = "";
+    const faces = diceOf(view || {});
     if (!faces.length) { box.textContent = "—"; return; }
     for (const [face, word] of faces) box.appendChild(die(face, word));
   }
