@@ -221,6 +221,17 @@
     });
   }
 
+  // A state's parts are compared a few times a state (its board, its moves, then each sealed view that
+  // follows it): each object the stream brought is written out once. boards.js, not live.js, keeps it:
+  // the board editor draws boards without a live stream.
+  const written = new WeakMap();
+  /** ``JSON.stringify(v)``, kept for each object: the stream's objects are never changed in place. */
+  function json(v) {
+    if (!v || typeof v !== "object") return JSON.stringify(v);
+    let t = written.get(v);
+    if (t === undefined) { t = JSON.stringify(v); written.set(v, t); }
+    return t;
+  }
   // Everything a drawing is made from, as one string: the game's public view and names, the moves offered,
   // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
   // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
@@ -234,7 +245,7 @@
     for (const id of Object.keys(ctx.sensors || {})) if (reads(id)) sensors[id] = (ctx.sensors[id] || {}).value;
     return JSON.stringify([st.game, st.game_id, st.players, ctx.seat, !!ctx.canControl, !!ctx.simulate, sensors,
                            B.proposal, W.cardTitles, window.innerWidth, window.devicePixelRatio]) +
-      window.GKLive.json(st.view) + window.GKLive.json(ctx.legal || []);
+      json(st.view) + json(ctx.legal || []);
   }
   const made = new WeakMap();  // svg -> {key, drawn, width}: what it was last drawn from
 
@@ -301,7 +312,7 @@
   window.addEventListener("resize", redrawSoon);
 
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
-  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, choiceButton, proposal: null, redraw: function () {},
+  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, choiceButton, json, proposal: null, redraw: function () {},
               minUnits: () => minUnits };
   window.GKBoards = B;
 })();

@@ -308,16 +308,6 @@
     drawnFrom.set(el, key);
     return true;
   }
-  // A state's parts are compared a few times a state (its board, its moves, then each sealed view that
-  // follows it): each object the stream brought is written out once.
-  const written = new WeakMap();
-  /** ``JSON.stringify(v)``, kept for each object: the stream's objects are never changed in place. */
-  function json(v) {
-    if (!v || typeof v !== "object") return JSON.stringify(v);
-    let t = written.get(v);
-    if (t === undefined) { t = JSON.stringify(v); written.set(v, t); }
-    return t;
-  }
   /** A write of the same words still makes the browser lay the page out again: only words that differ. */
   function setText(el, text) {
     if (el.textContent !== text) el.textContent = text;
@@ -355,7 +345,7 @@
     const dice = $("dice");
     if (dice) {
       // Dice drawn as dice, where the page has the drawings; the same dice are not drawn again.
-      if (W.drawDice) { if (changed(dice, json(W.diceOf(st.view || {})))) W.drawDice(dice, st.view || {}); }
+      if (W.drawDice) { if (changed(dice, JSON.stringify(W.diceOf(st.view || {})))) W.drawDice(dice, st.view || {}); }
       else setText(dice, diceText((st.view || {})));
     }
     const wait = $("waiting-for");
@@ -515,5 +505,4 @@
   window.GKLive.changed = changed;
   window.GKLive.setText = setText;
   window.GKLive.place = place;
-  window.GKLive.json = json;
 })();

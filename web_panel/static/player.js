@@ -126,7 +126,7 @@
     // (Superstition's "Place your Whammy…") are the drawing's, so a board drawn again draws them again too.
     const handKey = JSON.stringify([seated, legal, [...(drawn.handled || [])], st.game, st.players, st.current_player,
                                     st.over, st.waiting_for, !!(st.gm && st.gm.paused), onVirtualBoard(st),
-                                    W.cardTitles]) + window.GKLive.json(mine) + window.GKLive.json(st.view);
+                                    W.cardTitles]) + B.json(mine) + B.json(st.view);
     const fresh = drawn !== lastDrawn || !keep;
     if (window.GKLive.changed($("actions"), handKey) || fresh) {
       renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);

@@ -57,7 +57,7 @@
   function renderActions(st, handled, ctx, choices, fresh) {
     const box = $("actions");
     const key = JSON.stringify([st.game, st.players, [...handled], st.over, st.waiting_for, st.expects,
-                                !!(st.gm && st.gm.paused), ctx.simulate]) + G.json(st.view) + G.json(st.legal);
+                                !!(st.gm && st.gm.paused), ctx.simulate]) + B.json(st.view) + B.json(st.legal);
     if (!G.changed(box, key) && !fresh) return;
     box.innerHTML = "";
     if (!st.game) { box.textContent = "Start a new game below."; return; }
