@@ -26,11 +26,16 @@ of its own: the panel's hop alone), and the state there; the event and the state
 each player page (stamped as the page's ``EventSource`` hands them over); and,
 per page, from its event message to the notice changed (the page's own part).
 
+``--split-cpus`` keeps the table's side (the broker, the controller, the panel, the outside subscriber and
+the raw reader) on the first CPU and the browser on the others, as at a table, where the phones are
+machines of their own: it tells the table's own part of the time from the browser's share of one machine.
+
 ``--phones`` also runs the "many phones" case: ``bench_sse.py`` with that many
 SSE clients spread over ``--phone-tables`` tables on a panel of their own
 (event p99 target 100 ms, and the panel's memory per client).
 
-Usage: ``python bench/bench_board_to_screen.py [--samples N] [--gap-ms MS] [--phones N] [--phone-tables N]``.
+Usage: ``python bench/bench_board_to_screen.py [--samples N] [--gap-ms MS] [--split-cpus] [--phones N]
+[--phone-tables N]``.
 """
 
 from __future__ import annotations
@@ -208,9 +213,23 @@ def row(name: str, data: list[float]) -> str:
     return f"| {name} | {len(data)} | {pct(data, 50):.1f} | {pct(data, 99):.1f} | {max(data):.1f} |"
 
 
+def cpu_split(split: bool) -> tuple[set[int], set[int]] | None:
+    """(the table's CPUs, the browser's) for ``--split-cpus``: the first CPU this process may use, and the rest."""
+    if not split:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit(f"--split-cpus needs two CPUs or more; this process may use {len(cpus)}")
+    return {cpus[0]}, set(cpus[1:])
+
+
 def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     from playwright.sync_api import sync_playwright
 
+    split = cpu_split(args.split_cpus)
+    if split is not None:
+        # Set before anything starts: the broker, the controller's threads, the panel and the readers inherit it.
+        os.sched_setaffinity(0, split[0])
     broker, port = start_mosquitto(tmp)
     hport = bench_sse.free_port()
     panel = svc = receiver = reader = None
@@ -231,8 +250,12 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
             raise SystemExit("controller did not come online")
         receiver.wait_count(topic, 1)  # game_started
         panel = start_panel(port, hport)
+        if split is not None:
+            os.sched_setaffinity(0, split[1])  # Playwright's driver, and the browser it starts, inherit this
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            if split is not None:
+                os.sched_setaffinity(0, split[0])
             try:
                 referee, players = open_pages(browser, f"http://127.0.0.1:{hport}")
                 reader = SseReader(hport, TABLE)
@@ -322,13 +345,17 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
             receiver.close()
         broker.terminate()
         broker.wait(5)
+        if split is not None:
+            os.sched_setaffinity(0, split[0] | split[1])  # the many-phones case after this has every CPU
     pooled = [x for page in screen for x in page]
     drift = max(abs(a[0] - b[0]) for a, b in zip(before, after, strict=True))
     rtt = max(b[1] for b in before + after)
     target = pct(outside, 99) + FRAME_MS
     met = bool(pooled) and misses == 0 and pct(pooled, 99) <= target
+    where = "" if split is None else (f"; the table's side on CPU {sorted(split[0])}, the browser on CPUs "
+                                      f"{sorted(split[1])}")
     print(f"referee's page and {len(players)} player pages ({PHONES_PER_SEAT} per seat) in Chromium, "
-          f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart\n")
+          f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
     print("| settled input -> | samples | p50 ms | p99 ms | max ms |")
     print("|---|---|---|---|---|")
     print(row("the event at an outside MQTT subscriber", outside))
@@ -353,6 +380,8 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=200, help="launcher flips measured (default 200)")
     ap.add_argument("--warmup", type=int, default=10, help="flips before the measured ones (default 10)")
     ap.add_argument("--gap-ms", type=float, default=250.0, help="pause after each flip (default 250 ms)")
+    ap.add_argument("--split-cpus", action="store_true",
+                    help="the table's side on the first CPU, the browser on the others (phones are other machines)")
     ap.add_argument("--phones", type=int, default=500, help="SSE clients of the many-phones case (0: skip it)")
     ap.add_argument("--phone-tables", type=int, default=10, help="tables the phones are spread over")
     ap.add_argument("--phone-events", type=int, default=200, help="events of the many-phones case")
@@ -366,8 +395,8 @@ def main() -> int:
     print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} "
           f"at the start")
-    print(f"command: python bench/bench_board_to_screen.py --samples {args.samples} --phones {args.phones} "
-          f"--phone-tables {args.phone_tables}\n")
+    print(f"command: python bench/bench_board_to_screen.py --samples {args.samples} --gap-ms {args.gap_ms:g}"
+          f"{' --split-cpus' if args.split_cpus else ''} --phones {args.phones} --phone-tables {args.phone_tables}\n")
     ok = board_to_screen(args, tmp)
     if args.phones > 0:
         print(f"\nmany phones: {args.phones} SSE clients over {args.phone_tables} tables on one panel "

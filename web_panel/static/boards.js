@@ -236,7 +236,12 @@
   // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
   // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
   // always draws.
+  // The window's width, as the last resize left it. Reading ``innerWidth`` on a phone's page lays the page
+  // out first (the viewport's width may follow its content), in the middle of a redraw that has just changed
+  // the words; a resize redraws every board anyway (redrawSoon).
+  let windowWidth = null;
   function drawingKey(state, ctx) {
+    if (windowWidth === null) windowWidth = window.innerWidth;
     const st = state || {};
     // A renderer that says which sensors it draws (``reads``) is not drawn again when another one changes:
     // the launcher going up changes nothing on Terror's graveyard, where only the tombs are drawn.
@@ -244,7 +249,7 @@
     const sensors = {};
     for (const id of Object.keys(ctx.sensors || {})) if (reads(id)) sensors[id] = (ctx.sensors[id] || {}).value;
     return JSON.stringify([st.game, st.game_id, st.players, ctx.seat, !!ctx.canControl, !!ctx.simulate, sensors,
-                           B.proposal, W.cardTitles, window.innerWidth, window.devicePixelRatio]) +
+                           B.proposal, W.cardTitles, windowWidth, window.devicePixelRatio]) +
       json(st.view) + json(ctx.legal || []);
   }
   const made = new WeakMap();  // svg -> {key, drawn, width}: what it was last drawn from
@@ -306,6 +311,7 @@
   // A drawing follows the board's width: a phone turned sideways draws it again, with hit areas to match.
   let resizing = null;
   function redrawSoon() {
+    windowWidth = null;
     clearTimeout(resizing);
     resizing = setTimeout(() => B.redraw(), 120);
   }

@@ -37,9 +37,12 @@
       if (main) main.insertBefore(b, main.firstChild);
     }
     const p = gm.paused;
-    b.hidden = !p;
-    if (p) b.textContent = "Paused by the " + (p.by || "referee") + (p.reason ? " (" + p.reason + ")" : "") +
-      ". Every timer has stopped and no move is taken until the game resumes.";
+    // Written only when it changes: this runs every second on every page, and writing the same value
+    // still costs the page a frame.
+    if (b.hidden !== !p) b.hidden = !p;
+    const words = p ? "Paused by the " + (p.by || "referee") + (p.reason ? " (" + p.reason + ")" : "") +
+      ". Every timer has stopped and no move is taken until the game resumes." : null;
+    if (words !== null && b.textContent !== words) b.textContent = words;
   }
 
   // ----- the table page: the referee's card --------------------------------------------------------

@@ -126,7 +126,7 @@
     // (Superstition's "Place your Whammy…") are the drawing's, so a board drawn again draws them again too.
     const handKey = JSON.stringify([seated, legal, [...(drawn.handled || [])], st.game, st.players, st.current_player,
                                     st.over, st.waiting_for, !!(st.gm && st.gm.paused), onVirtualBoard(st),
-                                    W.cardTitles]) + B.json(mine) + B.json(st.view);
+                                    W.cardTitles]) + heldKey() + B.json(st.view);
     const fresh = drawn !== lastDrawn || !keep;
     if (window.GKLive.changed($("actions"), handKey) || fresh) {
       renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
@@ -188,6 +188,14 @@
     const simulate = !!(live.status && live.status.simulate);
     return simulate && (st.expects || []).length && !(st.gm && st.gm.paused)
       ? " The referee does it on the virtual board." : "";
+  }
+
+  // What the hand and the moves show of the sealed view: not its seq, which every state changes, so that a
+  // view that holds the same cards and moves as before leaves them as they are.
+  function heldKey() {
+    if (!mine || !mine.available) return JSON.stringify(mine ? [false, mine.reason] : null);
+    const pv = mine.view || {};
+    return JSON.stringify([true, pv.seat, pv.game_id]) + B.json(pv.view) + B.json(pv.legal);
   }
 
   function renderHand(st, legal, handled, choices) {

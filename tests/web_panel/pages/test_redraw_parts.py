@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from controller.games import Action
+from controller.protocol.security import join_code
 from tests.web_panel.support.browser import open_page
 from tests.web_panel.support.engine_state import play, public_state
 from tests.web_panel.support.fake_table import FakeTable
@@ -102,3 +103,86 @@ def test_the_board_follows_a_new_width_with_and_without_a_resize_observer(pages:
         before = int(page.get_attribute("svg#board", "data-drawn-width"))
         page.set_viewport_size({"width": 500, "height": 900})
         page.wait_for_function(fits, arg=before)
+
+
+def _sealed(g: Any, seat: int, seq: int) -> dict[str, Any]:
+    return {"seq": seq, "seat": seat, "game_id": "g1", "view": g.player_view(seat),
+            "legal": [a.to_json() for a in g.legal_actions() if a.player == seat]}
+
+
+def test_a_sealed_view_that_only_follows_a_new_state_keeps_the_hand_and_the_moves(
+        page: Any, served: PanelServer, fake: FakeTable, token: str) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    seat = g.current_player
+    fake.state(**public_state(g, fake.table, 5))
+    fake.private(seat, _sealed(g, seat, 5))
+    open_page(page, served.url + f"t/{fake.table}/join")
+    page.fill("#join-code", join_code(token, fake.table, "g1", seat))
+    page.click("button[type=submit]")
+    page.wait_for_selector("#actions button.act")
+    page.evaluate(MARK, "#hand .group")
+    page.evaluate(MARK, "#actions button.act")
+
+    # A state that changes nothing this seat sees (a foul elsewhere, a sensor's words): the seat's sealed view
+    # comes again all the same, with the new seq. It is sent first: the page has it when it has the state.
+    renders = page.evaluate("window.gkLive.renders")
+    fake.private(seat, _sealed(g, seat, 6))
+    fake.state(**public_state(g, fake.table, 6))
+    page.wait_for_function("(n) => window.gkLive.state.seq === 6 && window.gkLive.renders > n", arg=renders)
+    page.wait_for_timeout(300)  # a frame or more, for a redraw of the hand (there must be none) to happen
+    assert page.evaluate(KEPT, "#hand .group"), "the hand was written again for a view that holds the same"
+    assert page.evaluate(KEPT, "#actions button.act"), "the moves were made again"
+
+    # A move changes what the seat may do: the moves are made again.
+    g.apply(Action("roll", seat))
+    fake.state(**public_state(g, fake.table, 7))
+    fake.private(seat, _sealed(g, seat, 7))
+    page.wait_for_function(f"(sel) => !document.querySelector(sel) || document.querySelector(sel).__kept !== true",
+                           arg="#actions button.act")
+
+
+def test_a_redraw_from_the_stream_does_not_ask_for_the_windows_width(page: Any, served: PanelServer,
+                                                                    fake: FakeTable) -> None:
+    """On a phone, reading ``innerWidth`` lays the page out in the middle of a redraw; a resize is what says it."""
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    open_page(page, served.url + f"t/{fake.table}")
+    page.wait_for_selector("svg#board g.cell")
+    page.evaluate("""() => {
+        const own = Object.getOwnPropertyDescriptor(window, "innerWidth");
+        window.__widthReads = 0;
+        Object.defineProperty(window, "innerWidth", {configurable: true,
+            get() { window.__widthReads += 1; return own.get.call(window); }});
+    }""")
+    g.apply(Action("roll", g.current_player))
+    fake.state(**public_state(g, fake.table, 1))
+    page.wait_for_function("() => window.gkLive.state.seq === 1 && window.gkLive.renders > 0")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__widthReads") == 0
+
+    # A turned phone: the next drawing reads the new width, once, and fits the board to it.
+    before = int(page.get_attribute("svg#board", "data-drawn-width"))
+    page.set_viewport_size({"width": 360, "height": 780})
+    page.wait_for_function("(w) => Number(document.getElementById('board').dataset.drawnWidth) !== w", arg=before)
+    assert page.evaluate("window.__widthReads") >= 1
+
+
+def test_an_idle_page_writes_nothing_each_second(page: Any, served: PanelServer, fake: FakeTable) -> None:
+    """The paused banner is checked every second on every page; writing it unchanged costs each page a frame."""
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    open_page(page, served.url + f"t/{fake.table}")
+    page.wait_for_selector("#gm-paused", state="attached")
+    page.evaluate("""() => {
+        window.__writes = 0;
+        new MutationObserver(records => { window.__writes += records.length; })
+            .observe(document.getElementById("gm-paused"), {attributes: true, childList: true, characterData: true,
+                                                            subtree: true});
+    }""")
+    page.wait_for_timeout(2500)  # two of gm.js's one-second checks at least
+    assert page.evaluate("window.__writes") == 0
+    paused = public_state(g, fake.table, 1)
+    paused["gm"] = {"paused": {"by": "referee", "reason": "a phone call"}}
+    fake.state(**paused)
+    page.wait_for_selector("#gm-paused:not([hidden])")
+    assert "a phone call" in page.text_content("#gm-paused")
