@@ -137,7 +137,7 @@ def test_a_sealed_view_that_only_follows_a_new_state_keeps_the_hand_and_the_move
     g.apply(Action("roll", seat))
     fake.state(**public_state(g, fake.table, 7))
     fake.private(seat, _sealed(g, seat, 7))
-    page.wait_for_function(f"(sel) => !document.querySelector(sel) || document.querySelector(sel).__kept !== true",
+    page.wait_for_function("(sel) => !document.querySelector(sel) || document.querySelector(sel).__kept !== true",
                            arg="#actions button.act")
 
 
