@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from controller.games import Action
+from controller.games import Action, Game
 from controller.protocol.security import join_code
 from tests.web_panel.support.browser import open_page
 from tests.web_panel.support.engine_state import play, public_state
@@ -29,16 +29,22 @@ def page(pages: Any) -> Any:
     return pages(390, 844, mobile=True)
 
 
+def _table_page(page: Any, served: PanelServer, fake: FakeTable) -> Game:
+    """The table's page, open on a game of Terror one move in, its board drawn."""
+    g = play("terror", ["Ann", "Bo"], 1)
+    fake.state(**public_state(g, fake.table, 0))
+    open_page(page, served.url + f"t/{fake.table}")
+    page.wait_for_selector("svg#board g.cell")
+    return g
+
+
 def _waiting_for(page: Any, text: str) -> None:
     page.wait_for_function("(t) => document.getElementById('waiting-for').textContent === t", arg=text)
 
 
 def test_a_state_that_changes_only_words_keeps_the_board_and_the_log(page: Any, served: PanelServer,
                                                                       fake: FakeTable) -> None:
-    g = play("terror", ["Ann", "Bo"], 1)
-    fake.state(**public_state(g, fake.table, 0))
-    open_page(page, served.url + f"t/{fake.table}")
-    page.wait_for_selector("svg#board g.cell")
+    g = _table_page(page, served, fake)
     fake.event("turn_started", {"player": 0})
     page.wait_for_selector("#log li")
     page.evaluate(MARK, "svg#board g.cell")
@@ -144,10 +150,7 @@ def test_a_sealed_view_that_only_follows_a_new_state_keeps_the_hand_and_the_move
 def test_a_redraw_from_the_stream_does_not_ask_for_the_windows_width(page: Any, served: PanelServer,
                                                                     fake: FakeTable) -> None:
     """On a phone, reading ``innerWidth`` lays the page out in the middle of a redraw; a resize is what says it."""
-    g = play("terror", ["Ann", "Bo"], 1)
-    fake.state(**public_state(g, fake.table, 0))
-    open_page(page, served.url + f"t/{fake.table}")
-    page.wait_for_selector("svg#board g.cell")
+    g = _table_page(page, served, fake)
     page.evaluate("""() => {
         const own = Object.getOwnPropertyDescriptor(window, "innerWidth");
         window.__widthReads = 0;
@@ -160,7 +163,7 @@ def test_a_redraw_from_the_stream_does_not_ask_for_the_windows_width(page: Any, 
     page.wait_for_timeout(300)
     assert page.evaluate("window.__widthReads") == 0
 
-    # A turned phone: the next drawing reads the new width, once, and fits the board to it.
+    # A turned phone: the next drawing reads the new width and fits the board to it.
     before = int(page.get_attribute("svg#board", "data-drawn-width"))
     page.set_viewport_size({"width": 360, "height": 780})
     page.wait_for_function("(w) => Number(document.getElementById('board').dataset.drawnWidth) !== w", arg=before)
@@ -169,9 +172,7 @@ def test_a_redraw_from_the_stream_does_not_ask_for_the_windows_width(page: Any, 
 
 def test_an_idle_page_writes_nothing_each_second(page: Any, served: PanelServer, fake: FakeTable) -> None:
     """The paused banner is checked every second on every page; writing it unchanged costs each page a frame."""
-    g = play("terror", ["Ann", "Bo"], 1)
-    fake.state(**public_state(g, fake.table, 0))
-    open_page(page, served.url + f"t/{fake.table}")
+    g = _table_page(page, served, fake)
     page.wait_for_selector("#gm-paused", state="attached")
     page.evaluate("""() => {
         window.__writes = 0;
