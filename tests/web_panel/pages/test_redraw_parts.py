@@ -13,7 +13,7 @@ import pytest
 
 from controller.games import Action, Game
 from controller.protocol.security import join_code
-from tests.web_panel.support.browser import open_page
+from tests.web_panel.support.browser import login, open_page
 from tests.web_panel.support.engine_state import play, public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
@@ -187,3 +187,27 @@ def test_an_idle_page_writes_nothing_each_second(page: Any, served: PanelServer,
     fake.state(**paused)
     page.wait_for_selector("#gm-paused:not([hidden])")
     assert "a phone call" in page.text_content("#gm-paused")
+
+
+def test_a_proposed_moves_bar_stays_above_the_notice_that_grows_the_strip(pages: Any, served: PanelServer,
+                                                                          fake: FakeTable, token: str) -> None:
+    """The referee's strip at the foot of the screen grows with a notice; the confirm bar moves up with it."""
+    page = pages(390, 520, mobile=True)  # short: the confirm bar sits at the foot of the screen, not in its place
+    g = play("terror", ["Ann", "Bo"], 1)
+    g.apply(Action("roll", 0))
+    g.apply(g.legal_actions()[0])
+    fake.state(**public_state(g, fake.table, 2))
+    login(page, served.url, fake.table, token)
+    page.wait_for_selector("svg#board g.legal")
+    move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 0)
+    page.locator(f'svg#board g.legal[data-move="{move.params["to"][0]},{move.params["to"][1]}"]'
+                 ).dispatch_event("click")
+    page.wait_for_selector("#confirm-send")
+    # The notice comes as an event ahead of its state: the move is still offered while it shows.
+    fake.event("mismatch", {"message": "The Wolf tomb moved when nothing was expected.",
+                            "guidance": "Slide the Wolf tomb back to the middle."}, seq=3)
+    page.wait_for_selector("#mismatch:not([hidden])")
+    above = ("() => { const c = document.getElementById('confirm').getBoundingClientRect();"
+             " const a = document.getElementById('attention').getBoundingClientRect();"
+             " return a.height > 40 && c.height > 0 && c.bottom <= a.top + 1; }")
+    page.wait_for_function(above)
