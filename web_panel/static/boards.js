@@ -232,14 +232,14 @@
     if (t === undefined) { t = JSON.stringify(v); written.set(v, t); }
     return t;
   }
-  // Everything a drawing is made from, as one string: the game's public view and names, the moves offered,
-  // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
-  // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
-  // always draws.
   // The window's width, as the last resize left it. Reading ``innerWidth`` on a phone's page lays the page
   // out first (the viewport's width may follow its content), in the middle of a redraw that has just changed
   // the words; a resize redraws every board anyway (redrawSoon).
   let windowWidth = null;
+  // Everything a drawing is made from, as one string: the game's public view and names, the moves offered,
+  // the seat, a proposed move, card titles known, the sensors' values (a tomb on the virtual board), the
+  // window's width. A board's own little choices (the selected pawn) redraw it through B.redraw, which
+  // always draws.
   function drawingKey(state, ctx) {
     if (windowWidth === null) windowWidth = window.innerWidth;
     const st = state || {};
