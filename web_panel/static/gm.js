@@ -214,12 +214,17 @@
     const mine = undo.steps > 0 && undo.last_seat === seat;
     const req = gm.undo_request;
     // A game that is over has no "last move" to ask back: its winner would only be asking to lose.
-    $("gm-ask").hidden = !!st.over || !mine || (req && req.seat === seat);
-    $("gm-player-info").textContent = st.over ? "The game is over."
+    // Written only when they change: this runs with every state, and a write of the same words still costs
+    // the phone a layout.
+    const ask = $("gm-ask"), hide = !!st.over || !mine || !!(req && req.seat === seat);
+    if (ask.hidden !== hide) ask.hidden = hide;
+    const info = st.over ? "The game is over."
       : req && req.seat === seat
       ? "You asked to take back \u201c" + req.move + "\u201d: waiting for the referee."
       : undo.steps ? "The referee can take back " + undo.steps + (undo.steps === 1 ? " move." : " moves.") + (mine ? " The last one was yours." : "")
       : "No move can be taken back now.";
+    const p = $("gm-player-info");
+    if (p.textContent !== info) p.textContent = info;
   }
 
   function render(live) {

@@ -112,6 +112,7 @@
     forgetUndoneReply();
     const st = live.state || {};
     const legal = myLegal();
+    learnCardTitles();
     // A move that needs this player's Charm shows where it goes only in their own view.
     const own = (mine && mine.available && mine.view && mine.view.view) || {};
     const drawState = own.walks && st.view
@@ -122,14 +123,19 @@
     const drawn = B.draw($("board"), drawState, { canControl: false, simulate: false, sensors: {}, legal, act, seat, keep });
     offered = legal;
     window.GKLive.setText($("board-hint"), drawn.hint || "");
-    // The hand and the moves come from the private view and the state's words; the board's own choices
-    // (Superstition's "Place your Whammy…") are the drawing's, so a board drawn again draws them again too.
-    const handKey = JSON.stringify([seated, legal, [...(drawn.handled || [])], st.game, st.players, st.current_player,
-                                    st.over, st.waiting_for, !!(st.gm && st.gm.paused), onVirtualBoard(st),
-                                    W.cardTitles]) + heldKey() + B.json(st.view);
+    // The moves come from the private view and the state's words; the board's own choices (Superstition's
+    // "Place your Whammy…") are the drawing's, so a board drawn again draws them again too.
+    const movesKey = JSON.stringify([seated, legal, [...(drawn.handled || [])], st.game, st.players, st.current_player,
+                                     st.over, st.waiting_for, !!(st.gm && st.gm.paused), onVirtualBoard(st),
+                                     W.cardTitles]) + heldKey() + B.json(st.view);
     const fresh = drawn !== lastDrawn || !keep;
-    if (window.GKLive.changed($("actions"), handKey) || fresh) {
-      renderHand(st, legal, drawn.handled || new Set(), drawn.buttons || []);
+    if (window.GKLive.changed($("actions"), movesKey) || fresh) {
+      renderMoves(st, legal, drawn.handled || new Set(), drawn.buttons || []);
+    }
+    // The hand shows the sealed view alone: the table's words, which change with nearly every state, leave it.
+    const sealed = mine && mine.available ? B.json((mine.view || {}).view) : "";
+    if (window.GKLive.changed($("hand"), JSON.stringify([seated, mine && [mine.available, mine.reason]]) + sealed)) {
+      renderHand();
     }
     lastDrawn = drawn;
     renderYourTurn(st, legal);
@@ -179,7 +185,8 @@
     // only a page without them buzzes here, so a turn never buzzes twice.
     if (myTurn && wasMine === false) buzzUnlessTheCuesDo();
     if (st.game && mine && mine.available) wasMine = myTurn;
-    document.body.dataset.yourTurn = myTurn ? "yes" : "no";
+    const turn = myTurn ? "yes" : "no";
+    if (document.body.dataset.yourTurn !== turn) document.body.dataset.yourTurn = turn;
   }
 
   // Under --simulate there is no real board: what the table waits for from it, the referee does on the
@@ -190,24 +197,27 @@
       ? " The referee does it on the virtual board." : "";
   }
 
-  // What the hand and the moves show of the sealed view: not its seq, which every state changes, so that a
-  // view that holds the same cards and moves as before leaves them as they are.
+  // What the moves show of the sealed view: not its seq, which every state changes, so that a view that
+  // holds the same cards and moves as before leaves them as they are.
   function heldKey() {
     if (!mine || !mine.available) return JSON.stringify(mine ? [false, mine.reason] : null);
     const pv = mine.view || {};
     return JSON.stringify([true, pv.seat, pv.game_id]) + B.json(pv.view) + B.json(pv.legal);
   }
 
-  function renderHand(st, legal, handled, choices) {
-    const hand = $("hand"), box = $("actions");
-    hand.innerHTML = ""; box.innerHTML = "";
+  // Card ids in the moves (and on the board) read better as the titles this player can see.
+  function learnCardTitles() {
+    const pv = (mine && mine.available && mine.view) || {};
+    for (const p of ((pv.view || {}).you || {}).pawns || []) for (const c of p.cards || []) W.cardTitles[c.id] = c.title;
+  }
+
+  function renderHand() {
+    const hand = $("hand");
+    hand.innerHTML = "";
     if (!seated) { hand.textContent = "You have no seat in this game."; return; }
     if (!mine) { hand.textContent = "Waiting for your private view…"; return; }
     if (!mine.available) { hand.textContent = mine.reason; return; }
-    const pv = mine.view || {};
-    // Card ids in the actions read better as the titles this player can see.
-    for (const p of ((pv.view || {}).you || {}).pawns || []) for (const c of p.cards || []) W.cardTitles[c.id] = c.title;
-    const groups = secrets(pv.view || {});
+    const groups = secrets((mine.view || {}).view || {});
     if (!groups.length) hand.textContent = "Nothing secret in your hand right now.";
     for (const [group, items] of groups) {
       const g = document.createElement("div");
@@ -220,6 +230,13 @@
         hand.appendChild(el);
       }
     }
+  }
+
+  function renderMoves(st, legal, handled, choices) {
+    const box = $("actions");
+    box.innerHTML = "";
+    if (!seated || !mine || !mine.available) return;  // the hand says why
+    const pv = mine.view || {};
     // A board's own choices first (Superstition's "Place your Whammy…"): they change what a tap on it does.
     for (const [id, label, onClick] of choices) box.appendChild(B.choiceButton(id, label, onClick));
     legal.forEach((a, i) => {

@@ -139,10 +139,19 @@ def test_a_sealed_view_that_only_follows_a_new_state_keeps_the_hand_and_the_move
     assert page.evaluate(KEPT, "#hand .group"), "the hand was written again for a view that holds the same"
     assert page.evaluate(KEPT, "#actions button.act"), "the moves were made again"
 
+    # The table's words change (a foul elsewhere, "put the ghost back"): the hand, the sealed view's alone, stays.
+    worded = public_state(g, fake.table, 7)
+    worded["waiting_for"] = "Ann thinks."
+    fake.private(seat, _sealed(g, seat, 7))
+    fake.state(**worded)
+    _waiting_for(page, "Ann thinks.")
+    page.wait_for_timeout(300)
+    assert page.evaluate(KEPT, "#hand .group"), "the hand was written again for the table's new words"
+
     # A move changes what the seat may do: the moves are made again.
     g.apply(Action("roll", seat))
-    fake.state(**public_state(g, fake.table, 7))
-    fake.private(seat, _sealed(g, seat, 7))
+    fake.state(**public_state(g, fake.table, 8))
+    fake.private(seat, _sealed(g, seat, 8))
     page.wait_for_function("(sel) => !document.querySelector(sel) || document.querySelector(sel).__kept !== true",
                            arg="#actions button.act")
 
