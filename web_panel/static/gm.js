@@ -37,12 +37,10 @@
       if (main) main.insertBefore(b, main.firstChild);
     }
     const p = gm.paused;
-    // Written only when it changes: this runs every second on every page, and writing the same value
-    // still costs the page a frame.
-    if (b.hidden !== !p) b.hidden = !p;
-    const words = p ? "Paused by the " + (p.by || "referee") + (p.reason ? " (" + p.reason + ")" : "") +
-      ". Every timer has stopped and no move is taken until the game resumes." : null;
-    if (words !== null && b.textContent !== words) b.textContent = words;
+    // Written only when it changes (GKLive.setHidden, setText): this runs every second on every page.
+    window.GKLive.setHidden(b, !p);
+    if (p) window.GKLive.setText(b, "Paused by the " + (p.by || "referee") + (p.reason ? " (" + p.reason + ")" : "") +
+      ". Every timer has stopped and no move is taken until the game resumes.");
   }
 
   // ----- the table page: the referee's card --------------------------------------------------------
@@ -214,17 +212,13 @@
     const mine = undo.steps > 0 && undo.last_seat === seat;
     const req = gm.undo_request;
     // A game that is over has no "last move" to ask back: its winner would only be asking to lose.
-    // Written only when they change: this runs with every state, and a write of the same words still costs
-    // the phone a layout.
-    const ask = $("gm-ask"), hide = !!st.over || !mine || !!(req && req.seat === seat);
-    if (ask.hidden !== hide) ask.hidden = hide;
-    const info = st.over ? "The game is over."
+    // Written only when they change: this runs with every state.
+    window.GKLive.setHidden($("gm-ask"), !!st.over || !mine || !!(req && req.seat === seat));
+    window.GKLive.setText($("gm-player-info"), st.over ? "The game is over."
       : req && req.seat === seat
       ? "You asked to take back \u201c" + req.move + "\u201d: waiting for the referee."
       : undo.steps ? "The referee can take back " + undo.steps + (undo.steps === 1 ? " move." : " moves.") + (mine ? " The last one was yours." : "")
-      : "No move can be taken back now.";
-    const p = $("gm-player-info");
-    if (p.textContent !== info) p.textContent = info;
+      : "No move can be taken back now.");
   }
 
   function render(live) {

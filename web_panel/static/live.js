@@ -312,6 +312,10 @@
   function setText(el, text) {
     if (el.textContent !== text) el.textContent = text;
   }
+  /** The same for showing and hiding: setting ``hidden`` to what it already is still costs a frame. */
+  function setHidden(el, hidden) {
+    if (el.hidden !== hidden) el.hidden = hidden;
+  }
 
   /** The parts every page shows the same way: banners, turn, dice, waiting, log. */
   function renderCommon(live) {
@@ -326,7 +330,7 @@
     const mm = mismatchNow(live.events, st);
     const banner = $("mismatch");
     if (banner) {
-      if (banner.hidden !== !mm) banner.hidden = !mm;
+      setHidden(banner, !mm);
       if (mm) {
         setText($("mismatch-message"), mm.message || "The board and the game disagree.");
         setText($("mismatch-guidance"), mm.guidance || "");
@@ -334,7 +338,7 @@
     }
     const over = $("over");
     if (over) {
-      if (over.hidden !== !st.over) over.hidden = !st.over;
+      setHidden(over, !st.over);
       if (st.over) {
         const names = (st.winners || []).map(s => W.playerName(st, s));
         setText(over, names.length ? "Game over: " + names.join(" and ") + (names.length > 1 ? " win." : " wins.") : "Game over.");
@@ -489,6 +493,11 @@
    *  puts the others under a fold, and the game master is offered only these to mark broken. An unknown
    *  game reads them all, so nothing is hidden from the referee. */
   const READS = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] };
+  /** The kinds of hardware ``game`` reads (all the virtual board knows for a game not known here). */
+  function sensorKinds(game) {
+    return READS[game] || ["tomb", "launcher", "chute", "trap"];
+  }
+  /** Whether ``game`` reads sensor ``id`` (every sensor, with no game or one not known here). */
   function gameReads(game, id) {
     const kinds = READS[game];
     return !kinds || kinds.includes(String(id).split(".")[0]);
@@ -497,6 +506,7 @@
   window.GKLive = GKLive;
   window.GKLive.sensorFacts = sensorFacts;
   window.GKLive.gameReads = gameReads;
+  window.GKLive.sensorKinds = sensorKinds;
   /** performance.now() when the table made this state (undefined for a state this page did not receive). */
   window.GKLive.stateMadeAt = st => (st && typeof st === "object" ? madeAt.get(st) : undefined);
   window.GKLive.sendCommand = sendCommand;
@@ -504,5 +514,6 @@
   window.GKLive.renderCommon = renderCommon;
   window.GKLive.changed = changed;
   window.GKLive.setText = setText;
+  window.GKLive.setHidden = setHidden;
   window.GKLive.place = place;
 })();

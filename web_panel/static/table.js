@@ -118,13 +118,13 @@
   function renderSim(ctx, fresh) {
     const card = $("sim");
     if (!card) return;
-    const values = {};
-    for (const id of Object.keys(ctx.sensors)) values[id] = (ctx.sensors[id] || {}).value;
-    if (!G.changed(card, JSON.stringify([(live.state || {}).game, (live.state || {}).expects, ctx.simulate, values])) && !fresh) return;
-    // Only the hardware the game in play senses; graveyard dogs has none.
+    // Only the hardware the game in play senses (GKLive.sensorKinds); graveyard dogs has none. The card is
+    // drawn again when one of those sensors, or what the game expects of them, changes.
     const game = (live.state || {}).game;
-    const uses = { terror: ["tomb", "launcher", "chute"], superstition: ["trap"], dogs: [] }[game] ||
-      ["tomb", "launcher", "chute", "trap"];
+    const uses = G.sensorKinds(game);
+    const values = {};
+    for (const id of Object.keys(ctx.sensors)) if (G.gameReads(game, id)) values[id] = (ctx.sensors[id] || {}).value;
+    if (!G.changed(card, JSON.stringify([game, (live.state || {}).expects, ctx.simulate, values])) && !fresh) return;
     card.hidden = !(ctx.simulate && canControl && uses.length);
     if (card.hidden) return;
     $("sim-hint").textContent = game === "terror"
@@ -247,8 +247,9 @@
     for (const id of [...stripRows.keys()]) if (!(id in facts)) stripRows.delete(id);
     G.place(tbody, shown);
     if (other) G.place(other, folded);
-    if ($("other-sensors")) $("other-sensors").hidden = !folded.length;
-    $("sensors").hidden = !tbody.childNodes.length;  // graveyard dogs reads no sensor
+    // Every second: written only when they change (GKLive.setHidden).
+    if ($("other-sensors")) G.setHidden($("other-sensors"), !folded.length);
+    G.setHidden($("sensors"), !tbody.childNodes.length);  // graveyard dogs reads no sensor
   }
   const stripRows = new Map();  // sensor id -> its row
 
