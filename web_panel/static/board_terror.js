@@ -73,7 +73,11 @@
     el(g, "text", { x, y: y + s * 0.17, "text-anchor": "middle", "font-size": s * 0.5, "font-weight": 700, fill: "#3a2a10" }, "G");
   }
 
+  let now = null;  // the drawing's ctx: a part kept from an earlier drawing acts through the page's latest
+  let chooseNow = new Map();  // "seat,pawn" -> choosing that pawn, for the pawns that can be chosen now
+  const chooser = (si, pi) => () => { selected = [si, pi]; B.proposal = null; B.redraw(); };
   B.renderers.terror = function (svg, st, ctx, el) {
+    now = ctx;
     const v = st.view, b = v.board;
     const ox = 3, oy = 3;
     const size = Math.floor(594 / Math.max(b.rows, b.cols));
@@ -86,75 +90,87 @@
     const legal = ctx.legal || [];
     const proposal = B.proposal && B.proposal.action.kind === "move_pawn" ? B.proposal.action : null;
 
-    for (let r = 0; r < b.rows; r++) {
-      for (let c = 0; c < b.cols; c++) {
-        const t = b.cells[r][c];
-        const colour = t.startsWith("arrow-") || t.startsWith("danger-") ? t.split("-")[1] : null;
-        const g = el(svg, "g", { class: "cell", "data-cell": r + "," + c, "data-type": t });
-        el(g, "rect", { x: X([r, c]) + 1, y: Y([r, c]) + 1, width: size - 2, height: size - 2, rx: 4,
-                        fill: FILL[t] || (t.startsWith("danger-") ? "#5a1d1d" : "#2f4a2a"),
-                        stroke: colour || "#1b2b18", "stroke-width": colour ? 4 : 1 });
-        if (t === "g") { card(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.55); continue; }
-        if (t === "hand") { hand(g, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.8); continue; }
-        const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] || "");
-        // The words of spaces where pawns gather keep to an edge, clear of the pawns (pawnSpots): the Crypt's
-        // at the top left, beside the Headless Ghost; the Gate's, the Entrance's and the Exit's at the foot.
-        const edge = WORD_BAND[t];
-        const labelX = t === "crypt" ? X([r, c]) + 4 : X([r, c]) + size / 2;
-        const labelY = t === "crypt" ? Y([r, c]) + 13 : edge ? Y([r, c]) + size - 4
-          : Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9);
-        if (label) el(g, "text", { x: labelX, y: labelY, "text-anchor": t === "crypt" ? "start" : "middle",
-                                   fill: colour || "#e9e6df", "font-size": edge ? 12 : label.length > 2 ? 14 : 26,
-                                   "font-weight": 700 }, label);
+    // The graveyard's spaces and the platforms' outlines: the same all game long.
+    B.layer(svg, "ground", B.json(b), g => {
+      for (let r = 0; r < b.rows; r++) {
+        for (let c = 0; c < b.cols; c++) {
+          const t = b.cells[r][c];
+          const colour = t.startsWith("arrow-") || t.startsWith("danger-") ? t.split("-")[1] : null;
+          const cg = el(g, "g", { class: "cell", "data-cell": r + "," + c, "data-type": t });
+          el(cg, "rect", { x: X([r, c]) + 1, y: Y([r, c]) + 1, width: size - 2, height: size - 2, rx: 4,
+                           fill: FILL[t] || (t.startsWith("danger-") ? "#5a1d1d" : "#2f4a2a"),
+                           stroke: colour || "#1b2b18", "stroke-width": colour ? 4 : 1 });
+          if (t === "g") { card(cg, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.55); continue; }
+          if (t === "hand") { hand(cg, el, X([r, c]) + size / 2, Y([r, c]) + size / 2, size * 0.8); continue; }
+          const label = t.startsWith("arrow-") ? "➜" : t.startsWith("danger-") ? "!" : (LABEL[t] || "");
+          // The words of spaces where pawns gather keep to an edge, clear of the pawns (pawnSpots): the Crypt's
+          // at the top left, beside the Headless Ghost; the Gate's, the Entrance's and the Exit's at the foot.
+          const edge = WORD_BAND[t];
+          const labelX = t === "crypt" ? X([r, c]) + 4 : X([r, c]) + size / 2;
+          const labelY = t === "crypt" ? Y([r, c]) + 13 : edge ? Y([r, c]) + size - 4
+            : Y([r, c]) + size / 2 + (label.length > 2 ? 5 : 9);
+          if (label) el(cg, "text", { x: labelX, y: labelY, "text-anchor": t === "crypt" ? "start" : "middle",
+                                      fill: colour || "#e9e6df", "font-size": edge ? 12 : label.length > 2 ? 14 : 26,
+                                      "font-weight": 700 }, label);
+        }
       }
-    }
-    // The sliding platforms: their spaces outlined in the platform's colour, then the tomb on its track.
+      // The sliding platforms: their spaces outlined in the platform's colour.
+      for (const name of Object.keys(b.platforms)) {
+        for (const cell of b.platforms[name].cells) {
+          el(g, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6, fill: "none",
+                          stroke: b.platforms[name].colour, "stroke-dasharray": "6 4", "stroke-width": 2, "pointer-events": "none" });
+        }
+      }
+    });
+
+    // Each tomb on its track, and where it can slide (a move, or on the virtual board the physical tomb).
     const moveCells = new Set(legal.filter(a => a.kind === "move_pawn").map(a => a.params.to.join(",")));
+    const spots = [];
     for (const name of Object.keys(b.platforms)) {
       const p = b.platforms[name];
-      for (const cell of p.cells) {
-        el(svg, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6, fill: "none",
-                          stroke: p.colour, "stroke-dasharray": "6 4", "stroke-width": 2, "pointer-events": "none" });
-      }
       const at = (v.tombs || {})[name];
+      // The virtual board slides the physical tomb, which may stand elsewhere than the game says (a mismatch).
+      const sensed = ((ctx.sensors || {})["tomb." + name] || {}).value;
       for (const pos of Object.keys(p.track)) {
         const cell = p.track[pos];
-        const here = pos === at;
         const slide = legal.findIndex(a => a.kind === "move_tomb" && a.params.tomb === name && a.params.to === pos);
-        // The virtual board slides the physical tomb, which may stand elsewhere than the game says (a mismatch).
-        const sensed = ((ctx.sensors || {})["tomb." + name] || {}).value;
-        const canSim = ctx.simulate && ctx.canControl && pos !== (sensed || at) && !moveCells.has(cell.join(","));
-        const g = el(svg, "g", { class: "tomb-spot" + (slide >= 0 || canSim ? " clickable" : ""),
-                                 "data-tomb": name, "data-pos": pos });
+        if (slide >= 0) handled.add(slide);
+        const canSim = !!(ctx.simulate && ctx.canControl && pos !== (sensed || at) && !moveCells.has(cell.join(",")));
+        spots.push({ name, pos, cell, colour: p.colour, here: pos === at, sensed: !!sensed && sensed === pos,
+                     slide: slide >= 0 ? legal[slide] : null, canSim });
+      }
+    }
+    B.layer(svg, "tombs", JSON.stringify(spots), g => {
+      for (const { name, pos, cell, colour, here, sensed, slide, canSim } of spots) {
+        const sg = el(g, "g", { class: "tomb-spot" + (slide || canSim ? " clickable" : ""), "data-tomb": name, "data-pos": pos });
         if (here) {
-          el(g, "rect", { x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3, fill: p.colour, opacity: 0.95 });
-          el(g, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": name.length > 5 ? 10 : 13,
-                          "font-weight": 700, fill: "#000" }, W.tombName(name).toUpperCase());
+          el(sg, "rect", { x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3, fill: colour, opacity: 0.95 });
+          el(sg, "text", { x: X(cell) + size / 2, y: Y(cell) + size - 9, "text-anchor": "middle", "font-size": name.length > 5 ? 10 : 13,
+                           "font-weight": 700, fill: "#000" }, W.tombName(name).toUpperCase());
         }
         if (END[pos]) {
           // The ends of each track are lettered, as the rules call them: end A and end B.
-          el(g, "circle", { cx: X(cell) + 12, cy: Y(cell) + 12, r: 10, fill: "#000", stroke: p.colour, "stroke-width": 2 });
-          el(g, "text", { x: X(cell) + 12, y: Y(cell) + 17, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: p.colour }, END[pos]);
+          el(sg, "circle", { cx: X(cell) + 12, cy: Y(cell) + 12, r: 10, fill: "#000", stroke: colour, "stroke-width": 2 });
+          el(sg, "text", { x: X(cell) + 12, y: Y(cell) + 17, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: colour }, END[pos]);
         }
-        if (!here && slide >= 0) {
-          el(g, "rect", { x: X(cell) + 3, y: Y(cell) + 3, width: size - 6, height: size - 6, rx: 6, fill: "rgba(143,209,143,0.18)",
-                          stroke: "#8fd18f", "stroke-width": 3 });
+        if (!here && slide) {
+          el(sg, "rect", { x: X(cell) + 3, y: Y(cell) + 3, width: size - 6, height: size - 6, rx: 6, fill: "rgba(143,209,143,0.18)",
+                           stroke: "#8fd18f", "stroke-width": 3 });
         }
-        if (sensed && sensed === pos && !here) {
-          el(g, "rect", { class: "sensed-tomb", x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3,
-                          fill: "none", stroke: "#e5484d", "stroke-width": 3, "stroke-dasharray": "4 3" });
-          el(g, "title", {}, "the " + W.tombName(name) + " tomb stands here on the real board");
+        if (sensed && !here) {
+          el(sg, "rect", { class: "sensed-tomb", x: X(cell) + 5, y: Y(cell) + size - 24, width: size - 10, height: 19, rx: 3,
+                           fill: "none", stroke: "#e5484d", "stroke-width": 3, "stroke-dasharray": "4 3" });
+          el(sg, "title", {}, "the " + W.tombName(name) + " tomb stands here on the real board");
         }
         // The whole space takes the tap, not just its marker.
         const where = pos === "middle" ? "the middle" : "end " + END[pos];
-        if (slide >= 0) {
-          handled.add(slide);
-          B.hit(g, box(cell), () => ctx.act(legal[slide]), "Slide the " + W.tombName(name) + " tomb to " + where);
+        if (slide) {
+          B.hit(sg, box(cell), () => now.act(slide), "Slide the " + W.tombName(name) + " tomb to " + where);
         } else if (canSim) {
-          B.hit(g, box(cell), () => ctx.sim("tomb." + name, pos), "Slide the " + W.tombName(name) + " tomb to " + where + " on the virtual board");
+          B.hit(sg, box(cell), () => now.sim("tomb." + name, pos), "Slide the " + W.tombName(name) + " tomb to " + where + " on the virtual board");
         }
       }
-    }
+    });
 
     // Legal pawn moves: pick the selected pawn, or the first that can move.
     const moves = legal.map((a, i) => [a, i]).filter(([a]) => a.kind === "move_pawn");
@@ -164,15 +180,21 @@
     if (!selected || !movers.some(m => m[0] === selected[0] && m[1] === selected[1])) selected = movers[0] || null;
     const seats = v.players || [];
     const pawnWord = (si, pi) => W.playerName(st, si) + "'s " + ((seats[si] || {}).pawns[pi] || {}).label;
+    const targetsShown = [];
     for (const [a, i] of moves) {
       handled.add(i);
       if (!selected || a.player !== selected[0] || a.params.pawn !== selected[1]) continue;
-      const cell = a.params.to;
-      const g = el(svg, "g", { class: "legal", "data-move": cell.join(",") });
-      el(g, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6,
-                      fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
-      B.hit(g, box(cell), () => B.propose(a, { sendLabel: "Move here" }), "Move " + pawnWord(a.player, a.params.pawn) + " to " + W.terrorCell(st, cell));
+      targetsShown.push([a, "Move " + pawnWord(a.player, a.params.pawn) + " to " + W.terrorCell(st, a.params.to)]);
     }
+    B.layer(svg, "moves", JSON.stringify(targetsShown), g => {
+      for (const [a, label] of targetsShown) {
+        const cell = a.params.to;
+        const mg = el(g, "g", { class: "legal", "data-move": cell.join(",") });
+        el(mg, "rect", { x: X(cell) + 4, y: Y(cell) + 4, width: size - 8, height: size - 8, rx: 6,
+                         fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
+        B.hit(mg, box(cell), () => B.propose(a, { sendLabel: "Move here" }), label);
+      }
+    });
 
     // The proposed move: its path, step by step, and where the pawn ends.
     if (proposal) {
@@ -180,21 +202,31 @@
                                              w.to[0] === proposal.params.to[0] && w.to[1] === proposal.params.to[1]);
       const from = ((seats[proposal.player] || {}).pawns[proposal.params.pawn] || {}).pos;
       const cells = [from, ...((walk && walk.path) || [proposal.params.to])].filter(Boolean);
-      const g = el(svg, "g", { class: "preview", "pointer-events": "none" });
-      el(g, "polyline", { points: cells.map(c => (X(c) + size / 2) + "," + (Y(c) + size / 2)).join(" "), fill: "none",
-                          stroke: "#ffe066", "stroke-width": 7, "stroke-linejoin": "round", "stroke-linecap": "round", opacity: 0.9 });
-      cells.slice(1).forEach((c, k) => {
-        el(g, "circle", { cx: X(c) + size / 2, cy: Y(c) + size / 2, r: 12, fill: "#ffe066", stroke: "#000" });
-        el(g, "text", { x: X(c) + size / 2, y: Y(c) + size / 2 + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: "#000" }, String(k + 1));
+      B.layer(svg, "preview", JSON.stringify([cells, proposal.params.to]), layerG => {
+        const g = el(layerG, "g", { class: "preview", "pointer-events": "none" });
+        el(g, "polyline", { points: cells.map(c => (X(c) + size / 2) + "," + (Y(c) + size / 2)).join(" "), fill: "none",
+                            stroke: "#ffe066", "stroke-width": 7, "stroke-linejoin": "round", "stroke-linecap": "round", opacity: 0.9 });
+        cells.slice(1).forEach((c, k) => {
+          el(g, "circle", { cx: X(c) + size / 2, cy: Y(c) + size / 2, r: 12, fill: "#ffe066", stroke: "#000" });
+          el(g, "text", { x: X(c) + size / 2, y: Y(c) + size / 2 + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: "#000" }, String(k + 1));
+        });
+        el(g, "rect", { class: "landing", x: X(proposal.params.to) + 2, y: Y(proposal.params.to) + 2, width: size - 4, height: size - 4,
+                        rx: 6, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
       });
-      el(g, "rect", { class: "landing", x: X(proposal.params.to) + 2, y: Y(proposal.params.to) + 2, width: size - 4, height: size - 4,
-                      rx: 6, fill: "none", stroke: "#ffe066", "stroke-width": 5 });
     }
 
     // Pawns: every pawn on a space in sight (pawnSpots), each carrying its player's mark besides the colour.
     const outList = [], marks = [];
-    const seatMarks = S.marks(seats.map((s, si) => W.playerName(st, si)));
+    const names = seats.map((s, si) => W.playerName(st, si));
+    const seatMarks = S.marks(names);
     const fill = s => S.colour("terror", s.colour);
+    seats.forEach((s, si) => s.pawns.forEach(p => {
+      const who = names[si] + "'s " + p.label;
+      if (p.monster) marks.push(who + " is a Monster" + (p.monster_card && p.monster_card.title ? " (" + p.monster_card.title + ")" : "") + ".");
+      if (p.paralysed) marks.push(who + " is paralysed on a Skeleton Hand.");
+      if (p.pos === null || p.out) outList.push(who);
+    }));
+    // Where each pawn stands: the pieces are drawn from it, and the choice of which pawn to move is drawn over it.
     const crowd = {};
     seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
       if (p.pos !== null && !p.out) (crowd[p.pos.join(",")] = crowd[p.pos.join(",")] || []).push([si, pi]);
@@ -205,40 +237,59 @@
       const spots = pawnSpots(crowd[key].length, X([pr, pc]), Y([pr, pc]), size, WORD_BAND[b.cells[pr][pc]]);
       crowd[key].forEach(([si, pi], k) => { spotOf[si + "," + pi] = spots[k]; });
     }
-    // The Monsters' stars first, under every pawn: a star as wide as a fingertip must not hide a neighbour.
-    const stars = el(svg, "g", { class: "monster-marks", "pointer-events": "none" });
-    seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
-      const spot = spotOf[si + "," + pi];
-      if (spot && p.monster) star(stars, el, spot[0], spot[1], spot[2] * 2);
-    }));
-    seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
-      const who = W.playerName(st, si) + "'s " + p.label;
-      if (p.monster) marks.push(who + " is a Monster" + (p.monster_card && p.monster_card.title ? " (" + p.monster_card.title + ")" : "") + ".");
-      if (p.paralysed) marks.push(who + " is paralysed on a Skeleton Hand.");
-      if (p.pos === null || p.out) { outList.push(who); return; }
-      const [px, py, r] = spotOf[si + "," + pi];
-      const mover = movers.some(m => m[0] === si && m[1] === pi);
-      const chosen = selected && selected[0] === si && selected[1] === pi;
-      const g = el(svg, "g", { class: "pawn" + (mover && movers.length > 1 ? " clickable" : ""), "data-seat": si, "data-pawn": pi, "data-label": p.label });
-      pawnShape(g, el, px, py, r, p.label, fill(s), chosen && mover ? { stroke: "#fff", "stroke-width": 4 } : {});
-      S.mark(g, el, px, py, 2 * r, seatMarks[si], fill(s));
-      if (p.paralysed) cage(g, el, px, py, r);
-      el(g, "title", {}, who + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
-         (p.cards ? ", " + p.cards + " saved card" + (p.cards > 1 ? "s" : "") : ""));
-      if (mover && movers.length > 1) {
-        B.hit(g, [px - r, py - r, 2 * r, 2 * r], () => { selected = [si, pi]; B.proposal = null; B.redraw(); }, "Choose " + who + " to move");
+    B.layer(svg, "pawns", B.json(seats) + JSON.stringify(names), g => {
+      // The Monsters' stars first, under every pawn: a star as wide as a fingertip must not hide a neighbour.
+      const stars = el(g, "g", { class: "monster-marks", "pointer-events": "none" });
+      seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
+        const spot = spotOf[si + "," + pi];
+        if (spot && p.monster) star(stars, el, spot[0], spot[1], spot[2] * 2);
+      }));
+      seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
+        if (p.pos === null || p.out) return;
+        const who = names[si] + "'s " + p.label;
+        const [px, py, r] = spotOf[si + "," + pi];
+        const pg = el(g, "g", { class: "pawn", "data-seat": si, "data-pawn": pi, "data-label": p.label });
+        pawnShape(pg, el, px, py, r, p.label, fill(s));
+        S.mark(pg, el, px, py, 2 * r, seatMarks[si], fill(s));
+        if (p.paralysed) cage(pg, el, px, py, r);
+        el(pg, "title", {}, who + (p.monster ? ", a Monster" : "") + (p.paralysed ? ", paralysed" : "") +
+           (p.cards ? ", " + p.cards + " saved card" + (p.cards > 1 ? "s" : "") : ""));
+        // A finger lands on the choice drawn over the pawn (picks); a click sent to the pawn itself (a
+        // screen reader's, a script's) chooses it too, if it is one to choose now.
+        pg.addEventListener("click", e => {
+          const choose = chooseNow.get(si + "," + pi);
+          if (choose) { e.stopPropagation(); choose(); }
+        });
+      }));
+    });
+    // Over the pieces: the pawn whose moves are shown, ringed in white, and with two that can move, each one
+    // to tap (a choice that comes and goes with the moves, where the pieces stay).
+    const picks = movers.filter(([si, pi]) => spotOf[si + "," + pi]).map(([si, pi]) => [si, pi, !!selected && selected[0] === si && selected[1] === pi]);
+    chooseNow = new Map();
+    B.layer(svg, "picks", JSON.stringify([picks, names, spotOf]), g => {
+      for (const [si, pi, chosen] of picks) {
+        const p = seats[si].pawns[pi];
+        const [px, py, r] = spotOf[si + "," + pi];
+        const pg = el(g, "g", { class: "pawn-pick" + (movers.length > 1 ? " clickable" : ""), "data-seat": si, "data-pawn": pi });
+        if (chosen) pawnShape(pg, el, px, py, r, p.label, "none", { stroke: "#fff", "stroke-width": 4, "pointer-events": "none" });
+        if (movers.length > 1) {
+          B.hit(pg, [px - r, py - r, 2 * r, 2 * r], chooser(si, pi), "Choose " + names[si] + "'s " + p.label + " to move");
+        }
       }
-    }));
+    });
+    if (movers.length > 1) for (const [si, pi] of picks) chooseNow.set(si + "," + pi, chooser(si, pi));
 
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;
-    // At the top of the Crypt's space, clear of its word at the foot, standing or knocked off (turned).
-    // Small, in the band at the top of the space the pawns keep clear of (WORD_BAND), right of the word.
-    const gx = X(b.crypt) + size - 11, gy = Y(b.crypt) + 10;
-    const gg = el(svg, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
+    B.layer(svg, "ghost", JSON.stringify([ghostState, b.crypt]), g => {
+      // At the top of the Crypt's space, clear of its word at the foot, standing or knocked off (turned).
+      // Small, in the band at the top of the space the pawns keep clear of (WORD_BAND), right of the word.
+      const gx = X(b.crypt) + size - 11, gy = Y(b.crypt) + 10;
+      const gg = el(g, "g", { class: "ghost", "data-ghost": ghostState || "unknown",
                               transform: ghostState === "destroyed" ? `rotate(90 ${gx} ${gy})` : "" });
-    el(gg, "path", { d: `M${gx - 6.5} ${gy + 7} v-7 a6.5 6.5 0 0 1 13 0 v7 l-3.25 -2.6 l-3.25 2.6 l-3.25 -2.6 z`, fill: "#f2f2f2", stroke: "#000" });
-    el(gg, "title", {}, ghostState === "destroyed" ? "the Headless Ghost, knocked off its launcher" : "the Headless Ghost on its launcher");
+      el(gg, "path", { d: `M${gx - 6.5} ${gy + 7} v-7 a6.5 6.5 0 0 1 13 0 v7 l-3.25 -2.6 l-3.25 2.6 l-3.25 -2.6 z`, fill: "#f2f2f2", stroke: "#000" });
+      el(gg, "title", {}, ghostState === "destroyed" ? "the Headless Ghost, knocked off its launcher" : "the Headless Ghost on its launcher");
+    });
 
     // Under the board: the piles, the ghost, the tombs, the marks on pawns, pawns that are out.
     const notes = [];
@@ -255,7 +306,7 @@
 
     const choices = movers.length > 1 ? movers.map(([si, pi]) => [
       "choose-" + si + "-" + pi, "Move " + (si === (ctx.seat !== undefined ? ctx.seat : -1) ? "your " + seats[si].pawns[pi].label : pawnWord(si, pi)),
-      () => { selected = [si, pi]; B.proposal = null; B.redraw(); }, selected && selected[0] === si && selected[1] === pi]) : [];
+      chooser(si, pi), selected && selected[0] === si && selected[1] === pi]) : [];
 
     const legend = [
       // Whose pawns are whose, by colour and by the mark on each (a reader who cannot tell the colours apart).
@@ -283,4 +334,5 @@
   };
   // The only sensors the graveyard shows are the tombs (where the real board has them, on the virtual board).
   B.renderers.terror.reads = id => String(id).startsWith("tomb.");
+  B.renderers.terror.layered = true;
 })();

@@ -117,9 +117,13 @@
     const bar = document.getElementById("confirm");
     if (!bar) return;
     const p = B.proposal;
-    bar.hidden = !p;
-    bar.innerHTML = "";
-    if (!p) return;
+    if (!p) {  // nearly every redraw: written only if it was showing something
+      if (!bar.hidden) bar.hidden = true;
+      if (bar.firstChild) bar.textContent = "";
+      return;
+    }
+    bar.hidden = false;
+    bar.textContent = "";
     const text = document.createElement("p");
     text.id = "confirm-text";
     text.textContent = W.action(p.action, state) + "?";
@@ -154,10 +158,18 @@
   }
 
   // ----- notes and legend under the board ---------------------------------------------------------------
-  function renderNotes(drawn) {
+  // The notes and the legend are built again only when their words change: a redraw for moves that came or
+  // went leaves them. A legend's swatch is drawn from what its words name (a seat's mark and colour).
+  const builtFrom = new WeakMap();  // element -> the key it was last built from
+  function rebuild(box, key) {
+    if (builtFrom.get(box) === key) return false;
+    builtFrom.set(box, key);
+    return true;
+  }
+  function renderNotes(drawn, game) {
     const box = document.getElementById("board-notes");
-    if (box) {
-      box.innerHTML = "";
+    if (box && rebuild(box, JSON.stringify(drawn.notes || []))) {
+      box.textContent = "";
       for (const n of drawn.notes || []) {
         const li = document.createElement("li");
         const spec = typeof n === "string" ? { text: n } : n;
@@ -176,8 +188,9 @@
       }
     }
     const choices = document.getElementById("board-choices");
-    if (choices) {
-      choices.innerHTML = "";
+    // Its buttons are made again at each drawing: what they do is the drawing's own.
+    if (choices && (choices.firstChild || (drawn.choices || []).length)) {
+      choices.textContent = "";
       for (const [id, label, onClick, pressed] of drawn.choices || []) {
         const b = document.createElement("button");
         b.type = "button"; b.id = id; b.textContent = label;
@@ -188,8 +201,8 @@
       choices.hidden = !(drawn.choices || []).length;
     }
     const legend = document.getElementById("board-legend-items");
-    if (legend) {
-      legend.innerHTML = "";
+    if (legend && rebuild(legend, JSON.stringify([game, (drawn.legend || []).map(item => item[1])]))) {
+      legend.textContent = "";
       for (const [draw, text] of drawn.legend || []) {
         const li = document.createElement("li");
         const sw = el(li, "svg", { viewBox: "0 0 24 24", class: "swatch", "aria-hidden": "true" });
@@ -252,11 +265,56 @@
                            B.proposal, W.cardTitles, windowWidth, window.devicePixelRatio]) +
       json(st.view) + json(ctx.legal || []);
   }
-  const made = new WeakMap();  // svg -> {key, drawn, width}: what it was last drawn from
+  const made = new WeakMap();  // svg -> {key, drawn, width, layered}: what it was last drawn from
+
+  // ----- parts of a drawing kept from one state to the next ---------------------------------------------
+  // A board whose moves come and go is mostly the same drawing: the graveyard's 81 spaces do not change in a
+  // game. A renderer that draws in parts (``layered``) puts each in B.layer, with a key of everything that
+  // part is drawn from; a redraw from the stream (ctx.keep) keeps a part whose key is unchanged, with its tap
+  // targets, and draws the rest again in its place. Anything a renderer draws outside a part is drawn anew.
+  const partsOf = new WeakMap();  // svg -> Map(name -> {g, key, targets})
+  let drawing = null;             // during a draw: {svg, parts, seen, prev, reuse}
+
+  /** Draw a part of the board in a group of its own, ``fill(g)``, stacked above the parts asked for before it
+   *  in this drawing. From the stream, a part whose ``key`` is the one it was last drawn from is kept. */
+  function layer(svg, name, key, fill) {
+    const d = drawing;
+    if (!d || d.svg !== svg) { const g = el(svg, "g", { "data-part": name }); fill(g); return g; }
+    // Hit areas are sized for the drawing's width on screen (44 CSS px): a part drawn for another width is stale.
+    const full = key + "|" + minUnits.toFixed(3);
+    let part = d.parts.get(name);
+    if (!part) {
+      part = { g: document.createElementNS(NS, "g"), key: null, targets: [] };
+      part.g.setAttribute("data-part", name);
+      d.parts.set(name, part);
+    }
+    const at = d.prev ? d.prev.nextSibling : svg.firstChild;
+    if (part.g !== at) svg.insertBefore(part.g, at);
+    d.prev = part.g;
+    d.seen.add(name);
+    if (d.reuse && part.key === full) {
+      for (const t of part.targets) targets.push(t);
+      return part.g;
+    }
+    while (part.g.firstChild) part.g.removeChild(part.g.firstChild);
+    const from = targets.length;
+    fill(part.g);
+    part.key = full;
+    part.targets = targets.slice(from);
+    return part.g;
+  }
+
+  function clear(svg) {
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    targets = [];
+    const parts = new Map();
+    partsOf.set(svg, parts);
+    return parts;
+  }
 
   /** Draw ``state`` in ``svg``. With ``ctx.keep``, a board already drawn from the same inputs is kept as it
    *  is (the state that follows a notice, or a turn's words, changes nothing on it): the page lays out and
-   *  paints one line instead of the whole board. */
+   *  paints one line instead of the whole board; and a board drawn in parts keeps those that did not change. */
   function draw(svg, state, ctx) {
     routeTaps(svg);
     // A move proposed before the game moved on (a pause, an undo, another's move) is dropped before the
@@ -266,32 +324,48 @@
     const last = made.get(svg);
     // A board drawn while hidden had no size to fit its hit areas to: it is drawn again once it has one.
     if (ctx.keep && last && last.key === key && last.width > 0) return last.drawn;
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    const game = state && state.game;
+    const r = game ? renderers[game] || generic : null;
+    const layered = !!(r && r.layered);
+    let parts = partsOf.get(svg);
+    const reuse = !!(layered && ctx.keep && parts && last && last.layered === game && last.width > 0);
+    if (!reuse) parts = clear(svg);
+    else {
+      // What is not a part (the board editor's marks, a part's leftovers) goes; the parts stay until asked for.
+      const mine = new Set([...parts.values()].map(p => p.g));
+      for (const child of [...svg.childNodes]) if (!mine.has(child)) svg.removeChild(child);
+    }
     targets = [];
     svgNow = svg;
     fitted = 0;
+    drawing = { svg, parts, seen: new Set(), prev: null, reuse };
     let drawn;
-    if (!state || !state.game) {
-      size(svg, 600, 200);
-      el(svg, "text", { x: 300, y: 110, "text-anchor": "middle", fill: "#9a98a0", "font-size": 28 }, "No game yet");
-      drawn = { handled: new Set() };
-    } else {
-      const r = renderers[state.game] || generic;
-      try {
-        drawn = r(svg, state, ctx, el) || { handled: new Set() };
-      } catch (e) {
-        while (svg.firstChild) svg.removeChild(svg.firstChild);
-        targets = [];
-        generic(svg, state, ctx, el);
-        drawn = { handled: new Set(), hint: "The board could not be drawn: " + e.message };
+    try {
+      if (!r) {
+        size(svg, 600, 200);
+        el(svg, "text", { x: 300, y: 110, "text-anchor": "middle", fill: "#9a98a0", "font-size": 28 }, "No game yet");
+        drawn = { handled: new Set() };
+      } else {
+        try {
+          drawn = r(svg, state, ctx, el) || { handled: new Set() };
+        } catch (e) {
+          drawing = null;
+          clear(svg);
+          generic(svg, state, ctx, el);
+          drawn = { handled: new Set(), hint: "The board could not be drawn: " + e.message, failed: true };
+        }
       }
+    } finally {
+      const d = drawing;
+      drawing = null;
+      if (d) for (const [name, part] of d.parts) if (!d.seen.has(name)) { part.g.remove(); d.parts.delete(name); }
     }
     renderConfirm(state, ctx, drawn);
-    renderNotes(drawn);
+    renderNotes(drawn, game);
     // For tests and people poking at the page: the width the hit areas were sized for.
     const width = Math.round(fitted);
     svg.dataset.drawnWidth = String(width);
-    made.set(svg, { key, drawn, width });
+    made.set(svg, { key, drawn, width, layered: layered && !drawn.failed ? game : null });
     return drawn;
   }
 
@@ -318,7 +392,7 @@
   window.addEventListener("resize", redrawSoon);
 
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
-  const B = { draw, renderers, el, generic, size, hit, propose, cancel, same, choiceButton, json, proposal: null, redraw: function () {},
+  const B = { draw, renderers, el, generic, size, hit, layer, propose, cancel, same, choiceButton, json, proposal: null, redraw: function () {},
               minUnits: () => minUnits };
   window.GKBoards = B;
 })();

@@ -58,19 +58,75 @@ def test_a_state_that_changes_only_words_keeps_the_board_and_the_log(page: Any, 
     assert page.evaluate(KEPT, "svg#board g.cell"), "the board was drawn again for a state that changed nothing on it"
     assert page.evaluate(KEPT, "#log li"), "the log's line was made again"
 
-    # A move: the view changes, so the board is drawn again; the log keeps its line and adds the new one.
+    # A roll: the view changes, so the board is drawn again, but its spaces are the same and are kept (a
+    # board drawn in parts); the log keeps its line and adds the new one.
     g.apply(Action("roll", 0))
     fake.event("dice_rolled", {"player": 0, "number": g.public_view()["dice"]["number"]})
     moved = public_state(g, fake.table, 2)
     fake.state(**moved)
     _waiting_for(page, moved["waiting_for"])
-    assert not page.evaluate(KEPT, "svg#board g.cell")
+    assert page.evaluate(KEPT, "svg#board g.cell")
     assert page.locator("#log li").count() == 2
     assert page.evaluate(KEPT, "#log li:last-child"), "the older line was made again"
     assert not page.evaluate(KEPT, "#log li:first-child")
     assert "Dice rolled" in page.text_content("#log li:first-child")
     assert page.get_attribute("svg#board", "data-drawn-width") == str(round(page.evaluate(
         "document.getElementById('board').getBoundingClientRect().width")))
+
+
+BOARD_PARTS = ("svg#board g.cell", "svg#board g.pawn", "svg#board g.tomb-spot", "#board-legend-items li",
+               "#board-notes li")
+
+
+def test_moves_that_come_and_go_redraw_only_the_parts_of_the_board_they_change(page: Any, served: PanelServer,
+                                                                               fake: FakeTable, token: str) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    g.apply(Action("roll", 0))
+    g.apply(g.legal_actions()[0])  # a tomb slides: Ann's pawns have their moves
+    fake.state(**public_state(g, fake.table, 2))
+    login(page, served.url, fake.table, token)
+    page.wait_for_selector("svg#board g.legal")
+    assert page.locator("svg#board g.pawn-pick.clickable").count() == 2  # both of Ann's pawns can move
+    for sel in BOARD_PARTS:
+        page.evaluate(MARK, sel)
+
+    # Play holds (a foul): the same board with no moves. The targets and the choice of pawn go; the
+    # spaces, the pieces, the tombs, the notes and the legend stay as they were.
+    held = public_state(g, fake.table, 3)
+    held.update(legal=[], waiting_for="Play holds.")
+    fake.state(**held)
+    _waiting_for(page, "Play holds.")
+    assert page.locator("svg#board g.legal").count() == 0
+    assert page.locator("svg#board g.pawn-pick").count() == 0
+    for sel in BOARD_PARTS:
+        assert page.evaluate(KEPT, sel), f"{sel} was drawn again though nothing of it changed"
+
+    # The moves come back, and act: a pawn chosen by a click on it, its target tapped, the move sent.
+    fake.state(**public_state(g, fake.table, 4))
+    page.wait_for_selector("svg#board g.legal")
+    for sel in BOARD_PARTS:
+        assert page.evaluate(KEPT, sel), f"{sel} was drawn again though nothing of it changed"
+    move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 1)
+    page.locator('svg#board g.pawn[data-seat="0"][data-pawn="1"]').dispatch_event("click")
+    ring = 'svg#board g.pawn-pick[data-pawn="1"]'
+    page.wait_for_selector(f"{ring} circle, {ring} rect:not(.hit)")  # the white ring on the pawn chosen
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": []}}
+    to = move.params["to"]
+    page.locator(f'svg#board g.legal[data-move="{to[0]},{to[1]}"]').click()
+    page.click("#confirm-send")
+    (name, cmd), = fake.wait_command(1)
+    assert name == "act" and fake.action_of(cmd) == move.to_json()
+
+    # The pawn moves: the pieces are drawn again where they now stand; the spaces are kept. (A tap's own
+    # choice, like the pawn chosen above, draws the whole board again: marked after it.)
+    page.wait_for_function("document.getElementById('reply').classList.contains('ok')")
+    page.evaluate(MARK, "svg#board g.cell")
+    page.evaluate(MARK, "svg#board g.pawn")
+    g.apply(move)
+    fake.state(**public_state(g, fake.table, 5))
+    page.wait_for_function("() => !document.querySelector('svg#board g.pawn').__kept")
+    assert page.evaluate(KEPT, "svg#board g.cell")
+    assert page.locator('svg#board g.pawn[data-seat="0"][data-pawn="1"]').count() == 1
 
 
 def test_the_sensor_strip_keeps_its_rows_and_writes_only_what_changed(page: Any, served: PanelServer,
