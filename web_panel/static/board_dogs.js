@@ -33,7 +33,9 @@
     return out;
   }
 
+  let now = null;  // the drawing's ctx: a part kept from an earlier drawing acts through the page's latest
   B.renderers.dogs = function (svg, st, ctx, el) {
+    now = ctx;
     const v = st.view;
     const legal = ctx.legal || [];
     const handled = new Set();
@@ -54,13 +56,16 @@
     B.size(svg, ox * 2 + cols * cell, ox * 2 + rows * cell);
     const X = x => ox + (x - minX) * cell, Y = y => oy + (y - minY) * cell;
 
-    for (const t of v.tiles || []) {
-      for (const q of t.squares) {
-        const g = el(svg, "g", { class: "square", "data-square": q.x + "," + q.y, "data-feature": q.feature });
-        square(g, el, X(q.x), Y(q.y), cell, q.feature);
+    // The placed tiles: they only grow, and are kept while none is placed and the drawing keeps its extent.
+    B.layer(svg, "tiles", B.json(v.tiles || []) + JSON.stringify([minX, minY, cell, size]), layer => {
+      for (const t of v.tiles || []) {
+        for (const q of t.squares) {
+          const g = el(layer, "g", { class: "square", "data-square": q.x + "," + q.y, "data-feature": q.feature });
+          square(g, el, X(q.x), Y(q.y), cell, q.feature);
+        }
+        el(layer, "rect", { class: "tile", "data-tile": t.id, x: X(t.x), y: Y(t.y), width: size * cell, height: size * cell, fill: "none", stroke: "#8fa88f", "stroke-width": 2 });
       }
-      el(svg, "rect", { class: "tile", "data-tile": t.id, x: X(t.x), y: Y(t.y), width: size * cell, height: size * cell, fill: "none", stroke: "#8fa88f", "stroke-width": 2 });
-    }
+    });
 
     // Tile placement: one dashed spot per place; the turn is chosen once the spot is tapped.
     const placements = legal.map((a, i) => [a, i]).filter(([a]) => a.kind === "place_tile");
@@ -68,31 +73,37 @@
     const proposal = B.proposal && B.proposal.action.kind === "place_tile" ? B.proposal.action : null;
     const spots = {};
     for (const [a] of placements) (spots[a.params.x + "," + a.params.y] = spots[a.params.x + "," + a.params.y] || []).push(a);
+    for (const key of Object.keys(spots)) spots[key].sort((a, b) => a.params.rotation - b.params.rotation);
     const pick = (list, rot) => list.find(a => a.params.rotation === rot) || list[0];
-    for (const key of Object.keys(spots)) {
-      const list = spots[key].sort((a, b) => a.params.rotation - b.params.rotation);
-      const a0 = list[0];
-      const g = el(svg, "g", { class: "legal", "data-place": key });
-      // Spots overlap (a tile may go one square along): each is a faint frame with a marker at its centre.
-      el(g, "rect", { x: X(a0.params.x) + 3, y: Y(a0.params.y) + 3, width: size * cell - 6, height: size * cell - 6,
-                      fill: "rgba(143,209,143,0.06)", stroke: "#8fd18f", "stroke-width": 2, "stroke-dasharray": "8 5", opacity: 0.45 });
-      const mx = X(a0.params.x) + size * cell / 2, my = Y(a0.params.y) + size * cell / 2;
-      el(g, "circle", { class: "spot-mark", cx: mx, cy: my, r: Math.max(8, cell * 0.28), fill: "rgba(20,40,20,0.85)", stroke: "#8fd18f", "stroke-width": 3 });
-      el(g, "path", { d: `M${mx - cell * 0.14} ${my} h${cell * 0.28} M${mx} ${my - cell * 0.14} v${cell * 0.28}`, stroke: "#8fd18f", "stroke-width": 3 });
-      B.hit(g, [X(a0.params.x), Y(a0.params.y), size * cell, size * cell], () => {
-        const a = pick(list, rotation);
-        rotation = a.params.rotation;
-        B.propose(a, { sendLabel: "Place it here" });
-      }, "Place the tile " + W.dogsSpot(st, a0.params.x, a0.params.y));
-    }
+    const spotWords = {};
+    for (const key of Object.keys(spots)) spotWords[key] = "Place the tile " + W.dogsSpot(st, spots[key][0].params.x, spots[key][0].params.y);
+    B.layer(svg, "spots", JSON.stringify([spots, spotWords, minX, minY, cell, size]), layer => {
+      for (const key of Object.keys(spots)) {
+        const list = spots[key], a0 = list[0];
+        const g = el(layer, "g", { class: "legal", "data-place": key });
+        // Spots overlap (a tile may go one square along): each is a faint frame with a marker at its centre.
+        el(g, "rect", { x: X(a0.params.x) + 3, y: Y(a0.params.y) + 3, width: size * cell - 6, height: size * cell - 6,
+                        fill: "rgba(143,209,143,0.06)", stroke: "#8fd18f", "stroke-width": 2, "stroke-dasharray": "8 5", opacity: 0.45 });
+        const mx = X(a0.params.x) + size * cell / 2, my = Y(a0.params.y) + size * cell / 2;
+        el(g, "circle", { class: "spot-mark", cx: mx, cy: my, r: Math.max(8, cell * 0.28), fill: "rgba(20,40,20,0.85)", stroke: "#8fd18f", "stroke-width": 3 });
+        el(g, "path", { d: `M${mx - cell * 0.14} ${my} h${cell * 0.28} M${mx} ${my - cell * 0.14} v${cell * 0.28}`, stroke: "#8fd18f", "stroke-width": 3 });
+        B.hit(g, [X(a0.params.x), Y(a0.params.y), size * cell, size * cell], () => {
+          const a = pick(list, rotation);
+          rotation = a.params.rotation;
+          B.propose(a, { sendLabel: "Place it here" });
+        }, spotWords[key]);
+      }
+    });
     let confirmExtra = [];
     if (proposal && v.drawn_tile) {
       const key = proposal.params.x + "," + proposal.params.y;
       const list = spots[key] || [proposal];
-      const g = el(svg, "g", { class: "preview", id: "tile-preview", "data-rotation": proposal.params.rotation, "pointer-events": "none" });
-      for (const [qx, qy, f] of turned(v.drawn_tile.grid, proposal.params.rotation)) square(g, el, X(proposal.params.x + qx), Y(proposal.params.y + qy), cell, f);
-      el(g, "rect", { class: "landing", x: X(proposal.params.x), y: Y(proposal.params.y), width: size * cell, height: size * cell,
-                      fill: "none", stroke: "#ffe066", "stroke-width": 5 });
+      B.layer(svg, "preview", JSON.stringify([proposal, v.drawn_tile.grid, minX, minY, cell, size]), layer => {
+        const g = el(layer, "g", { class: "preview", id: "tile-preview", "data-rotation": proposal.params.rotation, "pointer-events": "none" });
+        for (const [qx, qy, f] of turned(v.drawn_tile.grid, proposal.params.rotation)) square(g, el, X(proposal.params.x + qx), Y(proposal.params.y + qy), cell, f);
+        el(g, "rect", { class: "landing", x: X(proposal.params.x), y: Y(proposal.params.y), width: size * cell, height: size * cell,
+                        fill: "none", stroke: "#ffe066", "stroke-width": 5 });
+      });
       if (list.length > 1) {
         confirmExtra = [["confirm-turn", "Turn the tile", () => {
           const i = list.findIndex(a => a.params.rotation === proposal.params.rotation);
@@ -103,33 +114,43 @@
       }
     }
 
-    for (const s of v.snacks || []) {
-      const n = (v.snacks || []).filter(o => o.x === s.x && o.y === s.y).indexOf(s);
-      el(svg, "rect", { class: "snack", x: X(s.x) + 3 + n * cell * 0.22, y: Y(s.y) + cell * 0.72, width: cell * 0.2, height: cell * 0.2, fill: shade(s.colour), stroke: "#000" });
-    }
-    for (const s of v.spooks || []) {
-      const g = el(svg, "g", { class: "spook", "data-spook": s.id, "data-face": s.face_up ? "up" : "down" });
-      el(g, "circle", { cx: X(s.x) + cell / 2, cy: Y(s.y) + cell / 2, r: cell * 0.34, fill: s.face_up ? "#ece6d6" : "#3a2f52", stroke: "#000" });
-      el(g, "text", { x: X(s.x) + cell / 2, y: Y(s.y) + cell / 2 + cell * 0.13, "text-anchor": "middle", "font-size": cell * 0.36, "font-weight": 700,
-                      fill: s.face_up ? "#000" : "#fff" }, s.face_up ? (SPOOK[s.kind] || (s.kind || "?")[0].toUpperCase()) : "?");
-      el(g, "title", {}, s.face_up ? W.humanize(s.kind) + (s.snacks.length ? " carrying " + s.snacks.join(", ") : "") : "a face-down spook");
-    }
-    const seatMarks = S.marks((st.players || []).map((n, i) => W.playerName(st, i)));
-    for (const d of v.dogs || []) {
-      const g = el(svg, "g", { class: "dog", "data-seat": d.seat });
-      el(g, "rect", { x: X(d.x) + cell * 0.18, y: Y(d.y) + cell * 0.18, width: cell * 0.64, height: cell * 0.64, rx: cell * 0.2, fill: shade(d.colour), stroke: "#000", "stroke-width": 2 });
-      S.mark(g, el, X(d.x) + cell / 2, Y(d.y) + cell / 2, cell * 0.64, seatMarks[d.seat] || "", shade(d.colour));
-      el(g, "title", {}, W.playerName(st, d.seat) + "'s dog");
-    }
+    // The pieces: snacks, spooks and dogs, each with its player's mark.
+    const names = (st.players || []).map((n, i) => W.playerName(st, i));
+    const seatMarks = S.marks(names);
+    B.layer(svg, "pieces", B.json(v.snacks || []) + B.json(v.spooks || []) + B.json(v.dogs || []) + JSON.stringify([names, minX, minY, cell]), layer => {
+      for (const s of v.snacks || []) {
+        const n = (v.snacks || []).filter(o => o.x === s.x && o.y === s.y).indexOf(s);
+        el(layer, "rect", { class: "snack", x: X(s.x) + 3 + n * cell * 0.22, y: Y(s.y) + cell * 0.72, width: cell * 0.2, height: cell * 0.2, fill: shade(s.colour), stroke: "#000" });
+      }
+      for (const s of v.spooks || []) {
+        const g = el(layer, "g", { class: "spook", "data-spook": s.id, "data-face": s.face_up ? "up" : "down" });
+        el(g, "circle", { cx: X(s.x) + cell / 2, cy: Y(s.y) + cell / 2, r: cell * 0.34, fill: s.face_up ? "#ece6d6" : "#3a2f52", stroke: "#000" });
+        el(g, "text", { x: X(s.x) + cell / 2, y: Y(s.y) + cell / 2 + cell * 0.13, "text-anchor": "middle", "font-size": cell * 0.36, "font-weight": 700,
+                        fill: s.face_up ? "#000" : "#fff" }, s.face_up ? (SPOOK[s.kind] || (s.kind || "?")[0].toUpperCase()) : "?");
+        el(g, "title", {}, s.face_up ? W.humanize(s.kind) + (s.snacks.length ? " carrying " + s.snacks.join(", ") : "") : "a face-down spook");
+      }
+      for (const d of v.dogs || []) {
+        const g = el(layer, "g", { class: "dog", "data-seat": d.seat });
+        el(g, "rect", { x: X(d.x) + cell * 0.18, y: Y(d.y) + cell * 0.18, width: cell * 0.64, height: cell * 0.64, rx: cell * 0.2, fill: shade(d.colour), stroke: "#000", "stroke-width": 2 });
+        S.mark(g, el, X(d.x) + cell / 2, Y(d.y) + cell / 2, cell * 0.64, seatMarks[d.seat] || "", shade(d.colour));
+        el(g, "title", {}, names[d.seat] + "'s dog");
+      }
+    });
 
     // Destinations that are squares: placing or moving a dog or a spook, escaping.
+    const squares = [];
     legal.forEach((a, i) => {
       if (!["place_dog", "move_dog", "move_spook", "escape"].includes(a.kind) || typeof a.params.x !== "number") return;
       handled.add(i);
-      const g = el(svg, "g", { class: "legal", "data-kind": a.kind, "data-move": a.params.x + "," + a.params.y });
-      el(g, "rect", { x: X(a.params.x) + 3, y: Y(a.params.y) + 3, width: cell - 6, height: cell - 6, rx: 4,
-                      fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 3 });
-      B.hit(g, [X(a.params.x), Y(a.params.y), cell, cell], () => ctx.act(a), W.action(a, st));
+      squares.push([a, W.action(a, st)]);
+    });
+    B.layer(svg, "targets", JSON.stringify([squares, minX, minY, cell]), layer => {
+      for (const [a, label] of squares) {
+        const g = el(layer, "g", { class: "legal", "data-kind": a.kind, "data-move": a.params.x + "," + a.params.y });
+        el(g, "rect", { x: X(a.params.x) + 3, y: Y(a.params.y) + 3, width: cell - 6, height: cell - 6, rx: 4,
+                        fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 3 });
+        B.hit(g, [X(a.params.x), Y(a.params.y), cell, cell], () => now.act(a), label);
+      }
     });
 
     // Under the board: the tile to place, the piles, each player's card.
@@ -171,4 +192,5 @@
   };
   // Graveyard Dogs reads no sensor.
   B.renderers.dogs.reads = () => false;
+  B.renderers.dogs.layered = true;
 })();

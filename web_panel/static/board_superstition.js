@@ -31,16 +31,19 @@
     const walks = v.walks || {};
     const proposal = B.proposal && ["move", "charm_move"].includes(B.proposal.action.kind) ? B.proposal.action : null;
 
-    const path = (ids, colour, closed) => {
-      const pts = ids.map(id => X(id) + "," + Y(id)).join(" ");
-      el(svg, closed ? "polygon" : "polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 18, "stroke-linejoin": "round", opacity: 0.3 });
-    };
-    path(b.brick_path, "#b5653a", true);
-    path(b.stone_path, "#9a9a9a", true);
-    const t = b.tomb;
-    el(svg, "rect", { x: ox + (t.x - t.width / 2) * k, y: oy + (t.y - t.height / 2) * k, width: t.width * k, height: t.height * k,
+    // The paths and the Wizard's Tomb: the same all game long.
+    B.layer(svg, "ground", B.json(b), g => {
+      const path = (ids, colour, closed) => {
+        const pts = ids.map(id => X(id) + "," + Y(id)).join(" ");
+        el(g, closed ? "polygon" : "polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 18, "stroke-linejoin": "round", opacity: 0.3 });
+      };
+      path(b.brick_path, "#b5653a", true);
+      path(b.stone_path, "#9a9a9a", true);
+      const t = b.tomb;
+      el(g, "rect", { x: ox + (t.x - t.width / 2) * k, y: oy + (t.y - t.height / 2) * k, width: t.width * k, height: t.height * k,
                       rx: 4, fill: "#3d2f4f", stroke: "#8f7fc0", "stroke-width": 2 });
-    el(svg, "text", { x: ox + t.x * k, y: oy + t.y * k + 5, "text-anchor": "middle", fill: "#fff", "font-size": 13 }, "Tomb");
+      el(g, "text", { x: ox + t.x * k, y: oy + t.y * k + 5, "text-anchor": "middle", fill: "#fff", "font-size": 13 }, "Tomb");
+    });
 
     // Where a secret Whammy may go (only in the placing player's own legal actions), once they chose to place
     // it; and where a Whammy landed on may be moved to (the only choice of that moment).
@@ -72,21 +75,26 @@
       if (w && sp[w.to]) { (landings[w.to] = landings[w.to] || []).push([a, i, w]); handled.add(i); }
     });
 
-    for (const id of Object.keys(sp)) {
-      const s = sp[id];
-      if (s.kind === "platform") continue;
-      const g = el(svg, "g", { class: "space" + (spots[id] ? " legal" : ""), "data-space": id });
-      if (s.kind === "brick") brick(g, el, X(id), Y(id), 13);
-      else if (s.kind === "stone") stone(g, el, X(id), Y(id), 13);
-      else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 14, fill: "none", stroke: id.split(".")[1] ? shade(id.split(".")[1]) : "#fff", "stroke-width": 4 });
-      else el(g, "circle", { cx: X(id), cy: Y(id), r: 7, fill: "#777" });
-      if (spots[id]) {
-        el(g, "circle", { cx: X(id), cy: Y(id), r: 18, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
-        const a = spots[id][0];
-        const sendLabel = a.kind === "place_whammy" ? "Place it here" : "Move it here";
-        B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => B.propose(a, { sendLabel }), W.action(a, st));
+    // The spaces, and on them where a Whammy may go (green, a tap proposes it): kept while neither changes.
+    const spotActs = {};
+    for (const id of Object.keys(spots)) spotActs[id] = [spots[id][0], W.action(spots[id][0], st)];
+    B.layer(svg, "spaces", B.json(sp) + JSON.stringify(spotActs), layer => {
+      for (const id of Object.keys(sp)) {
+        const s = sp[id];
+        if (s.kind === "platform") continue;
+        const g = el(layer, "g", { class: "space" + (spotActs[id] ? " legal" : ""), "data-space": id });
+        if (s.kind === "brick") brick(g, el, X(id), Y(id), 13);
+        else if (s.kind === "stone") stone(g, el, X(id), Y(id), 13);
+        else if (s.kind === "circle") el(g, "circle", { cx: X(id), cy: Y(id), r: 14, fill: "none", stroke: id.split(".")[1] ? shade(id.split(".")[1]) : "#fff", "stroke-width": 4 });
+        else el(g, "circle", { cx: X(id), cy: Y(id), r: 7, fill: "#777" });
+        if (spotActs[id]) {
+          el(g, "circle", { cx: X(id), cy: Y(id), r: 18, fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 4 });
+          const [a, label] = spotActs[id];
+          const sendLabel = a.kind === "place_whammy" ? "Place it here" : "Move it here";
+          B.hit(g, [X(id) - 18, Y(id) - 18, 36, 36], () => B.propose(a, { sendLabel }), label);
+        }
       }
-    }
+    });
     let confirmExtra = [];
     for (const id of Object.keys(landings)) {
       const list = landings[id];
@@ -203,4 +211,6 @@
   };
   // Superstition's board draws no sensor: the traps are drawn from the game's own view.
   B.renderers.superstition.reads = () => false;
+  // The paths and the spaces are parts kept from one drawing to the next; the rest is drawn each time.
+  B.renderers.superstition.layered = true;
 })();

@@ -86,12 +86,13 @@
     Object.assign(svg.dataset, { cellSize: String(size), originX: String(ox), originY: String(oy) });
     const X = rc => ox + rc[1] * size, Y = rc => oy + rc[0] * size;
     const box = rc => [X(rc), Y(rc), size, size];
+    const grid = JSON.stringify([ox, oy, size]);  // where the grid lies: every part's key holds it
     const handled = new Set();
     const legal = ctx.legal || [];
     const proposal = B.proposal && B.proposal.action.kind === "move_pawn" ? B.proposal.action : null;
 
     // The graveyard's spaces and the platforms' outlines: the same all game long.
-    B.layer(svg, "ground", B.json(b), g => {
+    B.layer(svg, "ground", B.json(b) + grid, g => {
       for (let r = 0; r < b.rows; r++) {
         for (let c = 0; c < b.cols; c++) {
           const t = b.cells[r][c];
@@ -140,7 +141,7 @@
                      slide: slide >= 0 ? legal[slide] : null, canSim });
       }
     }
-    B.layer(svg, "tombs", JSON.stringify(spots), g => {
+    B.layer(svg, "tombs", JSON.stringify(spots) + grid, g => {
       for (const { name, pos, cell, colour, here, sensed, slide, canSim } of spots) {
         const sg = el(g, "g", { class: "tomb-spot" + (slide || canSim ? " clickable" : ""), "data-tomb": name, "data-pos": pos });
         if (here) {
@@ -186,7 +187,7 @@
       if (!selected || a.player !== selected[0] || a.params.pawn !== selected[1]) continue;
       targetsShown.push([a, "Move " + pawnWord(a.player, a.params.pawn) + " to " + W.terrorCell(st, a.params.to)]);
     }
-    B.layer(svg, "moves", JSON.stringify(targetsShown), g => {
+    B.layer(svg, "moves", JSON.stringify(targetsShown) + grid, g => {
       for (const [a, label] of targetsShown) {
         const cell = a.params.to;
         const mg = el(g, "g", { class: "legal", "data-move": cell.join(",") });
@@ -202,7 +203,7 @@
                                              w.to[0] === proposal.params.to[0] && w.to[1] === proposal.params.to[1]);
       const from = ((seats[proposal.player] || {}).pawns[proposal.params.pawn] || {}).pos;
       const cells = [from, ...((walk && walk.path) || [proposal.params.to])].filter(Boolean);
-      B.layer(svg, "preview", JSON.stringify([cells, proposal.params.to]), layerG => {
+      B.layer(svg, "preview", JSON.stringify([cells, proposal.params.to]) + grid, layerG => {
         const g = el(layerG, "g", { class: "preview", "pointer-events": "none" });
         el(g, "polyline", { points: cells.map(c => (X(c) + size / 2) + "," + (Y(c) + size / 2)).join(" "), fill: "none",
                             stroke: "#ffe066", "stroke-width": 7, "stroke-linejoin": "round", "stroke-linecap": "round", opacity: 0.9 });
@@ -237,7 +238,7 @@
       const spots = pawnSpots(crowd[key].length, X([pr, pc]), Y([pr, pc]), size, WORD_BAND[b.cells[pr][pc]]);
       crowd[key].forEach(([si, pi], k) => { spotOf[si + "," + pi] = spots[k]; });
     }
-    B.layer(svg, "pawns", B.json(seats) + JSON.stringify(names), g => {
+    B.layer(svg, "pawns", B.json(seats) + JSON.stringify(names) + B.json(b) + grid, g => {
       // The Monsters' stars first, under every pawn: a star as wide as a fingertip must not hide a neighbour.
       const stars = el(g, "g", { class: "monster-marks", "pointer-events": "none" });
       seats.forEach((s, si) => s.pawns.forEach((p, pi) => {
@@ -266,7 +267,7 @@
     // to tap (a choice that comes and goes with the moves, where the pieces stay).
     const picks = movers.filter(([si, pi]) => spotOf[si + "," + pi]).map(([si, pi]) => [si, pi, !!selected && selected[0] === si && selected[1] === pi]);
     chooseNow = new Map();
-    B.layer(svg, "picks", JSON.stringify([picks, names, spotOf]), g => {
+    B.layer(svg, "picks", JSON.stringify([picks, names, spotOf]) + grid, g => {
       for (const [si, pi, chosen] of picks) {
         const p = seats[si].pawns[pi];
         const [px, py, r] = spotOf[si + "," + pi];
@@ -281,7 +282,7 @@
 
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;
-    B.layer(svg, "ghost", JSON.stringify([ghostState, b.crypt]), g => {
+    B.layer(svg, "ghost", JSON.stringify([ghostState, b.crypt]) + grid, g => {
       // At the top of the Crypt's space, clear of its word at the foot, standing or knocked off (turned).
       // Small, in the band at the top of the space the pawns keep clear of (WORD_BAND), right of the word.
       const gx = X(b.crypt) + size - 11, gy = Y(b.crypt) + 10;

@@ -280,8 +280,9 @@
   function layer(svg, name, key, fill) {
     const d = drawing;
     if (!d || d.svg !== svg) { const g = el(svg, "g", { "data-part": name }); fill(g); return g; }
-    // Hit areas are sized for the drawing's width on screen (44 CSS px): a part drawn for another width is stale.
-    const full = key + "|" + minUnits.toFixed(3);
+    // Hit areas are sized for the drawing's width on screen (44 CSS px), and a part is drawn in the drawing's
+    // own units: one drawn for another width or another size of drawing is stale.
+    const full = key + "|" + minUnits.toFixed(3) + "|" + svg.getAttribute("viewBox");
     let part = d.parts.get(name);
     if (!part) {
       part = { g: document.createElementNS(NS, "g"), key: null, targets: [] };

@@ -78,34 +78,39 @@ BOARD_PARTS = ("svg#board g.cell", "svg#board g.pawn", "svg#board g.tomb-spot", 
                "#board-notes li")
 
 
-def test_moves_that_come_and_go_redraw_only_the_parts_of_the_board_they_change(page: Any, served: PanelServer,
-                                                                               fake: FakeTable, token: str) -> None:
-    g = play("terror", ["Ann", "Bo"], 1)
-    g.apply(Action("roll", 0))
-    g.apply(g.legal_actions()[0])  # a tomb slides: Ann's pawns have their moves
+def _moves_go_and_come_back(page: Any, served: PanelServer, fake: FakeTable, token: str, g: Game,
+                            parts: tuple[str, ...], moves: str) -> None:
+    """The referee's page on ``g``; play holds (a foul: the same board with no moves), then the moves come
+    back. The elements ``moves`` finds go and come back; each of ``parts`` keeps its element throughout."""
     fake.state(**public_state(g, fake.table, 2))
     login(page, served.url, fake.table, token)
-    page.wait_for_selector("svg#board g.legal")
-    assert page.locator("svg#board g.pawn-pick.clickable").count() == 2  # both of Ann's pawns can move
-    for sel in BOARD_PARTS:
+    page.wait_for_selector(moves)
+    for sel in parts:
         page.evaluate(MARK, sel)
-
-    # Play holds (a foul): the same board with no moves. The targets and the choice of pawn go; the
-    # spaces, the pieces, the tombs, the notes and the legend stay as they were.
     held = public_state(g, fake.table, 3)
     held.update(legal=[], waiting_for="Play holds.")
     fake.state(**held)
     _waiting_for(page, "Play holds.")
-    assert page.locator("svg#board g.legal").count() == 0
-    assert page.locator("svg#board g.pawn-pick").count() == 0
-    for sel in BOARD_PARTS:
+    assert page.locator(moves).count() == 0
+    for sel in parts:
+        assert page.evaluate(KEPT, sel), f"{sel} was drawn again though nothing of it changed"
+    fake.state(**public_state(g, fake.table, 4))
+    page.wait_for_selector(moves)
+    for sel in parts:
         assert page.evaluate(KEPT, sel), f"{sel} was drawn again though nothing of it changed"
 
-    # The moves come back, and act: a pawn chosen by a click on it, its target tapped, the move sent.
-    fake.state(**public_state(g, fake.table, 4))
-    page.wait_for_selector("svg#board g.legal")
-    for sel in BOARD_PARTS:
-        assert page.evaluate(KEPT, sel), f"{sel} was drawn again though nothing of it changed"
+
+def test_moves_that_come_and_go_redraw_only_the_parts_of_the_board_they_change(page: Any, served: PanelServer,
+                                                                               fake: FakeTable, token: str) -> None:
+    g = play("terror", ["Ann", "Bo"], 1)
+    g.apply(Action("roll", 0))
+    g.apply(g.legal_actions()[0])  # a tomb slides: both of Ann's pawns have their moves
+    # Play holds: the targets and the choice of pawn go; the spaces, the pieces, the tombs, the notes and
+    # the legend stay as they were, and when the moves come back too.
+    _moves_go_and_come_back(page, served, fake, token, g, BOARD_PARTS, "svg#board g.legal, svg#board g.pawn-pick")
+    assert page.locator("svg#board g.pawn-pick.clickable").count() == 2
+
+    # The moves act: a pawn chosen by a click on it, its target tapped, the move sent.
     move = next(a for a in g.legal_actions() if a.kind == "move_pawn" and a.params["pawn"] == 1)
     page.locator('svg#board g.pawn[data-seat="0"][data-pawn="1"]').dispatch_event("click")
     ring = 'svg#board g.pawn-pick[data-pawn="1"]'
@@ -127,6 +132,33 @@ def test_moves_that_come_and_go_redraw_only_the_parts_of_the_board_they_change(p
     page.wait_for_function("() => !document.querySelector('svg#board g.pawn').__kept")
     assert page.evaluate(KEPT, "svg#board g.cell")
     assert page.locator('svg#board g.pawn[data-seat="0"][data-pawn="1"]').count() == 1
+
+
+def test_a_dogs_board_keeps_its_tiles_and_dogs_while_the_moves_go_and_come_back(page: Any, served: PanelServer,
+                                                                                fake: FakeTable, token: str) -> None:
+    g = play("dogs", ["Ann", "Bo"], 1)
+    for _ in range(7):  # three tiles placed, both dogs on the board, Ann's dog to move
+        g.apply(g.public_actions()[0])
+    _moves_go_and_come_back(page, served, fake, token, g, ("svg#board g.square", "svg#board g.dog",
+                                                           "#board-legend-items li"),
+                            'svg#board g.legal[data-kind="move_dog"]')
+    target = page.locator('svg#board g.legal[data-kind="move_dog"]').first
+    x, y = (int(n) for n in target.get_attribute("data-move").split(","))
+    fake.handler = lambda name, cmd: {"ok": True, "data": {"events": []}}
+    target.click()
+    (name, cmd), = fake.wait_command(1)
+    sent = fake.action_of(cmd)
+    assert name == "act" and (sent["kind"], sent["params"]["x"], sent["params"]["y"]) == ("move_dog", x, y)
+
+
+def test_superstitions_paths_and_spaces_are_kept_while_the_moves_go_and_come_back(page: Any, served: PanelServer,
+                                                                                  fake: FakeTable, token: str) -> None:
+    g = play("superstition", ["Ann", "Bo"], 1)
+    while not any(a.kind == "move" for a in g.public_actions()):  # the first roll that lets a pawn move
+        g.apply(g.public_actions()[0])
+    _moves_go_and_come_back(page, served, fake, token, g, ('svg#board g[data-part="ground"] polygon',
+                                                           "svg#board g.space", "#board-legend-items li"),
+                            "svg#board g.walk")
 
 
 def test_the_sensor_strip_keeps_its_rows_and_writes_only_what_changed(page: Any, served: PanelServer,
