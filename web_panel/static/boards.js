@@ -332,7 +332,7 @@
     const reuse = !!(layered && ctx.keep && parts && last && last.layered === game && last.width > 0);
     if (!reuse) parts = clear(svg);
     else {
-      // What is not a part (the board editor's marks, a part's leftovers) goes; the parts stay until asked for.
+      // What is not a part (drawn outside one, or put there from outside) goes; the parts stay until asked for.
       const mine = new Set([...parts.values()].map(p => p.g));
       for (const child of [...svg.childNodes]) if (!mine.has(child)) svg.removeChild(child);
     }
