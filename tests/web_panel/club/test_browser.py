@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from controller.service.service import Service
 from tests.support.broker import make_broker
@@ -20,6 +21,11 @@ from web_panel.server import PanelServer, start_panel
 pytestmark = pytest.mark.browser
 
 TABLES = 20
+# Every element ``sel`` finds is laid out at least 44 px tall (a finger's target).
+TALL_ENOUGH = """(sel) => {
+  const h = [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect().height);
+  return h.length > 0 && Math.min(...h) >= 44;
+}"""
 FIRST_ITEM_IS = """([t]) => {
   const first = document.querySelector("#tables > li");
   return !!first && first.dataset.table === t && first.dataset.mismatch === "yes";
@@ -73,8 +79,13 @@ def test_the_club_list_raises_a_mismatch_to_the_top_and_opens_a_table(
     # Usable at this width: nothing wider than the screen, every target at least 44 px tall.
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     for sel in ("#tables > li > a", "#club-search", "#club-game", "#club-room", "label.check"):
-        heights = page.eval_on_selector_all(sel, "els => els.map(e => e.getBoundingClientRect().height)")
-        assert heights and min(heights) >= 44, (sel, heights)
+        # Waited for, not read once: a CI run on a busy machine once read every row at 0 px, which no run
+        # since has shown; a row that stays under 44 px still fails here, with its heights.
+        try:
+            page.wait_for_function(TALL_ENOUGH, arg=sel, timeout=5000)
+        except PlaywrightTimeout:
+            heights = page.eval_on_selector_all(sel, "els => els.map(e => e.getBoundingClientRect().height)")
+            raise AssertionError((sel, heights)) from None
     first = page.text_content("#tables > li")
     assert "Terror in the Graveyard" in first and "to play" in first and "online" in first
 
