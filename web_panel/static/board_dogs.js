@@ -33,9 +33,7 @@
     return out;
   }
 
-  let now = null;  // the drawing's ctx: a part kept from an earlier drawing acts through the page's latest
   B.renderers.dogs = function (svg, st, ctx, el) {
-    now = ctx;
     const v = st.view;
     const legal = ctx.legal || [];
     const handled = new Set();
@@ -149,7 +147,7 @@
         const g = el(layer, "g", { class: "legal", "data-kind": a.kind, "data-move": a.params.x + "," + a.params.y });
         el(g, "rect", { x: X(a.params.x) + 3, y: Y(a.params.y) + 3, width: cell - 6, height: cell - 6, rx: 4,
                         fill: "rgba(143,209,143,0.25)", stroke: "#8fd18f", "stroke-width": 3 });
-        B.hit(g, [X(a.params.x), Y(a.params.y), cell, cell], () => now.act(a), label);
+        B.hit(g, [X(a.params.x), Y(a.params.y), cell, cell], () => B.now().act(a), label);
       }
     });
 

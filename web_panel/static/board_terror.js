@@ -73,11 +73,9 @@
     el(g, "text", { x, y: y + s * 0.17, "text-anchor": "middle", "font-size": s * 0.5, "font-weight": 700, fill: "#3a2a10" }, "G");
   }
 
-  let now = null;  // the drawing's ctx: a part kept from an earlier drawing acts through the page's latest
   let chooseNow = new Map();  // "seat,pawn" -> choosing that pawn, for the pawns that can be chosen now
   const chooser = (si, pi) => () => { selected = [si, pi]; B.proposal = null; B.redraw(); };
   B.renderers.terror = function (svg, st, ctx, el) {
-    now = ctx;
     const v = st.view, b = v.board;
     const ox = 3, oy = 3;
     const size = Math.floor(594 / Math.max(b.rows, b.cols));
@@ -166,9 +164,9 @@
         // The whole space takes the tap, not just its marker.
         const where = pos === "middle" ? "the middle" : "end " + END[pos];
         if (slide) {
-          B.hit(sg, box(cell), () => now.act(slide), "Slide the " + W.tombName(name) + " tomb to " + where);
+          B.hit(sg, box(cell), () => B.now().act(slide), "Slide the " + W.tombName(name) + " tomb to " + where);
         } else if (canSim) {
-          B.hit(sg, box(cell), () => now.sim("tomb." + name, pos), "Slide the " + W.tombName(name) + " tomb to " + where + " on the virtual board");
+          B.hit(sg, box(cell), () => B.now().sim("tomb." + name, pos), "Slide the " + W.tombName(name) + " tomb to " + where + " on the virtual board");
         }
       }
     });
@@ -265,20 +263,19 @@
     });
     // Over the pieces: the pawn whose moves are shown, ringed in white, and with two that can move, each one
     // to tap (a choice that comes and goes with the moves, where the pieces stay).
-    const picks = movers.filter(([si, pi]) => spotOf[si + "," + pi]).map(([si, pi]) => [si, pi, !!selected && selected[0] === si && selected[1] === pi]);
+    const choosable = movers.length > 1;
+    const picks = movers.filter(([si, pi]) => spotOf[si + "," + pi])
+      .map(([si, pi]) => [si, pi, seats[si].pawns[pi].label, !!selected && selected[0] === si && selected[1] === pi]);
     chooseNow = new Map();
-    B.layer(svg, "picks", JSON.stringify([picks, names, spotOf]) + grid, g => {
-      for (const [si, pi, chosen] of picks) {
-        const p = seats[si].pawns[pi];
+    B.layer(svg, "picks", JSON.stringify([picks, choosable, names, spotOf]) + grid, g => {
+      for (const [si, pi, label, chosen] of picks) {
         const [px, py, r] = spotOf[si + "," + pi];
-        const pg = el(g, "g", { class: "pawn-pick" + (movers.length > 1 ? " clickable" : ""), "data-seat": si, "data-pawn": pi });
-        if (chosen) pawnShape(pg, el, px, py, r, p.label, "none", { stroke: "#fff", "stroke-width": 4, "pointer-events": "none" });
-        if (movers.length > 1) {
-          B.hit(pg, [px - r, py - r, 2 * r, 2 * r], chooser(si, pi), "Choose " + names[si] + "'s " + p.label + " to move");
-        }
+        const pg = el(g, "g", { class: "pawn-pick" + (choosable ? " clickable" : ""), "data-seat": si, "data-pawn": pi });
+        if (chosen) pawnShape(pg, el, px, py, r, label, "none", { stroke: "#fff", "stroke-width": 4, "pointer-events": "none" });
+        if (choosable) B.hit(pg, [px - r, py - r, 2 * r, 2 * r], chooser(si, pi), "Choose " + names[si] + "'s " + label + " to move");
       }
     });
-    if (movers.length > 1) for (const [si, pi] of picks) chooseNow.set(si + "," + pi, chooser(si, pi));
+    if (choosable) for (const [si, pi] of picks) chooseNow.set(si + "," + pi, chooser(si, pi));
 
     // The Headless Ghost on its launcher in the Crypt: standing, or knocked off.
     const ghostState = (v.skull || {}).ghost;

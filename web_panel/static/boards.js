@@ -274,6 +274,9 @@
   // targets, and draws the rest again in its place. Anything a renderer draws outside a part is drawn anew.
   const partsOf = new WeakMap();  // svg -> Map(name -> {g, key, targets})
   let drawing = null;             // during a draw: {svg, parts, seen, prev, reuse}
+  // The latest drawing's ctx: a kept part's target acts through it (B.now().act), never through the ctx of the
+  // drawing that made it, whose words and connection may be out of date.
+  let ctxNow = null;
 
   /** Draw a part of the board in a group of its own, ``fill(g)``, stacked above the parts asked for before it
    *  in this drawing. From the stream, a part whose ``key`` is the one it was last drawn from is kept. */
@@ -339,6 +342,7 @@
     targets = [];
     svgNow = svg;
     fitted = 0;
+    ctxNow = ctx;
     drawing = { svg, parts, seen: new Set(), prev: null, reuse };
     let drawn;
     try {
@@ -394,6 +398,6 @@
 
   // A board keeps a little local choice (the selected pawn, the tile's turn); the page redraws on it.
   const B = { draw, renderers, el, generic, size, hit, layer, propose, cancel, same, choiceButton, json, proposal: null, redraw: function () {},
-              minUnits: () => minUnits };
+              minUnits: () => minUnits, now: () => ctxNow };
   window.GKBoards = B;
 })();
