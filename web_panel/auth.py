@@ -277,6 +277,21 @@ def control_token(table: str) -> str | None:
     return typed
 
 
+def holds_place(table: str, game_id: str | None) -> bool:
+    """Whether this session has a place at ``table`` that the panel checked itself: logged in with the
+    token the panel holds for it, or joined a seat of its current game (``game_id``) with a code made
+    from that token. A token typed on a panel that holds none is not checked here, so it counts for nothing.
+    """
+    sess = current_session(create=False)
+    if sess is None:
+        return False
+    configured = current_app.extensions["gravekeeper_settings"].token_for(table)
+    typed = sess.tokens.get(table)
+    if configured is not None and typed is not None and same_secret(typed, configured):
+        return True
+    return joined_seat(table, game_id) is not None
+
+
 def joined_seat(table: str, game_id: str | None) -> int | None:
     """The seat this session joined on ``table``, if it is a seat of the current game."""
     sess = current_session(create=False)

@@ -56,6 +56,10 @@ STREAMS_PER_CLIENT = 8
 STREAM_MEMORY_BUDGET = 48 * 1024 * 1024
 STREAM_BYTES = 64 * 1024
 MOST_STREAMS = STREAM_MEMORY_BUDGET // STREAM_BYTES  # 768, whatever the file limit
+# A quarter of the live pages are kept for the people with a place at a table (its referee, its seated
+# players): devices that only watch, however many, cannot take those. A table's referee and four players
+# with a page and its cues each are ten; a quarter of 768 is a club of 19 such tables, with phones to spare.
+KEPT_SHARE = 4
 WANTED_OPEN_FILES = 4096  # the soft open-file limit is raised towards this (never past the hard one)
 REQUEST_THREADS = 12  # workers that streams never take: pages and commands always find one
 FD_RESERVE = 48  # descriptors kept for everything but clients: the broker, files, the listener, pipes
@@ -78,11 +82,12 @@ class Capacity:
     open_files: int
     connections: int
     streams: int
+    kept: int  # of the streams, those that people watching cannot take (``fanout.StreamGate``)
 
     def sentence(self) -> str:
         return (f"the open-file limit ({self.open_files}) allows {self.connections} connections at once, "
-                f"{self.streams} of them live pages; one device may hold {CONNECTIONS_PER_CLIENT} connections "
-                f"and {STREAMS_PER_CLIENT} live pages")
+                f"{self.streams} of them live pages, {self.kept} of those kept for the referees and the players; "
+                f"one device may hold {CONNECTIONS_PER_CLIENT} connections and {STREAMS_PER_CLIENT} live pages")
 
 
 def raise_open_files(wanted: int = WANTED_OPEN_FILES) -> None:
@@ -107,7 +112,8 @@ def capacity(open_files: int | None = None) -> Capacity:
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         open_files = 65536 if soft == resource.RLIM_INFINITY else int(soft)
     connections = max(16, open_files - FD_RESERVE)
-    return Capacity(open_files, connections, max(4, min(MOST_STREAMS, connections // 2)))
+    streams = max(4, min(MOST_STREAMS, connections // 2))
+    return Capacity(open_files, connections, streams, streams // KEPT_SHARE)
 
 
 class _Parser(HTTPRequestParser):
@@ -357,7 +363,7 @@ def start_panel(settings: PanelSettings) -> PanelServer:
     except BaseException:
         listener.close()
         raise
-    app.extensions["gravekeeper_streams"] = StreamGate(STREAMS_PER_CLIENT, room.streams)
+    app.extensions["gravekeeper_streams"] = StreamGate(STREAMS_PER_CLIENT, room.streams, room.kept)
     adj = Adjustments(
         sockets=[listener], threads=room.streams + REQUEST_THREADS, connection_limit=room.connections,
         channel_timeout=IDLE_TIMEOUT_S, cleanup_interval=1, max_request_header_size=MAX_HEADER_BYTES,

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Response, abort, current_app, request
 
-from .auth import client_key
+from .auth import client_key, holds_place
 from .fanout import Item, StreamGate, StreamRefused, Wants, encode_sse
 from .mqtt import LIST, MqttView
 
@@ -89,9 +89,10 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
 
     gate: StreamGate | None = current_app.extensions.get("gravekeeper_streams")
     client = client_key(request.remote_addr)
+    placed = table != LIST and holds_place(table, (view.state(table) or {}).get("game_id"))
     if gate is not None:
         try:
-            gate.enter(client)
+            gate.enter(client, placed)
         except StreamRefused as exc:
             # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.
             abort(exc.status, description=str(exc))
@@ -102,5 +103,5 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     )
     if gate is not None:
         # The server closes every response, even one whose body never ran (a HEAD, a client gone early).
-        response.call_on_close(lambda: gate.leave(client))
+        response.call_on_close(lambda: gate.leave(client, placed))
     return response

@@ -12,11 +12,13 @@ import socket
 
 import pytest
 
+from controller.protocol.security import join_code
 from tests.support.broker import Broker
 from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.panel_child import (
     Browser,
     ChildPanel,
+    answer_status,
     close_all,
     median,
     open_connections,
@@ -75,6 +77,54 @@ def test_1100_streams_from_one_device_leave_the_referee_answered(mosquitto: Brok
     assert streams <= STREAMS_PER_CLIENT, f"one device holds {streams} streams"
     # It said at start what its file limit allows.
     assert panel.answer.get("capacity", "").startswith("the open-file limit (1024) allows 976 connections")
+
+
+def _stream_status(panel: ChildPanel, who: Browser, path: str) -> int:
+    """The status a live page of ``who`` (its address, its cookie) is answered with."""
+    with socket.create_connection((panel.host, panel.port), timeout=10, source_address=(who.source, 0)) as s:
+        cookie = f"Cookie: {who.cookie}\r\n" if who.cookie else ""
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\nAccept: text/event-stream\r\n"
+                  f"{cookie}\r\n".encode())
+        return answer_status(s)
+
+
+def test_1100_streams_from_138_devices_leave_the_referee_and_the_players_their_live_pages(
+        mosquitto: Broker, fake: FakeTable, token: str) -> None:
+    """Live pages from many devices, each within its own limit, fill what watchers may hold, not the rest."""
+    from web_panel.server import STREAMS_PER_CLIENT, capacity
+
+    room = capacity(1024)
+    devices = -(-HOSTILE // STREAMS_PER_CLIENT)  # all any one device may hold, from as many as it takes
+    sources = [f"127.0.{2 + i // 250}.{1 + i % 250}" for i in range(devices)]
+    raise_own_file_limit(HOSTILE + 512)
+    with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
+        referee = _referee(panel, fake, token)
+        player = Browser(panel, "127.0.0.3")
+        assert player.join(fake.table, join_code(token, fake.table, "g1", 1)).status == 303
+        watcher = Browser(panel, "127.0.9.1")  # a phone in the room that only watches, come late
+        ask = (f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+               "Accept: text/event-stream\r\n\r\n").encode()
+        socks = open_connections(panel, sources, HOSTILE, ask)
+        try:
+            fds = settle(panel)
+            held = _answered(socks, b"HTTP/1.1 200")
+            statuses = {
+                "the referee's table page": _stream_status(panel, referee, f"/t/{fake.table}/stream"),
+                "the referee's cues": _stream_status(panel, referee, f"/t/{fake.table}/effects/stream"),
+                "the player's own page": _stream_status(panel, player, f"/t/{fake.table}/me/stream"),
+                "the player's cues": _stream_status(panel, player, f"/t/{fake.table}/effects/stream"),
+                "a late watcher's page": _stream_status(panel, watcher, f"/t/{fake.table}/stream"),
+            }
+            pages, commands = referee_timings(referee, fake.table)
+        finally:
+            close_all(socks)
+    print(f"\nunder {HOSTILE} streams from {devices} devices ({fds} files open): they hold {held}; "
+          f"{statuses}; page {pages}, command {commands}")
+    assert statuses == {"the referee's table page": 200, "the referee's cues": 200, "the player's own page": 200,
+                        "the player's cues": 200, "a late watcher's page": 503}, statuses
+    assert held == room.streams - room.kept, f"the watchers hold {held} live pages"
+    assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
+    assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"
 
 
 @pytest.mark.parametrize("devices", [1, 110], ids=["one-device", "110-devices"])

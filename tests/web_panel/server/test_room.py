@@ -16,6 +16,7 @@ from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.panel_child import (
     Browser,
     ChildPanel,
+    answer_status,
     close_all,
     median,
     raise_own_file_limit,
@@ -37,16 +38,6 @@ def test_the_panel_counts_live_pages_from_its_file_limit_and_memory_budget() -> 
     assert capacity(64).streams == 8
 
 
-def _status(s: socket.socket) -> int:
-    head = b""
-    while b"\r\n" not in head:
-        chunk = s.recv(64)
-        if not chunk:
-            break
-        head += chunk
-    return int(head.split()[1]) if head.startswith(b"HTTP/1.") else 0
-
-
 def test_500_phones_from_63_devices_all_get_their_live_page(mosquitto: Broker, fake: FakeTable, token: str) -> None:
     from web_panel.server import STREAMS_PER_CLIENT
 
@@ -66,7 +57,7 @@ def test_500_phones_from_63_devices_all_get_their_live_page(mosquitto: Broker, f
                 socks.append(s)
                 s.sendall(f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
                           "Accept: text/event-stream\r\n\r\n".encode())
-                statuses.append(_status(s))
+                statuses.append(answer_status(s))
             refused = [st for st in statuses if st != 200]
             # With every phone's page open, the referee's page and commands still find a worker.
             pages, commands = referee_timings(referee, fake.table)

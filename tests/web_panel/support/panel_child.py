@@ -209,6 +209,17 @@ def open_connections(panel: ChildPanel, sources: list[str], count: int, first: b
     return socks
 
 
+def answer_status(s: socket.socket) -> int:
+    """The status of the answer on ``s`` (0 if none came before the panel closed it)."""
+    head = b""
+    while b"\r\n" not in head:
+        chunk = s.recv(64)
+        if not chunk:
+            break
+        head += chunk
+    return int(head.split()[1]) if head.startswith(b"HTTP/1.") else 0
+
+
 def close_all(socks: list[socket.socket]) -> None:
     for s in socks:
         s.close()
