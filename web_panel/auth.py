@@ -19,6 +19,8 @@ from flask import abort, current_app, g, request, session
 
 from controller.protocol.security import same_secret
 
+from .settings import PanelSettings
+
 SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 5000
 JOIN_FAILURES_ALLOWED = 8  # per session per window, so join codes cannot be guessed by brute force
@@ -285,11 +287,16 @@ def holds_place(table: str, game_id: str | None) -> bool:
     sess = current_session(create=False)
     if sess is None:
         return False
-    configured = current_app.extensions["gravekeeper_settings"].token_for(table)
+    return checked_login(sess, table, current_app.extensions["gravekeeper_settings"]) or \
+        joined_seat(table, game_id) is not None
+
+
+def checked_login(sess: PanelSession, table: str, settings: PanelSettings) -> bool:
+    """Whether ``sess`` logged in at ``table`` with the token the panel holds for it. A token typed on a
+    panel that holds none is kept (the table refuses it if wrong) but cannot be checked here."""
     typed = sess.tokens.get(table)
-    if configured is not None and typed is not None and same_secret(typed, configured):
-        return True
-    return joined_seat(table, game_id) is not None
+    configured = settings.token_for(table)
+    return configured is not None and typed is not None and same_secret(typed, configured)
 
 
 def joined_seat(table: str, game_id: str | None) -> int | None:

@@ -33,6 +33,7 @@ from .app import create_app
 from .auth import THIS_MACHINE, client_key
 from .fanout import StreamGate
 from .settings import PanelSettings
+from .workers import Workers, holds_any_place
 
 log = logging.getLogger(__name__)
 # waitress says "Task queue depth is N" at every queued request: under a flood, a line per request.
@@ -61,16 +62,22 @@ MOST_STREAMS = STREAM_MEMORY_BUDGET // STREAM_BYTES  # 768, whatever the file li
 # with a page and its cues each are ten; a quarter of 768 is a club of 19 such tables, with phones to spare.
 KEPT_SHARE = 4
 WANTED_OPEN_FILES = 4096  # the soft open-file limit is raised towards this (never past the hard one)
-REQUEST_THREADS = 12  # workers that streams never take: pages and commands always find one
+# Workers for everything but live pages, a pool of its own (web_panel/workers.py): a flood of requests waits
+# in its queue instead of running on hundreds of workers at once, and the tables' people go first. A command
+# waits for the table's answer (at most panel.command_timeout): a few tables' players at once leave room.
+REQUEST_THREADS = 24
+STREAM_SPARE = 4  # workers beyond the live pages allowed: a live page refused (429, 503) is answered at once
 FD_RESERVE = 48  # descriptors kept for everything but clients: the broker, files, the listener, pipes
 MAX_HEADER_BYTES = 16 * 1024
 MAX_BODY_BYTES = 64 * 1024  # the largest body any page sends (a board file is at most 48 KiB)
 OUTBUF_HIGH_WATERMARK = 256 * 1024  # a stream's unsent output; past it its worker waits (see SEND_TIMEOUT_S)
-# Not the default 8 MiB: 780 workers must fit a 32-bit Pi's address space (390 MiB of it at 512 KiB).
+# Not the default 8 MiB: 796 workers must fit a 32-bit Pi's address space (398 MiB of it at 512 KiB).
 # Python's recursion limit stops the deepest the panel decodes (a JSON body nested 1,000 deep) before
 # 256 KiB of C stack is used (measured on Python 3.11), so 512 KiB keeps a margin of two.
 THREAD_STACK_BYTES = 512 * 1024
+ACCEPT_BATCH = 64  # connections accepted at most in one turn of the loop
 SHED_AT_ONCE = 32  # full: how many connections that do nothing are closed to let new ones in
+SHED_SPARES_S = 1.0  # a connection this young is not closed to make room: its request is on its way
 ACCEPT_PAUSE_S = 0.25  # out of descriptors: wait this long before accepting again, instead of spinning
 SWEEP_EVERY_S = 0.5  # how often requests arriving too slowly and readers that stopped are looked for
 
@@ -156,6 +163,7 @@ class _Channel(HTTPChannel):
     _counted = False
 
     def __init__(self, server: _Server, sock: socket.socket, addr: Any, adj: Adjustments, map: Any = None) -> None:
+        self.opened = time.monotonic()
         # Known before the base class registers the channel (add_channel), which it does before it sets addr.
         self.client = client_key(addr[0] if isinstance(addr, tuple) else None)
         super().__init__(server, sock, addr, adj, map)
@@ -190,7 +198,8 @@ class _Server(TcpWSGIServer):
 
     channel_class = _Channel
 
-    def __init__(self, app: Any, listener: socket.socket, adj: Adjustments, per_client: int) -> None:
+    def __init__(self, app: Any, listener: socket.socket, adj: Adjustments, per_client: int,
+                 workers: Workers) -> None:
         self.per_client = per_client
         self.clients: dict[str, int] = {}
         self.refused = 0
@@ -198,7 +207,7 @@ class _Server(TcpWSGIServer):
         self._accept_paused_until = 0.0
         self._next_sweep = 0.0
         self.stopping = False
-        super().__init__(app, _sock=listener, bind_socket=False, adj=adj)
+        super().__init__(app, _sock=listener, bind_socket=False, adj=adj, dispatcher=workers)
 
     def client_opened(self, client: str) -> None:
         self.clients[client] = self.clients.get(client, 0) + 1
@@ -211,6 +220,14 @@ class _Server(TcpWSGIServer):
             self.clients.pop(client, None)
 
     def handle_accept(self) -> None:
+        # Every connection waiting, up to a batch, not one a turn of the loop: under a flood of connections
+        # the turns are slow (each polls every connection), and the referee's waited in the queue behind.
+        for _ in range(ACCEPT_BATCH):
+            if not self._accept_one():
+                return
+
+    def _accept_one(self) -> bool:
+        """Accept one waiting connection; whether to try for another."""
         try:
             pair = self.accept()
         except OSError as exc:
@@ -218,20 +235,21 @@ class _Server(TcpWSGIServer):
                 # Accepting again at once would fail again at once, at full CPU; the kernel queues the rest.
                 self._accept_paused_until = time.monotonic() + ACCEPT_PAUSE_S
                 self._note_refusal(f"out of file descriptors ({exc.strerror})")
-            return
+            return False
         if pair is None:
-            return
+            return False
         conn, addr = pair
         client = client_key(addr[0] if isinstance(addr, tuple) else None)
         if self.clients.get(client, 0) >= self.per_client and client not in THIS_MACHINE:
             self._refuse(conn, client)
-            return
+            return True
         try:
             self.set_socket_options(conn)
         except OSError:  # the client has already gone
             conn.close()
-            return
+            return True
         self.channel_class(self, conn, addr, self.adj, map=self._map)
+        return len(self._map) < self.adj.connection_limit
 
     def _refuse(self, conn: socket.socket, client: str) -> None:
         """Over the limit per address: a short answer if the socket takes it at once, then closed."""
@@ -278,7 +296,11 @@ class _Server(TcpWSGIServer):
         Those are connections with no request being served: idle ones, and those whose request is
         still arriving, the slowest first. A stream or a request being answered is never closed here.
         """
-        idle = [c for c in self.active_channels.values() if not c.requests and not c.total_outbufs_len]
+        # Not one just accepted: its request is usually already on its way (under a flood of connections,
+        # closing the newest closed the referee's before its request was read).
+        young = time.monotonic() - SHED_SPARES_S
+        idle = [c for c in self.active_channels.values()
+                if not c.requests and not c.total_outbufs_len and getattr(c, "opened", 0.0) < young]
         idle.sort(key=lambda c: (getattr(c, "request_started", None) or float("inf"), c.last_activity))
         for channel in idle[:SHED_AT_ONCE]:
             channel.handle_close()
@@ -365,7 +387,8 @@ def start_panel(settings: PanelSettings) -> PanelServer:
         raise
     app.extensions["gravekeeper_streams"] = StreamGate(STREAMS_PER_CLIENT, room.streams, room.kept)
     adj = Adjustments(
-        sockets=[listener], threads=room.streams + REQUEST_THREADS, connection_limit=room.connections,
+        sockets=[listener], threads=room.streams + STREAM_SPARE + REQUEST_THREADS,
+        connection_limit=room.connections,
         channel_timeout=IDLE_TIMEOUT_S, cleanup_interval=1, max_request_header_size=MAX_HEADER_BYTES,
         # waitress refuses a body of this many bytes or more: one over the largest allowed
         max_request_body_size=MAX_BODY_BYTES + 1, inbuf_overflow=MAX_BODY_BYTES + 1,
@@ -376,9 +399,13 @@ def start_panel(settings: PanelSettings) -> PanelServer:
         clear_untrusted_proxy_headers=True,
     )
     previous_stack = threading.stack_size(THREAD_STACK_BYTES)
+    workers: Workers | None = None
     try:
-        server = _Server(app, listener, adj, CONNECTIONS_PER_CLIENT)
+        workers = Workers(room.streams + STREAM_SPARE, REQUEST_THREADS, holds_any_place(app))
+        server = _Server(app, listener, adj, CONNECTIONS_PER_CLIENT, workers)
     except BaseException:
+        if workers is not None:
+            workers.shutdown(cancel_pending=True, timeout=5)
         app.extensions["gravekeeper"].close()
         listener.close()
         raise

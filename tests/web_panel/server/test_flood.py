@@ -1,0 +1,90 @@
+"""A flood of requests: 1,000 connections that ask for a page again as soon as each is answered.
+
+The attack tests of test_exhaustion.py hold connections and streams open; these connections work.
+Spread over 110 devices, each within its limit of connections, they keep the panel busy answering them.
+The referee's page and commands must still answer within a second: requests run on a pool of their own,
+a few dozen at once, and those of a session with a place at a table go first (web_panel/workers.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from tests.support.broker import Broker
+from tests.web_panel.support.fake_table import FakeTable
+from tests.web_panel.support.panel_child import (
+    Browser,
+    ChildPanel,
+    median,
+    raise_own_file_limit,
+    referee_timings,
+    wait_for_game,
+)
+
+FLOOD = 1000
+DEVICES = 110
+ONE_SECOND = 1.0
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load")]
+
+
+class Flood:
+    """``FLOOD`` connections over ``DEVICES`` loopback addresses, each asking for ``path`` again and again."""
+
+    def __init__(self, panel: ChildPanel, path: str) -> None:
+        self.panel, self.path = panel, path
+        self.answered: dict[str, int] = {}
+        self.started = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._all()), name="flood", daemon=True)
+        self._thread.start()
+
+    async def _all(self) -> None:
+        await asyncio.gather(*(self._one(i) for i in range(FLOOD)))
+
+    async def _one(self, i: int) -> None:
+        device = f"127.0.{2 + (i % DEVICES) // 250}.{1 + (i % DEVICES) % 250}"
+        ask = f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.panel.port}\r\n\r\n".encode()
+        while not self._stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(self.panel.host, self.panel.port,
+                                                               local_addr=(device, 0))
+                writer.write(ask)
+                await writer.drain()
+                status = (await reader.read(64))[9:12].decode(errors="replace") or "closed"
+                while await reader.read(65536):
+                    pass
+                writer.close()
+            except OSError as exc:
+                status = type(exc).__name__
+                await asyncio.sleep(0.05)
+            self.answered[status] = self.answered.get(status, 0) + 1
+            if sum(self.answered.values()) >= 2 * FLOOD:  # every connection has come round twice
+                self.started.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+
+def test_1000_connections_asking_for_pages_leave_the_referee_answered(mosquitto: Broker, fake: FakeTable,
+                                                                      token: str) -> None:
+    raise_own_file_limit(FLOOD + 512)
+    with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
+        referee = Browser(panel)
+        wait_for_game(referee, fake.table)
+        assert referee.log_in(fake.table, token).status == 303
+        flood = Flood(panel, f"/t/{fake.table}")
+        try:
+            assert flood.started.wait(60), f"the flood did not get going: {flood.answered}"
+            pages, commands = referee_timings(referee, fake.table)
+            during = dict(flood.answered)
+        finally:
+            flood.stop()
+    print(f"\nunder {FLOOD} connections from {DEVICES} devices asking for pages ({during}): "
+          f"page {pages}, command {commands}")
+    assert during.get("200", 0) >= FLOOD, f"the flood was not answered: {during}"
+    assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
+    assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"

@@ -1,0 +1,97 @@
+"""The panel's workers in two pools: live pages on one, every other request on the other, the tables' people first.
+
+waitress runs each request on a worker of one pool. A live page (an SSE stream) holds its worker for as
+long as it is open, so the pool had a worker for each live page allowed plus a few, and any request could
+run on any idle one. A thousand connections that ask for pages as fast as they are answered then ran on
+hundreds of workers at once, all sharing one interpreter: the referee's page took 1.4 s, since it had
+a five-hundredth of the CPU. Here the requests that are not live pages run on a pool of their own, a
+few dozen at once however many ask, and those of a session with a place at a table (its referee, its
+players: ``holds_any_place``) go before the ones waiting. A flood then waits in the queue, where it
+costs nothing but its buffer, and the referee's request runs next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask
+from waitress.task import ThreadedTaskDispatcher  # type: ignore[import-untyped]
+from werkzeug.http import parse_cookie
+
+from .auth import PanelSession, SessionStore, checked_login
+from .settings import PanelSettings
+
+__all__ = ["Workers", "holds_any_place", "is_live_page"]
+
+STREAM_SUFFIX = "/stream"  # every live page's path ends so (views: tables, player, effects)
+
+
+def is_live_page(path: str | None) -> bool:
+    return bool(path) and str(path).endswith(STREAM_SUFFIX)
+
+
+class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """waitress's pool of workers, in which a task may go before those waiting."""
+
+    def add_first(self, task: Any) -> None:
+        with self.lock:
+            self.queue.appendleft(task)
+            self.queue_cv.notify()
+
+
+class Workers:
+    """waitress's task dispatcher, as two pools (see the module's text). ``placed(request)`` says whether
+    a request comes from a session with a place; it runs in the thread that reads the connections."""
+
+    def __init__(self, streams: int, requests: int, placed: Callable[[Any], bool]) -> None:
+        self.streams, self.requests = _Pool(), _Pool()
+        self.streams.set_thread_count(streams)
+        self.requests.set_thread_count(requests)
+        self._placed = placed
+
+    def add_task(self, channel: Any) -> None:
+        # waitress hands the connection, whose first request has fully arrived.
+        request = channel.requests[0] if channel.requests else None
+        if is_live_page(getattr(request, "path", None)):
+            self.streams.add_task(channel)
+        elif request is not None and self._placed(request):
+            self.requests.add_first(channel)
+        else:
+            self.requests.add_task(channel)
+
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+        streams = bool(self.streams.shutdown(cancel_pending, timeout))
+        return bool(self.requests.shutdown(cancel_pending, timeout)) and streams
+
+
+def holds_any_place(app: Flask) -> Callable[[Any], bool]:
+    """For waitress's request (before Flask sees it): whether its session cookie is one of this panel's and
+    its session holds a place at some table, logged in with the token the panel holds or seated by a code.
+
+    Only for the order requests are served in; what a request may do is still decided by the views.
+    """
+    serializer = app.session_interface.get_signing_serializer(app)  # type: ignore[attr-defined]
+    name = str(app.config["SESSION_COOKIE_NAME"])
+    sessions: SessionStore = app.extensions["gravekeeper_sessions"]
+    settings: PanelSettings = app.extensions["gravekeeper_settings"]
+
+    def placed(request: Any) -> bool:
+        cookie = request.headers.get("COOKIE") if isinstance(getattr(request, "headers", None), dict) else None
+        if not cookie or serializer is None:
+            return False
+        value = parse_cookie(str(cookie)).get(name)
+        if not value:
+            return False
+        try:
+            data = serializer.loads(value)
+        except Exception:  # not signed by this panel, altered, or not a cookie at all: no place
+            return False
+        sess = sessions.get(data.get("sid") if isinstance(data, dict) else None)
+        return sess is not None and has_place(sess, settings)
+
+    return placed
+
+
+def has_place(sess: PanelSession, settings: PanelSettings) -> bool:
+    return bool(sess.seats) or any(checked_login(sess, table, settings) for table in list(sess.tokens))
