@@ -14,11 +14,19 @@ import pytest
 
 from controller.mqtt.broker import choose_broker
 from controller.service.service import Service
+from tests.support.alone import run_alone
 from tests.support.broker import Broker, make_broker
 from tests.support.service import MakeService, service_config
 
 # Chromium and a phone on it, for the panel's tests and the whole chain's (tests/firmware_bridge/pico).
 pytest_plugins = ["tests.web_panel.support.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _alone_if_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An ``alone`` test runs with no other test beside it (tests/support/alone.py)."""
+    with run_alone(request.node.get_closest_marker("alone") is not None):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -32,11 +32,22 @@ def is_live_page(path: str | None) -> bool:
 
 
 class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
-    """waitress's pool of workers, in which a task may go before those waiting."""
+    """waitress's pool of workers, in which a task may go before the others waiting: after those that went
+    first already, so that they are served in the order they came (a page's assets after the page)."""
+
+    def add_task(self, task: Any) -> None:
+        task.gk_first = False
+        super().add_task(task)
 
     def add_first(self, task: Any) -> None:
+        task.gk_first = True
         with self.lock:
-            self.queue.appendleft(task)
+            at = 0
+            for waiting in self.queue:
+                if not getattr(waiting, "gk_first", False):
+                    break
+                at += 1
+            self.queue.insert(at, task)
             self.queue_cv.notify()
 
 

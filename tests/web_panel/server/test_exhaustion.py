@@ -31,7 +31,7 @@ from tests.web_panel.support.panel_child import (
 HOSTILE = 1100
 ONE_SECOND = 1.0
 # One at a time (and on one xdist worker): 1,100 sockets each, on a 2-core machine.
-pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load")]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load"), pytest.mark.alone]
 
 
 def _referee(panel: ChildPanel, fake: FakeTable, token: str) -> Browser:

@@ -27,7 +27,7 @@ from tests.web_panel.support.panel_child import (
 FLOOD = 1000
 DEVICES = 110
 ONE_SECOND = 1.0
-pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load")]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load"), pytest.mark.alone]
 
 
 class Flood:

@@ -26,7 +26,7 @@ from tests.web_panel.support.panel_child import (
 
 PHONES = 500
 # 500 sockets and as many workers in the panel, on a 2-core machine: one at a time, as the attack tests.
-pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("panel-load")]
+pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("panel-load"), pytest.mark.alone]
 
 
 def test_the_panel_counts_live_pages_from_its_file_limit_and_memory_budget() -> None:

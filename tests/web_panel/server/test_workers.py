@@ -1,0 +1,46 @@
+"""The request pool's order: the tables' people before the others waiting, each in the order they came."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from web_panel.auth import PanelSession, Seat
+from web_panel.settings import PanelSettings
+from web_panel.workers import Workers, has_place, is_live_page
+
+
+class _Request:
+    def __init__(self, path: str, placed: bool) -> None:
+        self.path, self.placed = path, placed
+
+
+class _Channel:
+    def __init__(self, name: str, path: str = "/t/a", placed: bool = False) -> None:
+        self.name = name
+        self.requests = [_Request(path, placed)]
+
+
+def test_placed_requests_go_first_in_the_order_they_came_and_live_pages_to_their_own_pool(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, "waitress.queue")  # it counts what waits, which is the point here
+    workers = Workers(0, 0, lambda request: bool(request.placed))  # no threads: only the queues are looked at
+    for name, path, placed in [("w1", "/t/a", False), ("p1", "/t/a", True), ("w2", "/static/x.js", False),
+                               ("s1", "/t/a/stream", False), ("p2", "/t/a/me", True),
+                               ("s2", "/t/a/effects/stream", True), ("w3", "/t/a/join", False)]:
+        workers.add_task(_Channel(name, path, placed))
+    assert [c.name for c in workers.requests.queue] == ["p1", "p2", "w1", "w2", "w3"]
+    assert [c.name for c in workers.streams.queue] == ["s1", "s2"]
+
+
+def test_what_counts_as_a_live_page_and_as_a_place() -> None:
+    assert is_live_page("/t/a/stream") and is_live_page("/api/tables/stream") and is_live_page("/t/a/me/stream")
+    assert not is_live_page("/t/a/streams") and not is_live_page("/t/a") and not is_live_page(None)
+    settings = PanelSettings(token="right-token")
+    assert not has_place(PanelSession("s", "c"), settings)
+    assert has_place(PanelSession("s", "c", tokens={"a": "right-token"}), settings)
+    assert not has_place(PanelSession("s", "c", tokens={"a": "wrong-token"}), settings)
+    assert has_place(PanelSession("s", "c", seats={"a": Seat("g1", 0)}), settings)
+    # A panel that holds no token cannot check a typed one: it earns nothing.
+    assert not has_place(PanelSession("s", "c", tokens={"a": "anything"}), PanelSettings())
