@@ -57,8 +57,10 @@ def test_the_referee_undoes_a_move_and_corrects_a_misread(service: RunningServic
     page = pages()
     login(page, service.panel_url, service.table, service.token)
     tomb = roll_and_slide(page)
+    # The page draws a state in the animation frame after it came (live.js): the words follow the state.
+    page.wait_for_function("document.getElementById('gm-undo-info').textContent.includes('take back 1 move')")
     info = page.text_content("#gm-undo-info") or ""
-    assert "take back 1 move" in info and "No further than" in info
+    assert "No further than" in info, info
     page.click("#gm-undo")
     page.wait_for_selector("#mismatch:not([hidden])")
     name = tomb.capitalize()
