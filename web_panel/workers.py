@@ -12,6 +12,7 @@ costs nothing but its buffer, and the referee's request runs next.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -35,18 +36,23 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
     """waitress's pool of workers, in which a task may go before the others waiting: after those that went
     first already, so that they are served in the order they came (a page's assets after the page)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._first: weakref.WeakSet[Any] = weakref.WeakSet()  # the connections that went first, while they wait
+
     def add_task(self, task: Any) -> None:
-        task.gk_first = False
+        with self.lock:
+            self._first.discard(task)  # a connection's next request waits its turn like any other
         super().add_task(task)
 
     def add_first(self, task: Any) -> None:
-        task.gk_first = True
         with self.lock:
             at = 0
             for waiting in self.queue:
-                if not getattr(waiting, "gk_first", False):
+                if waiting not in self._first:
                     break
                 at += 1
+            self._first.add(task)
             self.queue.insert(at, task)
             self.queue_cv.notify()
 
