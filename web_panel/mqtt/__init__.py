@@ -8,8 +8,8 @@ and their replies).
 """
 
 from ._client import MqttView
-from ._command_sender import CommandTimeout
+from ._command_sender import CommandTimeout, TableBusy
 from ._table_store import LIST
 from ._table_view import TableView, room_of
 
-__all__ = ["LIST", "CommandTimeout", "MqttView", "TableView", "room_of"]
+__all__ = ["LIST", "CommandTimeout", "MqttView", "TableBusy", "TableView", "room_of"]

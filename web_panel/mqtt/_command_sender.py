@@ -24,11 +24,17 @@ from gravekeeper.errors import GravekeeperError
 
 from ..settings import PanelSettings
 
-__all__ = ["CommandSender", "CommandTimeout"]
+__all__ = ["CommandSender", "CommandTimeout", "TableBusy"]
 
 log = logging.getLogger(__name__)
 
 RESYNC_MIN_INTERVAL = 2.0
+# Each command waiting for its table's answer holds one of the panel's request workers (web_panel/workers.py)
+# until the answer comes or panel.command_timeout passes. A table that hangs while its people keep tapping
+# must not hold them all: at most this many wait on one table, and once one has waited in vain, one at a
+# time until the table answers again. A table answers in milliseconds; eight is a table of people at once.
+WAITING_PER_TABLE = 8
+WAITING_PER_SILENT_TABLE = 1
 # Commands that change the game: each names the game it was made in (``in_game``), so the table
 # runs it in no other one. Reading ones (resync, selftest, history) are not bound.
 GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
@@ -42,6 +48,13 @@ Publish = Callable[[str, bytes], object]  # (topic, payload): sent at QoS 1, not
 
 class CommandTimeout(GravekeeperError, TimeoutError):
     """The table did not answer a command in time."""
+
+
+class TableBusy(GravekeeperError, RuntimeError):
+    """A command not sent: as many as allowed already wait for that table's answer (``WAITING_PER_TABLE``).
+
+    The message is for the people at the table, who read it on their phones: no table id, no command.
+    """
 
 
 class CommandSender:
@@ -66,6 +79,9 @@ class CommandSender:
         # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name, the table)
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
         self._last_resync: dict[str, float] = {}
+        self._waiting: dict[str, int] = {}  # table -> its commands waiting for an answer now
+        # Tables whose last command waited in vain, until one answers: one command at a time goes to them.
+        self._silent: set[str] = set()
 
     def request_resync(self, table: str) -> bool:
         """Ask the table to republish its retained topics after a gap (needs its token)."""
@@ -123,8 +139,36 @@ class CommandSender:
     def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                  timeout: float | None) -> dict[str, Any]:
         """Publish the signed fields ``build(id)`` under a new id and wait for that id's reply."""
-        with self._holding(table):  # its replies come on its own topics
-            return self._command_held(table, name, build, token, timeout)
+        self._take_place(table)
+        try:
+            with self._holding(table):  # its replies come on its own topics
+                return self._command_held(table, name, build, token, timeout)
+        finally:
+            with self._lock:
+                left = self._waiting.get(table, 1) - 1
+                if left > 0:
+                    self._waiting[table] = left
+                else:
+                    self._waiting.pop(table, None)
+
+    def _take_place(self, table: str) -> None:
+        """Count one more command waiting on ``table``, or raise :class:`TableBusy` if it may not wait."""
+        with self._lock:
+            waiting = self._waiting.get(table, 0)
+            silent = table in self._silent
+            if waiting < (WAITING_PER_SILENT_TABLE if silent else WAITING_PER_TABLE):
+                self._waiting[table] = waiting + 1
+                return
+        if silent:
+            raise TableBusy("the table has not answered the last move sent to it (it may be busy or stuck), and "
+                            "the panel is waiting for it to answer another; look at the board and try again "
+                            "in a moment")
+        raise TableBusy("the table is still answering the moves sent before this one; try again in a moment")
+
+    def silent(self, table: str) -> bool:
+        """Whether ``table``'s last command waited in vain and none has been answered since."""
+        with self._lock:
+            return table in self._silent
 
     def _command_held(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                       timeout: float | None) -> dict[str, Any]:
@@ -153,6 +197,10 @@ class CommandSender:
                     refusal = unsigned[0] if unsigned else None
                 if refusal is not None:
                     return refusal  # no signed answer came: the table's own refusal of our token, likely
+                with self._lock:
+                    self._silent.add(table)
+                log.warning("table %s did not answer %s within %g s: one command at a time goes to it until "
+                            "it answers", table, name, wait)
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
             return box[0]
         finally:
@@ -198,4 +246,6 @@ class CommandSender:
         if not done.is_set():
             box.append({k: v for k, v in data.items() if k != "auth"})
             done.set()
+        with self._lock:
+            self._silent.discard(table)  # it answers again (signed, for this table): commands go as before
 

@@ -30,7 +30,7 @@ from ..auth import (
     store,
 )
 from ..commands import COMMANDS, MAX_BODY, PanelCommandError, validate
-from ..mqtt import CommandTimeout
+from ..mqtt import CommandTimeout, TableBusy
 from ..seats import carry
 from .common import form_again, known_table, mqtt_view, settings
 
@@ -163,6 +163,8 @@ def _send(table: str, name: str, fields: dict[str, Any], token: str) -> dict[str
         if name == "act":
             return view.act(table, fields["action"], token)
         return view.command(table, name, fields, token)
+    except TableBusy as exc:  # not sent: a table that does not answer holds few of the panel's workers
+        abort(503, description=str(exc))
     except CommandTimeout:
         # Read by players on their phones: no table id, no command name; and the move may have gone through.
         abort(504, description="the table did not answer in time (it may be busy or out of reach); "

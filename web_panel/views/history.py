@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from ..auth import control_token, current_session
-from ..mqtt import CommandTimeout
+from ..mqtt import CommandTimeout, TableBusy
 from ..terror_places import with_places
 from .common import known_table, mqtt_view, settings
 
@@ -39,14 +39,18 @@ def _ask(table: str, fields: dict[str, Any]) -> dict[str, Any]:
         abort(503, description="the panel is not connected to the broker; try again in a moment")
     status = (view.snapshot(table) or {}).get("status") or {}
     if status.get("state") == "offline":
-        abort(503, description=f"table {table!r} is offline: its history is in its journal")
+        abort(503, description="the table is offline: its history is in its journal, and is shown again when "
+                               "the table runs")
     if not _busy.acquire(blocking=False):
         abort(429, description="the history is busy answering others; try again in a moment")
     try:
         reply = view.command(table, "history", fields, token, timeout=max(HISTORY_TIMEOUT_S,
                                                                           settings().command_timeout))
-    except CommandTimeout as exc:
-        abort(504, description=str(exc))
+    except TableBusy as exc:
+        abort(503, description=str(exc))
+    except CommandTimeout:
+        abort(504, description="the table did not answer in time (it may be busy or out of reach); "
+                               "try again in a moment")
     finally:
         _busy.release()
     if reply.get("ok") is not True:

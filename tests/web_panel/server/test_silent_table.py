@@ -1,0 +1,144 @@
+"""A table that stops answering: its commands must not hold every worker of the panel.
+
+A command waits for the table's answer (at most ``panel.command_timeout``) on one of the panel's request
+workers (web_panel/workers.py). A controller that hangs while its players keep tapping held one worker
+per tap, and with the pool full, every other table's referee waited behind them. Now at most
+``WAITING_PER_TABLE`` commands wait on one table, and once one has waited in vain, one at a time until
+the table answers again (``web_panel/mqtt/_command_sender.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from controller.protocol.signing import signed_reply
+from tests.support.broker import Broker
+from tests.web_panel.support.fake_table import FakeTable
+from tests.web_panel.support.panel_child import Answer, Browser, ChildPanel, referee_timings, wait_for_game
+from web_panel.app import create_app
+from web_panel.mqtt import CommandTimeout, MqttView, TableBusy
+from web_panel.mqtt._command_sender import WAITING_PER_TABLE
+from web_panel.server import REQUEST_THREADS
+
+ONE_SECOND = 1.0
+TAPS = 40  # more than the panel's request workers (REQUEST_THREADS)
+PHONES = 5  # the taps come from five phones at the hung table, each within its device's limit of connections
+
+
+def view_without_broker() -> MqttView:
+    view: MqttView = create_app({"START_MQTT": False}).extensions["gravekeeper"]
+    return view
+
+
+def waiting(view: MqttView, table: str, count: int) -> bool:
+    """Until ``count`` commands for ``table`` wait for their answer."""
+    return view.wait_until(lambda: sum(1 for p in list(view.commands._pending.values()) if p[5] == table) >= count, 5)
+
+
+def answer_all(view: MqttView, table: str) -> int:
+    """Answer, signed, every command waiting for ``table``; how many there were."""
+    pending = [(cmd_id, p[4]) for cmd_id, p in list(view.commands._pending.items()) if p[5] == table]
+    for cmd_id, name in pending:
+        view.handle(f"gravekeeper/{table}/reply/{name}", signed_reply("tok", table, name, {"id": cmd_id, "ok": True}))
+    return len(pending)
+
+
+def test_no_more_than_a_tables_worth_of_commands_wait_on_one_table() -> None:
+    view = view_without_broker()
+    with ThreadPoolExecutor(WAITING_PER_TABLE) as pool:
+        held = [pool.submit(view.command, "slow", "act", {}, "tok", 5.0) for _ in range(WAITING_PER_TABLE)]
+        assert waiting(view, "slow", WAITING_PER_TABLE)
+        started = time.monotonic()
+        with pytest.raises(TableBusy, match="still answering the moves sent before"):
+            view.command("slow", "act", {}, "tok", 5.0)
+        assert time.monotonic() - started < ONE_SECOND  # refused at once, not after the timeout
+        assert len(view.commands._pending) == WAITING_PER_TABLE  # the refused one was never sent
+        # Another table's commands are not held back by the slow one's.
+        other = threading.Thread(target=lambda: view.command("other", "act", {}, "tok", 5.0))
+        other.start()
+        assert waiting(view, "other", 1)
+        assert answer_all(view, "other") == 1
+        other.join(5)
+        assert answer_all(view, "slow") == WAITING_PER_TABLE
+        assert all(f.result(5)["ok"] is True for f in held)
+    assert view.commands._waiting == {}  # every place given back
+
+
+def test_a_table_that_did_not_answer_gets_one_command_at_a_time_until_it_answers() -> None:
+    view = view_without_broker()
+    with pytest.raises(CommandTimeout):
+        view.command("hung", "act", {}, "tok", 0.05)
+    assert view.commands.silent("hung")
+    with ThreadPoolExecutor(1) as pool:
+        probe = pool.submit(view.command, "hung", "act", {}, "tok", 5.0)
+        assert waiting(view, "hung", 1)
+        with pytest.raises(TableBusy, match="has not answered the last move"):
+            view.command("hung", "act", {}, "tok", 5.0)
+        # Someone on the broker answers for it, unsigned: that is not the table answering.
+        (cmd_id,) = list(view.commands._pending)
+        view.handle("gravekeeper/hung/reply/act", json.dumps({"id": cmd_id, "ok": True}).encode())
+        assert view.commands.silent("hung")
+        assert answer_all(view, "hung") == 1  # the table itself, signed
+        assert probe.result(5)["ok"] is True
+    assert not view.commands.silent("hung")
+    with ThreadPoolExecutor(2) as pool:  # answering again, it takes commands side by side once more
+        both = [pool.submit(view.command, "hung", "act", {}, "tok", 5.0) for _ in range(2)]
+        assert waiting(view, "hung", 2)
+        assert answer_all(view, "hung") == 2
+        assert all(f.result(5)["ok"] is True for f in both)
+
+
+def tap(browser: Browser, table: str, csrf: str) -> Answer:
+    body = json.dumps({"action": {"kind": "roll", "player": 0}}).encode()
+    return browser.request("POST", f"/t/{table}/cmd/act", body,
+                           {"Content-Type": "application/json", "X-CSRF-Token": csrf})
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.alone
+def test_a_hung_table_tapped_40_times_leaves_another_tables_referee_answered(mosquitto: Broker, fake: FakeTable,
+                                                                            token: str) -> None:
+    assert TAPS > REQUEST_THREADS
+    hung = FakeTable(mosquitto.port, fake.table + "h", token)
+    try:
+        hung.online()
+        hung.state()
+        hung.silent = True  # it takes commands and answers none: a controller that hangs
+        with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
+            referee = Browser(panel)
+            wait_for_game(referee, fake.table)
+            wait_for_game(referee, hung.table)
+            assert referee.log_in(fake.table, token).status == 303
+            phones = [Browser(panel, f"127.0.0.{10 + i}") for i in range(PHONES)]
+            for phone in phones:  # the hung table's referee, logged in on each (commands need a place)
+                assert phone.log_in(hung.table, token).status == 303
+            csrfs = [phone.csrf(hung.table) for phone in phones]
+            with ThreadPoolExecutor(TAPS) as pool:
+                taps = [pool.submit(tap, phones[i % PHONES], hung.table, csrfs[i % PHONES]) for i in range(TAPS)]
+                hung.wait_command(WAITING_PER_TABLE)  # the hung table has them: they wait for it
+                pages, commands = referee_timings(referee, fake.table, tries=3)
+                answers: list[Answer] = [f.result(60) for f in taps]
+        by_status: dict[int, list[Answer]] = {}
+        for a in answers:
+            by_status.setdefault(a.status, []).append(a)
+        print(f"\nwith a hung table tapped {TAPS} times: the other referee's page {pages}, command {commands}; "
+              f"the taps answered {[(s, len(v)) for s, v in sorted(by_status.items())]}")
+        assert max(pages) < ONE_SECOND, f"the other table's referee waited {pages} s for the page"
+        assert max(commands) < ONE_SECOND, f"the other table's referee waited {commands} s for a command"
+        assert len(hung.commands) == WAITING_PER_TABLE, "more commands than allowed went to the hung table"
+        assert len(by_status.get(504, [])) == WAITING_PER_TABLE
+        refused = by_status.get(503, [])
+        assert len(refused) == TAPS - WAITING_PER_TABLE
+        said: Any = refused[0].json()
+        assert "still answering" in said["error"] and hung.table not in said["error"], said
+        # Refused at once: well under the 5 s a command waits for its table.
+        assert max(a.seconds for a in refused) < 4.0, [round(a.seconds, 2) for a in refused]
+    finally:
+        hung.clear()
+        hung.close()
