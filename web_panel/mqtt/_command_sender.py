@@ -33,6 +33,9 @@ RESYNC_MIN_INTERVAL = 2.0
 # until the answer comes or panel.command_timeout passes. A table that hangs while its people keep tapping
 # must not hold them all: at most this many wait on one table, and once one has waited in vain, one at a
 # time until the table answers again. A table answers in milliseconds; eight is a table of people at once.
+# The places are counted per token: a visitor who logged in with a token the panel could not check (it
+# holds none for that table) waits on the table's unsigned refusal, and must not take the places of the
+# people who hold the right one.
 WAITING_PER_TABLE = 8
 WAITING_PER_SILENT_TABLE = 1
 # Commands that change the game: each names the game it was made in (``in_game``), so the table
@@ -79,7 +82,7 @@ class CommandSender:
         # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name, the table)
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
         self._last_resync: dict[str, float] = {}
-        self._waiting: dict[str, int] = {}  # table -> its commands waiting for an answer now
+        self._waiting: dict[tuple[str, str], int] = {}  # (table, token) -> its commands waiting for an answer now
         # Tables whose last command waited in vain, until one answers: one command at a time goes to them.
         self._silent: set[str] = set()
 
@@ -139,25 +142,26 @@ class CommandSender:
     def _command(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                  timeout: float | None) -> dict[str, Any]:
         """Publish the signed fields ``build(id)`` under a new id and wait for that id's reply."""
-        self._take_place(table)
+        place = (table, token)
+        self._take_place(place)
         try:
             with self._holding(table):  # its replies come on its own topics
                 return self._command_held(table, name, build, token, timeout)
         finally:
             with self._lock:
-                left = self._waiting.get(table, 1) - 1
+                left = self._waiting.get(place, 1) - 1
                 if left > 0:
-                    self._waiting[table] = left
+                    self._waiting[place] = left
                 else:
-                    self._waiting.pop(table, None)
+                    self._waiting.pop(place, None)
 
-    def _take_place(self, table: str) -> None:
-        """Count one more command waiting on ``table``, or raise :class:`TableBusy` if it may not wait."""
+    def _take_place(self, place: tuple[str, str]) -> None:
+        """Count one more command waiting on ``place`` (table, token), or raise :class:`TableBusy`."""
         with self._lock:
-            waiting = self._waiting.get(table, 0)
-            silent = table in self._silent
+            waiting = self._waiting.get(place, 0)
+            silent = place[0] in self._silent
             if waiting < (WAITING_PER_SILENT_TABLE if silent else WAITING_PER_TABLE):
-                self._waiting[table] = waiting + 1
+                self._waiting[place] = waiting + 1
                 return
         if silent:
             raise TableBusy("the table has not answered the last move sent to it (it may be busy or stuck), and "

@@ -65,6 +65,11 @@ def test_no_more_than_a_tables_worth_of_commands_wait_on_one_table() -> None:
         assert waiting(view, "other", 1)
         assert answer_all(view, "other") == 1
         other.join(5)
+        # Nor those signed with another token (a visitor who typed one the panel could not check):
+        # such commands wait for the table's unsigned refusal, and take no place of the right token's.
+        with pytest.raises(CommandTimeout):  # it was sent, and waited: not refused as busy
+            view.command("slow", "act", {}, "typed", 0.1)
+        assert len(view.commands._pending) == WAITING_PER_TABLE
         assert answer_all(view, "slow") == WAITING_PER_TABLE
         assert all(f.result(5)["ok"] is True for f in held)
     assert view.commands._waiting == {}  # every place given back
