@@ -165,20 +165,32 @@ class StreamGate:
         """Count one more stream for ``client`` (``placed``: its session has a place at the stream's table);
         ``StreamRefused`` when it would be over a limit."""
         with self._lock:
+            refused = self._refusal(client, placed)
+            if refused is not None:
+                raise refused
             held = self._open.get(client, 0)
-            if held >= self.per_client and client not in THIS_MACHINE:
-                raise StreamRefused(f"this device already has {held} live pages open, the most the panel "
-                                    "keeps for one device; close one and reload", 429)
-            if self._count >= self.total:
-                raise StreamRefused(f"the panel already keeps {self._count} live pages open, all it can; "
-                                    "try again in a moment", 503)
-            if not placed and self._watching >= self.total - self.kept:
-                raise StreamRefused(f"the panel already keeps {self._watching} live pages open for people "
-                                    "watching, all it keeps for them (the rest are for the referees and the "
-                                    "players); try again in a moment", 503)
             self._open[client] = held + 1
             self._count += 1
             self._watching += 0 if placed else 1
+
+    def refusal(self, client: str, placed: bool = False) -> StreamRefused | None:
+        """Why a stream for ``client`` would be refused now, or None if it would be let in."""
+        with self._lock:
+            return self._refusal(client, placed)
+
+    def _refusal(self, client: str, placed: bool) -> StreamRefused | None:
+        held = self._open.get(client, 0)
+        if held >= self.per_client and client not in THIS_MACHINE:
+            return StreamRefused(f"this device already has {held} live pages open, the most the panel "
+                                 "keeps for one device; close one and reload", 429)
+        if self._count >= self.total:
+            return StreamRefused(f"the panel already keeps {self._count} live pages open, all it can; "
+                                 "try again in a moment", 503)
+        if not placed and self._watching >= self.total - self.kept:
+            return StreamRefused(f"the panel already keeps {self._watching} live pages open for people "
+                                 "watching, all it keeps for them (the rest are for the referees and the "
+                                 "players); try again in a moment", 503)
+        return None
 
     def leave(self, client: str, placed: bool = False) -> None:
         with self._lock:

@@ -385,7 +385,7 @@ def start_panel(settings: PanelSettings) -> PanelServer:
     except BaseException:
         listener.close()
         raise
-    app.extensions["gravekeeper_streams"] = StreamGate(STREAMS_PER_CLIENT, room.streams, room.kept)
+    gate = app.extensions["gravekeeper_streams"] = StreamGate(STREAMS_PER_CLIENT, room.streams, room.kept)
     adj = Adjustments(
         sockets=[listener], threads=room.streams + STREAM_SPARE + REQUEST_THREADS,
         connection_limit=room.connections,
@@ -401,7 +401,8 @@ def start_panel(settings: PanelSettings) -> PanelServer:
     previous_stack = threading.stack_size(THREAD_STACK_BYTES)
     workers: Workers | None = None
     try:
-        workers = Workers(room.streams + STREAM_SPARE, REQUEST_THREADS, holds_any_place(app))
+        workers = Workers(room.streams + STREAM_SPARE, REQUEST_THREADS, holds_any_place(app),
+                          lambda channel: gate.refusal(client_key(channel.addr[0])) is None)
         server = _Server(app, listener, adj, CONNECTIONS_PER_CLIENT, workers)
     except BaseException:
         if workers is not None:

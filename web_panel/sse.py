@@ -11,6 +11,7 @@ from flask import Response, abort, current_app, request
 from .auth import client_key, holds_place
 from .fanout import Item, StreamGate, StreamRefused, Wants, encode_sse
 from .mqtt import LIST, MqttView
+from .workers import may_hold_stream
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
 GONE_CHECK_SECONDS = 2.0  # how often a stream asks the server whether its client has gone
@@ -92,6 +93,11 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     placed = table != LIST and holds_place(table, (view.state(table) or {}).get("game_id"))
     if gate is not None:
         try:
+            if not may_hold_stream():
+                # Sent to the few request workers because it would be refused (workers.py): refused here
+                # even if a place opened since, so that no live page holds one of them.
+                raise gate.refusal(client, placed) or StreamRefused(
+                    "the panel was keeping all the live pages it can a moment ago; try again in a moment", 503)
             gate.enter(client, placed)
         except StreamRefused as exc:
             # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.

@@ -8,10 +8,16 @@ a five-hundredth of the CPU. Here the requests that are not live pages run on a 
 few dozen at once however many ask, and those of a session with a place at a table (its referee, its
 players: ``holds_any_place``) go before the ones waiting. A flood then waits in the queue, where it
 costs nothing but its buffer, and the referee's request runs next.
+
+A live page that would be refused (the watchers' live pages all taken, or its device's) is answered on the
+request pool, in its turn, like any other short request: a flood of them then waits in that queue instead of
+running on the live pages' hundreds of workers at once. A live page must never hold one of those few
+workers, so one that finds room after all is refused there too (``may_hold_stream``); the page tries again.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -23,22 +29,36 @@ from werkzeug.http import parse_cookie
 from .auth import PanelSession, SessionStore, checked_login
 from .settings import PanelSettings
 
-__all__ = ["Workers", "holds_any_place", "is_live_page"]
+__all__ = ["Workers", "holds_any_place", "is_live_page", "may_hold_stream"]
 
 STREAM_SUFFIX = "/stream"  # every live page's path ends so (views: tables, player, effects)
+
+
+_here = threading.local()  # in a worker's thread: whether its pool may hold live pages
 
 
 def is_live_page(path: str | None) -> bool:
     return bool(path) and str(path).endswith(STREAM_SUFFIX)
 
 
+def may_hold_stream() -> bool:
+    """Whether the calling thread may hold a live page: any but a worker of the request pool (a thread of no
+    pool, as under Flask's test client, may)."""
+    return bool(getattr(_here, "holds_streams", True))
+
+
 class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
     """waitress's pool of workers, in which a task may go before the others waiting: after those that went
     first already, so that they are served in the order they came (a page's assets after the page)."""
 
-    def __init__(self) -> None:
+    def __init__(self, holds_streams: bool) -> None:
         super().__init__()
+        self._holds_streams = holds_streams
         self._first: weakref.WeakSet[Any] = weakref.WeakSet()  # the connections that went first, while they wait
+
+    def handler_thread(self, thread_no: int) -> None:
+        _here.holds_streams = self._holds_streams
+        super().handler_thread(thread_no)
 
     def add_task(self, task: Any) -> None:
         with self.lock:
@@ -59,19 +79,25 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
 
 class Workers:
     """waitress's task dispatcher, as two pools (see the module's text). ``placed(request)`` says whether
-    a request comes from a session with a place; it runs in the thread that reads the connections."""
+    a request comes from a session with a place, ``room(channel)`` whether a live page of someone watching
+    from the connection's address would be let in now; both run in the thread that reads the connections."""
 
-    def __init__(self, streams: int, requests: int, placed: Callable[[Any], bool]) -> None:
-        self.streams, self.requests = _Pool(), _Pool()
+    def __init__(self, streams: int, requests: int, placed: Callable[[Any], bool],
+                 room: Callable[[Any], bool] = lambda channel: True) -> None:
+        self.streams, self.requests = _Pool(holds_streams=True), _Pool(holds_streams=False)
         self.streams.set_thread_count(streams)
         self.requests.set_thread_count(requests)
         self._placed = placed
+        self._room = room
 
     def add_task(self, channel: Any) -> None:
         # waitress hands the connection, whose first request has fully arrived.
         request = channel.requests[0] if channel.requests else None
         if is_live_page(getattr(request, "path", None)):
-            self.streams.add_task(channel)
+            if self._room(channel) or (request is not None and self._placed(request)):
+                self.streams.add_task(channel)
+            else:  # it will be refused: answered in its turn, on a few workers, not on hundreds at once
+                self.requests.add_task(channel)
         elif request is not None and self._placed(request):
             self.requests.add_first(channel)
         else:

@@ -18,13 +18,13 @@ from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.panel_child import (
     Browser,
     ChildPanel,
-    answer_status,
     close_all,
     median,
     open_connections,
     raise_own_file_limit,
     referee_timings,
     settle,
+    stream_status,
     wait_for_game,
 )
 
@@ -79,15 +79,6 @@ def test_1100_streams_from_one_device_leave_the_referee_answered(mosquitto: Brok
     assert panel.answer.get("capacity", "").startswith("the open-file limit (1024) allows 976 connections")
 
 
-def _stream_status(panel: ChildPanel, who: Browser, path: str) -> int:
-    """The status a live page of ``who`` (its address, its cookie) is answered with."""
-    with socket.create_connection((panel.host, panel.port), timeout=10, source_address=(who.source, 0)) as s:
-        cookie = f"Cookie: {who.cookie}\r\n" if who.cookie else ""
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\nAccept: text/event-stream\r\n"
-                  f"{cookie}\r\n".encode())
-        return answer_status(s)
-
-
 def test_1100_streams_from_138_devices_leave_the_referee_and_the_players_their_live_pages(
         mosquitto: Broker, fake: FakeTable, token: str) -> None:
     """Live pages from many devices, each within its own limit, fill what watchers may hold, not the rest."""
@@ -109,11 +100,11 @@ def test_1100_streams_from_138_devices_leave_the_referee_and_the_players_their_l
             fds = settle(panel)
             held = _answered(socks, b"HTTP/1.1 200")
             statuses = {
-                "the referee's table page": _stream_status(panel, referee, f"/t/{fake.table}/stream"),
-                "the referee's cues": _stream_status(panel, referee, f"/t/{fake.table}/effects/stream"),
-                "the player's own page": _stream_status(panel, player, f"/t/{fake.table}/me/stream"),
-                "the player's cues": _stream_status(panel, player, f"/t/{fake.table}/effects/stream"),
-                "a late watcher's page": _stream_status(panel, watcher, f"/t/{fake.table}/stream"),
+                "the referee's table page": stream_status(panel, referee, f"/t/{fake.table}/stream"),
+                "the referee's cues": stream_status(panel, referee, f"/t/{fake.table}/effects/stream"),
+                "the player's own page": stream_status(panel, player, f"/t/{fake.table}/me/stream"),
+                "the player's cues": stream_status(panel, player, f"/t/{fake.table}/effects/stream"),
+                "a late watcher's page": stream_status(panel, watcher, f"/t/{fake.table}/stream"),
             }
             pages, commands = referee_timings(referee, fake.table)
         finally:

@@ -9,7 +9,9 @@ a few dozen at once, and those of a session with a place at a table go first (we
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -21,6 +23,7 @@ from tests.web_panel.support.panel_child import (
     median,
     raise_own_file_limit,
     referee_timings,
+    stream_status,
     wait_for_game,
 )
 
@@ -35,6 +38,7 @@ class Flood:
 
     def __init__(self, panel: ChildPanel, path: str) -> None:
         self.panel, self.path = panel, path
+        self.held = 0  # live pages let in, kept open until the flood stops
         self.answered: dict[str, int] = {}
         self.started = threading.Event()
         self._stop = threading.Event()
@@ -54,6 +58,12 @@ class Flood:
                 writer.write(ask)
                 await writer.drain()
                 status = (await reader.read(64))[9:12].decode(errors="replace") or "closed"
+                if status == "200" and self.path.endswith("/stream"):  # a live page let in: held open
+                    self.held += 1
+                    while not self._stop.is_set():
+                        await asyncio.sleep(0.2)
+                    writer.close()
+                    return
                 while await reader.read(65536):
                     pass
                 writer.close()
@@ -69,22 +79,50 @@ class Flood:
         self._thread.join(30)
 
 
-def test_1000_connections_asking_for_pages_leave_the_referee_answered(mosquitto: Broker, fake: FakeTable,
-                                                                      token: str) -> None:
+@contextlib.contextmanager
+def flooded(mosquitto: Broker, fake: FakeTable, token: str, path: str) -> Iterator[tuple[ChildPanel, Browser, Flood]]:
+    """The panel, its referee logged in, and a flood asking for ``path`` that has got going."""
     raise_own_file_limit(FLOOD + 512)
     with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
         referee = Browser(panel)
         wait_for_game(referee, fake.table)
         assert referee.log_in(fake.table, token).status == 303
-        flood = Flood(panel, f"/t/{fake.table}")
+        flood = Flood(panel, path)
         try:
             assert flood.started.wait(60), f"the flood did not get going: {flood.answered}"
-            pages, commands = referee_timings(referee, fake.table)
-            during = dict(flood.answered)
+            yield panel, referee, flood
         finally:
             flood.stop()
+
+
+def test_1000_connections_asking_for_pages_leave_the_referee_answered(mosquitto: Broker, fake: FakeTable,
+                                                                      token: str) -> None:
+    with flooded(mosquitto, fake, token, f"/t/{fake.table}") as (_, referee, flood):
+        pages, commands = referee_timings(referee, fake.table)
+        during = dict(flood.answered)
     print(f"\nunder {FLOOD} connections from {DEVICES} devices asking for pages ({during}): "
           f"page {pages}, command {commands}")
     assert during.get("200", 0) >= FLOOD, f"the flood was not answered: {during}"
+    assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
+    assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"
+
+
+def test_1000_connections_asking_for_live_pages_leave_the_referee_answered(mosquitto: Broker, fake: FakeTable,
+                                                                           token: str) -> None:
+    """Live pages asked for again as soon as each is refused: those the watchers may hold are let in and held,
+    the rest refused on the request pool in their turn (web_panel/workers.py), not on hundreds of workers."""
+    from web_panel.server import capacity
+
+    room = capacity(1024)
+    with flooded(mosquitto, fake, token, f"/t/{fake.table}/stream") as (panel, referee, flood):
+        live = {"the referee's table page": stream_status(panel, referee, f"/t/{fake.table}/stream"),
+                "the referee's cues": stream_status(panel, referee, f"/t/{fake.table}/effects/stream")}
+        pages, commands = referee_timings(referee, fake.table)
+        during, held = dict(flood.answered), flood.held
+    print(f"\nunder {FLOOD} connections from {DEVICES} devices asking for live pages ({during}, {held} held): "
+          f"{live}; page {pages}, command {commands}")
+    assert held == room.streams - room.kept, f"the watchers hold {held} live pages"
+    assert during.get("503", 0) >= FLOOD, f"the flood was not refused: {during}"
+    assert live == {"the referee's table page": 200, "the referee's cues": 200}, live
     assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
     assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"

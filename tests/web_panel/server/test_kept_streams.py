@@ -115,3 +115,35 @@ def test_a_token_the_panel_cannot_check_earns_no_kept_place(mosquitto: Broker, f
             r.close()
         opened.clear()
         view.close()
+
+
+def test_a_live_page_sent_to_the_request_workers_is_refused_there_even_with_room(
+        app: Flask, fake: FakeTable, opened: list[TestResponse]) -> None:
+    """The dispatcher sends a live page it expects refused to the few request workers (web_panel/workers.py).
+    If a place opened meanwhile, it is still refused: a live page must never hold one of those workers."""
+    import threading
+
+    from web_panel.workers import Workers
+
+    gate = _gated(app)
+    answers: list[int] = []
+    done = threading.Event()
+
+    class Task:
+        def service(self) -> None:
+            answers.append(_open(app.test_client(), f"/t/{fake.table}/stream", "10.0.0.1", opened))
+            done.set()
+
+        def cancel(self) -> None:
+            pass
+
+    workers = Workers(0, 1, lambda request: False)
+    try:
+        workers.requests.add_task(Task())
+        assert done.wait(10)
+    finally:
+        workers.shutdown(timeout=5)
+    assert answers == [503]
+    assert "try again in a moment" in opened[-1].get_data(as_text=True)
+    assert gate.open_streams() == 0  # nothing was counted for it
+    assert _open(app.test_client(), f"/t/{fake.table}/stream", "10.0.0.1", opened) == 200  # the page's retry

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
 from web_panel.auth import PanelSession, Seat
 from web_panel.settings import PanelSettings
-from web_panel.workers import Workers, has_place, is_live_page
+from web_panel.workers import Workers, has_place, is_live_page, may_hold_stream
 
 
 class _Request:
@@ -32,6 +33,46 @@ def test_placed_requests_go_first_in_the_order_they_came_and_live_pages_to_their
         workers.add_task(_Channel(name, path, placed))
     assert [c.name for c in workers.requests.queue] == ["p1", "p2", "w1", "w2", "w3"]
     assert [c.name for c in workers.streams.queue] == ["s1", "s2"]
+
+
+def test_live_pages_that_would_be_refused_are_answered_on_the_request_pool(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, "waitress.queue")
+    room = {"yes": True}
+    workers = Workers(0, 0, lambda request: bool(request.placed), lambda channel: room["yes"])
+    workers.add_task(_Channel("s1", "/t/a/stream"))
+    room["yes"] = False  # the watchers' live pages are all taken
+    workers.add_task(_Channel("s2", "/t/a/stream"))  # a watcher's: it will be refused
+    workers.add_task(_Channel("s3", "/t/a/me/stream", placed=True))  # a player's: it may take what is left
+    assert [c.name for c in workers.streams.queue] == ["s1", "s3"]
+    assert [c.name for c in workers.requests.queue] == ["s2"]
+
+
+def test_only_the_live_pages_workers_may_hold_a_live_page() -> None:
+    seen: dict[str, bool] = {}
+    done = threading.Event()
+
+    class Task:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def service(self) -> None:
+            seen[self.name] = may_hold_stream()
+            if len(seen) == 2:
+                done.set()
+
+        def cancel(self) -> None:
+            pass
+
+    workers = Workers(1, 1, lambda request: False)
+    try:
+        workers.streams.add_task(Task("live pages' worker"))
+        workers.requests.add_task(Task("request worker"))
+        assert done.wait(5)
+    finally:
+        workers.shutdown(timeout=5)
+    assert seen == {"live pages' worker": True, "request worker": False}
+    assert may_hold_stream()  # a thread of no pool (Flask's test client runs views in the caller's)
 
 
 def test_what_counts_as_a_live_page_and_as_a_place() -> None:

@@ -220,6 +220,15 @@ def answer_status(s: socket.socket) -> int:
     return int(head.split()[1]) if head.startswith(b"HTTP/1.") else 0
 
 
+def stream_status(panel: ChildPanel, who: Browser, path: str) -> int:
+    """The status a live page of ``who`` (its address, its cookie) is answered with."""
+    with socket.create_connection((panel.host, panel.port), timeout=10, source_address=(who.source, 0)) as s:
+        cookie = f"Cookie: {who.cookie}\r\n" if who.cookie else ""
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\nAccept: text/event-stream\r\n"
+                  f"{cookie}\r\n".encode())
+        return answer_status(s)
+
+
 def close_all(socks: list[socket.socket]) -> None:
     for s in socks:
         s.close()
