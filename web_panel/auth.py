@@ -120,7 +120,7 @@ def client_key(addr: str | None) -> str:
     return str(ip)
 
 
-# This machine's own address is not held to the limits per device (server.py, fanout.StreamGate):
+# This machine's own address is not held to the limits per device (server.py, stream_gate.StreamGate):
 # it is the Pi's own screen, or a reverse proxy in front of the panel that speaks for every phone.
 # Anything that runs here could stop the panel anyway. Other loopback addresses are held to them.
 THIS_MACHINE = frozenset({"127.0.0.1", "::1"})

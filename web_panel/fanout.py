@@ -8,10 +8,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gravekeeper.errors import GravekeeperError
-
-from .auth import THIS_MACHINE
-
 SUBSCRIBER_QUEUE = 1000
 
 
@@ -133,76 +129,3 @@ class Fanout:
             subs = [s for group in self._subscribers.values() for s in group]
         for sub in subs:
             sub.close()
-
-
-class StreamRefused(GravekeeperError):
-    """No stream for this client now; the message says why in words, ``status`` is the HTTP answer."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class StreamGate:
-    """How many streams are open, per client address and in all: each holds a server thread while it lasts.
-
-    ``kept`` of them are kept for the people with a place at a table (its referee, its seated players:
-    ``auth.holds_place``): watchers may hold the rest and no more. Many devices, each within its own limit,
-    can fill every place a watcher may have, and the referee's and players' live pages still open.
-
-    ``start_panel`` puts one in the app (``app.extensions["gravekeeper_streams"]``); an app built
-    for the test client has none and opens streams without counting.
-    """
-
-    def __init__(self, per_client: int, total: int, kept: int = 0) -> None:
-        self.per_client, self.total, self.kept = per_client, total, max(0, min(kept, total))
-        self._lock = threading.Lock()
-        self._open: dict[str, int] = {}
-        self._count = 0
-        self._watching = 0  # streams of sessions with no place at their table
-
-    def enter(self, client: str, placed: bool = False) -> None:
-        """Count one more stream for ``client`` (``placed``: its session has a place at the stream's table);
-        ``StreamRefused`` when it would be over a limit."""
-        with self._lock:
-            refused = self._refusal(client, placed)
-            if refused is not None:
-                raise refused
-            held = self._open.get(client, 0)
-            self._open[client] = held + 1
-            self._count += 1
-            self._watching += 0 if placed else 1
-
-    def refusal(self, client: str, placed: bool = False) -> StreamRefused | None:
-        """Why a stream for ``client`` would be refused now, or None if it would be let in."""
-        with self._lock:
-            return self._refusal(client, placed)
-
-    def _refusal(self, client: str, placed: bool) -> StreamRefused | None:
-        held = self._open.get(client, 0)
-        if held >= self.per_client and client not in THIS_MACHINE:
-            return StreamRefused(f"this device already has {held} live pages open, the most the panel "
-                                 "keeps for one device; close one and reload", 429)
-        if self._count >= self.total:
-            return StreamRefused(f"the panel already keeps {self._count} live pages open, all it can; "
-                                 "try again in a moment", 503)
-        if not placed and self._watching >= self.total - self.kept:
-            return StreamRefused(f"the panel already keeps {self._watching} live pages open for people "
-                                 "watching, all it keeps for them (the rest are for the referees and the "
-                                 "players); try again in a moment", 503)
-        return None
-
-    def leave(self, client: str, placed: bool = False) -> None:
-        with self._lock:
-            held = self._open.get(client, 0) - 1
-            if held > 0:
-                self._open[client] = held
-            else:
-                self._open.pop(client, None)
-            self._count = max(0, self._count - 1)
-            if not placed:
-                self._watching = max(0, self._watching - 1)
-
-    def open_streams(self, client: str | None = None) -> int:
-        with self._lock:
-            return self._count if client is None else self._open.get(client, 0)

@@ -5,7 +5,7 @@ thread reads every connection (``poll``), so a client that sends its request slo
 all, costs a buffer and a descriptor but never a worker; a request reaches a worker only once it
 has fully arrived, and a body over the limit is refused from its ``Content-Length`` (or, chunked,
 at the limit) before it is read. Each live page (an SSE stream) holds one worker while it lasts,
-so streams are counted per client address and in all (``fanout.StreamGate``), and so are
+so streams are counted per client address and in all (``stream_gate.StreamGate``), and so are
 connections (here). What the open-file limit allows is said once at start.
 """
 
@@ -31,8 +31,8 @@ from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-unty
 
 from .app import create_app
 from .auth import THIS_MACHINE, client_key
-from .fanout import StreamGate
 from .settings import PanelSettings
+from .stream_gate import StreamGate
 from .workers import Workers, holds_any_place
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class Capacity:
     open_files: int
     connections: int
     streams: int
-    kept: int  # of the streams, those that people watching cannot take (``fanout.StreamGate``)
+    kept: int  # of the streams, those that people watching cannot take (``stream_gate.StreamGate``)
 
     def sentence(self) -> str:
         return (f"the open-file limit ({self.open_files}) allows {self.connections} connections at once, "

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, abort, current_app, request
 
 from .auth import client_key, holds_place
-from .fanout import Item, StreamGate, StreamRefused, Wants, encode_sse
+from .fanout import Item, Subscriber, Wants, encode_sse
 from .mqtt import LIST, MqttView
+from .stream_gate import StreamGate, StreamRefused
 from .workers import may_hold_stream
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
@@ -42,10 +44,20 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     # the stream then ends within seconds, and frees its worker and its place among the device's.
     gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)
 
+    # A watcher's page may be asked to give its place to a person with a place at a table (stream_gate.py).
+    given_up = threading.Event()
+    subscribed: list[Subscriber] = []
+
+    def give_up() -> None:
+        given_up.set()
+        for sub in list(subscribed):
+            sub.offer(None)  # wakes the stream, which ends
+
     def generate() -> Iterator[str]:
         # Subscribed inside the body: a response whose body never runs (a HEAD request, a client
         # gone before the first byte) never reaches the ``finally`` that unsubscribes.
         sub = view.subscribe(table, wants)
+        subscribed.append(sub)
         held = table != LIST
         try:
             if held:
@@ -57,7 +69,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
             for kind, data in first() if first else []:
                 yield format_event(kind, data)
             quiet = 0.0  # seconds since the last write
-            while not sub.closing.is_set():
+            while not sub.closing.is_set() and not given_up.is_set():
                 if sub.overflowed.is_set():
                     # Too slow to keep up: what was queued is stale, so start again from the picture.
                     sub.drain()
@@ -78,7 +90,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                         yield ": keepalive\n\n"
                     continue
                 quiet = 0.0
-                if item is None:
+                if item is None or given_up.is_set():
                     return
                 out = filter_item(item) if filter_item else [item]
                 for it in out or []:
@@ -98,7 +110,7 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
                 # even if a place opened since, so that no live page holds one of them.
                 raise gate.refusal(client, placed) or StreamRefused(
                     "the panel was keeping all the live pages it can a moment ago; try again in a moment", 503)
-            gate.enter(client, placed)
+            ticket = gate.enter(client, placed, give_up)
         except StreamRefused as exc:
             # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.
             abort(exc.status, description=str(exc))
@@ -109,5 +121,5 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     )
     if gate is not None:
         # The server closes every response, even one whose body never ran (a HEAD, a client gone early).
-        response.call_on_close(lambda: gate.leave(client, placed))
+        response.call_on_close(lambda: gate.leave(ticket))
     return response

@@ -137,3 +137,58 @@ def test_1100_slow_requests_leave_the_referee_answered(mosquitto: Broker, fake: 
           f"command {commands}")
     assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
     assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"
+
+
+def _ended(socks: list[socket.socket]) -> int:
+    """How many of the sockets have been sent a whole answer, its last chunk included (a stream that ended)."""
+    count = 0
+    for s in socks:
+        s.setblocking(False)
+        got = b""
+        try:
+            while chunk := s.recv(65536):
+                got += chunk
+        except OSError:
+            pass
+        if got.startswith(b"HTTP/1.1 200") and got.endswith(b"\r\n0\r\n\r\n"):
+            count += 1
+    return count
+
+
+def test_a_club_with_more_people_at_tables_than_the_kept_quarter_puts_watchers_out_not_them(
+        mosquitto: Broker, fake: FakeTable, token: str) -> None:
+    """Watchers from 138 devices hold all they may (366 of 488 live pages). Then the tables' people open
+    136 live pages, 14 more than the quarter kept for them: each of those 14 puts out a watcher's page."""
+    from web_panel.server import STREAMS_PER_CLIENT, capacity
+
+    room = capacity(1024)
+    devices = -(-HOSTILE // STREAMS_PER_CLIENT)
+    people = 17  # devices of the tables' people, 8 live pages each: 136
+    raise_own_file_limit(HOSTILE + 512)
+    with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
+        referee = _referee(panel, fake, token)
+        ask = (f"GET /t/{fake.table}/stream HTTP/1.1\r\nHost: 127.0.0.1:{panel.port}\r\n"
+               "Accept: text/event-stream\r\n\r\n").encode()
+        watchers = open_connections(panel, [f"127.0.{2 + i // 250}.{1 + i % 250}" for i in range(devices)],
+                                    HOSTILE, ask)
+        placed: list[socket.socket] = []
+        try:
+            settle(panel)
+            held = _answered(watchers, b"HTTP/1.1 200")
+            for i in range(people):
+                phone = Browser(panel, f"127.0.8.{1 + i}")
+                assert phone.log_in(fake.table, token).status == 303
+                mine = ask.replace(b"\r\n\r\n", f"\r\nCookie: {phone.cookie}\r\n\r\n".encode())
+                placed += open_connections(panel, [phone.source], STREAMS_PER_CLIENT, mine)
+            settle(panel)
+            theirs = _answered(placed, b"HTTP/1.1 200")
+            put_out = _ended(watchers)
+            pages, commands = referee_timings(referee, fake.table)
+        finally:
+            close_all(watchers + placed)
+    print(f"\nwatchers held {held}; the tables' people hold {theirs} of {len(placed)}, {put_out} watchers' pages "
+          f"put out; page {pages}, command {commands}")
+    assert held == room.streams - room.kept
+    assert theirs == people * STREAMS_PER_CLIENT, f"the tables' people hold {theirs} live pages"
+    assert put_out == people * STREAMS_PER_CLIENT - room.kept, f"{put_out} watchers' pages were put out"
+    assert median(pages) < ONE_SECOND and median(commands) < ONE_SECOND, (pages, commands)

@@ -18,8 +18,8 @@ from tests.support.broker import Broker
 from tests.web_panel.support.client import csrf_of, login
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings, create_app
-from web_panel.fanout import StreamGate
 from web_panel.mqtt import MqttView
+from web_panel.stream_gate import StreamGate, StreamRefused, Ticket
 
 TOTAL, KEPT = 6, 3
 
@@ -63,17 +63,52 @@ def test_watchers_fill_their_share_and_the_referee_and_a_player_still_get_theirs
     assert _open(player, f"/t/{t}/me/stream", "10.0.1.2", opened) == 200
     assert _open(player, f"/t/{t}/effects/stream", "10.0.1.2", opened) == 200
     assert gate.open_streams() == TOTAL
-    # Full now, for everyone: the kept share is a share of the whole, not more.
-    assert _open(referee, f"/t/{t}/effects/stream", "10.0.1.1", opened) == 503
+    # Full now. The referee's cues still open: the oldest watcher's page gives its place up, and ends.
+    assert _open(referee, f"/t/{t}/effects/stream", "10.0.1.1", opened) == 200
+    assert gate.given_up == 1 and gate.open_streams() == TOTAL
+    assert "event: snapshot" in opened[0].get_data(as_text=True)  # it ends (the page will ask again)
+    opened[0].close()
+    assert gate.open_streams() == TOTAL  # its place was counted out when it was given up, not twice
+    assert _open(app.test_client(), f"/t/{t}/stream", "10.0.0.1", opened) == 503  # its retry: full
 
     # A watcher's page that closes gives its place to another watcher, not to nobody.
-    opened[0].close()
+    opened[1].close()
     assert gate.open_streams() == TOTAL - 1
     assert _open(app.test_client(), f"/t/{t}/stream", "10.0.0.99", opened) == 200
-    # And a kept page that closes leaves the watchers' share full: it goes to the referee's cues.
-    opened[-4].close()  # the referee's table page
-    assert _open(app.test_client(), f"/t/{t}/stream", "10.0.0.98", opened) == 503
-    assert _open(referee, f"/t/{t}/effects/stream", "10.0.1.1", opened) == 200
+
+
+def test_when_every_live_page_is_taken_a_watchers_page_makes_room_never_a_players() -> None:
+    gate = StreamGate(per_client=2, total=4, kept=1)
+    ended: list[str] = []
+
+    def enter(name: str, client: str, placed: bool) -> Ticket:
+        return gate.enter(client, placed, lambda: ended.append(name))
+
+    a1, _a2, _b1 = enter("a1", "10.0.0.1", False), enter("a2", "10.0.0.1", False), enter("b1", "10.0.0.2", False)
+    enter("p1", "10.0.1.1", True)
+    with pytest.raises(StreamRefused) as refused:
+        enter("c1", "10.0.0.3", False)  # a watcher does not make room for a watcher
+    assert refused.value.status == 503 and ended == []
+    # Each person with a place who comes to a full panel puts out a watcher's page: of the device holding
+    # the most (an attacker's eight before a phone's one), the oldest of its own.
+    enter("p2", "10.0.1.2", True)
+    assert ended == ["a1"] and gate.open_streams() == 4 and gate.open_streams("10.0.0.1") == 1
+    gate.leave(a1)  # the given-up stream ends: already counted out
+    assert gate.open_streams() == 4
+    enter("p3", "10.0.1.3", True)
+    enter("p4", "10.0.1.4", True)
+    assert ended == ["a1", "a2", "b1"] and gate.given_up == 3
+    with pytest.raises(StreamRefused) as refused:  # every page now a person's with a place: none is put out
+        enter("p5", "10.0.1.5", True)
+    assert refused.value.status == 503 and "all it can" in str(refused.value)
+    assert ended == ["a1", "a2", "b1"]
+    # The device's own limit holds for people with a place too, and puts out nobody.
+    small = StreamGate(per_client=1, total=2, kept=0)
+    small.enter("10.0.0.1", False, lambda: ended.append("w"))
+    small.enter("10.0.1.1", True)
+    with pytest.raises(StreamRefused) as refused:
+        small.enter("10.0.1.1", True)
+    assert refused.value.status == 429 and ended == ["a1", "a2", "b1"]
 
 
 def test_a_player_of_the_game_before_and_a_wrong_login_watch_like_anyone(
