@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import socket
 from collections.abc import Iterable
 
@@ -18,6 +19,9 @@ from collections.abc import Iterable
 # ``*.local`` is answered by the devices of the network themselves (mDNS), ``*.home.arpa`` is the
 # home network's own (RFC 8375). A rebinding page needs a name its author's DNS answers.
 LOCAL_SUFFIXES = (".localhost", ".local", ".home.arpa")
+# A Host header as browsers send it: one name or address, and a port or none. Anything else (two headers
+# joined with a comma, a name followed by another, a path) is not read as its first part, but refused.
+_WELL_FORMED = re.compile(r"(\[[0-9a-f:.]+(%[0-9a-z._-]+)?\]|[0-9a-z._-]+)(:[0-9]{1,5})?")
 
 
 def host_name(header: str) -> str:
@@ -56,6 +60,8 @@ class HostCheck:
     def allows(self, header: str | None) -> bool:
         if header is None:
             return True  # an HTTP/1.0 script that names no host; a browser always sends one
+        if not _WELL_FORMED.fullmatch(header.strip().lower()):
+            return False
         name = host_name(header)
         if name in self.names or name.endswith(LOCAL_SUFFIXES):
             return True

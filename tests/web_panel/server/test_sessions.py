@@ -84,7 +84,9 @@ def test_a_page_of_another_name_is_refused(mosquitto: Broker, fake: FakeTable, t
     """DNS rebinding: another site's name made to point here reaches nothing, and is told why."""
     with _panel(mosquitto, token) as panel:
         wait_for_game(Browser(panel), fake.table)
-        for host in ("rebind.example", f"rebind.example:{panel.port}", "127.0.0.1.rebind.example"):
+        # Nor a header that is not one name: two Host headers (joined with a comma), a name after a port.
+        for host in ("rebind.example", f"rebind.example:{panel.port}", "127.0.0.1.rebind.example",
+                     f"127.0.0.1:{panel.port}, rebind.example", "127.0.0.1:rebind.example", "localhost/x"):
             for path in ("/", f"/t/{fake.table}", f"/api/t/{fake.table}"):
                 r = Browser(panel, host_header=host).request("GET", path)
                 assert r.status == 421 and "does not go by the name" in r.text, (host, path, r.status, r.text[:200])
