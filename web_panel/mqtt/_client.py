@@ -68,7 +68,8 @@ class MqttView:
         self.store = TableStore(settings, self.vouching, self.connected,
                                 released=lambda table: self.subscriptions.released(table),
                                 on_reply=lambda table, name, data, raw: self.commands.on_reply(table, name, data, raw),
-                                resync=lambda table: self.commands.request_resync(table))
+                                resync=lambda table: self.commands.request_resync(table),
+                                on_status=lambda table, status: self.commands.on_status(table, status))
         self.changed = self.store.changed  # notified after every message and link change
         # Which tables' full traffic is subscribed (web_panel.interest).
         self.subscriptions = Subscriptions(self._client, self.base, self.client_id, self.connected,
@@ -76,7 +77,9 @@ class MqttView:
         self._client.on_subscribe = self.subscriptions.on_subscribe
         self._client.on_unsubscribe = self.subscriptions.on_unsubscribe
         self.commands = CommandSender(settings, lambda topic, payload: self._client.publish(topic, payload, qos=1),
-                                      state=self.store.state, holding=self.holding, notify=self.store.notify)
+                                      state=self.store.state, holding=self.holding, notify=self.store.notify,
+                                      told=lambda table, answering: self.store.fanout.broadcast(
+                                          table, ("answering", answering)))
 
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
@@ -150,7 +153,10 @@ class MqttView:
         return self.store.has_table(table)
 
     def snapshot(self, table: str) -> dict[str, Any] | None:
-        return self.store.snapshot(table)
+        snap = self.store.snapshot(table)
+        if snap is not None:
+            snap["answering"] = self.commands.answering(table)  # whether it answers commands (the panel's word)
+        return snap
 
     def state(self, table: str) -> dict[str, Any] | None:
         return self.store.state(table)

@@ -65,26 +65,32 @@ class CommandSender:
 
     ``state(table)`` is the table's last state (a game-changing command is bound to its game);
     ``holding(table)`` keeps the table's traffic subscribed while a command waits for its reply;
-    ``notify()`` wakes whoever waits on the panel's picture (a test waits for a command to be sent).
+    ``notify()`` wakes whoever waits on the panel's picture (a test waits for a command to be sent);
+    ``told(table, answering)`` hears when a table stops answering commands and when it answers again.
     """
 
     def __init__(self, settings: PanelSettings, publish: Publish, *,
                  state: Callable[[str], dict[str, Any] | None],
                  holding: Callable[[str], AbstractContextManager[None]],
-                 notify: Callable[[], None]) -> None:
+                 notify: Callable[[], None],
+                 told: Callable[[str, dict[str, Any]], None] = lambda table, answering: None) -> None:
         self.settings = settings
         self.base = settings.base_topic
         self._publish = publish
         self._state = state
         self._holding = holding
         self._notify = notify
+        self._told = told
         self._lock = threading.Lock()
         # command id -> (answered, the answer, token, an unsigned refusal kept aside, the command's name, the table)
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
         self._last_resync: dict[str, float] = {}
         self._waiting: dict[tuple[str, str], int] = {}  # (table, token) -> its commands waiting for an answer now
-        # Tables whose last command waited in vain, until one answers: one command at a time goes to them.
-        self._silent: set[str] = set()
+        # Tables whose last command waited in vain, until one answers, and since when (wall clock, for
+        # people): one command at a time goes to them.
+        self._silent: dict[str, float] = {}
+        self._runs: dict[str, Any] = {}  # table -> the run its last status named (``instance``)
+        self._silent_run: dict[str, Any] = {}  # table -> the run that stopped answering
 
     def request_resync(self, table: str) -> bool:
         """Ask the table to republish its retained topics after a gap (needs its token)."""
@@ -174,6 +180,12 @@ class CommandSender:
         with self._lock:
             return table in self._silent
 
+    def answering(self, table: str) -> dict[str, Any]:
+        """What the pages show of it: ``{"answering": True}``, or False and ``since`` (seconds since the epoch)."""
+        with self._lock:
+            since = self._silent.get(table)
+        return {"answering": True} if since is None else {"answering": False, "since": since}
+
     def _command_held(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                       timeout: float | None) -> dict[str, Any]:
         cmd_id = uuid.uuid4().hex
@@ -202,7 +214,11 @@ class CommandSender:
                 if refusal is not None:
                     return refusal  # no signed answer came: the table's own refusal of our token, likely
                 with self._lock:
-                    self._silent.add(table)
+                    newly = table not in self._silent
+                    self._silent.setdefault(table, time.time())
+                    self._silent_run.setdefault(table, self._runs.get(table))
+                if newly:
+                    self._told(table, self.answering(table))
                 log.warning("table %s did not answer %s within %g s: one command at a time goes to it until "
                             "it answers", table, name, wait)
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
@@ -251,5 +267,28 @@ class CommandSender:
             box.append({k: v for k, v in data.items() if k != "auth"})
             done.set()
         with self._lock:
-            self._silent.discard(table)  # it answers again (signed, for this table): commands go as before
+            # It answers again (signed, for this table): commands go as before.
+            was_silent = self._answers_again(table)
+        if was_silent:
+            self._told(table, {"answering": True})
+
+    def on_status(self, table: str, status: dict[str, Any]) -> None:
+        """Take a status the panel took for ``table``: a new run online answers again, as far as anyone knows.
+
+        A hung controller publishes nothing; one started again (after a crash, a restart) announces a new
+        run, and its commands are no longer held to one at a time. The same run's status again (a retained
+        copy delivered on a new subscription) changes nothing.
+        """
+        run = status.get("instance", status.get("since"))
+        with self._lock:
+            self._runs[table] = run
+            cleared = (status.get("state") == "online" and table in self._silent
+                       and self._silent_run.get(table) != run and self._answers_again(table))
+        if cleared:
+            self._told(table, {"answering": True})
+
+    def _answers_again(self, table: str) -> bool:
+        """Forget that ``table`` stopped answering (under the lock); whether it had."""
+        self._silent_run.pop(table, None)
+        return self._silent.pop(table, None) is not None
 

@@ -67,7 +67,8 @@ class TableStore:
     """
 
     def __init__(self, settings: PanelSettings, vouching: Vouching, connected: threading.Event, *,
-                 released: Callable[[str], bool], on_reply: Reply, resync: Callable[[str], object]) -> None:
+                 released: Callable[[str], bool], on_reply: Reply, resync: Callable[[str], object],
+                 on_status: Callable[[str, dict[str, Any]], object] = lambda table, status: None) -> None:
         self.settings = settings
         self.base = settings.base_topic
         self.vouching = vouching
@@ -75,6 +76,7 @@ class TableStore:
         self._released = released
         self._on_reply = on_reply
         self._resync = resync
+        self._on_status = on_status
         self._lock = threading.RLock()
         self._tables: dict[str, TableView] = {}
         self.fanout = Fanout()  # the SSE clients watching each table, and the club list's
@@ -237,6 +239,8 @@ class TableStore:
                 # A state with a running timer goes out with its age (a retained copy may be old).
                 sent = view.aged_state() if kind == "state" else data
             self.fanout.broadcast(table, (kind, sent))
+            if kind == "status":
+                self._on_status(table, data)
             if kind in ("status", "state"):
                 self.list_changed(table)
 

@@ -139,6 +139,7 @@
         live.status = snap.status; live.state = snap.state; live.sensors = snap.sensors; live.health = snap.health;
       }
       if (snap.broker) live.broker = snap.broker;
+      if (snap.answering) live.answering = snap.answering;
       if (snap.trust) live.trust = snap.trust;
       const seqs = [live.state && live.state.seq, ...(snap.events || []).map(ev => ev.seq)].filter(n => typeof n === "number");
       if (seqs.length && live.lastSeq !== null && Math.max(...seqs) < live.lastSeq) {
@@ -213,6 +214,8 @@
       es.addEventListener("event", e => onEvent(JSON.parse(e.data)));
       es.addEventListener("trust", e => { live.trust = JSON.parse(e.data); live.onchange("trust"); });
       es.addEventListener("link", e => { live.broker = JSON.parse(e.data).broker; live.onchange("link"); });
+      // Whether the table answers commands, as the panel saw it (a command waited in vain, or one came back).
+      es.addEventListener("answering", e => { live.answering = JSON.parse(e.data); live.onchange("answering"); });
       for (const kind of Object.keys(live.onextra)) {
         es.addEventListener(kind, e => live.onextra[kind](JSON.parse(e.data)));
       }
@@ -334,6 +337,17 @@
       if (mm) {
         setText($("mismatch-message"), mm.message || "The board and the game disagree.");
         setText($("mismatch-guidance"), mm.guidance || "");
+      }
+    }
+    const quiet = $("not-answering");
+    if (quiet) {
+      const a = live.answering;
+      const silent = !!(a && a.answering === false);
+      setHidden(quiet, !silent);
+      if (silent) {
+        const since = typeof a.since === "number" ? " since " + new Date(a.since * 1000).toLocaleTimeString() : "";
+        setText($("not-answering-message"), "It has not answered a move" + since + "; it may be busy or stuck. " +
+          "Look at the board before you try again: the panel sends it one move at a time until it answers.");
       }
     }
     const over = $("over");

@@ -555,8 +555,22 @@ def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: P
     assert "did not answer" in said and "may have been made" in said and "refused" not in said, said
     assert fake.table not in said and "'" not in said and not RAW_ID.search(said), said
     assert player.locator("#left").is_hidden()  # the seat is still held: no "join again"
+    # The page says so once, where everyone looks, until the table answers again; so does the referee's.
+    player.wait_for_selector("#not-answering", state="visible")
+    banner = player.text_content("#not-answering")
+    assert "The table is not answering" in banner and "has not answered a move since" in banner, banner
+    referee, referee_errors = phone(360)
+    login(referee, served.url, fake.table, token)
+    referee.wait_for_selector("#not-answering", state="visible")
+    assert "has not answered a move since" in referee.text_content("#not-answering")
     check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e],
                      shot_name="phone-not-answered")
+    check_phone_page(referee, "the referee's page of a table that does not answer", referee_errors,
+                     shot_name="referee-not-answered")
+    fake.silent = False
+    player.locator('button.act[data-kind="roll"]').tap()
+    player.wait_for_selector("#not-answering", state="hidden")
+    referee.wait_for_selector("#not-answering", state="hidden")
 
 
 SLEEP_AND_WAKE = """async (ms) => {

@@ -10,6 +10,7 @@ the table answers again (``web_panel/mqtt/_command_sender.py``).
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from tests.support.broker import Broker
 from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.panel_child import Answer, Browser, ChildPanel, referee_timings, wait_for_game
 from web_panel.app import create_app
+from web_panel.fanout import Subscriber
 from web_panel.mqtt import CommandTimeout, MqttView, TableBusy
 from web_panel.mqtt._command_sender import WAITING_PER_TABLE
 from web_panel.server import REQUEST_THREADS
@@ -75,11 +77,32 @@ def test_no_more_than_a_tables_worth_of_commands_wait_on_one_table() -> None:
     assert view.commands._waiting == {}  # every place given back
 
 
+def told(sub: Subscriber) -> list[dict[str, Any]]:
+    """What the table's live pages were told of its answering, so far."""
+    out = []
+    while True:
+        try:
+            item = sub.get(0.01)
+        except queue.Empty:
+            return out
+        if item is not None and item.kind == "answering":
+            out.append(item.data)
+
+
 def test_a_table_that_did_not_answer_gets_one_command_at_a_time_until_it_answers() -> None:
     view = view_without_broker()
+    page = view.subscribe("hung")
+    assert view.commands.answering("hung") == {"answering": True}
+    before = time.time()
     with pytest.raises(CommandTimeout):
         view.command("hung", "act", {}, "tok", 0.05)
     assert view.commands.silent("hung")
+    quiet = view.commands.answering("hung")
+    assert quiet["answering"] is False and before <= quiet["since"] <= time.time()
+    assert told(page) == [quiet]  # the pages are told once, with the moment it stopped answering
+    with pytest.raises(CommandTimeout):  # another in vain: nothing new to tell, the same moment
+        view.command("hung", "act", {}, "tok", 0.05)
+    assert told(page) == [] and view.commands.answering("hung") == quiet
     with ThreadPoolExecutor(1) as pool:
         probe = pool.submit(view.command, "hung", "act", {}, "tok", 5.0)
         assert waiting(view, "hung", 1)
@@ -92,6 +115,7 @@ def test_a_table_that_did_not_answer_gets_one_command_at_a_time_until_it_answers
         assert answer_all(view, "hung") == 1  # the table itself, signed
         assert probe.result(5)["ok"] is True
     assert not view.commands.silent("hung")
+    assert told(page) == [{"answering": True}]
     with ThreadPoolExecutor(2) as pool:  # answering again, it takes commands side by side once more
         both = [pool.submit(view.command, "hung", "act", {}, "tok", 5.0) for _ in range(2)]
         assert waiting(view, "hung", 2)
@@ -147,3 +171,37 @@ def test_a_hung_table_tapped_40_times_leaves_another_tables_referee_answered(mos
     finally:
         hung.clear()
         hung.close()
+
+
+def test_a_table_started_again_answers_again_and_a_copy_of_its_status_does_not_say_so() -> None:
+    view = view_without_broker()
+    page = view.subscribe("hung")
+    view.commands.on_status("hung", {"state": "online", "instance": "run-1"})
+    with pytest.raises(CommandTimeout):
+        view.command("hung", "act", {}, "tok", 0.05)
+    assert [a["answering"] for a in told(page)] == [False]
+    view.commands.on_status("hung", {"state": "online", "instance": "run-1"})  # its retained status, again
+    view.commands.on_status("hung", {"state": "offline", "instance": "run-1"})
+    assert view.commands.silent("hung") and told(page) == []
+    view.commands.on_status("hung", {"state": "online", "instance": "run-2"})  # started again
+    assert not view.commands.silent("hung") and told(page) == [{"answering": True}]
+
+
+def test_the_panel_hears_a_table_start_again_from_the_broker(mosquitto: Broker, fake: FakeTable, token: str) -> None:
+    from web_panel import PanelSettings
+
+    app = create_app({"PANEL_SETTINGS": PanelSettings(broker_port=mosquitto.port, token=token), "TESTING": True})
+    view: MqttView = app.extensions["gravekeeper"]
+    try:
+        assert view.wait_until(lambda: view.has_table(fake.table) and view.connected.is_set(), 5)
+        fake.silent = True
+        with pytest.raises(CommandTimeout):
+            view.command(fake.table, "act", {"action": {"kind": "roll", "player": 0}}, token, 0.2)
+        assert (view.snapshot(fake.table) or {})["answering"]["answering"] is False
+        fake.silent = False
+        fake.publish("status", {"state": "online", "table": fake.table, "game": "terror", "version": "test",
+                                "since": 1, "instance": "started-again"})
+        assert view.wait_until(lambda: not view.commands.silent(fake.table), 5)
+        assert (view.snapshot(fake.table) or {})["answering"] == {"answering": True}
+    finally:
+        view.close()
