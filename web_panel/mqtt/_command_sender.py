@@ -66,7 +66,8 @@ class CommandSender:
     ``state(table)`` is the table's last state (a game-changing command is bound to its game);
     ``holding(table)`` keeps the table's traffic subscribed while a command waits for its reply;
     ``notify()`` wakes whoever waits on the panel's picture (a test waits for a command to be sent);
-    ``told(table, answering)`` hears when a table stops answering commands and when it answers again.
+    ``told(table, answering)`` hears when a table stops answering commands and when it answers again,
+    under this object's lock (so in order): it must not block, nor call back in.
     """
 
     def __init__(self, settings: PanelSettings, publish: Publish, *,
@@ -213,12 +214,11 @@ class CommandSender:
                     refusal = unsigned[0] if unsigned else None
                 if refusal is not None:
                     return refusal  # no signed answer came: the table's own refusal of our token, likely
-                with self._lock:
-                    newly = table not in self._silent
-                    self._silent.setdefault(table, time.time())
-                    self._silent_run.setdefault(table, self._runs.get(table))
-                if newly:
-                    self._told(table, self.answering(table))
+                with self._lock:  # told under the lock, so that the pages hear the changes in their order
+                    if table not in self._silent:
+                        self._silent[table] = time.time()
+                        self._silent_run[table] = self._runs.get(table)
+                        self._told(table, {"answering": False, "since": self._silent[table]})
                 log.warning("table %s did not answer %s within %g s: one command at a time goes to it until "
                             "it answers", table, name, wait)
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
@@ -268,9 +268,7 @@ class CommandSender:
             done.set()
         with self._lock:
             # It answers again (signed, for this table): commands go as before.
-            was_silent = self._answers_again(table)
-        if was_silent:
-            self._told(table, {"answering": True})
+            self._answers_again(table)
 
     def on_status(self, table: str, status: dict[str, Any]) -> None:
         """Take a status the panel took for ``table``: a new run online answers again, as far as anyone knows.
@@ -282,13 +280,12 @@ class CommandSender:
         run = status.get("instance", status.get("since"))
         with self._lock:
             self._runs[table] = run
-            cleared = (status.get("state") == "online" and table in self._silent
-                       and self._silent_run.get(table) != run and self._answers_again(table))
-        if cleared:
-            self._told(table, {"answering": True})
+            if status.get("state") == "online" and table in self._silent and self._silent_run.get(table) != run:
+                self._answers_again(table)
 
-    def _answers_again(self, table: str) -> bool:
-        """Forget that ``table`` stopped answering (under the lock); whether it had."""
+    def _answers_again(self, table: str) -> None:
+        """Forget that ``table`` stopped answering, and tell the pages if it had (under the lock)."""
         self._silent_run.pop(table, None)
-        return self._silent.pop(table, None) is not None
+        if self._silent.pop(table, None) is not None:
+            self._told(table, {"answering": True})
 
