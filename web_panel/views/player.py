@@ -44,6 +44,9 @@ NOT_FOR_PLAYERS = frozenset({"effects", "sensors", "health"})
 
 # A phone whose player the referee left out of the next game (docs/panel.md, "A new game with the same players").
 NOT_PLAYING = "you are not playing this game"
+# A phone that holds a seat of the game before: the same words from its stream and from its other requests,
+# whichever reaches it first (a tap answered just as the new game came asks the panel again).
+NEW_GAME = "a new game started; join again with its code"
 
 
 def _normalise(code: str) -> bytes:
@@ -131,6 +134,9 @@ def _seat_or_403(table: str) -> int:
     if seat is None:
         if not_playing(sess, table, state):
             abort(403, description=NOT_PLAYING)
+        held = sess.seats.get(table) if sess is not None else None
+        if held is not None and held.game_id != state.get("game_id"):
+            abort(403, description=NEW_GAME)
         abort(403, description="join this table with your join code to see your own view")
     return seat
 
@@ -189,7 +195,7 @@ def me_stream(table: str) -> Response:
         if not_playing(sess, table, state):
             return NOT_PLAYING
         if joined.game_id != state.get("game_id"):
-            return "a new game started; join again with its code"
+            return NEW_GAME
         players = state.get("players") or []
         now = players[joined.seat] if 0 <= joined.seat < len(players) else "another player"
         return f"this phone now plays as {now} (joined on another page)"

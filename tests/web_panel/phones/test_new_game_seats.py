@@ -144,7 +144,9 @@ def test_a_phone_is_carried_only_from_the_game_just_before(app: Any, client: Fla
     seated(client, fake, token, "g1", 0)
     start(fake, play("dogs", ["Ann", "Bo"], 2), "g2", 6)  # the referee did not keep the phones
     new_state(app, fake, "g2")
-    assert client.get(f"/api/t/{fake.table}/me").status_code == 403
+    refused = client.get(f"/api/t/{fake.table}/me")
+    # The words the stream says too: the page offers "Join the new game" whichever of the two comes first.
+    assert refused.status_code == 403 and refused.get_json()["error"] == "a new game started; join again with its code"
     start(fake, play("dogs", ["Ann", "Bo"], 3), "g3", 7, seats_from={"game_id": "g2", "seats": [0, 1]})
     new_state(app, fake, "g3")
     assert client.get(f"/api/t/{fake.table}/me").status_code == 403
