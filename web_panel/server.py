@@ -402,7 +402,7 @@ def start_panel(settings: PanelSettings) -> PanelServer:
     workers: Workers | None = None
     try:
         workers = Workers(room.streams + STREAM_SPARE, REQUEST_THREADS, holds_any_place(app),
-                          lambda channel: gate.refusal(client_key(channel.addr[0])) is None)
+                          lambda channel: gate.refusal(channel.client) is None)
         server = _Server(app, listener, adj, CONNECTIONS_PER_CLIENT, workers)
     except BaseException:
         if workers is not None:

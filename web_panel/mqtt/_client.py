@@ -77,7 +77,8 @@ class MqttView:
         self._client.on_subscribe = self.subscriptions.on_subscribe
         self._client.on_unsubscribe = self.subscriptions.on_unsubscribe
         self.commands = CommandSender(settings, lambda topic, payload: self._client.publish(topic, payload, qos=1),
-                                      state=self.store.state, holding=self.holding, notify=self.store.notify,
+                                      state=self.store.state, status=self.store.status, holding=self.holding,
+                                      notify=self.store.notify,
                                       told=lambda table, answering: self.store.fanout.broadcast(
                                           table, ("answering", answering)))
 

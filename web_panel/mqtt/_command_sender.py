@@ -63,7 +63,8 @@ class TableBusy(GravekeeperError, RuntimeError):
 class CommandSender:
     """Signs and publishes commands, and matches each reply to the command that waits for it.
 
-    ``state(table)`` is the table's last state (a game-changing command is bound to its game);
+    ``state(table)`` is the table's last state (a game-changing command is bound to its game), and
+    ``status(table)`` its last status (which run of the controller answers);
     ``holding(table)`` keeps the table's traffic subscribed while a command waits for its reply;
     ``notify()`` wakes whoever waits on the panel's picture (a test waits for a command to be sent);
     ``told(table, answering)`` hears when a table stops answering commands and when it answers again,
@@ -72,6 +73,7 @@ class CommandSender:
 
     def __init__(self, settings: PanelSettings, publish: Publish, *,
                  state: Callable[[str], dict[str, Any] | None],
+                 status: Callable[[str], dict[str, Any] | None] = lambda table: None,
                  holding: Callable[[str], AbstractContextManager[None]],
                  notify: Callable[[], None],
                  told: Callable[[str, dict[str, Any]], None] = lambda table, answering: None) -> None:
@@ -79,6 +81,7 @@ class CommandSender:
         self.base = settings.base_topic
         self._publish = publish
         self._state = state
+        self._status = status
         self._holding = holding
         self._notify = notify
         self._told = told
@@ -90,8 +93,7 @@ class CommandSender:
         # Tables whose last command waited in vain, until one answers, and since when (wall clock, for
         # people): one command at a time goes to them.
         self._silent: dict[str, float] = {}
-        self._runs: dict[str, Any] = {}  # table -> the run its last status named (``instance``)
-        self._silent_run: dict[str, Any] = {}  # table -> the run that stopped answering
+        self._silent_run: dict[str, Any] = {}  # table -> the run that stopped answering (``_run_of``)
 
     def request_resync(self, table: str) -> bool:
         """Ask the table to republish its retained topics after a gap (needs its token)."""
@@ -214,10 +216,11 @@ class CommandSender:
                     refusal = unsigned[0] if unsigned else None
                 if refusal is not None:
                     return refusal  # no signed answer came: the table's own refusal of our token, likely
+                run = _run_of(self._status(table))  # read before the lock: the store has a lock of its own
                 with self._lock:  # told under the lock, so that the pages hear the changes in their order
                     if table not in self._silent:
                         self._silent[table] = time.time()
-                        self._silent_run[table] = self._runs.get(table)
+                        self._silent_run[table] = run
                         self._told(table, {"answering": False, "since": self._silent[table]})
                 log.warning("table %s did not answer %s within %g s: one command at a time goes to it until "
                             "it answers", table, name, wait)
@@ -277,9 +280,8 @@ class CommandSender:
         run, and its commands are no longer held to one at a time. The same run's status again (a retained
         copy delivered on a new subscription) changes nothing.
         """
-        run = status.get("instance", status.get("since"))
+        run = _run_of(status)
         with self._lock:
-            self._runs[table] = run
             if status.get("state") == "online" and table in self._silent and self._silent_run.get(table) != run:
                 self._answers_again(table)
 
@@ -289,3 +291,7 @@ class CommandSender:
         if self._silent.pop(table, None) is not None:
             self._told(table, {"answering": True})
 
+
+def _run_of(status: dict[str, Any] | None) -> Any:
+    """Which run of the controller a status names: its ``instance`` (``since`` from one that names none)."""
+    return None if status is None else status.get("instance", status.get("since"))

@@ -504,6 +504,11 @@ class TableStore:
             view = self._tables.get(table)
             return view.state if view is not None else None
 
+    def status(self, table: str) -> dict[str, Any] | None:
+        with self._lock:
+            view = self._tables.get(table)
+            return view.status if view is not None else None
+
     def sealed_view(self, table: str, seat: int) -> dict[str, Any] | None:
         with self._lock:
             view = self._tables.get(table)
