@@ -34,7 +34,7 @@ from ..interest import Subscriptions, list_filters
 from ..settings import PanelSettings
 from ..trust import Vouching
 from ._command_sender import CommandSender
-from ._table_store import TableStore
+from ._table_store import LIST, TableStore
 
 __all__ = ["MqttView"]
 
@@ -79,8 +79,13 @@ class MqttView:
         self.commands = CommandSender(settings, lambda topic, payload: self._client.publish(topic, payload, qos=1),
                                       state=self.store.state, status=self.store.status, holding=self.holding,
                                       notify=self.store.notify,
-                                      told=lambda table, answering: self.store.fanout.broadcast(
-                                          table, ("answering", answering)))
+                                      told=self._told)
+
+    def _told(self, table: str, answering: dict[str, Any]) -> None:
+        # Under the command sender's lock, so in order; only the fan-out's own lock is taken here.
+        self.store.fanout.broadcast(table, ("answering", answering))
+        # The club list too: a hung table still says "online" in its status until its keepalive lapses.
+        self.store.fanout.broadcast(LIST, ("answering", {"table": table, **answering}))
 
     # ----- lifecycle -----------------------------------------------------------
     def start(self, wait: float | None = None) -> None:
@@ -145,7 +150,14 @@ class MqttView:
         return self.store.bad_messages
 
     def tables(self) -> list[dict[str, Any]]:
-        return self.store.tables()
+        """The club list's lines, each with ``answering``: False while the table does not answer commands.
+
+        A line sent again as the table changes (``TableStore.list_changed``) does not carry it: the list's
+        stream says it in ``answering`` messages of its own, in the order the sender saw it change."""
+        lines = self.store.tables()
+        for line in lines:
+            line["answering"] = not self.commands.silent(line["table"])
+        return lines
 
     def table_name(self, table: str) -> str:
         return self.store.table_name(table)

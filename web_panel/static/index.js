@@ -26,6 +26,14 @@
 
   function title(t) { return t.title || TITLES[t.game] || (t.game ? String(t.game) : "No game yet"); }
 
+  // Online by its status, yet not answering the panel's commands (a hung controller keeps its "online"
+  // until its keepalive lapses): the referee looks at that table before sending it more.
+  function badge(t) {
+    const stuck = t.online && t.answering === false;
+    return el("span", "badge " + (t.online && !stuck ? "online" : "offline"),
+      stuck ? "not answering" : t.online ? "online" : "offline");
+  }
+
   function line(t) {
     const li = el("li");
     li.dataset.table = t.table;
@@ -35,8 +43,7 @@
     const a = el("a");
     a.href = "/t/" + encodeURIComponent(t.table);
     const head = el("span", "club-head");
-    head.append(el("span", "club-name", t.name || "Table"), " ",  // the id stays in the link and data-table
-      el("span", "badge " + (t.online ? "online" : "offline"), t.online ? "online" : "offline"));
+    head.append(el("span", "club-name", t.name || "Table"), " ", badge(t));  // the id stays in the link and data-table
     if (t.mismatch) head.append(" ", el("span", "badge mismatch", "board mismatch"));
     if (t.over) head.append(" ", el("span", "badge", "game over"));
     if (t.paused) head.append(" ", el("span", "badge paused", "paused"));  // the game master paused it
@@ -114,8 +121,16 @@
   });
   source.addEventListener("table", e => {
     const t = JSON.parse(e.data);
+    const was = tables.get(t.table);
+    // A line as the table changed says nothing of its answering: that comes in "answering" messages.
+    if (was && !("answering" in t)) t.answering = was.answering;
     if (t.gone) tables.delete(t.table); else tables.set(t.table, t);
     later();
+  });
+  source.addEventListener("answering", e => {
+    const a = JSON.parse(e.data);
+    const t = tables.get(a.table);
+    if (t) { t.answering = a.answering; later(); }
   });
   source.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
   // A reconnect starts with a "tables" event, which also says how the broker is.

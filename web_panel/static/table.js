@@ -28,8 +28,10 @@
     const st = live.state || {};
     const status = live.status || {};
     const badge = $("status-badge");
-    G.setText(badge, status.state || "unknown");
-    const badgeClass = "badge " + (status.state === "online" ? "online" : "offline");
+    // Online by its status, yet not answering commands (a hung controller): said so, like the banner.
+    const stuck = status.state === "online" && !!live.answering && live.answering.answering === false;
+    G.setText(badge, stuck ? "not answering" : status.state || "unknown");
+    const badgeClass = "badge " + (status.state === "online" && !stuck ? "online" : "offline");
     if (badge.className !== badgeClass) badge.className = badgeClass;
     G.setText($("game-name"), st.game ? (st.view && st.view.title) || st.game : "no game yet");
     G.renderCommon(live);

@@ -563,6 +563,14 @@ def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: P
     login(referee, served.url, fake.table, token)
     referee.wait_for_selector("#not-answering", state="visible")
     assert "has not answered a move since" in referee.text_content("#not-answering")
+    # Its badge no longer says "online" beside that, and neither does the club list (its first lines; the
+    # way back to "online" below comes in its stream's own message).
+    assert referee.text_content("#status-badge") == "not answering"
+    club, club_errors = phone(390)
+    club.goto(served.url + "/")
+    badge = f'#tables li[data-table="{fake.table}"] .badge'
+    club.wait_for_function(f"document.querySelector({badge!r}).textContent === 'not answering'")
+    check_phone_page(club, "the club list with a table that does not answer", club_errors)
     check_phone_page(player, "a move the table did not answer", [e for e in errors if "status of 504" not in e],
                      shot_name="phone-not-answered")
     check_phone_page(referee, "the referee's page of a table that does not answer", referee_errors,
@@ -571,6 +579,8 @@ def test_a_move_the_table_does_not_answer_is_told_in_words(phone: Any, served: P
     player.locator('button.act[data-kind="roll"]').tap()
     player.wait_for_selector("#not-answering", state="hidden")
     referee.wait_for_selector("#not-answering", state="hidden")
+    referee.wait_for_function("document.getElementById('status-badge').textContent === 'online'")
+    club.wait_for_function(f"document.querySelector({badge!r}).textContent === 'online'")
 
 
 SLEEP_AND_WAKE = """async (ms) => {

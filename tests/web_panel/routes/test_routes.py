@@ -32,7 +32,7 @@ def test_index_lists_the_table_with_status_and_game(client: FlaskClient, fake: F
                      "title": "Terror in the Graveyard",  # from the game's id when the table sends no summary
                      "players": ["Ann", "Bo"], "turn": "Ann", "waiting_for": "Roll the dice.",
                      "over": False, "mismatch": False, "mismatch_text": None,
-                     "paused": False}]
+                     "paused": False, "answering": True}]
     assert "Terror in the Graveyard" in html and ">terror<" not in html  # people read the title, not the id
     assert f">{default_name(fake.table)}<" in html and f">{fake.table}<" not in html  # and the table's name
     assert api["broker"] == "connected"
