@@ -178,6 +178,16 @@ class CommandSender:
                             "in a moment")
         raise TableBusy("the table is still answering the moves sent before this one; try again in a moment")
 
+    def waiting(self, table: str | None = None) -> list[tuple[str, str]]:
+        """The commands waiting for their answer now (on ``table``, or on any), as (command id, name)."""
+        with self._lock:
+            return [(cmd_id, p[4]) for cmd_id, p in self._pending.items() if table is None or p[5] == table]
+
+    def places_held(self) -> int:
+        """How many places (``WAITING_PER_TABLE``) commands hold now, over every table and token."""
+        with self._lock:
+            return sum(self._waiting.values())
+
     def silent(self, table: str) -> bool:
         """Whether ``table``'s last command waited in vain and none has been answered since."""
         with self._lock:

@@ -40,12 +40,12 @@ def view_without_broker() -> MqttView:
 
 def waiting(view: MqttView, table: str, count: int) -> bool:
     """Until ``count`` commands for ``table`` wait for their answer."""
-    return view.wait_until(lambda: sum(1 for p in list(view.commands._pending.values()) if p[5] == table) >= count, 5)
+    return view.wait_until(lambda: len(view.commands.waiting(table)) >= count, 5)
 
 
 def answer_all(view: MqttView, table: str) -> int:
     """Answer, signed, every command waiting for ``table``; how many there were."""
-    pending = [(cmd_id, p[4]) for cmd_id, p in list(view.commands._pending.items()) if p[5] == table]
+    pending = view.commands.waiting(table)
     for cmd_id, name in pending:
         view.handle(f"gravekeeper/{table}/reply/{name}", signed_reply("tok", table, name, {"id": cmd_id, "ok": True}))
     return len(pending)
@@ -60,7 +60,7 @@ def test_no_more_than_a_tables_worth_of_commands_wait_on_one_table() -> None:
         with pytest.raises(TableBusy, match="still answering the moves sent before"):
             view.command("slow", "act", {}, "tok", 5.0)
         assert time.monotonic() - started < ONE_SECOND  # refused at once, not after the timeout
-        assert len(view.commands._pending) == WAITING_PER_TABLE  # the refused one was never sent
+        assert len(view.commands.waiting()) == WAITING_PER_TABLE  # the refused one was never sent
         # Another table's commands are not held back by the slow one's.
         other = threading.Thread(target=lambda: view.command("other", "act", {}, "tok", 5.0))
         other.start()
@@ -71,10 +71,10 @@ def test_no_more_than_a_tables_worth_of_commands_wait_on_one_table() -> None:
         # such commands wait for the table's unsigned refusal, and take no place of the right token's.
         with pytest.raises(CommandTimeout):  # it was sent, and waited: not refused as busy
             view.command("slow", "act", {}, "typed", 0.1)
-        assert len(view.commands._pending) == WAITING_PER_TABLE
+        assert len(view.commands.waiting()) == WAITING_PER_TABLE
         assert answer_all(view, "slow") == WAITING_PER_TABLE
         assert all(f.result(5)["ok"] is True for f in held)
-    assert view.commands._waiting == {}  # every place given back
+    assert view.commands.places_held() == 0  # every place given back
 
 
 def told(sub: Subscriber) -> list[dict[str, Any]]:
@@ -109,7 +109,7 @@ def test_a_table_that_did_not_answer_gets_one_command_at_a_time_until_it_answers
         with pytest.raises(TableBusy, match="has not answered the last move"):
             view.command("hung", "act", {}, "tok", 5.0)
         # Someone on the broker answers for it, unsigned: that is not the table answering.
-        (cmd_id,) = list(view.commands._pending)
+        ((cmd_id, _),) = view.commands.waiting("hung")
         view.handle("gravekeeper/hung/reply/act", json.dumps({"id": cmd_id, "ok": True}).encode())
         assert view.commands.silent("hung")
         assert answer_all(view, "hung") == 1  # the table itself, signed

@@ -151,8 +151,8 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
     view: MqttView = app.extensions["gravekeeper"]
 
     def answer() -> None:
-        assert view.wait_until(lambda: bool(view.commands._pending), 5)
-        (cmd_id,) = list(view.commands._pending)
+        assert view.wait_until(lambda: bool(view.commands.waiting()), 5)
+        ((cmd_id, _),) = view.commands.waiting()
         view.handle("gravekeeper/x/reply/act", b'{"id": "someone-else", "ok": false, "error": "no"}')
         view.handle("gravekeeper/x/reply/act", signed_reply("tok", "x", "act", {"id": cmd_id, "ok": True, "data": 7}))
 
@@ -161,7 +161,7 @@ def test_a_command_waits_for_the_reply_with_its_own_id() -> None:
     reply = view.command("x", "act", {"action": {"kind": "roll"}}, "tok", timeout=5)
     helper.join()
     assert reply["ok"] is True and reply["data"] == 7
-    assert view.commands._pending == {} and view.tables() == []
+    assert view.commands.waiting() == [] and view.tables() == []
     with pytest.raises(CommandTimeout, match="did not answer 'act' within 0.1 s"):
         view.command("x", "act", {}, "tok", timeout=0.1)
 
