@@ -13,7 +13,7 @@ from .auth import client_key, holds_place
 from .fanout import Item, Subscriber, Wants, encode_sse
 from .mqtt import LIST, MqttView
 from .stream_gate import StreamGate, StreamRefused
-from .workers import may_hold_stream
+from .workers import is_live_page, may_hold_stream
 
 KEEPALIVE_SECONDS = 15.0  # also how soon a vanished client's thread notices, where the server cannot say
 GONE_CHECK_SECONDS = 2.0  # how often a stream asks the server whether its client has gone
@@ -40,6 +40,10 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
     the table's traffic for as long as someone watches it. The club list's stream holds nothing.
     """
 
+    if not is_live_page(request.path):
+        # waitress's pools tell a live page by its path before Flask routes it (workers.py): one served
+        # elsewhere would run on the few request workers and be refused there every time.
+        raise RuntimeError(f"a live page's route must end in /stream, not {request.url_rule}")
     # waitress says when the client has closed its end (server.py reads it during the response):
     # the stream then ends within seconds, and frees its worker and its place among the device's.
     gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)

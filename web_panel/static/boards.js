@@ -160,6 +160,7 @@
   // ----- notes and legend under the board ---------------------------------------------------------------
   // The notes and the legend are built again only when their words change: a redraw for moves that came or
   // went leaves them. A legend's swatch is drawn from what its words name (a seat's mark and colour).
+  // GKLive.changed does the same on a live page; the board editor loads this file without live.js.
   const builtFrom = new WeakMap();  // element -> the key it was last built from
   function rebuild(box, key) {
     if (builtFrom.get(box) === key) return false;

@@ -7,8 +7,11 @@ import threading
 
 import pytest
 
+from web_panel.app import create_app
 from web_panel.auth import PanelSession, Seat
+from web_panel.mqtt import LIST
 from web_panel.settings import PanelSettings
+from web_panel.sse import stream
 from web_panel.workers import Workers, has_place, is_live_page, may_hold_stream
 
 
@@ -85,3 +88,18 @@ def test_what_counts_as_a_live_page_and_as_a_place() -> None:
     assert has_place(PanelSession("s", "c", seats={"a": Seat("g1", 0)}), settings)
     # A panel that holds no token cannot check a typed one: it earns nothing.
     assert not has_place(PanelSession("s", "c", tokens={"a": "anything"}), PanelSettings())
+
+
+def test_every_live_page_route_is_one_the_pools_tell_by_its_path() -> None:
+    """The pools read the path before Flask routes it: each route that serves a stream ends so, and a stream
+    served on a route that does not is refused loudly, at once, not on every request of a busy night."""
+    app = create_app({"START_MQTT": False})
+    streams = [r.rule for r in app.url_map.iter_rules() if r.rule.endswith("/stream")]
+    assert sorted(streams) == ["/api/tables/stream", "/t/<table>/effects/stream", "/t/<table>/me/stream",
+                               "/t/<table>/stream"]
+    view = app.extensions["gravekeeper"]
+    with app.test_request_context("/api/tables/streams"), pytest.raises(RuntimeError, match="must end in /stream"):
+        stream(view, LIST, snapshot=False)
+    with app.test_request_context("/api/tables/stream"):
+        assert stream(view, LIST, snapshot=False).mimetype == "text/event-stream"
+
