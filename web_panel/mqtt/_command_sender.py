@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -38,6 +39,10 @@ RESYNC_MIN_INTERVAL = 2.0
 # people who hold the right one.
 WAITING_PER_TABLE = 8
 WAITING_PER_SILENT_TABLE = 1
+# The commands that waited in vain, kept so that the table's late answer to one (a controller that stalled,
+# then took the commands queued for it) says that it answers again: after a stall nobody may have anything
+# to tap, and its people would read "the table is not answering" until someone did. The newest few only.
+LATE_KEPT = 64
 # Commands that change the game: each names the game it was made in (``in_game``), so the table
 # runs it in no other one. Reading ones (resync, selftest, history) are not bound.
 GAME_BOUND = frozenset({"new_game", "act", "sim", "undo", "undo_request", "undo_answer", "pause", "resume",
@@ -94,6 +99,7 @@ class CommandSender:
         # people): one command at a time goes to them.
         self._silent: dict[str, float] = {}
         self._silent_run: dict[str, Any] = {}  # table -> the run that stopped answering (``_run_of``)
+        self._late: OrderedDict[str, tuple[str, str, str]] = OrderedDict()  # id -> (token, name, table): waited in vain
 
     def request_resync(self, table: str) -> bool:
         """Ask the table to republish its retained topics after a gap (needs its token)."""
@@ -228,6 +234,9 @@ class CommandSender:
                     return refusal  # no signed answer came: the table's own refusal of our token, likely
                 run = _run_of(self._status(table))  # read before the lock: the store has a lock of its own
                 with self._lock:  # told under the lock, so that the pages hear the changes in their order
+                    self._late[cmd_id] = (token, name, table)
+                    while len(self._late) > LATE_KEPT:
+                        self._late.popitem(last=False)
                     if table not in self._silent:
                         self._silent[table] = time.time()
                         self._silent_run[table] = run
@@ -247,7 +256,10 @@ class CommandSender:
             return
         with self._lock:
             pending = self._pending.get(cmd_id)
+            late = self._late.get(cmd_id)
         if pending is None:
+            if late is not None:
+                self._late_answer(cmd_id, late, table, name, data, raw)
             return
         done, box, token, unsigned, sent_as, sent_to = pending
         # Anyone can publish a copy of this command on another table's topic: that table refuses it
@@ -281,6 +293,19 @@ class CommandSender:
             done.set()
         with self._lock:
             # It answers again (signed, for this table): commands go as before.
+            self._answers_again(table)
+
+    def _late_answer(self, cmd_id: str, late: tuple[str, str, str], table: str, name: str, data: dict[str, Any],
+                     raw: bytes) -> None:
+        """A reply to a command that waited in vain: nobody waits for it now, but if the table signed it, on
+        that command's own topic and not for a copy (see ``on_reply``), the table answers commands again."""
+        token, sent_as, sent_to = late
+        if table != sent_to or name != sent_as or data.get("copy") is True or not verify_reply(token, table, name,
+                                                                                                raw):
+            return
+        log.info("table %s answered %s late: commands go to it as before", table, name)
+        with self._lock:
+            self._late.pop(cmd_id, None)
             self._answers_again(table)
 
     def on_status(self, table: str, status: dict[str, Any]) -> None:

@@ -123,6 +123,29 @@ def test_a_table_that_did_not_answer_gets_one_command_at_a_time_until_it_answers
         assert all(f.result(5)["ok"] is True for f in both)
 
 
+def test_the_tables_late_answer_to_a_command_that_waited_in_vain_says_it_answers_again() -> None:
+    """A controller that stalled, then took the commands queued for it: its answer comes after the command's
+    timeout. Nobody may have anything left to tap, so that answer, signed, is what ends the mark; a forged
+    one, a copy's, or one on another table's topic does not."""
+    view = view_without_broker()
+    page = view.subscribe("hung")
+    with ThreadPoolExecutor(1) as pool:
+        sent = pool.submit(view.command, "hung", "act", {}, "tok", 0.3)
+        assert waiting(view, "hung", 1)
+        ((cmd_id, name),) = view.commands.waiting("hung")
+        with pytest.raises(CommandTimeout):
+            sent.result(5)
+    assert view.commands.silent("hung") and [a["answering"] for a in told(page)] == [False]
+    view.handle("gravekeeper/hung/reply/act", json.dumps({"id": cmd_id, "ok": True}).encode())  # not signed
+    view.handle("gravekeeper/other/reply/act", signed_reply("tok", "other", name, {"id": cmd_id, "ok": True}))
+    view.handle("gravekeeper/hung/reply/undo", signed_reply("tok", "hung", "undo", {"id": cmd_id, "ok": True}))
+    view.handle("gravekeeper/hung/reply/act", signed_reply("tok", "hung", name, {"id": cmd_id, "ok": False,
+                                                                                 "copy": True}))
+    assert view.commands.silent("hung") and told(page) == []
+    view.handle("gravekeeper/hung/reply/act", signed_reply("tok", "hung", name, {"id": cmd_id, "ok": True}))
+    assert not view.commands.silent("hung") and told(page) == [{"answering": True}]
+
+
 def tap(browser: Browser, table: str, csrf: str) -> Answer:
     body = json.dumps({"action": {"kind": "roll", "player": 0}}).encode()
     return browser.request("POST", f"/t/{table}/cmd/act", body,
