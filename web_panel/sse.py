@@ -106,14 +106,14 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
 
     gate: StreamGate | None = current_app.extensions.get("gravekeeper_streams")
     client = client_key(request.remote_addr)
-    placed = table != LIST and holds_place(table, (view.state(table) or {}).get("game_id"))
+    placed = _placed(view, table)
     if gate is not None:
         try:
             if not may_hold_stream():
                 # Sent to the few request workers because it would be refused (workers.py): refused here
                 # even if a place opened since, so that no live page holds one of them.
                 raise gate.refusal(client, placed) or StreamRefused(
-                    "the panel was keeping all the live pages it can a moment ago; try again in a moment", 503)
+                    "the panel was keeping all the live pages it can a moment ago", 503)
             ticket = gate.enter(client, placed, give_up)
         except StreamRefused as exc:
             # EventSource gives up on a 4xx/5xx answer; the page's own retry comes later, not at once.
@@ -127,3 +127,18 @@ def stream(view: MqttView, table: str, first: Callable[[], list[tuple[str, Any]]
         # The server closes every response, even one whose body never ran (a HEAD, a client gone early).
         response.call_on_close(lambda: gate.leave(ticket))
     return response
+
+
+def _placed(view: MqttView, table: str) -> bool:
+    """Whether this request's session has a place at ``table`` (the club list's stream is nobody's place)."""
+    return table != LIST and holds_place(table, (view.state(table) or {}).get("game_id"))
+
+
+def why_refused(view: MqttView, table: str) -> StreamRefused | None:
+    """Why a live page of ``table`` (``LIST``: the club list) would be refused to this request's device now,
+    or None if it would be let in. EventSource cannot read a refused stream's answer: the page asks this."""
+    gate: StreamGate | None = current_app.extensions.get("gravekeeper_streams")
+    if gate is None:
+        return None
+    return gate.refusal(client_key(request.remote_addr), _placed(view, table))
+

@@ -22,11 +22,12 @@ __all__ = ["StreamGate", "StreamRefused", "Ticket"]
 
 
 class StreamRefused(GravekeeperError):
-    """No stream for this client now; the message says why in words, ``status`` is the HTTP answer."""
+    """No stream for this client now; the message says why in words and what to do (``advice``), ``status``
+    is the HTTP answer. ``reason`` is the why alone: a page that tries again by itself says its own advice."""
 
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+    def __init__(self, reason: str, status: int, advice: str = "try again in a moment") -> None:
+        super().__init__(f"{reason}; {advice}")
+        self.reason, self.status, self.advice = reason, status, advice
 
 
 @dataclass(eq=False)
@@ -89,15 +90,15 @@ class StreamGate:
     def _refusal(self, client: str, placed: bool) -> StreamRefused | None:
         held = self._open.get(client, 0)
         if held >= self.per_client and client not in THIS_MACHINE:
-            return StreamRefused(f"this device already has {held} live pages open, the most the panel "
-                                 "keeps for one device; close one and reload", 429)
+            return StreamRefused(f"this device already has {_pages(held)} open, the most the panel "
+                                 "keeps for one device", 429, "close one and reload")
         if len(self._tickets) >= self.total:
-            return StreamRefused(f"the panel already keeps {len(self._tickets)} live pages open, all it can; "
-                                 "try again in a moment", 503)
+            return StreamRefused(f"the panel already keeps {_pages(len(self._tickets))} open, all it can",
+                                 503)
         if not placed and self._watching >= self.total - self.kept:
-            return StreamRefused(f"the panel already keeps {self._watching} live pages open for people "
+            return StreamRefused(f"the panel already keeps {_pages(self._watching)} open for people "
                                  "watching, all it keeps for them (the rest are for the referees and the "
-                                 "players); try again in a moment", 503)
+                                 "players)", 503)
         return None
 
     def _make_room(self) -> Ticket | None:
@@ -127,3 +128,8 @@ class StreamGate:
             self._open.pop(ticket.client, None)
         if not ticket.placed:
             self._watching -= 1
+
+
+def _pages(count: int) -> str:
+    return f"{count} live page" if count == 1 else f"{count} live pages"
+

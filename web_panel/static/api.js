@@ -35,5 +35,31 @@
     return { ok, status: r.status, data, error };
   }
 
-  window.GKApi = { request };
+  /** A live page the panel refused (an HTTP error closes an EventSource, which cannot read why): ask the
+   *  panel why and show it in #live-why, or hide it when the panel would let the page in now. Resolves to
+   *  whether it was shown. The page tries again by itself; only the words are here. */
+  async function showWhyRefused() {
+    const box = document.getElementById("live-why");
+    if (!box || !box.dataset.url) return false;
+    const got = await request(box.dataset.url);
+    const d = got.data || {};
+    const refused = got.status === 200 && d.open === false && typeof d.why === "string";
+    let text = "";
+    if (refused) {
+      const why = d.why.charAt(0).toUpperCase() + d.why.slice(1);
+      text = "Live updates are paused. " + why + ". " + (d.status === 429
+        ? "Close another page of this panel on this device (a tab or a window): this one goes live again by itself."
+        : "This page goes live again by itself as soon as there is room.");
+    }
+    if (box.textContent !== text) box.textContent = text;
+    if (box.hidden === refused) box.hidden = !refused;
+    return refused;
+  }
+  /** The page's stream is open again: its words go. */
+  function hideWhyRefused() {
+    const box = document.getElementById("live-why");
+    if (box && !box.hidden) box.hidden = true;
+  }
+
+  window.GKApi = { request, showWhyRefused, hideWhyRefused };
 })();

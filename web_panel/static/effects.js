@@ -334,6 +334,12 @@
       speakerShown(tableSpeaker);
     });
     es.addEventListener("open", () => { body.dataset.effectsOpen = "yes"; });
+    // Refused (an HTTP error ends an EventSource for good: the device's live pages, or the panel's, all
+    // open): tried again later, or the page would play no cue until it was reloaded.
+    const mine = es;
+    es.addEventListener("error", () => {
+      if (mine.readyState === EventSource.CLOSED) setTimeout(() => { if (es === mine) connect(); }, 5000);
+    });
   }
 
   // The last seconds of an outcome window (the skull's fall, a trap's spring) tick on the table

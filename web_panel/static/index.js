@@ -111,28 +111,45 @@
   }
   document.getElementById("club-filters").addEventListener("submit", e => e.preventDefault());
 
-  const source = new EventSource(document.body.dataset.stream);
-  source.addEventListener("tables", e => {
-    const j = JSON.parse(e.data);
-    tables.clear();
-    for (const t of j.tables) tables.set(t.table, t);
-    state.textContent = "broker " + j.broker;
-    later();
-  });
-  source.addEventListener("table", e => {
-    const t = JSON.parse(e.data);
-    const was = tables.get(t.table);
-    // A line as the table changed says nothing of its answering: that comes in "answering" messages.
-    if (was && !("answering" in t)) t.answering = was.answering;
-    if (t.gone) tables.delete(t.table); else tables.set(t.table, t);
-    later();
-  });
-  source.addEventListener("answering", e => {
-    const a = JSON.parse(e.data);
-    const t = tables.get(a.table);
-    if (t) { t.answering = a.answering; later(); }
-  });
-  source.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
-  // A reconnect starts with a "tables" event, which also says how the broker is.
-  source.onerror = () => { state.textContent = "panel unreachable: reconnecting"; };
+  const why = document.getElementById("live-why");
+  const ASK_EVERY_MS = 10000;
+  let askedAt = -Infinity;
+  function listen() {
+    const es = new EventSource(document.body.dataset.stream);
+    es.addEventListener("open", () => { window.GKApi.hideWhyRefused(); askedAt = -Infinity; });
+    es.addEventListener("tables", e => {
+      const j = JSON.parse(e.data);
+      tables.clear();
+      for (const t of j.tables) tables.set(t.table, t);
+      state.textContent = "broker " + j.broker;
+      later();
+    });
+    es.addEventListener("table", e => {
+      const t = JSON.parse(e.data);
+      const was = tables.get(t.table);
+      // A line as the table changed says nothing of its answering: that comes in "answering" messages.
+      if (was && !("answering" in t)) t.answering = was.answering;
+      if (t.gone) tables.delete(t.table); else tables.set(t.table, t);
+      later();
+    });
+    es.addEventListener("answering", e => {
+      const a = JSON.parse(e.data);
+      const t = tables.get(a.table);
+      if (t) { t.answering = a.answering; later(); }
+    });
+    es.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
+    // A reconnect starts with a "tables" event, which also says how the broker is.
+    es.onerror = () => {
+      state.textContent = "panel unreachable: reconnecting";
+      if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
+      // The panel refused the stream (an HTTP error ends an EventSource for good): say why (asked now and
+      // then: a full panel has many pages waiting), and try again.
+      if (performance.now() - askedAt >= ASK_EVERY_MS) {
+        askedAt = performance.now();
+        window.GKApi.showWhyRefused().then(shown => { if (shown) state.textContent = "live updates paused"; });
+      } else if (!why.hidden) state.textContent = "live updates paused";
+      setTimeout(listen, 2000);
+    };
+  }
+  listen();
 })();

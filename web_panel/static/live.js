@@ -19,6 +19,8 @@
   const WAKE_AFTER_MS = 1500;
   // An event's state normally follows it within milliseconds; this late, the page is drawn without it.
   const STATE_LATE_MS = 400;
+  // A page whose stream is refused for room asks why and shows the table as it is this often, until let in.
+  const PAUSED_REFRESH_MS = 10000;
   function stampState(st, held) {
     if (!st || typeof st !== "object" || madeAt.has(st)) return;
     if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
@@ -95,6 +97,7 @@
     };
     live.ahead = function (ev) { ahead.push(ev); live.onchange("ahead"); };
     let es = null;
+    let pausedAskedAt = -Infinity;
 
     function setLive(text) { const el = $("live-state"); if (el) el.textContent = text; }
 
@@ -186,13 +189,33 @@
 
     function open() {
       es = new EventSource(opts.streamUrl);
-      es.addEventListener("open", () => { live.opened += 1; document.body.dataset.opened = String(live.opened); setLive("live"); });
+      es.addEventListener("open", () => {
+        live.opened += 1; document.body.dataset.opened = String(live.opened); setLive("live");
+        window.GKApi.hideWhyRefused();
+        pausedAskedAt = -Infinity;  // refused again later, it asks at once
+      });
       es.addEventListener("error", () => {
         setLive("reconnecting…");
         if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
         // The panel refused the stream (an HTTP error): the page may know why, and whether to go on trying.
         const ask = opts.onclosed ? Promise.resolve(opts.onclosed()).catch(() => true) : Promise.resolve(true);
-        ask.then(retry => { if (retry) setTimeout(reopen, 2000); else { stopped = true; setLive("stopped"); } });
+        ask.then(retry => {
+          if (!retry) { stopped = true; setLive("stopped"); return; }
+          // Refused for room (the device's live pages, the panel's): the people read why, not only "reconnecting".
+          // Asked now and then, not at every try: a full panel has many pages waiting, each asking.
+          if (performance.now() - pausedAskedAt >= PAUSED_REFRESH_MS) {
+            pausedAskedAt = performance.now();
+            window.GKApi.showWhyRefused().then(shown => {
+              if (!shown) return;
+              setLive("paused");
+              // Meanwhile the table as it is now (a page refused at its opening was blank).
+              if (opts.snapshotUrl) {
+                window.GKApi.request(opts.snapshotUrl).then(got => { if (got.ok) applySnapshot(got.data, true); });
+              }
+            });
+          } else if ($("live-why") && !$("live-why").hidden) setLive("paused");
+          setTimeout(reopen, 2000);
+        });
       });
       es.addEventListener("snapshot", e => applySnapshot(JSON.parse(e.data)));
       for (const kind of ["status", "state", "sensors", "health"]) {

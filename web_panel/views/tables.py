@@ -25,7 +25,7 @@ from ..fanout import Item
 from ..house_rules import HOUSE_RULES
 from ..mqtt import LIST
 from ..reach import join_path, other_devices_can_use, qr_svg, reach_urls
-from ..sse import stream
+from ..sse import stream, why_refused
 from .common import known_table, mqtt_view, settings
 from .player import seated_name
 
@@ -115,6 +115,21 @@ def tables_stream() -> Response:
                             "tables": view.tables()})]
 
     return stream(view, LIST, first=first, snapshot=False)
+
+
+@bp.get("/api/live")
+def live_room() -> Response:
+    """Whether a live page (of ``?table=``, or the club list) would be let in now, and if not, why, in words.
+
+    A page whose stream the panel refused (the device's live pages all open, the panel full) cannot read the
+    answer: it asks here, shows the words, and tries again by itself."""
+    table = request.args.get("table") or LIST
+    if table != LIST:
+        known_table(table)
+    refused = why_refused(mqtt_view(), table)
+    if refused is None:
+        return jsonify({"open": True})
+    return jsonify({"open": False, "why": refused.reason, "status": refused.status})
 
 
 @bp.get("/t/<table>")
