@@ -78,6 +78,7 @@ class PanelConfig:
     host: str
     port: int
     public_names: tuple[str, ...] = ()  # names the panel answers to besides its own (docs/panel.md)
+    hang_timeout: int = 30  # seconds serving no page before ``gravekeeper run`` starts it again
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,12 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         "",
         _text,
         "Other names the panel is opened by, comma-separated (`games.example.org`); its own are always answered.",
+    ),
+    "panel.hang_timeout": (
+        30,
+        _int_range(2, 3600),
+        "Seconds the panel may serve no page (hung: a deadlock, a stopped process) before `gravekeeper run` "
+        "kills it and starts it again.",
     ),
     "referee.board": (
         "sensors",
@@ -470,7 +477,8 @@ def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] 
         mqtt=_mqtt(values, explicit),
         journal=JournalConfig(path=journal_path),
         panel=PanelConfig(values["panel.enabled"], values["panel.host"], values["panel.port"],
-                          tuple(n.strip() for n in values["panel.public_names"].split(",") if n.strip())),
+                          tuple(n.strip() for n in values["panel.public_names"].split(",") if n.strip()),
+                          values["panel.hang_timeout"]),
         referee=RefereeConfig(
             board=values["referee.board"],
             tomb_grace_ms=values["referee.tomb_grace_ms"],

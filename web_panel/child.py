@@ -12,6 +12,11 @@ how many clients the open-file limit allows) or ``{"error":
 ..., "kind": ...}``; a taken port adds ``"free_port"``, the next port that is
 free to try. It stops on SIGTERM, or when its stdin closes, which is
 what happens when the parent dies, even by ``kill -9``.
+
+With ``"heartbeat_s"`` among the settings (``gravekeeper run`` asks for it), it
+then writes ``{"alive": true}`` that often while it can serve a page (its
+connection loop turns, and a request worker comes free: ``PanelServer.stuck``),
+or ``{"stuck": <why>}``; the parent starts again a panel that falls silent.
 """
 
 from __future__ import annotations
@@ -31,6 +36,26 @@ from web_panel.settings import PanelSettings, SettingsError, broker_settings
 def _answer(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+def heartbeat_from(data: Any) -> float | None:
+    """Take ``heartbeat_s`` out of the parent's settings: how often to say the panel is alive, or None."""
+    if not isinstance(data, dict) or "heartbeat_s" not in data:
+        return None
+    every = data.pop("heartbeat_s")
+    if isinstance(every, bool) or not isinstance(every, (int, float)) or not 0.05 <= every <= 600:
+        raise SettingsError(f"heartbeat_s must be a number of seconds from 0.05 to 600, not {every!r}")
+    return float(every)
+
+
+def _beat(panel: Any, every: float, stop: threading.Event) -> None:
+    """Every ``every`` seconds: whether the panel can serve a page, on stdout for the parent."""
+    while not stop.wait(every):
+        why = panel.stuck(every)
+        try:
+            _answer({"alive": True} if why is None else {"stuck": why})
+        except (OSError, ValueError):  # the parent has gone: stdin's EOF stops the panel
+            return
 
 
 def settings_from(data: Any) -> PanelSettings:
@@ -90,7 +115,9 @@ def main() -> int:
 
     line = sys.stdin.readline()
     try:
-        settings = settings_from(json.loads(line))
+        data = json.loads(line)
+        heartbeat = heartbeat_from(data)
+        settings = settings_from(data)
     except ValueError as exc:
         _answer({"error": str(exc), "kind": "settings"})
         return 2
@@ -118,6 +145,8 @@ def main() -> int:
 
     threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
     _answer({**where(settings, panel.url, panel.port), "capacity": panel.capacity.sentence()})
+    if heartbeat is not None:
+        threading.Thread(target=_beat, args=(panel, heartbeat, stop), name="gk-panel-heartbeat", daemon=True).start()
     try:
         with StopOnSignals(stop, (signal.SIGTERM,)):
             stop.wait()

@@ -207,6 +207,7 @@ class _Server(TcpWSGIServer):
         self._accept_paused_until = 0.0
         self._next_sweep = 0.0
         self.stopping = False
+        self.workers = workers
         super().__init__(app, _sock=listener, bind_socket=False, adj=adj, dispatcher=workers)
 
     def client_opened(self, client: str) -> None:
@@ -350,6 +351,24 @@ class PanelServer:
 
     def start(self) -> None:
         self._thread.start()
+
+    def stuck(self, timeout: float) -> str | None:
+        """Why the panel could not serve a page now, in words, or None: its loop (which accepts and reads the
+        connections) and then a request worker each run a task of ours within ``timeout`` seconds.
+
+        ``gravekeeper run`` starts a panel again that says it is stuck, or says nothing (web_panel/child.py).
+        The worker's task goes before the requests waiting, so a flood of them does not make the panel look
+        stuck; a panel whose every worker is held (a deadlock) or whose loop hangs does.
+        """
+        looped = threading.Event()
+        self._server.trigger.pull_trigger(looped.set)  # run in the loop's own thread, at its next turn
+        if not looped.wait(timeout):
+            return f"its connection loop did not turn within {timeout:g} s"
+        worked = threading.Event()
+        self._server.workers.run_first(worked.set)
+        if not worked.wait(timeout):
+            return f"none of its request workers came free within {timeout:g} s"
+        return None
 
     def close(self) -> None:
         with self._lock:

@@ -77,6 +77,19 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
             self.queue_cv.notify()
 
 
+class _Call:
+    """A task of the panel's own for a pool, as waitress runs its channels: ``service``, or ``cancel`` at a stop."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self._fn = fn
+
+    def service(self) -> None:
+        self._fn()
+
+    def cancel(self) -> None:
+        pass
+
+
 class Workers:
     """waitress's task dispatcher, as two pools (see the module's text). ``placed(request)`` says whether
     a request comes from a session with a place, ``room(channel)`` whether a live page of someone watching
@@ -102,6 +115,11 @@ class Workers:
             self.requests.add_first(channel)
         else:
             self.requests.add_task(channel)
+
+    def run_first(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on a request worker, before the requests waiting (after the tables' people's): the
+        panel's own heartbeat asks whether a worker still comes free."""
+        self.requests.add_first(_Call(fn))
 
     def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
         streams = bool(self.streams.shutdown(cancel_pending, timeout))

@@ -87,10 +87,37 @@ class PanelProcess:
         self.qr: str = str(answer.get("qr") or "")
         self.local_only: bool = bool(answer.get("local_only"))
         self.capacity: str = str(answer.get("capacity") or "")
+        self._heard_at = time.monotonic()
+        self.stuck: str | None = None  # why it last said it could not serve a page
 
     def exited(self) -> int | None:
         """The child's exit status once it has ended on its own, else ``None``."""
         return self._proc.poll()
+
+    def silent_for(self) -> float:
+        """Seconds since the child last said it can serve a page (its heartbeat, ``"heartbeat_s"`` in its
+        settings), or since it started; ``stuck`` keeps the last reason it gave for not being able to."""
+        out = self._proc.stdout
+        while out is not None and not out.closed and select.select([out], [], [], 0)[0]:
+            line = out.readline()  # the child writes whole lines, each at once
+            if not line:
+                break  # its end closed: it has exited, or is about to
+            try:
+                said = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(said, dict) and said.get("alive") is True:
+                self._heard_at, self.stuck = time.monotonic(), None
+            elif isinstance(said, dict) and isinstance(said.get("stuck"), str):
+                self.stuck = said["stuck"]
+        return time.monotonic() - self._heard_at
+
+    def kill(self) -> None:
+        """End a child that no longer answers: SIGKILL, which also ends one stopped or hung in C code."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(5)
 
     def close(self) -> None:
         """Stop the child; safe to call twice."""
@@ -147,6 +174,17 @@ def _loopback(url: str) -> bool:
 RESTART_WAITS_S = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 60.0)
 RESTART_STABLE_S = 60.0
 WATCH_EVERY_S = 0.5
+# A panel that hangs (a deadlock, every worker held, a loop that no longer turns, a process stopped) serves
+# no page, yet has not died. The child says, this many times within panel.hang_timeout (30 s by default),
+# that it can serve one; silent for the whole of it, it is killed and started again. Long enough that a
+# machine busy for seconds, or a flood of requests (the child's own check goes before them), does not cost
+# the phones their live pages; short enough that the people at the table are back within a minute.
+BEATS_PER_HANG_TIMEOUT = 6
+
+
+def heartbeat_for(hang_timeout: float) -> float:
+    """How often the child says it can serve a page, for a supervisor that waits ``hang_timeout`` seconds."""
+    return hang_timeout / BEATS_PER_HANG_TIMEOUT
 
 
 def exit_reason(status: int) -> str:
@@ -171,9 +209,11 @@ class PanelSupervisor:
     """
 
     def __init__(self, panel: PanelProcess, settings: dict[str, Any], say: Callable[[str], None],
-                 on_change: Callable[[], None] = lambda: None) -> None:
+                 on_change: Callable[[], None] = lambda: None, hung_after: float | None = None) -> None:
         self._panel: PanelProcess | None = panel
         self._settings, self._say, self._on_change = settings, say, on_change
+        # With heartbeats asked of the child (``"heartbeat_s"`` in ``settings``): silent this long, it is hung.
+        self._hung_after = hung_after
         self._closing = threading.Event()
         self._lock = threading.Lock()
         self._health: dict[str, Any] = {"state": "running", "url": panel.url, "restarts": 0, "last_exit": None}
@@ -198,10 +238,17 @@ class PanelSupervisor:
         while not self._closing.wait(WATCH_EVERY_S):
             panel = self._panel
             status = panel.exited() if panel is not None else None
-            if status is None:
+            reason = exit_reason(status) if status is not None else None
+            if panel is not None and reason is None and self._hung_after is not None:
+                silent = panel.silent_for()
+                if silent >= self._hung_after:
+                    reason = f"it served no page for {silent:.0f} s" + (f": {panel.stuck}" if panel.stuck else "")
+                    log.warning("panel child hung (%s): killing it", reason)
+                    panel.kill()
+            if reason is None:
                 continue
             try:
-                self._restart(exit_reason(status))
+                self._restart(reason)
             except Exception as exc:  # never the controller's end: say so, and try again later
                 log.exception("panel supervisor: restart failed")
                 self._say(f"panel: could not be started again ({exc})")

@@ -27,6 +27,7 @@ from controller.cli.panel_process import (
     PanelStopped,
     PanelSupervisor,
     busy_line,
+    heartbeat_for,
     where_lines,
 )
 from gravekeeper.signals import StopOnSignals
@@ -151,6 +152,7 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str, s
         "state_dir": str(panel_state_dir(config.journal.path)),
         "boards_dir": boards,
         "public_names": list(config.panel.public_names),
+        "heartbeat_s": heartbeat_for(config.panel.hang_timeout),  # the supervisor restarts one that hangs
     }
     try:
         panel = PanelProcess(settings, stop)
@@ -169,7 +171,8 @@ def _start_panel(config: Any, broker: Any, stop: threading.Event, boards: str, s
         else:
             _say(line)
     # A panel that dies is started again; the controller shows how it fares in its health.
-    supervisor = PanelSupervisor(panel, settings, _say, on_change=lambda: _publish_health(service))
+    supervisor = PanelSupervisor(panel, settings, _say, on_change=lambda: _publish_health(service),
+                                 hung_after=config.panel.hang_timeout)
     service.panel_health = supervisor.health  # the health topic says how the panel child fares
     _publish_health(service)
     return supervisor

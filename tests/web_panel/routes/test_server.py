@@ -141,6 +141,18 @@ def test_cli_options_become_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings_from(panel_cli.build_settings(parser.parse_args([]))).token == "env-token"
 
 
+def test_the_heartbeat_asked_of_the_child_is_taken_out_of_its_settings_and_checked() -> None:
+    from web_panel.child import heartbeat_from, settings_from
+    from web_panel.settings import SettingsError
+
+    data = {"listen_port": 0, "heartbeat_s": 5}
+    assert heartbeat_from(data) == 5.0 and "heartbeat_s" not in data and settings_from(data).listen_port == 0
+    assert heartbeat_from({"listen_port": 0}) is None  # ``gravekeeper panel``: nobody listens for it
+    for bad in (0, -1, 601, True, "5", None):
+        with pytest.raises(SettingsError, match="heartbeat_s must be a number of seconds"):
+            heartbeat_from({"heartbeat_s": bad})
+
+
 def test_a_client_that_stops_reading_is_dropped_and_others_go_on(
         mosquitto: Broker, fake: FakeTable, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A phone asleep with its stream open keeps the TCP window shut: the panel's write then blocks.

@@ -62,3 +62,40 @@ def test_a_panel_that_dies_is_started_again_and_the_health_says_so(mosquitto: Br
             assert run.terminate() == 0
         finally:
             run.close()
+
+
+HANG_TIMEOUT = 4  # panel.hang_timeout: seconds serving no page before it is started again (30 by default)
+
+
+def test_a_panel_that_hangs_is_killed_and_started_again(mosquitto: Broker, tmp_path: Path) -> None:
+    """A panel stopped (SIGSTOP: what a deadlock or a wedged loop looks like from outside) has not died, yet
+    serves no page: the phones would wait forever. It is killed and started again; one that answers is not."""
+    table = "rr-hung"
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[table]\nid = "{table}"\ntoken = "sup-token"\ngame = "dogs"\n'
+                   f'[journal]\npath = "{tmp_path / "t.journal"}"\n'
+                   f'[panel]\nhost = "127.0.0.1"\nport = {free_port()}\nhang_timeout = {HANG_TIMEOUT}\n')
+    health = f"gravekeeper/{table}/health"
+    with Subscriber(mosquitto.host, mosquitto.port, (health,)) as sub:
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        try:
+            url = run.wait_line("panel: http").split("panel: ", 1)[1].strip()
+            first = _panel_child(run)
+            # Twice the timeout with a panel that answers: nothing is killed.
+            with pytest.raises(AssertionError, match="no line with 'panel: it stopped'"):
+                run.wait_line("panel: it stopped", 2 * HANG_TIMEOUT)
+            assert first.is_running() and _answers(url) == 200
+            first.send_signal(signal.SIGSTOP)
+            line = run.wait_line("panel: it stopped", 6 * HANG_TIMEOUT)
+            assert "it served no page for" in line and "again in 1 s" in line, line
+            run.wait_line("(restart 1)", 30)
+            assert not first.is_running() or first.status() == psutil.STATUS_ZOMBIE
+            assert _panel_child(run).pid != first.pid
+            assert _answers(url) == 200
+            last = sub.wait_latest(health, lambda h: (h.get("panel") or {}).get("restarts") == 1
+                                   and h["panel"]["state"] == "running", 15)
+            assert last["panel"]["last_exit"].startswith("it served no page for")
+            assert run.proc.poll() is None
+            assert run.terminate() == 0
+        finally:
+            run.close()
