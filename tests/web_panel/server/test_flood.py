@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from controller.cli.panel_process import BEATS_PER_HANG_TIMEOUT
 from tests.support.broker import Broker
 from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.panel_child import (
@@ -30,6 +33,7 @@ from tests.web_panel.support.panel_child import (
 FLOOD = 1000
 DEVICES = 110
 ONE_SECOND = 1.0
+HEARTBEAT_S = 0.5  # a tenth of gravekeeper run's (its hang_timeout, 30 s, over BEATS_PER_HANG_TIMEOUT)
 pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("panel-load"), pytest.mark.alone]
 
 
@@ -80,10 +84,11 @@ class Flood:
 
 
 @contextlib.contextmanager
-def flooded(mosquitto: Broker, fake: FakeTable, token: str, path: str) -> Iterator[tuple[ChildPanel, Browser, Flood]]:
+def flooded(mosquitto: Broker, fake: FakeTable, token: str, path: str,
+            **settings: Any) -> Iterator[tuple[ChildPanel, Browser, Flood]]:
     """The panel, its referee logged in, and a flood asking for ``path`` that has got going."""
     raise_own_file_limit(FLOOD + 512)
-    with ChildPanel({"broker_port": mosquitto.port, "token": token}) as panel:
+    with ChildPanel({"broker_port": mosquitto.port, "token": token, **settings}) as panel:
         referee = Browser(panel)
         wait_for_game(referee, fake.table)
         assert referee.log_in(fake.table, token).status == 303
@@ -97,11 +102,21 @@ def flooded(mosquitto: Broker, fake: FakeTable, token: str, path: str) -> Iterat
 
 def test_1000_connections_asking_for_pages_leave_the_referee_answered(mosquitto: Broker, fake: FakeTable,
                                                                       token: str) -> None:
-    with flooded(mosquitto, fake, token, f"/t/{fake.table}") as (_, referee, flood):
+    with flooded(mosquitto, fake, token, f"/t/{fake.table}", heartbeat_s=HEARTBEAT_S) as (panel, referee, flood):
+        began = time.monotonic()
         pages, commands = referee_timings(referee, fake.table)
+        # Long enough under the flood for a silence that would get the panel killed to show.
+        time.sleep(max(0.0, began + 2 * BEATS_PER_HANG_TIMEOUT * HEARTBEAT_S - time.monotonic()))
         during = dict(flood.answered)
+        ended = time.monotonic()
+    # What gravekeeper run watches (controller/cli/panel_process.py): the flood must not make the panel look
+    # hung, or it would be killed and every phone's live page with it.
+    silence = panel.longest_silence(began, ended)
+    stuck = [said["stuck"] for _, said in panel.said if "stuck" in said]
     print(f"\nunder {FLOOD} connections from {DEVICES} devices asking for pages ({during}): "
-          f"page {pages}, command {commands}")
+          f"page {pages}, command {commands}; the panel said it serves pages at most {silence:.1f} s apart "
+          f"over {ended - began:.1f} s ({len(stuck)} checks late: {stuck[:2]})")
+    assert silence < BEATS_PER_HANG_TIMEOUT * HEARTBEAT_S, f"silent {silence:.1f} s under the flood: {stuck}"
     assert during.get("200", 0) >= FLOOD, f"the flood was not answered: {during}"
     assert median(pages) < ONE_SECOND, f"the referee's page took {pages} s"
     assert median(commands) < ONE_SECOND, f"the referee's command took {commands} s"

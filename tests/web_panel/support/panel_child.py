@@ -18,6 +18,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -61,6 +62,21 @@ class ChildPanel:
         parts = urllib.parse.urlsplit(self.answer["url"])
         self.host, self.port = str(parts.hostname), int(parts.port or 80)
         self.process = psutil.Process(self.proc.pid)
+        # What it says after its answer (with "heartbeat_s" in its settings), each line when it was read.
+        self.said: list[tuple[float, dict[str, Any]]] = []
+        if "heartbeat_s" in settings:
+            threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.said.append((time.monotonic(), json.loads(line)))
+
+    def longest_silence(self, start: float, end: float) -> float:
+        """The longest time between ``start`` and ``end`` in which it did not say it can serve a page."""
+        beats = [at for at, said in list(self.said) if said.get("alive") is True and start <= at <= end]
+        marks = [start, *beats, end]
+        return max(b - a for a, b in zip(marks, marks[1:]))
 
     def rss(self) -> int:
         return int(self.process.memory_info().rss)
