@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
 import os
 import resource
@@ -76,7 +77,7 @@ class ChildPanel:
         """The longest time between ``start`` and ``end`` in which it did not say it can serve a page."""
         beats = [at for at, said in list(self.said) if said.get("alive") is True and start <= at <= end]
         marks = [start, *beats, end]
-        return max(b - a for a, b in zip(marks, marks[1:]))
+        return max(b - a for a, b in itertools.pairwise(marks))
 
     def rss(self) -> int:
         return int(self.process.memory_info().rss)
