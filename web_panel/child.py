@@ -51,7 +51,10 @@ def heartbeat_from(data: Any) -> float | None:
 def _beat(panel: Any, every: float, stop: threading.Event) -> None:
     """Every ``every`` seconds: whether the panel can serve a page, on stdout for the parent."""
     while not stop.wait(every):
-        why = panel.stuck(every)
+        try:
+            why = panel.stuck(every)
+        except Exception as exc:  # a check that fails (the server closing) is no heartbeat, and said so
+            why = f"its check failed: {exc}"
         try:
             _answer({"alive": True} if why is None else {"stuck": why})
         except (OSError, ValueError):  # the parent has gone: stdin's EOF stops the panel
