@@ -366,9 +366,17 @@
     if (quiet) {
       const a = live.answering;
       const silent = !!(a && a.answering === false);
-      setHidden(quiet, !silent);
-      if (silent) {
+      // The panel's own link to the broker down (a broker that hangs, a network cut): nothing reaches the
+      // table, and the page shows it as it last was; said first, since it is why the table cannot answer.
+      const cut = live.broker === "disconnected";
+      setHidden(quiet, !silent && !cut);
+      if (cut) {
+        setText($("not-answering-title"), "The panel has lost touch with the table");
+        setText($("not-answering-message"), "Its message broker is out of reach, so no move gets through and " +
+          "what this page shows may be out of date. It comes back by itself when the broker answers again.");
+      } else if (silent) {
         const since = typeof a.since === "number" ? " since " + new Date(a.since * 1000).toLocaleTimeString() : "";
+        setText($("not-answering-title"), "The table is not answering");
         setText($("not-answering-message"), "It has not answered a move" + since + "; it may be busy or stuck. " +
           "Look at the board before you try again: the panel sends it one move at a time until it answers.");
       }

@@ -28,10 +28,12 @@
     const st = live.state || {};
     const status = live.status || {};
     const badge = $("status-badge");
-    // Online by its status, yet not answering commands (a hung controller): said so, like the banner.
+    // Online by its status, yet not answering commands (a hung controller), or out of the panel's reach (its
+    // broker link down: the status is as it last was): said so, like the banner.
+    const cut = live.broker === "disconnected";
     const stuck = status.state === "online" && !!live.answering && live.answering.answering === false;
-    G.setText(badge, stuck ? "not answering" : status.state || "unknown");
-    const badgeClass = "badge " + (status.state === "online" && !stuck ? "online" : "offline");
+    G.setText(badge, cut ? "out of reach" : stuck ? "not answering" : status.state || "unknown");
+    const badgeClass = "badge " + (status.state === "online" && !stuck && !cut ? "online" : "offline");
     if (badge.className !== badgeClass) badge.className = badgeClass;
     G.setText($("game-name"), st.game ? (st.view && st.view.title) || st.game : "no game yet");
     G.renderCommon(live);
