@@ -157,7 +157,7 @@ class ServiceViews:
             warnings.extend(hub_health.get("warnings") or [])
             live = selftest_hooks().live_health(table)  # the live monitor: findings, halt
             warnings.extend(live.pop("warnings", []))
-        problem = table.journal.write_problem() if table.journal is not None else None
+        problem = table.journal.problem() if table.journal is not None else None
         if problem is not None:
             warnings.append(problem)  # moves are refused meanwhile (controller/store/journal.py)
         counters = {**table.counters, **table.link.counters()}
@@ -189,7 +189,7 @@ class ServiceViews:
         if table.hub is not None and selftest_hooks().tick(table, now):
             self._health_due = True  # a new or cleared finding of the live monitor is shown at once
         journal = table.journal
-        read_only = journal is not None and journal.write_problem() is not None
+        read_only = journal is not None and journal.problem() is not None
         if read_only != self._health_read_only:
             self._health_read_only = read_only
             self._health_due = True  # a journal that cannot be written is told at once, and its end too

@@ -257,6 +257,7 @@ class Journal:
         self._checkpointer: _Checkpointer | None = None
         self._files = tuple(f"{self.path}{suffix}" for suffix in ("", "-wal", "-shm"))
         self._problem: str | None = None  # why the file cannot be written now (write_problem), as last logged
+        self._failed: str | None = None  # why the last write failed (a full disk), until one succeeds
         self._problem_lock = threading.Lock()
         if self.path.is_dir():
             raise JournalError(f"journal {self.path} is a folder, not a journal file")
@@ -417,11 +418,31 @@ class Journal:
     def _writing(self) -> Iterator[None]:
         # A full or failing disk. The callers of these writes go on without them (the outbox
         # cursor) or refuse what needed them (a spent command id): they catch one JournalError,
-        # which says what SQLite or the system said, rather than every error of both.
+        # which says what SQLite or the system said, rather than every error of both. The failure
+        # is kept (``problem``: the health's warning, one log line) until a write succeeds: a full
+        # SD card refused every move in silence, with nothing in the log or the health.
         try:
             yield
         except (sqlite3.Error, OSError) as exc:
-            raise JournalError(str(exc) or type(exc).__name__) from exc
+            said = str(exc) or type(exc).__name__
+            self._write_failed(f"the journal {self.path} could not be written ({said}), so nothing can be "
+                               "recorded: moves are refused until it can be written again")
+            raise JournalError(said) from exc
+        if self._failed is not None:
+            self._write_failed(None)
+
+    def _write_failed(self, failure: str | None) -> None:
+        with self._problem_lock:
+            changed, self._failed = (failure is None) != (self._failed is None), failure
+        if changed and failure is not None:
+            log.error("%s", failure)
+        elif changed:
+            log.warning("the journal %s can be written again: moves are taken again", self.path)
+
+    def problem(self) -> str | None:
+        """Why moves are refused now, in words, or None: files that cannot be written (``write_problem``), or a
+        last write that failed (a full disk) and none since that succeeded."""
+        return self.write_problem() or self._failed
 
     def __enter__(self) -> Self:
         return self

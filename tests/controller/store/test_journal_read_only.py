@@ -11,6 +11,7 @@ kernel refuses to everyone, root included: the same refusal a user sees.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,3 +112,44 @@ def test_the_self_test_calls_a_read_only_journal_so_beside_its_running_writer(tm
         assert writable.status.value == "fail" and "is read-only" in writable.message, writable
         assert integrity.status.value == "skip"
         journal.record("observation", {"n": 2}, [{"type": "x", "data": {}}])  # and on it goes
+
+
+def test_a_journal_whose_writes_fail_mid_game_says_so_in_the_health_and_the_log_and_resumes(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    """A full SD card: every write fails, though every file may still be written. The moves were refused, but
+    nothing said why in the health or the log. The controller's own file-size limit, lowered from outside
+    (``prlimit``), makes every write past the files' first bytes fail in the kernel (EFBIG; CPython ignores
+    SIGXFSZ), as a full disk does, without a mount; raised again, the table takes moves again."""
+    table = "rn-full"
+    cfg = write_config(tmp_path, table)
+    journal = tmp_path / f"{table}.journal"
+    health_topic = f"gravekeeper/{table}/health"
+    with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
+        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
+        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
+        try:
+            run.wait_line("online")
+            cmd.ok("resync", {})
+            limits = resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE)
+            resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE, (1, limits[1]))
+            try:
+                for _ in range(3):
+                    reply = cmd.call("resync", {})
+                    assert reply["ok"] is False and "the journal cannot be written" in reply["error"], reply
+                health = sub.wait_latest(health_topic, lambda h: any("could not be written" in w
+                                                                    for w in h["warnings"]))
+                assert any(str(journal) in w and "moves are refused" in w for w in health["warnings"]), health
+                assert run.proc.poll() is None, f"the controller died: {run.proc.returncode}"
+            finally:
+                resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE, limits)
+            reply = cmd.call("resync", {})
+            assert reply["ok"] is True, reply
+            sub.wait_latest(health_topic, lambda h: not any("could not be written" in w for w in h["warnings"]))
+            assert run.terminate() == 0
+            stderr = run.stderr_tail()
+            assert f"the journal {journal} could not be written" in stderr, stderr
+            assert "can be written again" in stderr, stderr
+        finally:
+            cmd.close()
+            run.close()
