@@ -69,6 +69,7 @@ def settings_from(data: Any) -> PanelSettings:
     if not isinstance(data, dict):
         raise SettingsError("settings must be a JSON object")
     data = dict(data)
+    heartbeat_from(data)  # the child's own, not the panel's: checked, and taken out
     url = data.pop("broker_url", None)
     if url is not None:
         data.update(broker_settings(url))
@@ -119,8 +120,8 @@ def main() -> int:
     line = sys.stdin.readline()
     try:
         data = json.loads(line)
-        heartbeat = heartbeat_from(data)
         settings = settings_from(data)
+        heartbeat = heartbeat_from(data)
     except ValueError as exc:
         _answer({"error": str(exc), "kind": "settings"})
         return 2

@@ -21,6 +21,7 @@ from controller.cli.panel_process import (
     PanelSettingsRefused,
     PanelStopped,
     busy_line,
+    heartbeat_for,
     where_lines,
 )
 from gravekeeper.signals import StopOnSignals
@@ -46,8 +47,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", default=None, metavar="DIR",
                         help="where the panel keeps its cookie key and sessions, so a restart logs nobody out "
                              "(default: $XDG_STATE_HOME/gravekeeper/panel)")
+    parser.add_argument("--hang-timeout", type=_hang_timeout, default=30, metavar="S",
+                        help="seconds the panel may serve no page (hung) before it is stopped with status 1, for "
+                             "its service manager to start again (2 to 3600; default: %(default)s)")
     parser.add_argument("--boards-dir", default=None, metavar="DIR",
                         help="where the board editor keeps owners' boards (default: no saving; docs/boards.md)")
+
+
+def _hang_timeout(text: str) -> int:
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if not 2 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{seconds} is not from 2 to 3600 seconds")
+    return seconds
 
 
 def build_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -66,6 +80,7 @@ def build_settings(args: argparse.Namespace) -> dict[str, Any]:
         "token": args.token or os.environ.get("GRAVEKEEPER_TOKEN") or None,
         "tokens": tokens,
         "state_dir": args.state_dir or _default_state_dir(),
+        "heartbeat_s": heartbeat_for(args.hang_timeout),  # watched below: a panel that hangs is stopped
     }
     if args.table is not None:
         settings["home_table"] = args.table
@@ -113,6 +128,16 @@ def main(args: argparse.Namespace) -> int:
                 code = panel.exited()
                 if code is not None:
                     print(f"gravekeeper panel: the panel process ended (status {code})", file=sys.stderr)
+                    status = 1
+                    break
+                silent = panel.silent_for()
+                if silent >= args.hang_timeout:
+                    # Hung, not dead: the phones would wait on it for ever. Stopped with status 1, so that
+                    # its service manager (Restart=on-failure) starts it again, as for one that died.
+                    why = f": {panel.stuck}" if panel.stuck else ""
+                    print(f"gravekeeper panel: the panel served no page for {silent:.0f} s{why}; stopping it",
+                          file=sys.stderr)
+                    panel.kill()
                     status = 1
                     break
         except KeyboardInterrupt:

@@ -146,11 +146,14 @@ def test_the_heartbeat_asked_of_the_child_is_taken_out_of_its_settings_and_check
     from web_panel.settings import SettingsError
 
     data = {"listen_port": 0, "heartbeat_s": 5}
-    assert heartbeat_from(data) == 5.0 and "heartbeat_s" not in data and settings_from(data).listen_port == 0
+    assert settings_from(data).listen_port == 0 and data["heartbeat_s"] == 5  # the panel's settings, the rest kept
+    assert heartbeat_from(data) == 5.0 and "heartbeat_s" not in data
     assert heartbeat_from({"listen_port": 0}) is None  # ``gravekeeper panel``: nobody listens for it
     for bad in (0, -1, 601, True, "5", None):
         with pytest.raises(SettingsError, match="heartbeat_s must be a number of seconds"):
             heartbeat_from({"heartbeat_s": bad})
+        with pytest.raises(SettingsError, match="heartbeat_s must be a number of seconds"):
+            settings_from({"heartbeat_s": bad})
 
 
 def test_a_client_that_stops_reading_is_dropped_and_others_go_on(

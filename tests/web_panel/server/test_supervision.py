@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import pytest
 
 from tests.support.broker import Broker, free_port
 from tests.support.mqtt import Subscriber
-from tests.support.run import RunProcess
+from tests.support.run import ROOT, RunProcess
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -99,3 +102,31 @@ def test_a_panel_that_hangs_is_killed_and_started_again(mosquitto: Broker, tmp_p
             assert run.terminate() == 0
         finally:
             run.close()
+
+
+def test_a_club_panel_that_hangs_stops_with_status_1_for_its_service_manager(mosquitto: Broker,
+                                                                              tmp_path: Path) -> None:
+    """``gravekeeper panel`` on its own starts nothing again (systemd's ``Restart=on-failure`` does, for one
+    that dies): one that hangs is stopped too, with status 1 and a line that says why."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "panel", "--broker", mosquitto.url, "--host", "127.0.0.1",
+         "--port", "0", "--hang-timeout", str(HANG_TIMEOUT)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path)})
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("gravekeeper panel: ", 1)[1].split()[0]
+        assert _answers(url) == 200
+        (child,) = [p for p in psutil.Process(proc.pid).children() if "web_panel.child" in " ".join(p.cmdline())]
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(2 * HANG_TIMEOUT)  # a panel that answers is left alone
+        child.send_signal(signal.SIGSTOP)
+        assert proc.wait(6 * HANG_TIMEOUT) == 1
+        assert proc.stderr is not None
+        said = proc.stderr.read()
+        assert "gravekeeper panel: the panel served no page for" in said and "stopping it" in said, said
+        assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
