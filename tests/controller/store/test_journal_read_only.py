@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from tests.controller.cli.test_run import TOKEN, write_config
@@ -46,38 +46,50 @@ def read_only(journal: Path) -> Iterator[None]:
         _set(paths, False)  # else pytest could not remove tmp_path either
 
 
-def test_a_journal_made_read_only_mid_game_refuses_moves_in_words_and_resumes(
-    mosquitto: Broker, tmp_path: Path
-) -> None:
-    table = "rn-ro"
+@contextmanager
+def running(mosquitto: Broker, tmp_path: Path, table: str) -> Iterator[tuple[RunProcess, Commander, Subscriber, Path]]:
+    """``gravekeeper run`` online on a simulated board, a move taken, and a reader of every topic of its table."""
     cfg = write_config(tmp_path, table)
-    journal = tmp_path / f"{table}.journal"
-    health_topic = f"gravekeeper/{table}/health"
     with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
         run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
         cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
         try:
             run.wait_line("online")
             cmd.ok("resync", {})
-            assert {Path(f"{journal}{s}").exists() for s in FILES} == {True}
-            with read_only(journal):
-                for _ in range(3):  # each one would touch the mapped -shm file
-                    reply = cmd.call("resync", {})
-                    assert reply["ok"] is False, reply
-                    assert "read-only" in reply["error"] and "refused" in reply["error"], reply
-                health = sub.wait_latest(health_topic, lambda h: any("read-only" in w for w in h["warnings"]))
-                assert any(str(journal) in w for w in health["warnings"])
-                assert run.proc.poll() is None, f"the controller died: {run.proc.returncode}"
-            reply = cmd.call("resync", {})
-            assert reply["ok"] is True, reply
-            sub.wait_latest(health_topic, lambda h: not any("read-only" in w for w in h["warnings"]))
-            assert run.terminate() == 0
-            stderr = run.stderr_tail()
-            assert f"the journal {journal} is read-only" in stderr, stderr
-            assert "can be written again" in stderr, stderr
+            yield run, cmd, sub, tmp_path / f"{table}.journal"
         finally:
             cmd.close()
             run.close()
+
+
+def refused_then_taken_again(run: RunProcess, cmd: Commander, sub: Subscriber, journal: Path, said: str,
+                             refusal: str, fault: Callable[[], AbstractContextManager[None]]) -> None:
+    """Under ``fault`` each move is refused (``refusal`` in its words) and the health warns (``said``), with the
+    controller alive; after it, a move is taken, the warning goes, and the log said both."""
+    health_topic = f"gravekeeper/{journal.stem}/health"
+    with fault():
+        for _ in range(3):  # each one would touch the mapped -shm file
+            reply = cmd.call("resync", {})
+            assert reply["ok"] is False and refusal in reply["error"], reply
+        health = sub.wait_latest(health_topic, lambda h: any(said in w for w in h["warnings"]))
+        assert any(str(journal) in w and "moves are refused" in w for w in health["warnings"]), health
+        assert run.proc.poll() is None, f"the controller died: {run.proc.returncode}"
+    reply = cmd.call("resync", {})
+    assert reply["ok"] is True, reply
+    sub.wait_latest(health_topic, lambda h: not any(said in w for w in h["warnings"]))
+    assert run.terminate() == 0
+    stderr = run.stderr_tail()
+    assert f"the journal {journal} {said}" in stderr, stderr
+    assert "can be written again" in stderr, stderr
+
+
+def test_a_journal_made_read_only_mid_game_refuses_moves_in_words_and_resumes(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    with running(mosquitto, tmp_path, "rn-ro") as (run, cmd, sub, journal):
+        assert {Path(f"{journal}{s}").exists() for s in FILES} == {True}
+        refused_then_taken_again(run, cmd, sub, journal, "is read-only", "is read-only",
+                                 lambda: read_only(journal))
 
 
 def test_a_start_on_a_read_only_journal_exits_2_with_one_line(mosquitto: Broker, tmp_path: Path) -> None:
@@ -121,35 +133,16 @@ def test_a_journal_whose_writes_fail_mid_game_says_so_in_the_health_and_the_log_
     nothing said why in the health or the log. The controller's own file-size limit, lowered from outside
     (``prlimit``), makes every write past the files' first bytes fail in the kernel (EFBIG; CPython ignores
     SIGXFSZ), as a full disk does, without a mount; raised again, the table takes moves again."""
-    table = "rn-full"
-    cfg = write_config(tmp_path, table)
-    journal = tmp_path / f"{table}.journal"
-    health_topic = f"gravekeeper/{table}/health"
-    with Subscriber(mosquitto.host, mosquitto.port, (f"gravekeeper/{table}/#",)) as sub:
-        run = RunProcess("--config", str(cfg), "--simulate", "--broker", mosquitto.url)
-        cmd = Commander(mosquitto.host, mosquitto.port, "gravekeeper", table, TOKEN)
-        try:
-            run.wait_line("online")
-            cmd.ok("resync", {})
+    with running(mosquitto, tmp_path, "rn-full") as (run, cmd, sub, journal):
+
+        @contextmanager
+        def no_room() -> Iterator[None]:
             limits = resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE)
             resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE, (1, limits[1]))
             try:
-                for _ in range(3):
-                    reply = cmd.call("resync", {})
-                    assert reply["ok"] is False and "the journal cannot be written" in reply["error"], reply
-                health = sub.wait_latest(health_topic, lambda h: any("could not be written" in w
-                                                                    for w in h["warnings"]))
-                assert any(str(journal) in w and "moves are refused" in w for w in health["warnings"]), health
-                assert run.proc.poll() is None, f"the controller died: {run.proc.returncode}"
+                yield
             finally:
                 resource.prlimit(run.proc.pid, resource.RLIMIT_FSIZE, limits)
-            reply = cmd.call("resync", {})
-            assert reply["ok"] is True, reply
-            sub.wait_latest(health_topic, lambda h: not any("could not be written" in w for w in h["warnings"]))
-            assert run.terminate() == 0
-            stderr = run.stderr_tail()
-            assert f"the journal {journal} could not be written" in stderr, stderr
-            assert "can be written again" in stderr, stderr
-        finally:
-            cmd.close()
-            run.close()
+
+        refused_then_taken_again(run, cmd, sub, journal, "could not be written", "the journal cannot be written",
+                                 no_room)
