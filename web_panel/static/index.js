@@ -28,10 +28,19 @@
 
   // Online by its status, yet not answering the panel's commands (a hung controller keeps its "online"
   // until its keepalive lapses): the referee looks at that table before sending it more.
+  // Whether the panel's own link to the broker is up: down, every table's line is as it last was, and none
+  // can be reached; each says so rather than the "online" it last had.
+  let brokerUp = true;
   function badge(t) {
     const stuck = t.online && t.answering === false;
-    return el("span", "badge " + (t.online && !stuck ? "online" : "offline"),
-      stuck ? "not answering" : t.online ? "online" : "offline");
+    const cut = t.online && !brokerUp;
+    return el("span", "badge " + (t.online && !stuck && !cut ? "online" : "offline"),
+      cut ? "out of reach" : stuck ? "not answering" : t.online ? "online" : "offline");
+  }
+  function linkIs(broker) {
+    state.textContent = "broker " + broker;
+    const up = broker !== "disconnected";
+    if (up !== brokerUp) { brokerUp = up; later(); }
   }
 
   function line(t) {
@@ -121,7 +130,7 @@
       const j = JSON.parse(e.data);
       tables.clear();
       for (const t of j.tables) tables.set(t.table, t);
-      state.textContent = "broker " + j.broker;
+      linkIs(j.broker);
       later();
     });
     es.addEventListener("table", e => {
@@ -137,7 +146,7 @@
       const t = tables.get(a.table);
       if (t) { t.answering = a.answering; later(); }
     });
-    es.addEventListener("link", e => { state.textContent = "broker " + JSON.parse(e.data).broker; });
+    es.addEventListener("link", e => linkIs(JSON.parse(e.data).broker));
     // A reconnect starts with a "tables" event, which also says how the broker is.
     es.onerror = () => {
       state.textContent = "panel unreachable: reconnecting";

@@ -55,6 +55,10 @@ def test_a_broker_that_hangs_is_told_on_every_page_and_they_come_back_by_themsel
     player, errors = phone(390)
     join(player, panel.url, fake.table, token, g.current_player)
     referee.wait_for_function(f"{BADGE} === 'online'")
+    club, club_errors = phone(390)
+    club.goto(panel.url)
+    club_badge = f"document.querySelector('#tables li[data-table=\"{fake.table}\"] .badge').textContent"
+    club.wait_for_function(f"{club_badge} === 'online'")
     assert broker.proc is not None
     broker.proc.send_signal(signal.SIGSTOP)
     for page in (referee, player):
@@ -62,11 +66,15 @@ def test_a_broker_that_hangs_is_told_on_every_page_and_they_come_back_by_themsel
                                timeout=(2 * KEEPALIVE_S + 10) * 1000)
         assert "message broker is out of reach" in page.text_content("#not-answering-message")
     assert referee.text_content("#status-badge") == "out of reach"
+    club.wait_for_function(f"{club_badge} === 'out of reach'")  # the club list's line, as it last was
+    assert club.text_content("#broker-state") == "broker disconnected"
     player.locator('button.act[data-kind="roll"]').tap()
     player.wait_for_function("document.getElementById('reply').textContent.includes('lost touch')")
     check_phone_page(referee, "the referee's page while the broker hangs", referee_errors)
     check_phone_page(player, "a phone while the broker hangs", [e for e in errors if "status of 503" not in e])
+    check_phone_page(club, "the club list while the broker hangs", club_errors)
     broker.proc.send_signal(signal.SIGCONT)
     for page in (referee, player):
         page.wait_for_selector("#not-answering", state="hidden", timeout=20000)
     referee.wait_for_function(f"{BADGE} === 'online'", timeout=20000)
+    club.wait_for_function(f"{club_badge} === 'online'", timeout=20000)
