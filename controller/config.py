@@ -72,13 +72,19 @@ class JournalConfig:
     path: str
 
 
+# Seconds the panel may serve no page before it is stopped (``gravekeeper run``: started again), and the bounds
+# a config or ``gravekeeper panel --hang-timeout`` may set.
+PANEL_HANG_TIMEOUT_S = 30
+PANEL_HANG_TIMEOUT_RANGE = (2, 3600)
+
+
 @dataclass(frozen=True)
 class PanelConfig:
     enabled: bool
     host: str
     port: int
     public_names: tuple[str, ...] = ()  # names the panel answers to besides its own (docs/panel.md)
-    hang_timeout: int = 30  # seconds serving no page before ``gravekeeper run`` starts it again
+    hang_timeout: int = PANEL_HANG_TIMEOUT_S  # seconds serving no page before ``gravekeeper run`` starts it again
 
 
 @dataclass(frozen=True)
@@ -240,8 +246,8 @@ KEYS: dict[str, tuple[Any, Check, str]] = {
         "Other names the panel is opened by, comma-separated (`games.example.org`); its own are always answered.",
     ),
     "panel.hang_timeout": (
-        30,
-        _int_range(2, 3600),
+        PANEL_HANG_TIMEOUT_S,
+        _int_range(*PANEL_HANG_TIMEOUT_RANGE),
         "Seconds the panel may serve no page (hung: a deadlock, a stopped process) before `gravekeeper run` "
         "kills it and starts it again.",
     ),

@@ -27,10 +27,13 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gravekeeper.signals import StopOnSignals
 from web_panel.settings import PanelSettings, SettingsError, broker_settings
+
+if TYPE_CHECKING:
+    from web_panel.server import PanelServer  # imported when the panel starts, not before (settings first)
 
 
 def _answer(obj: dict[str, Any]) -> None:
@@ -48,7 +51,7 @@ def heartbeat_from(data: Any) -> float | None:
     return float(every)
 
 
-def _beat(panel: Any, every: float, stop: threading.Event) -> None:
+def _beat(panel: PanelServer, every: float, stop: threading.Event) -> None:
     """Every ``every`` seconds: whether the panel can serve a page, on stdout for the parent."""
     while not stop.wait(every):
         try:
@@ -85,7 +88,7 @@ def settings_from(data: Any) -> PanelSettings:
 BUSY_WAIT_S = 5.0
 
 
-def _start(settings: PanelSettings) -> Any:
+def _start(settings: PanelSettings) -> PanelServer:
     from web_panel.server import start_panel
 
     deadline = time.monotonic() + BUSY_WAIT_S
@@ -120,8 +123,8 @@ def main() -> int:
     line = sys.stdin.readline()
     try:
         data = json.loads(line)
+        heartbeat = heartbeat_from(data)  # taken out here: settings_from finds none left to check
         settings = settings_from(data)
-        heartbeat = heartbeat_from(data)
     except ValueError as exc:
         _answer({"error": str(exc), "kind": "settings"})
         return 2

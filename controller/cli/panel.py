@@ -24,6 +24,7 @@ from controller.cli.panel_process import (
     heartbeat_for,
     where_lines,
 )
+from controller.config import PANEL_HANG_TIMEOUT_RANGE, PANEL_HANG_TIMEOUT_S
 from gravekeeper.signals import StopOnSignals
 
 
@@ -47,9 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", default=None, metavar="DIR",
                         help="where the panel keeps its cookie key and sessions, so a restart logs nobody out "
                              "(default: $XDG_STATE_HOME/gravekeeper/panel)")
-    parser.add_argument("--hang-timeout", type=_hang_timeout, default=30, metavar="S",
+    parser.add_argument("--hang-timeout", type=_hang_timeout, default=PANEL_HANG_TIMEOUT_S, metavar="S",
                         help="seconds the panel may serve no page (hung) before it is stopped with status 1, for "
-                             "its service manager to start again (2 to 3600; default: %(default)s)")
+                             "its service manager to start again ({} to {}; default: %(default)s)"
+                             .format(*PANEL_HANG_TIMEOUT_RANGE))
     parser.add_argument("--boards-dir", default=None, metavar="DIR",
                         help="where the board editor keeps owners' boards (default: no saving; docs/boards.md)")
 
@@ -59,8 +61,9 @@ def _hang_timeout(text: str) -> int:
         seconds = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
-    if not 2 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError(f"{seconds} is not from 2 to 3600 seconds")
+    low, high = PANEL_HANG_TIMEOUT_RANGE
+    if not low <= seconds <= high:
+        raise argparse.ArgumentTypeError(f"{seconds} is not from {low} to {high} seconds")
     return seconds
 
 
@@ -130,14 +133,11 @@ def main(args: argparse.Namespace) -> int:
                     print(f"gravekeeper panel: the panel process ended (status {code})", file=sys.stderr)
                     status = 1
                     break
-                silent = panel.silent_for()
-                if silent >= args.hang_timeout:
+                hung = panel.kill_if_hung(args.hang_timeout)
+                if hung is not None:
                     # Hung, not dead: the phones would wait on it for ever. Stopped with status 1, so that
                     # its service manager (Restart=on-failure) starts it again, as for one that died.
-                    why = f": {panel.stuck}" if panel.stuck else ""
-                    print(f"gravekeeper panel: the panel served no page for {silent:.0f} s{why}; stopping it",
-                          file=sys.stderr)
-                    panel.kill()
+                    print(f"gravekeeper panel: the panel {hung}; stopping it", file=sys.stderr)
                     status = 1
                     break
         except KeyboardInterrupt:

@@ -112,12 +112,17 @@ class PanelProcess:
                 self.stuck = said["stuck"]
         return time.monotonic() - self._heard_at
 
-    def kill(self) -> None:
-        """End a child that no longer answers: SIGKILL, which also ends one stopped or hung in C code."""
+    def kill_if_hung(self, after: float) -> str | None:
+        """End the child if it has not said it can serve a page for ``after`` seconds, and say why, in words
+        ("served no page for 30 s: ..."); None if it has. SIGKILL also ends one stopped or hung in C code."""
+        silent = self.silent_for()
+        if silent < after:
+            return None
         if self._proc.poll() is None:
             self._proc.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._proc.wait(5)
+        return f"served no page for {silent:.0f} s" + (f": {self.stuck}" if self.stuck else "")
 
     def close(self) -> None:
         """Stop the child; safe to call twice."""
@@ -240,11 +245,10 @@ class PanelSupervisor:
             status = panel.exited() if panel is not None else None
             reason = exit_reason(status) if status is not None else None
             if panel is not None and reason is None and self._hung_after is not None:
-                silent = panel.silent_for()
-                if silent >= self._hung_after:
-                    reason = f"it served no page for {silent:.0f} s" + (f": {panel.stuck}" if panel.stuck else "")
-                    log.warning("panel child hung (%s): killing it", reason)
-                    panel.kill()
+                hung = panel.kill_if_hung(self._hung_after)
+                if hung is not None:
+                    reason = f"it {hung}"
+                    log.warning("panel child hung (%s): killed it", reason)
             if reason is None:
                 continue
             try:

@@ -95,10 +95,9 @@ class CommandSender:
         self._pending: dict[str, tuple[threading.Event, list[dict[str, Any]], str, list[dict[str, Any]], str, str]] = {}
         self._last_resync: dict[str, float] = {}
         self._waiting: dict[tuple[str, str], int] = {}  # (table, token) -> its commands waiting for an answer now
-        # Tables whose last command waited in vain, until one answers, and since when (wall clock, for
-        # people): one command at a time goes to them.
-        self._silent: dict[str, float] = {}
-        self._silent_run: dict[str, Any] = {}  # table -> the run that stopped answering (``_run_of``)
+        # Tables whose last command waited in vain, until one answers: since when (wall clock, for people),
+        # and the run of the controller that stopped answering (``_run_of``). One command at a time goes to them.
+        self._silent: dict[str, tuple[float, Any]] = {}
         self._late: OrderedDict[str, tuple[str, str, str]] = OrderedDict()  # id -> (token, name, table): waited in vain
 
     def request_resync(self, table: str) -> bool:
@@ -202,8 +201,8 @@ class CommandSender:
     def answering(self, table: str) -> dict[str, Any]:
         """What the pages show of it: ``{"answering": True}``, or False and ``since`` (seconds since the epoch)."""
         with self._lock:
-            since = self._silent.get(table)
-        return {"answering": True} if since is None else {"answering": False, "since": since}
+            silent = self._silent.get(table)
+        return {"answering": True} if silent is None else {"answering": False, "since": silent[0]}
 
     def _command_held(self, table: str, name: str, build: Callable[[str], dict[str, Any]], token: str,
                       timeout: float | None) -> dict[str, Any]:
@@ -238,9 +237,9 @@ class CommandSender:
                     while len(self._late) > LATE_KEPT:
                         self._late.popitem(last=False)
                     if table not in self._silent:
-                        self._silent[table] = time.time()
-                        self._silent_run[table] = run
-                        self._told(table, {"answering": False, "since": self._silent[table]})
+                        since = time.time()
+                        self._silent[table] = (since, run)
+                        self._told(table, {"answering": False, "since": since})
                 log.warning("table %s did not answer %s within %g s: one command at a time goes to it until "
                             "it answers", table, name, wait)
                 raise CommandTimeout(f"table {table!r} did not answer {name!r} within {wait:g} s")
@@ -262,17 +261,7 @@ class CommandSender:
                 self._late_answer(cmd_id, late, table, name, data, raw)
             return
         done, box, token, unsigned, sent_as, sent_to = pending
-        # Anyone can publish a copy of this command on another table's topic: that table refuses it
-        # (signed for another table) and, when one token serves both, signs the refusal with it.
-        # Only this table's answer, on its own reply topic and signed for it, answers the command.
-        if table != sent_to:
-            return
-        # Anyone who sees the command go by can publish it again with its id, exactly or altered,
-        # on any command topic, and the table answers that copy too (signed: "replayed command id",
-        # "not authorised", "unknown command"), often before the command itself, which waits for
-        # the journal. Such an answer is marked a copy's, or comes on another command's reply topic:
-        # never the answer to this command, which ran (or not) all the same.
-        if name != sent_as or data.get("copy") is True:
+        if not _on_its_own_topic(table, name, data, sent_to, sent_as):
             return
         # Anyone on the broker can publish on reply/: only the table holds the token to sign. A
         # table that refuses the signature itself cannot sign with the token the sender got wrong,
@@ -300,8 +289,7 @@ class CommandSender:
         """A reply to a command that waited in vain: nobody waits for it now, but if the table signed it, on
         that command's own topic and not for a copy (see ``on_reply``), the table answers commands again."""
         token, sent_as, sent_to = late
-        if table != sent_to or name != sent_as or data.get("copy") is True or not verify_reply(token, table, name,
-                                                                                                raw):
+        if not _on_its_own_topic(table, name, data, sent_to, sent_as) or not verify_reply(token, table, name, raw):
             return
         log.info("table %s answered %s late: commands go to it as before", table, name)
         with self._lock:
@@ -317,14 +305,28 @@ class CommandSender:
         """
         run = _run_of(status)
         with self._lock:
-            if status.get("state") == "online" and table in self._silent and self._silent_run.get(table) != run:
+            silent = self._silent.get(table)
+            if status.get("state") == "online" and silent is not None and silent[1] != run:
                 self._answers_again(table)
 
     def _answers_again(self, table: str) -> None:
         """Forget that ``table`` stopped answering, and tell the pages if it had (under the lock)."""
-        self._silent_run.pop(table, None)
         if self._silent.pop(table, None) is not None:
             self._told(table, {"answering": True})
+
+
+def _on_its_own_topic(table: str, name: str, data: dict[str, Any], sent_to: str, sent_as: str) -> bool:
+    """Whether a reply came where the answer to a command sent to ``sent_to`` as ``sent_as`` comes (its
+    signature is checked apart).
+
+    Anyone can publish a copy of the command on another table's topic: that table refuses it (signed for
+    another table) and, when one token serves both, signs the refusal with it. Anyone who sees the command
+    go by can publish it again with its id, exactly or altered, on any command topic, and the table answers
+    that copy too (signed: "replayed command id", "not authorised", "unknown command"), often before the
+    command itself, which waits for the journal. Such an answer is marked a copy's, or comes on another
+    command's reply topic: never the answer to this command, which ran (or not) all the same.
+    """
+    return table == sent_to and name == sent_as and data.get("copy") is not True
 
 
 def _run_of(status: dict[str, Any] | None) -> Any:

@@ -35,12 +35,18 @@
     return { ok, status: r.status, data, error };
   }
 
+  // Asked now and then, not at each of the page's tries (every 2 s): a full panel has many pages waiting.
+  const ASK_WHY_EVERY_MS = 10000;
+  let askedWhyAt = -Infinity;
   /** A live page the panel refused (an HTTP error closes an EventSource, which cannot read why): ask the
    *  panel why and show it in #live-why, or hide it when the panel would let the page in now. Resolves to
-   *  whether it was shown. The page tries again by itself; only the words are here. */
+   *  { shown, fresh }: whether the words are shown, and whether the panel was asked just now (else the
+   *  words stand as last asked). The page tries again by itself; only the words are here. */
   async function showWhyRefused() {
     const box = document.getElementById("live-why");
-    if (!box || !box.dataset.url) return false;
+    if (!box || !box.dataset.url) return { shown: false, fresh: false };
+    if (performance.now() - askedWhyAt < ASK_WHY_EVERY_MS) return { shown: !box.hidden, fresh: false };
+    askedWhyAt = performance.now();
     const got = await request(box.dataset.url);
     const d = got.data || {};
     const refused = got.status === 200 && d.open === false && typeof d.why === "string";
@@ -53,10 +59,11 @@
     }
     if (box.textContent !== text) box.textContent = text;
     if (box.hidden === refused) box.hidden = !refused;
-    return refused;
+    return { shown: refused, fresh: true };
   }
-  /** The page's stream is open again: its words go. */
+  /** The page's stream is open again: its words go, and a refusal later is asked about at once. */
   function hideWhyRefused() {
+    askedWhyAt = -Infinity;
     const box = document.getElementById("live-why");
     if (box && !box.hidden) box.hidden = true;
   }

@@ -26,11 +26,11 @@
 
   function title(t) { return t.title || TITLES[t.game] || (t.game ? String(t.game) : "No game yet"); }
 
-  // Online by its status, yet not answering the panel's commands (a hung controller keeps its "online"
-  // until its keepalive lapses): the referee looks at that table before sending it more.
   // Whether the panel's own link to the broker is up: down, every table's line is as it last was, and none
   // can be reached; each says so rather than the "online" it last had.
   let brokerUp = true;
+  // Online by its status, yet not answering the panel's commands (a hung controller keeps its "online"
+  // until its keepalive lapses): the referee looks at that table before sending it more.
   function badge(t) {
     const stuck = t.online && t.answering === false;
     const cut = t.online && !brokerUp;
@@ -120,12 +120,9 @@
   }
   document.getElementById("club-filters").addEventListener("submit", e => e.preventDefault());
 
-  const why = document.getElementById("live-why");
-  const ASK_EVERY_MS = 10000;
-  let askedAt = -Infinity;
   function listen() {
     const es = new EventSource(document.body.dataset.stream);
-    es.addEventListener("open", () => { window.GKApi.hideWhyRefused(); askedAt = -Infinity; });
+    es.addEventListener("open", () => window.GKApi.hideWhyRefused());
     es.addEventListener("tables", e => {
       const j = JSON.parse(e.data);
       tables.clear();
@@ -151,12 +148,8 @@
     es.onerror = () => {
       state.textContent = "panel unreachable: reconnecting";
       if (es.readyState !== EventSource.CLOSED) return;  // the browser retries by itself
-      // The panel refused the stream (an HTTP error ends an EventSource for good): say why (asked now and
-      // then: a full panel has many pages waiting), and try again.
-      if (performance.now() - askedAt >= ASK_EVERY_MS) {
-        askedAt = performance.now();
-        window.GKApi.showWhyRefused().then(shown => { if (shown) state.textContent = "live updates paused"; });
-      } else if (!why.hidden) state.textContent = "live updates paused";
+      // The panel refused the stream (an HTTP error ends an EventSource for good): say why, and try again.
+      window.GKApi.showWhyRefused().then(why => { if (why.shown) state.textContent = "live updates paused"; });
       setTimeout(listen, 2000);
     };
   }

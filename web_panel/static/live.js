@@ -19,8 +19,6 @@
   const WAKE_AFTER_MS = 1500;
   // An event's state normally follows it within milliseconds; this late, the page is drawn without it.
   const STATE_LATE_MS = 400;
-  // A page whose stream is refused for room asks why and shows the table as it is this often, until let in.
-  const PAUSED_REFRESH_MS = 10000;
   function stampState(st, held) {
     if (!st || typeof st !== "object" || madeAt.has(st)) return;
     if (held && madeAt.has(held) && held.game_id === st.game_id && held.seq === st.seq && held.time === st.time) {
@@ -97,7 +95,6 @@
     };
     live.ahead = function (ev) { ahead.push(ev); live.onchange("ahead"); };
     let es = null;
-    let pausedAskedAt = -Infinity;
 
     function setLive(text) { const el = $("live-state"); if (el) el.textContent = text; }
 
@@ -192,7 +189,6 @@
       es.addEventListener("open", () => {
         live.opened += 1; document.body.dataset.opened = String(live.opened); setLive("live");
         window.GKApi.hideWhyRefused();
-        pausedAskedAt = -Infinity;  // refused again later, it asks at once
       });
       es.addEventListener("error", () => {
         setLive("reconnecting…");
@@ -202,18 +198,15 @@
         ask.then(retry => {
           if (!retry) { stopped = true; setLive("stopped"); return; }
           // Refused for room (the device's live pages, the panel's): the people read why, not only "reconnecting".
-          // Asked now and then, not at every try: a full panel has many pages waiting, each asking.
-          if (performance.now() - pausedAskedAt >= PAUSED_REFRESH_MS) {
-            pausedAskedAt = performance.now();
-            window.GKApi.showWhyRefused().then(shown => {
-              if (!shown) return;
-              setLive("paused");
-              // Meanwhile the table as it is now (a page refused at its opening was blank).
-              if (opts.snapshotUrl) {
-                window.GKApi.request(opts.snapshotUrl).then(got => { if (got.ok) applySnapshot(got.data, true); });
-              }
-            });
-          } else if ($("live-why") && !$("live-why").hidden) setLive("paused");
+          window.GKApi.showWhyRefused().then(why => {
+            if (!why.shown) return;
+            setLive("paused");
+            // Meanwhile the table as it is now, as often as the panel is asked why (a page refused at its
+            // opening was blank).
+            if (why.fresh && opts.snapshotUrl) {
+              window.GKApi.request(opts.snapshotUrl).then(got => { if (got.ok) applySnapshot(got.data, true); });
+            }
+          });
           setTimeout(reopen, 2000);
         });
       });

@@ -65,13 +65,21 @@ class ChildPanel:
         self.process = psutil.Process(self.proc.pid)
         # What it says after its answer (with "heartbeat_s" in its settings), each line when it was read.
         self.said: list[tuple[float, dict[str, Any]]] = []
+        self._heard = threading.Condition()
         if "heartbeat_s" in settings:
             threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            self.said.append((time.monotonic(), json.loads(line)))
+            with self._heard:
+                self.said.append((time.monotonic(), json.loads(line)))
+                self._heard.notify_all()
+
+    def wait_said(self, since: float, count: int, timeout: float) -> bool:
+        """Until it has said ``count`` things (alive, or stuck) since ``since``: a span of its own heartbeats."""
+        with self._heard:
+            return self._heard.wait_for(lambda: sum(1 for at, _ in self.said if at >= since) >= count, timeout)
 
     def longest_silence(self, start: float, end: float) -> float:
         """The longest time between ``start`` and ``end`` in which it did not say it can serve a page."""
