@@ -518,7 +518,8 @@ class MqttLink:
         client.subscribe(self.topics.status, qos=1)
         if first:
             # Read our own retained state before publishing anything (see the module doc).
-            client.subscribe(self.topics.state, qos=1)
+            # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
+            client.subscribe([(self.topics.state, mqtt5.state_options(client))])  # type: ignore[arg-type]
         elif mqtt5.is_mqtt5(client):
             self._watch(client)
         with self._lock:
@@ -540,23 +541,24 @@ class MqttLink:
             self._ready = True
             self._want_wake = False
         if syncing:
-            client.unsubscribe(self.topics.state)
             if mqtt5.is_mqtt5(client):
-                # Not a re-subscribe over the plain one: Mosquitto 2.0 keeps the old options then.
-                self._watch(client)
+                self._watch(client, state=False)  # the state's first subscription watches it already
+            else:
+                client.unsubscribe(self.topics.state)  # our own would come back: 3.1.1 has no no_local
         # Status is independent of the event order, so it may go straight out.
         self._publish_status()
         self._ever_ready.set()
         self._wake_for_refresh()
 
-    def _watch(self, client: mqtt.Client) -> None:
+    def _watch(self, client: mqtt.Client, *, state: bool = True) -> None:
         """Hear what others publish on our topics (MQTT 5 ``no_local``): forgeries and replays."""
         options = mqtt5.watch_options(client)
         junk = mqtt5.junk_options(client)  # events, effects, moment, reply/+: never retained by us
+        watched = ([self.topics.state] if state else []) + [
+            self.topics.sensors, self.topics.health, self.topics.summary, self.topics.recent,
+            self.topics.private(0)[:-1] + "+"]
         # paho's stub wants a list of one option type: ours is one type per connection (MQTT 5 or 3.1.1).
-        client.subscribe([(t, options) for t in (self.topics.state, self.topics.sensors, self.topics.health,  # type: ignore[arg-type]
-                                                  self.topics.summary, self.topics.recent,
-                                                  self.topics.private(0)[:-1] + "+")]
+        client.subscribe([(t, options) for t in watched]  # type: ignore[arg-type]
                          + [(t, junk) for t in self.topics.unretained])
 
     def _wake_for_refresh(self) -> None:

@@ -181,6 +181,20 @@ def watch_options(client: mqtt.Client) -> SubscribeOptions | int:
     return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
 
 
+def state_options(client: mqtt.Client) -> SubscribeOptions | int:
+    """Options for the table's first look at its retained state, which then stays on as its watch.
+
+    The broker's retained copy comes at subscribe time (its retain flag set); afterwards, with
+    ``no_local`` and the retain flag cleared on the way (no ``retainAsPublished``), any message is
+    someone else's, live. On MQTT 5 the subscription is never left for a watch of its own: Mosquitto
+    takes another client's PUBLISH between two packets of ours, so a forgery could fall between an
+    UNSUBSCRIBE and the SUBSCRIBE after it, unseen. On 3.1.1 a plain one, left once read.
+    """
+    if is_mqtt5(client):
+        return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_SEND_ON_SUBSCRIBE)
+    return 1
+
+
 def command_options(client: mqtt.Client) -> SubscribeOptions | int:
     """Options for the command topics: QoS 1, and on MQTT 5 the retain flag as it was published."""
     if is_mqtt5(client):
