@@ -19,6 +19,7 @@ from tests.support.broker import Broker, make_broker
 from tests.support.club import REPO
 from tests.support.cut_proxy import CutProxy
 from tests.support.service import BASE
+from tests.web_panel.support.browser import PAGE_WAIT_MS
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings, create_app
 from web_panel.mqtt import MqttView
@@ -98,7 +99,7 @@ def pages(chromium: Any) -> Iterator[Any]:
     made: list[Any] = []
     errors: list[str] = []
 
-    def new_page(width: int = 1280, height: int = 900, mobile: bool = False, timeout: float = 8000) -> Any:
+    def new_page(width: int = 1280, height: int = 900, mobile: bool = False, timeout: float = PAGE_WAIT_MS) -> Any:
         ctx = chromium.new_context(viewport={"width": width, "height": height}, is_mobile=mobile,
                                    has_touch=mobile, bypass_csp=True)  # Playwright waits are eval()ed strings
         made.append(ctx)

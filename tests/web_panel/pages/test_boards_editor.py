@@ -21,7 +21,7 @@ from controller.games.terror import load_board
 from controller.protocol.security import game_seed
 from tests.controller.games.board_cases import RAW
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import ARTIFACTS, check_phone_page, click_action, login, open_page
+from tests.web_panel.support.browser import ARTIFACTS, PAGE_WAIT_MS, check_phone_page, click_action, login, open_page
 from tests.web_panel.support.e2e_driver import clicks_for, step
 from tests.web_panel.support.service_runner import RunningService, start_service
 from web_panel.boards_store import KINDS
@@ -56,7 +56,7 @@ def page(chromium: Any) -> Iterator[Any]:
     errors: list[str] = []
     ctx = chromium.new_context(viewport=TABLET, bypass_csp=True)
     pg = ctx.new_page()
-    pg.set_default_timeout(8000)
+    pg.set_default_timeout(PAGE_WAIT_MS)
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     yield pg
     ctx.close()

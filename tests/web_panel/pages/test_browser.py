@@ -12,7 +12,7 @@ import pytest
 from controller.games import Action
 from controller.protocol.security import join_code
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import click_action, login, open_page, shot
+from tests.web_panel.support.browser import PAGE_WAIT_MS, click_action, login, open_page, shot
 from tests.web_panel.support.engine_state import play, public_state
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel import PanelSettings
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 def page(chromium: Any) -> Iterator[Any]:
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     pg = context.new_page()
-    pg.set_default_timeout(5000)
+    pg.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     yield pg
@@ -302,7 +302,7 @@ def test_a_player_whose_seat_is_gone_is_told_to_join_again(chromium: Any, settin
         view.hold(fake.table)  # the table is watched (the player's page will hold it too)
         assert view.wait_until(lambda: view.sealed_view(fake.table, 0) is not None, 5)
         player = ctx.new_page()
-        player.set_default_timeout(5000)
+        player.set_default_timeout(PAGE_WAIT_MS)
         player.on("pageerror", lambda exc: errors.append(str(exc)))
         open_page(player, panel.url + f"t/{fake.table}/join")
         player.fill("#join-code", join_code(token, fake.table, "g1", 0))

@@ -19,7 +19,7 @@ import pytest
 from controller.games import Action, Game, get_game
 from controller.protocol.security import game_seed, join_code
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import login, open_page, wait_ready, watch_console
+from tests.web_panel.support.browser import PAGE_WAIT_MS, login, open_page, wait_ready, watch_console
 from tests.web_panel.support.e2e_driver import Driver
 from tests.web_panel.support.fake_table import FakeTable
 from tests.web_panel.support.service_runner import RunningService, start_service
@@ -70,7 +70,7 @@ def test_a_page_opened_mid_window_counts_down_what_is_left(service: RunningServi
         ctx = chromium.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
         contexts.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(10000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         console.append(watch_console(page))
         return page
 

@@ -24,6 +24,7 @@ from controller.protocol.security import game_seed, join_code
 from tests.support.broker import Broker
 from tests.web_panel.support.browser import (
     DRAWN_FOR_WIDTH,
+    PAGE_WAIT_MS,
     check_phone_page,
     login,
     open_page,
@@ -47,7 +48,7 @@ def contexts(chromium: Any) -> Iterator[Any]:
                                    is_mobile=True)
         made.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(8000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         console[page] = watch_console(page)
         return page
 

@@ -17,7 +17,7 @@ import pytest
 from controller.protocol.security import join_code
 from tests.support.broker import Broker
 from tests.support.mqtt import Commander, Subscriber
-from tests.web_panel.support.browser import login, open_page, shot, wait_ready
+from tests.web_panel.support.browser import PAGE_WAIT_MS, login, open_page, shot, wait_ready
 from tests.web_panel.support.service_runner import RunningService, start_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -62,7 +62,7 @@ def test_the_table_speaker_plays_cues_and_a_phone_vibrates_on_its_turn(
         ctx.add_init_script(HOOK)
         made.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(10000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         return page
 
@@ -137,7 +137,7 @@ def test_the_last_seconds_of_a_window_tick_on_the_table_speaker(
     errors: list[str] = []
     try:
         page = ctx.new_page()
-        page.set_default_timeout(10000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         login(page, service.panel_url, service.table, service.token)
         page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")
@@ -163,7 +163,7 @@ def test_a_tomb_caught_between_positions_counts_down_its_grace(service: RunningS
     errors: list[str] = []
     try:
         page = ctx.new_page()
-        page.set_default_timeout(10000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         login(page, service.panel_url, service.table, service.token)
         page.wait_for_function("window.gkLive && window.gkLive.state && window.gkLive.state.game_id")

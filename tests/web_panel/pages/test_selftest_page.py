@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from tests.support.broker import Broker
 from tests.web_panel.support.browser import (
+    PAGE_WAIT_MS,
     check_phone_page,
     login,
     open_page,
@@ -142,7 +143,7 @@ def test_the_start_buttons_wait_for_the_page_to_be_live(chromium: Any, settings:
     panel = start_panel(settings)
     ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page = ctx.new_page()
-    page.set_default_timeout(5000)
+    page.set_default_timeout(PAGE_WAIT_MS)
     try:
         view = panel.app.extensions["gravekeeper"]
         assert view.wait_until(lambda: view.has_table(fake.table), 5)

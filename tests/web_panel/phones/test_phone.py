@@ -24,6 +24,7 @@ from controller.protocol.security import join_code
 from tests.support.cut_proxy import CutProxy
 from tests.web_panel.support.browser import (
     DRAWN_FOR_WIDTH,
+    PAGE_WAIT_MS,
     PHONE_HEIGHT,
     PHONE_WIDTHS,
     RAW_ID,
@@ -493,7 +494,7 @@ def test_a_second_page_of_the_same_seat_learns_at_once_that_the_seat_was_left(ph
     first, _ = phone()
     join(first, served.url, fake.table, token, g.current_player)
     second = first.context.new_page()
-    second.set_default_timeout(6000)
+    second.set_default_timeout(PAGE_WAIT_MS)
     errors = watch_console(second)
     open_page(second, first.url)
     second.wait_for_selector("#hand .group")
@@ -524,7 +525,7 @@ def test_a_page_of_a_seat_this_phone_no_longer_plays_says_which_it_plays_now(pho
     ann.wait_for_selector("#gm-ask:not([hidden])")
     errors = watch_console(ann)
     other = ann.context.new_page()
-    other.set_default_timeout(6000)
+    other.set_default_timeout(PAGE_WAIT_MS)
     join(other, served.url, fake.table, token, 1)
     ann.wait_for_selector("#left:not([hidden])")
     said = ann.text_content("#left")

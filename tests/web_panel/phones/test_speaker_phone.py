@@ -14,7 +14,7 @@ import pytest
 
 from tests.web_panel.pages.test_effects import HOOK
 from tests.web_panel.phones.test_phone import advance, join, publish, superstition_move
-from tests.web_panel.support.browser import check_phone_page, login
+from tests.web_panel.support.browser import PAGE_WAIT_MS, check_phone_page, login
 from tests.web_panel.support.fake_table import FakeTable
 from web_panel.server import PanelServer
 
@@ -41,7 +41,7 @@ def test_a_phone_at_a_table_with_a_speaker_speaks_only_its_players_lines(chromiu
         ctx.add_init_script(HOOK)
         made.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(8000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         return page
 
@@ -98,7 +98,7 @@ def test_a_phone_at_a_table_without_a_speaker_speaks_every_line(chromium: Any, s
     ctx.add_init_script(HOOK)
     try:
         phone = ctx.new_page()
-        phone.set_default_timeout(8000)
+        phone.set_default_timeout(PAGE_WAIT_MS)
         join(phone, served.url, fake.table, token, 1)
         phone.wait_for_function("document.body && document.body.dataset.effectsOpen === 'yes'")
         phone.locator("#fx-sound").tap()

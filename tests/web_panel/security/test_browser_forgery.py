@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.broker import Broker
 from tests.web_panel.security.test_forged_publications import FORGED_STATE
-from tests.web_panel.support.browser import open_page, shot
+from tests.web_panel.support.browser import PAGE_WAIT_MS, open_page, shot
 from tests.web_panel.support.service_runner import RunningService, start_service
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ def test_the_table_page_never_shows_a_forged_state_event_or_health(chromium: Any
                                                                     mosquitto: Broker) -> None:
     context = chromium.new_context(viewport={"width": 390, "height": 900}, bypass_csp=True)
     page = context.new_page()
-    page.set_default_timeout(8000)
+    page.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     # Every text the page ever draws, so a forgery shown for a moment and replaced is caught too.

@@ -9,6 +9,11 @@ from typing import Any
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
+# How long a page's wait may take before the test fails. A wait ends as soon as what it waits for is
+# there, so this only bounds a failure; on two busy cores (two workers, their browsers, panels and
+# tables) a login's answer was seen to take over 8 s, and a shorter bound failed CI on load alone.
+PAGE_WAIT_MS = 20_000
+
 
 # The page's own ready signal (web_panel/static/ready.js): its styles, scripts and fonts have applied.
 PAGE_READY = "document.documentElement.dataset.ready === '1'"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_panel.support.browser import ARTIFACTS, watch_console
+from tests.web_panel.support.browser import ARTIFACTS, PAGE_WAIT_MS, watch_console
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -45,7 +45,7 @@ def phone(chromium: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
                                    is_mobile=True, device_scale_factor=2)
         made.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(6000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         return page, watch_console(page)
 
     yield new
