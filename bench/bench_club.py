@@ -23,7 +23,7 @@ same broker and the same panel, so the figures compare side by side:
 closer to a club where every table is its own Raspberry Pi; by default every
 table is in this one process.
 
-Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--phones K]
+Usage: ``python bench/bench_club.py [--tables N] [--seconds S] [--one-seconds S] [--pace S] [--warmup S] [--phones K]
 [--open K] [--procs K] [--rounds R] [--journal-dir DIR] [--switch-ms MS] [--freeze-gc] [--stages]``.
 
 ``--rounds R`` alternates the one-table and N-table windows R times (the tables
@@ -154,7 +154,7 @@ def run_phase(n: int, args: argparse.Namespace, bport: int, hport: int, broker: 
     opened = tables if args.open is None else tables[:max(1, min(args.open, n))]
     phones = start_probe(["sse", str(hport), str(seconds), str(args.phones), *opened])
     group.go()
-    time.sleep(5.0)  # warm up: every table has moved before the window opens
+    time.sleep(args.warmup)  # warm up: every table has moved before the window opens
     group.mark()
     b0, p0, t0 = broker.cpu_times(), panel.cpu_times(), time.monotonic()
     for probe in (sub, phones):
@@ -234,6 +234,8 @@ def main() -> int:
     ap.add_argument("--one-seconds", type=float, default=180.0,
                     help="measuring window of the one-table case (longer: one table makes few events)")
     ap.add_argument("--pace", type=float, default=6.0, help="mean seconds between a table's moves")
+    ap.add_argument("--warmup", type=float, default=5.0,
+                    help="seconds the tables play before each window opens (a test of the bench itself needs less)")
     ap.add_argument("--phones", type=int, default=2, help="phones on each open table's stream")
     ap.add_argument("--open", type=int, default=None,
                     help="tables whose page is open (phones on them); default every table")

@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("procs", [0, 2])
 def test_bench_club_small_run_times_events_at_both_observers(procs: int) -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_club.py"), "--tables", "3", "--seconds", "4",
-         "--one-seconds", "4", "--pace", "0.5", "--phones", "1", "--open", "2",
+        [sys.executable, str(ROOT / "bench" / "bench_club.py"), "--tables", "3", "--seconds", "2",
+         "--one-seconds", "2", "--pace", "0.25", "--warmup", "1", "--phones", "1", "--open", "2",
          "--switch-ms", "0.5", "--freeze-gc", "--procs", str(procs),
          # One table in a worker: its stamps cross a process; two rounds: the cases' samples are pooled.
          *(["--stages"] if procs else ["--rounds", "2", "--tcp-nodelay"])],

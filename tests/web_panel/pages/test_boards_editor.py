@@ -21,7 +21,7 @@ from controller.games.terror import load_board
 from controller.protocol.security import game_seed
 from tests.controller.games.board_cases import RAW
 from tests.support.broker import Broker
-from tests.web_panel.support.browser import ARTIFACTS, PAGE_WAIT_MS, check_phone_page, click_action, login, open_page
+from tests.web_panel.support.browser import PAGE_WAIT_MS, check_phone_page, click_action, login, open_page, shot_of
 from tests.web_panel.support.e2e_driver import clicks_for, step
 from tests.web_panel.support.service_runner import RunningService, start_service
 from web_panel.boards_store import KINDS
@@ -29,8 +29,8 @@ from web_panel.boards_store import KINDS
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TABLET = {"width": 768, "height": 1024}
-# Pictures of the editor land with the other test artifacts; docs/img holds copies for docs/boards.md.
-DOCS_IMG = ARTIFACTS
+# Pictures of the editor land with the other test artifacts when asked for (browser.SHOTS); docs/img holds
+# copies for docs/boards.md.
 
 FITS = """() => {
   const wide = document.documentElement.scrollWidth > document.documentElement.clientWidth + 1;
@@ -169,7 +169,7 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     assert "no path leads from the Gate to the Crypt" in page.inner_text("#verdict")
     page.wait_for_selector("#edit-board rect.error-cell[data-cell='6,0']")  # the cut, where it was painted
     assert _plain(page, ".at-error").startswith("With the Mummy tomb at one end, the Monster tomb at one end")
-    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-refused.png"))
+    shot_of(page.locator(".editor"), "boards-terror-refused")
     page.click(".palette .pick[data-value='potion']")
     page.click("#edit-board g.cell[data-cell='6,0']")  # back as it was: a Magic Potion
     _verdict_ok(page)
@@ -208,7 +208,7 @@ def test_terror_bushes_painted_in_the_editor_are_no_destination(page: Any, servi
     assert page.get_attribute(f"#edit-board g.cell[data-cell='{cell[0]},{cell[1]}']", "data-type") == "bush"
     fits = page.evaluate(FITS)
     assert fits == {"wide": False, "small": 0}
-    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-editor.png"))
+    shot_of(page.locator(".editor"), "boards-terror-editor")
     _save(page, "Bushy")
     exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).json()",
                              f"{svc.panel_url}api/t/{svc.table}/boards/terror-board/Bushy")
@@ -284,7 +284,7 @@ def test_dogs_a_jack_o_lantern_moved_on_a_tile_is_no_dog_start(page: Any, servic
     old = f"{tile} .sq[data-square='{jack[0]},{jack[1]}']"
     page.click(old)  # Jack-O-Lantern -> Gravestone: a ninth Gravestone and no Jack-O-Lantern, refused at the tile
     assert "needs exactly one Jack-O-Lantern; it has 0." in _plain(page, f"{tile} .at-error")
-    page.locator(tile).screenshot(path=str(DOCS_IMG / "boards-dogs-refused.png"))
+    shot_of(page.locator(tile), "boards-dogs-refused")
     page.click(old)  # -> plain
     sq = f"{tile} .sq[data-square='{square[0]},{square[1]}']"
     page.click(sq)  # plain -> Jack-O-Lantern
@@ -325,7 +325,7 @@ def test_superstition_a_shorter_brick_path_is_the_one_played(page: Any, service:
     assert _plain(page, "#sup-ladder_in >> xpath=.. >> xpath=following-sibling::p[1]") == (
         "There is no way onto the Ladder: it is entered from a brick space the path does not have. "
         "It is brick space 40, past the end of the brick path, which has 32 spaces.")
-    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-superstition-refused.png"))
+    shot_of(page.locator(".editor"), "boards-superstition-refused")
     page.fill("#sup-ladder_in", "10")
     page.dispatch_event("#sup-ladder_in", "change")
     _verdict_ok(page)
@@ -373,7 +373,7 @@ def test_terror_card_mix_import_export_and_phone_widths(page: Any, service: Runn
     first.dispatch_event("change")
     page.wait_for_function(f"document.getElementById('deck-total').textContent.includes('{36 - count} of 36')")
     _verdict_ok(page)
-    page.locator(".editor").screenshot(path=str(DOCS_IMG / "boards-terror-cards.png"))
+    shot_of(page.locator(".editor"), "boards-terror-cards")
     _save(page, "Fewer monsters")
     exported = page.evaluate("async (u) => (await fetch(u, {credentials: 'same-origin'})).text()",
                              f"{svc.panel_url}api/t/{svc.table}/boards/terror-cards/Fewer monsters?download=1")

@@ -131,9 +131,9 @@ def holds_whammy(g: Game) -> bool:
 GAMES = {
     # game: (policy, engine options as the controller sets them for the test config, house rules sent with
     #        new_game, most actions allowed, a secret that must be held at some point, seeds tried first)
-    "terror": (terror_policy, {"skull_window_ms": 1500}, None, 45, holds_terror_card, [0]),
+    "terror": (terror_policy, {"skull_window_ms": 1500}, None, 45, holds_terror_card, [17]),
     "superstition": (superstition_policy, {"challenge": "sensors", "outcome_window_ms": 300}, None, 70,
-                     holds_whammy, [5]),
+                     holds_whammy, [241]),
     "dogs": (dogs_policy, {"attack_target": 1}, {"attack_target": 1}, 140, lambda g: True, [272]),
 }
 

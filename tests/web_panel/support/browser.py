@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -47,9 +48,25 @@ def click_action(page: Any, action: dict[str, Any]) -> bool:
     return bool(page.evaluate(CLICK_ACTION, action))
 
 
+# Screenshots for a person to look at, written only when asked for: GRAVEKEEPER_TEST_SHOTS=1. They are
+# no check (check_phone_page is), and the suite's 200 of them cost a fifth of a second each, on both cores.
+SHOTS = os.environ.get("GRAVEKEEPER_TEST_SHOTS") == "1"
+
+
 def shot(page: Any, name: str) -> None:
+    """A full-page screenshot in ``test-artifacts/``, when screenshots were asked for (``SHOTS``)."""
+    if not SHOTS:
+        return
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def shot_of(locator: Any, name: str) -> None:
+    """:func:`shot` of one element."""
+    if not SHOTS:
+        return
+    ARTIFACTS.mkdir(exist_ok=True)
+    locator.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
 def wait_until_panel_knows(page: Any, base_url: str, table: str) -> None:
