@@ -105,6 +105,14 @@ class Fanout:
         with self._lock:
             return sum(len(s) for s in self._subscribers.values())
 
+    def comes_free(self, timeout: float) -> bool:
+        """Whether the lock every change to every live page takes comes free within ``timeout`` seconds (the
+        panel's heartbeat asks: a deadlock holds it for ever, and every live page stands still)."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._lock.release()
+        return True
+
     def watched(self, table: str) -> bool:
         with self._lock:
             return bool(self._subscribers.get(table))

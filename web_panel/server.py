@@ -31,6 +31,7 @@ from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-unty
 
 from .app import create_app
 from .auth import THIS_MACHINE, client_key
+from .mqtt import MqttView
 from .settings import PanelSettings
 from .stream_gate import StreamGate
 from .workers import Workers, holds_any_place
@@ -354,7 +355,8 @@ class PanelServer:
 
     def stuck(self, timeout: float) -> str | None:
         """Why the panel could not serve a page now, in words, or None: its loop (which accepts and reads the
-        connections) and then a request worker each run a task of ours within ``timeout`` seconds.
+        connections) and then a request worker each run a task of ours within ``timeout`` seconds, and the
+        locks its live pages and commands take come free (``MqttView.stuck``).
 
         ``gravekeeper run`` starts a panel again that says it is stuck, or says nothing (web_panel/child.py).
         The worker's task goes before the requests waiting, so a flood of them does not make the panel look
@@ -368,7 +370,8 @@ class PanelServer:
         self._server.workers.run_first(worked.set)
         if not worked.wait(timeout):
             return f"none of its request workers came free within {timeout:g} s"
-        return None
+        view: MqttView = self.app.extensions["gravekeeper"]
+        return view.stuck(timeout)
 
     def close(self) -> None:
         with self._lock:

@@ -145,6 +145,16 @@ class MqttView:
         """Take one message into the picture (public so tests can feed it directly)."""
         self.store.handle(topic, payload, retained=retained)
 
+    def stuck(self, timeout: float) -> str | None:
+        """Why no live page would move or no command go through now, in words, or None: the locks that every
+        message, every live page's change and every command take each come free within ``timeout`` seconds.
+        A deadlock among them leaves the pages served but standing still (``PanelServer.stuck`` asks)."""
+        for what, part in (("the tables' store", self.store), ("the live pages' fan-out", self.store.fanout),
+                           ("the commands' sender", self.commands)):
+            if not part.comes_free(timeout):
+                return f"{what} stayed locked for {timeout:g} s"
+        return None
+
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds after some message (or already does); False on timeout."""
         return self.store.wait_until(predicate, timeout)

@@ -193,6 +193,13 @@ class CommandSender:
         with self._lock:
             return sum(self._waiting.values())
 
+    def comes_free(self, timeout: float) -> bool:
+        """Whether the lock every command and every reply takes comes free within ``timeout`` seconds."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._lock.release()
+        return True
+
     def silent(self, table: str) -> bool:
         """Whether ``table``'s last command waited in vain and none has been answered since."""
         with self._lock:

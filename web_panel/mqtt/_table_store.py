@@ -117,6 +117,13 @@ class TableStore:
         with self.changed:
             self.changed.notify_all()
 
+    def comes_free(self, timeout: float) -> bool:
+        """Whether the lock every message and every page's snapshot takes comes free within ``timeout`` seconds."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._lock.release()
+        return True
+
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds after some message (or already does); False on timeout."""
         with self.changed:
