@@ -22,10 +22,20 @@ from tests.support.service import MakeService, service_config
 pytest_plugins = ["tests.web_panel.support.fixtures"]
 
 
+# Whether the next test on this worker is ``alone`` too: then an ``alone`` test keeps the machine for it.
+_NEXT_ALONE = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    item.stash[_NEXT_ALONE] = nextitem is not None and nextitem.get_closest_marker("alone") is not None
+
+
 @pytest.fixture(autouse=True)
 def _alone_if_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     """An ``alone`` test runs with no other test beside it (tests/support/alone.py)."""
-    with run_alone(request.node.get_closest_marker("alone") is not None):
+    with run_alone(request.node.get_closest_marker("alone") is not None,
+                   keep=request.node.stash.get(_NEXT_ALONE, False)):
         yield
 
 
