@@ -144,7 +144,9 @@ def test_a_player_asks_from_a_phone_and_the_referee_approves(service: RunningSer
 @pytest.mark.parametrize("service", ["dogs"], indirect=True)
 def test_the_history_page_replays_a_finished_game_step_by_step(service: RunningService, mosquitto: Broker,
                                                                  pages: Any) -> None:
-    seed, actions = find_game("dogs", {}, dogs_policy, 400, seeds=range(300), token=service.token)
+    # The shortest game among the first 300 seeds (244 moves; the first seed that ends takes 350): any whole
+    # game will do, and others are tried if the rules engine changed.
+    seed, actions = find_game("dogs", {}, dogs_policy, 400, seeds=[270, *range(300)], token=service.token)
     cmd = commander(mosquitto, service)
     try:
         cmd.ok("new_game", {"game": "dogs", "players": ["Ann", "Bo"], "seed": seed})
