@@ -48,9 +48,9 @@ fi
 # MicroPython's WebAssembly port, at the version package-lock.json pins: the firmware's tests run on it.
 (cd firmware_bridge/firmware/wasm && npm ci --no-audit --no-fund --loglevel=error)
 
-# The suite starts some hundreds of Python processes (tables, panels, benches, the journal's kill tests).
+# The suite starts many Python processes (tables, panel children, benches, the journal's kill tests).
 # Where the environment sets PYTHONDONTWRITEBYTECODE, none of them keeps its compiled modules, and each
-# compiles the project's again: about 0.15 s of CPU a start, on two busy cores. Python's own default
+# compiles the project's again: 0.15 to 0.2 s of CPU a start, on two busy cores. Python's own default
 # (compiled once, then read) holds for the suite's run; __pycache__ is ignored by git.
 unset PYTHONDONTWRITEBYTECODE
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

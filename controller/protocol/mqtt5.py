@@ -186,9 +186,9 @@ def state_options(client: mqtt.Client) -> SubscribeOptions | int:
 
     The broker's retained copy comes at subscribe time (its retain flag set); afterwards, with
     ``no_local`` and the retain flag cleared on the way (no ``retainAsPublished``), any message is
-    someone else's, live. On MQTT 5 the subscription is never left for a watch of its own: Mosquitto
-    takes another client's PUBLISH between two packets of ours, so a forgery could fall between an
-    UNSUBSCRIBE and the SUBSCRIBE after it, unseen. On 3.1.1 a plain one, left once read.
+    someone else's, live. On MQTT 5 the subscription is never left for a watch of its own: a broker
+    may handle another client's PUBLISH between two packets of ours, so a forgery could fall between
+    an UNSUBSCRIBE and the SUBSCRIBE after it, unseen. On 3.1.1 a plain one, left once read.
     """
     if is_mqtt5(client):
         return SubscribeOptions(qos=1, noLocal=True, retainHandling=SubscribeOptions.RETAIN_SEND_ON_SUBSCRIBE)

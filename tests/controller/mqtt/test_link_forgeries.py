@@ -95,9 +95,10 @@ def _retained_players(broker: Broker, table: str) -> list[str] | None:
 def test_the_state_is_watched_from_the_first_look_on_with_no_gap(tmp_path: Path, pump: Pump) -> None:
     """The first subscription to the state (to read the broker's copy) stays on as its watch.
 
-    Leaving it for a watch of its own left a gap: Mosquitto took a forger's PUBLISH between the
-    table's UNSUBSCRIBE and its SUBSCRIBE, and that forgery went unseen and uncounted (seen in CI,
-    on a loaded machine). The broker's debug log tells each packet it received."""
+    Leaving it for a watch of its own left a gap: a forger's PUBLISH that the broker handled between
+    the table's UNSUBSCRIBE and its SUBSCRIBE went unseen and uncounted (twice in CI, on a loaded
+    machine: the forgery on events was counted, the one on state never). The broker's debug log tells
+    each packet it received."""
     broker = make_broker(tmp_path, extra_conf="log_type all\n")
     try:
         with Journal(tmp_path / "j.sqlite", table="lf5") as journal:
