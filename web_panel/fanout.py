@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from gravekeeper.locks import comes_free
+
 SUBSCRIBER_QUEUE = 1000
 
 
@@ -108,10 +110,7 @@ class Fanout:
     def comes_free(self, timeout: float) -> bool:
         """Whether the lock every change to every live page takes comes free within ``timeout`` seconds (the
         panel's heartbeat asks: a deadlock holds it for ever, and every live page stands still)."""
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        self._lock.release()
-        return True
+        return comes_free(self._lock, timeout)
 
     def watched(self, table: str) -> bool:
         with self._lock:

@@ -22,6 +22,7 @@ from typing import Any
 from controller.protocol.security import SealError, seal_command, unseal_reply
 from controller.protocol.signing import signed_command, verify_reply
 from gravekeeper.errors import GravekeeperError
+from gravekeeper.locks import comes_free
 
 from ..settings import PanelSettings
 
@@ -195,10 +196,7 @@ class CommandSender:
 
     def comes_free(self, timeout: float) -> bool:
         """Whether the lock every command and every reply takes comes free within ``timeout`` seconds."""
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        self._lock.release()
-        return True
+        return comes_free(self._lock, timeout)
 
     def silent(self, table: str) -> bool:
         """Whether ``table``'s last command waited in vain and none has been answered since."""

@@ -33,6 +33,7 @@ from controller.protocol import mqtt5
 from controller.protocol.names import default_name, is_table_id
 from controller.protocol.publication import PublicationError, Stamp
 from controller.protocol.security import MAX_DEPTH, loads_utf8, too_deep
+from gravekeeper.locks import comes_free
 
 from ..fanout import Fanout
 from ..interest import LIST_KINDS
@@ -119,10 +120,7 @@ class TableStore:
 
     def comes_free(self, timeout: float) -> bool:
         """Whether the lock every message and every page's snapshot takes comes free within ``timeout`` seconds."""
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        self._lock.release()
-        return True
+        return comes_free(self._lock, timeout)
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds after some message (or already does); False on timeout."""
