@@ -199,11 +199,11 @@ class MqttLink:
             self.client.tls_set(ca_certs=settings.ca_file)
         self.client.will_set(self.topics.status, self.status.offline(), qos=1, retain=True)
         self.client.on_socket_open = self._on_socket_open
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_subscribe = self._on_subscribe
-        self.client.on_message = self._on_message
-        self.client.on_publish = self._on_publish
+        self.client.on_connect = mqtt5.never_raising(self._on_connect, log)
+        self.client.on_disconnect = mqtt5.never_raising(self._on_disconnect, log)
+        self.client.on_subscribe = mqtt5.never_raising(self._on_subscribe, log)
+        self.client.on_message = mqtt5.never_raising(self._on_message, log)
+        self.client.on_publish = mqtt5.never_raising(self._on_publish, log)
         self._keepalive = settings.keepalive
         self._tls = settings.tls
 

@@ -31,6 +31,7 @@ features only MQTT 5 has (``no_local`` subscriptions).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import struct
@@ -62,6 +63,21 @@ def new_client(client_id: str, *, mqtt5: bool = True) -> mqtt.Client:
         return mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     return mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True,
                        protocol=mqtt.MQTTv311)
+
+
+def never_raising(handler: Callable[..., None], log: logging.Logger) -> Callable[..., None]:
+    """``handler`` as paho is to call it: an exception out of a callback ends paho's network thread, and the
+    link would go deaf and mute for good with nothing said. Here it is logged with its traceback, and the
+    thread goes on with the next packet."""
+    name = handler.__name__.strip("_")
+
+    def run(*args: Any) -> None:
+        try:
+            handler(*args)
+        except Exception:
+            log.exception("MQTT: handling %s failed; the connection goes on", name)
+
+    return run
 
 
 def is_mqtt5(client: mqtt.Client) -> bool:

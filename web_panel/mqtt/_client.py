@@ -66,9 +66,12 @@ class MqttView:
         if settings.broker_tls:
             self._client.tls_set(ca_certs=settings.broker_ca_file, cert_reqs=ssl.CERT_REQUIRED)
         self._client.reconnect_delay_set(0.2, 5)  # type: ignore[arg-type]  # paho's hint says int; it takes seconds
-        self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_message = self._on_message
+        # When paho's network thread entered one of our callbacks and has not come back: the heartbeat's
+        # question (``stuck``). A float written and read whole, so no lock.
+        self._busy_since: float | None = None
+        self._client.on_connect = self._callback(self._on_connect)
+        self._client.on_disconnect = self._callback(self._on_disconnect)
+        self._client.on_message = self._callback(self._on_message)
         # The three parts call each other only through what they are handed here.
         self.store = TableStore(settings, self.vouching, self.connected,
                                 released=lambda table: self.subscriptions.released(table),
@@ -79,8 +82,8 @@ class MqttView:
         # Which tables' full traffic is subscribed (web_panel.interest).
         self.subscriptions = Subscriptions(self._client, self.base, self.client_id, self.connected,
                                            settings.table_linger, self.store.forget_traffic, self.store.notify)
-        self._client.on_subscribe = self.subscriptions.on_subscribe
-        self._client.on_unsubscribe = self.subscriptions.on_unsubscribe
+        self._client.on_subscribe = self._callback(self.subscriptions.on_subscribe)
+        self._client.on_unsubscribe = self._callback(self.subscriptions.on_unsubscribe)
         self.commands = CommandSender(settings, lambda topic, payload: self._client.publish(topic, payload, qos=1),
                                       state=self.store.state, status=self.store.status, holding=self.holding,
                                       notify=self.store.notify,
@@ -109,6 +112,18 @@ class MqttView:
         self._client.loop_stop()
 
     # ----- paho callbacks (paho's network thread) --------------------------------
+    def _callback(self, handler: Callable[..., None]) -> Callable[..., None]:
+        """``handler`` as paho calls it: timed for ``stuck``, and never raising (``mqtt5.never_raising``): the
+        panel would go on serving pages that never move again."""
+        def timed(*args: Any) -> None:
+            self._busy_since = time.monotonic()
+            try:
+                handler(*args)
+            finally:
+                self._busy_since = None
+        timed.__name__ = handler.__name__
+        return mqtt5.never_raising(timed, log)
+
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             if not mqtt5.fall_back_to_v311(client, reason):
@@ -138,7 +153,7 @@ class MqttView:
         try:
             self.handle(msg.topic, bytes(msg.payload), retained=bool(msg.retain))  # paho may hand a bytearray
         except Exception:
-            log.exception("panel: failed to handle a message on %s", msg.topic)
+            log.exception("panel: failed to handle a message on %s", msg.topic)  # with its topic, unlike _callback
 
     # ----- the picture (web_panel.mqtt._table_store) -------------------------------------
     def handle(self, topic: str, payload: bytes, *, retained: bool = False) -> None:
@@ -146,9 +161,13 @@ class MqttView:
         self.store.handle(topic, payload, retained=retained)
 
     def stuck(self, timeout: float) -> str | None:
-        """Why no live page would move or no command go through now, in words, or None: the locks that every
-        message, every live page's change and every command take each come free within ``timeout`` seconds.
-        A deadlock among them leaves the pages served but standing still (``PanelServer.stuck`` asks)."""
+        """Why no live page would move or no command go through now, in words, or None: the broker connection's
+        thread is not held in one of our callbacks for longer than ``timeout`` seconds, and the locks that
+        every message, every live page's change and every command take each come free within it. Either
+        leaves the pages served but standing still (``PanelServer.stuck`` asks)."""
+        since = self._busy_since
+        if since is not None and time.monotonic() - since > timeout:
+            return f"its broker connection stayed on one message for more than {timeout:g} s"
         for what, part in (("the tables' store", self.store), ("the live pages' fan-out", self.store.fanout),
                            ("the commands' sender", self.commands)):
             if not part.comes_free(timeout):

@@ -223,6 +223,33 @@ def test_a_broker_outage_keeps_events_and_refreshes_retained_topics(fresh_mosqui
     journal.close()
 
 
+def test_a_fault_in_handling_a_disconnect_does_not_end_the_links_connection(
+        fresh_mosquitto: Broker, tmp_path: Path, pump: Pump, caplog: pytest.LogCaptureFixture) -> None:
+    """paho ends its network thread on an exception out of a callback: the table would referee on, deaf to
+    commands and publishing nothing, with nothing said. The fault is logged, and the link comes back."""
+    broker = fresh_mosquitto
+    with Journal(tmp_path / "j.sqlite", table="lk-fault") as journal:
+        link = make_link(broker, journal, "lk-fault", pump)
+        link.start()
+        try:
+            assert link.wait_online(5)
+
+            def fault() -> None:
+                raise RuntimeError("a fault in the controller's own code")
+
+            link.status.forget_former = fault  # type: ignore[method-assign]  # the first step of on_disconnect
+            broker.stop()
+            wait_until(lambda: not link.client.is_connected(), 5, "the link to notice the outage")
+            broker.start()
+            wait_until(lambda: link.health()["connects"] == 2, 15,
+                       "the link to connect again after a fault in a callback")
+            assert "handling on_disconnect failed" in caplog.text
+            assert "a fault in the controller's own code" in caplog.text
+        finally:
+            pump.stop()  # the link's caller from here on is this thread
+            link.close()
+
+
 def test_a_restart_does_not_resend_what_the_broker_already_has(mosquitto: Broker, tmp_path: Path,
                                                               pump: Pump) -> None:
     path = tmp_path / "j.sqlite"
