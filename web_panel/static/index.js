@@ -29,6 +29,7 @@
   // Whether the panel's own link to the broker is up: down, every table's line is as it last was, and none
   // can be reached; each says so rather than the "online" it last had.
   let brokerUp = true;
+  const LINK_UP = "in touch with the tables", LINK_DOWN = "lost touch with the tables";
   // Online by its status, yet not answering the panel's commands (a hung controller keeps its "online"
   // until its keepalive lapses): the referee looks at that table before sending it more.
   function badge(t) {
@@ -38,8 +39,8 @@
       cut ? "out of reach" : stuck ? "not answering" : t.online ? "online" : "offline");
   }
   function linkIs(broker) {
-    state.textContent = "broker " + broker;
     const up = broker !== "disconnected";
+    state.textContent = up ? LINK_UP : LINK_DOWN;  // the organiser's words; "broker" stays in the JSON
     if (up !== brokerUp) { brokerUp = up; later(); }
   }
 

@@ -67,7 +67,7 @@ def test_a_broker_that_hangs_is_told_on_every_page_and_they_come_back_by_themsel
         assert "message broker is out of reach" in page.text_content("#not-answering-message")
     assert referee.text_content("#status-badge") == "out of reach"
     club.wait_for_function(f"{club_badge} === 'out of reach'")  # the club list's line, as it last was
-    assert club.text_content("#broker-state") == "broker disconnected"
+    assert club.text_content("#broker-state") == "lost touch with the tables"
     player.locator('button.act[data-kind="roll"]').tap()
     player.wait_for_function("document.getElementById('reply').textContent.includes('lost touch')")
     check_phone_page(referee, "the referee's page while the broker hangs", referee_errors)

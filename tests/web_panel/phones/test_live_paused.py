@@ -58,7 +58,7 @@ def test_a_page_refused_for_room_says_why_and_goes_live_again_by_itself(phone: A
     watcher.wait_for_function(LIVE, timeout=10000)
     watcher.wait_for_selector("#live-why", state="hidden")
     watcher.wait_for_function("document.body.dataset.effectsOpen === 'yes'", timeout=10000)
-    club.wait_for_function("document.getElementById('broker-state').textContent === 'broker connected'",
+    club.wait_for_function("document.getElementById('broker-state').textContent === 'in touch with the tables'",
                            timeout=10000)
     club.wait_for_selector("#live-why", state="hidden")
     assert club.locator(f'#tables li[data-table="{fake.table}"]').count() == 1
