@@ -428,7 +428,7 @@ class Journal:
             self._write_failed(f"the journal {self.path} could not be written ({said}), so nothing can be "
                                "recorded: moves are refused until it can be written again")
             raise JournalError(said) from exc
-        if self._failed is not None:
+        if self._failed is not None:  # unlocked: a stale None only leaves the clearing to the next write
             self._write_failed(None)
 
     def _write_failed(self, failure: str | None) -> None:
