@@ -30,17 +30,25 @@ per page, from its event message to the notice changed (the page's own part).
 the raw reader) on the first CPU and the browser on the others, as at a table, where the phones are
 machines of their own: it tells the table's own part of the time from the browser's share of one machine.
 
+``--own-devices`` stands in for a table, where each phone is a device of its own: the table's side on the
+first CPU (as ``--split-cpus``), and the referee's page and seven of the eight phones, once logged in and
+joined in Chromium, go on as their streams only (each read, with its page's session, by a process on the
+browser's CPUs: the panel serves all nineteen as before, with each seat's sealed view), so that one phone
+page, the first seat's, renders on a CPU that no other page draws on. It measures what one phone at a
+full table would see; it is not the target's own run, where all nine pages draw on one machine.
+
 ``--phones`` also runs the "many phones" case: ``bench_sse.py`` with that many
 SSE clients spread over ``--phone-tables`` tables on a panel of their own
 (event p99 target 100 ms, and the panel's memory per client).
 
-Usage: ``python bench/bench_board_to_screen.py [--samples N] [--gap-ms MS] [--split-cpus] [--phones N]
-[--phone-tables N]``.
+Usage: ``python bench/bench_board_to_screen.py [--samples N] [--gap-ms MS] [--split-cpus | --own-devices]
+[--phones N] [--phone-tables N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import signal
@@ -124,6 +132,56 @@ while True:
 """
 
 
+# The other devices at the table (``--own-devices``): each stream a page had open, read with that page's
+# session and thrown away. Prints each stream's HTTP status line once its head is read.
+DEVICES_READER = """
+import json, selectors, socket, sys
+port, streams = int(sys.argv[1]), json.loads(sys.argv[2])
+sel = selectors.DefaultSelector()
+heads = {}
+for path, cookie in streams:
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(("GET " + path + " HTTP/1.1\\r\\nHost: 127.0.0.1:" + str(port) + "\\r\\nCookie: " + cookie
+               + "\\r\\nAccept: text/event-stream\\r\\n\\r\\n").encode())
+    heads[s] = b""
+    sel.register(s, selectors.EVENT_READ)
+while sel.get_map():
+    for key, _ in sel.select():
+        s = key.fileobj
+        data = s.recv(65536)
+        if not data:
+            sel.unregister(s)
+            continue
+        if s in heads:
+            heads[s] += data
+            if b"\\r\\n" in heads[s]:
+                print(heads.pop(s).split(b"\\r\\n", 1)[0].decode(errors="replace"), flush=True)
+"""
+
+
+class DevicesReader:
+    """``DEVICES_READER`` in a process of its own: ``statuses`` of the streams it holds, as they answer."""
+
+    def __init__(self, port: int, streams: list[tuple[str, str]]) -> None:
+        self.statuses: list[str] = []
+        self.answered = threading.Event()
+        self.proc = subprocess.Popen([sys.executable, "-c", DEVICES_READER, str(port), json.dumps(streams)],
+                                     stdout=subprocess.PIPE, text=True)
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                self.statuses.append(line.strip())
+                if len(self.statuses) == len(streams):
+                    self.answered.set()
+
+        threading.Thread(target=read, name="devices-reader", daemon=True).start()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(5)
+
+
 class SseReader:
     """The table's public stream read by ``SSE_READER``: ``arrivals`` of its event and state messages."""
 
@@ -179,11 +237,37 @@ def start_panel(port: int, hport: int) -> subprocess.Popen[bytes]:
     return proc
 
 
+STREAMS: dict[Any, list[str]] = {}  # page -> the paths of the live streams it opened
+
+
+def note_streams(page: Any) -> None:
+    STREAMS[page] = []
+    page.on("request", lambda r: STREAMS[page].append("/" + r.url.split("/", 3)[3])
+            if r.url.split("?")[0].endswith("/stream") else None)
+
+
+def to_devices(pages: list[Any], port: int) -> DevicesReader:
+    """``--own-devices``: the pages' streams read by a process, each with its page's session, and the pages
+    closed (a page's streams are its stream requests, the last of each path: the ones open now)."""
+    streams: list[tuple[str, str]] = []
+    for page in pages:
+        cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+        streams += [(path, cookie) for path in dict.fromkeys(STREAMS[page])]
+    for page in pages:
+        page.context.close()
+    devices = DevicesReader(port, streams)
+    if not devices.answered.wait(20) or any(" 200 " not in f"{s} " for s in devices.statuses):
+        raise SystemExit(f"the other devices' streams were not all served: {devices.statuses}")
+    print(f"the other devices: {len(streams)} streams of {len(pages)} pages, read with their sessions")
+    return devices
+
+
 def open_pages(browser: Any, url: str) -> tuple[Any, list[Any]]:
     """The referee's page, logged in, and two player pages per seat, each joined with the seat's code."""
     # Playwright's waits are eval()ed strings, which the panel's CSP refuses.
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     referee = ctx.new_page()
+    note_streams(referee)
     referee.set_default_timeout(30000)
     referee.goto(f"{url}/t/{TABLE}")
     referee.fill("#login-token", TOKEN)
@@ -197,6 +281,7 @@ def open_pages(browser: Any, url: str) -> tuple[Any, list[Any]]:
             pctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, bypass_csp=True)
             pctx.add_init_script(STAMPER)
             page = pctx.new_page()
+            note_streams(page)
             page.set_default_timeout(30000)
             page.goto(f"{url}/t/{TABLE}/join")
             page.fill("#join-code", code)
@@ -226,13 +311,13 @@ def cpu_split(split: bool) -> tuple[set[int], set[int]] | None:
 def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     from playwright.sync_api import sync_playwright
 
-    split = cpu_split(args.split_cpus)
+    split = cpu_split(args.split_cpus or args.own_devices)
     if split is not None:
         # Set before anything starts: the broker, the controller's threads, the panel and the readers inherit it.
         os.sched_setaffinity(0, split[0])
     broker, port = start_mosquitto(tmp)
     hport = bench_sse.free_port()
-    panel = svc = receiver = reader = None
+    panel = svc = receiver = reader = devices = None
     topic = f"gravekeeper/{TABLE}/events"
     state_topic = f"gravekeeper/{TABLE}/state"
     try:
@@ -258,8 +343,14 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                 os.sched_setaffinity(0, split[0])
             try:
                 referee, players = open_pages(browser, f"http://127.0.0.1:{hport}")
+                if args.own_devices:
+                    assert split is not None
+                    os.sched_setaffinity(0, split[1])  # the devices' reader stands in for other machines
+                    devices = to_devices([referee, *players[1:]], hport)
+                    os.sched_setaffinity(0, split[0])
+                    referee, players = None, players[:1]
                 reader = SseReader(hport, TABLE)
-                hidden = sum(bool(p.evaluate("document.hidden")) for p in [referee, *players])
+                hidden = sum(bool(p.evaluate("document.hidden")) for p in [referee, *players] if p is not None)
                 shift = wall_minus_mono()
                 before = [page_offset(p) for p in players]
                 value = ["armed"]
@@ -339,6 +430,8 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                 panel.kill()
         if reader is not None:
             reader.close()
+        if devices is not None:
+            devices.close()
         if svc is not None:
             svc.stop()
         if receiver is not None:
@@ -354,17 +447,21 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     met = bool(pooled) and misses == 0 and pct(pooled, 99) <= target
     where = "" if split is None else (f"; the table's side on CPU {sorted(split[0])}, the browser on CPUs "
                                       f"{sorted(split[1])}")
-    print(f"referee's page and {len(players)} player pages ({PHONES_PER_SEAT} per seat) in Chromium, "
-          f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
+    if args.own_devices:
+        print(f"own devices: one player page in Chromium, the referee's page and seven phones as their streams, "
+              f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
+    else:
+        print(f"referee's page and {len(players)} player pages ({PHONES_PER_SEAT} per seat) in Chromium, "
+              f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
     print("| settled input -> | samples | p50 ms | p99 ms | max ms |")
     print("|---|---|---|---|---|")
     print(row("the event at an outside MQTT subscriber", outside))
     print(row("the table's new state at the outside subscriber", outside_state))
     print(row("the event at a raw reader of the table's stream (the panel's hop)", raw["event"]))
     print(row("the state at that raw reader", raw["state"]))
-    print(row("the event message reaching a player page's stream (8 pooled)", sse_event))
-    print(row("the state message reaching a player page's stream (8 pooled)", sse_state))
-    print(row("a player's page showing it (8 pages pooled)", pooled))
+    print(row(f"the event message reaching a player page's stream ({len(players)} pooled)", sse_event))
+    print(row(f"the state message reaching a player page's stream ({len(players)} pooled)", sse_state))
+    print(row(f"a player's page showing it ({len(players)} pages pooled)", pooled))
     print(row("(on the page alone: its event message -> showing it)", on_page))
     for j, page_lat in enumerate(screen):
         print(row(f"player page {j + 1}", page_lat))
@@ -382,6 +479,8 @@ def main() -> int:
     ap.add_argument("--gap-ms", type=float, default=250.0, help="pause after each flip (default 250 ms)")
     ap.add_argument("--split-cpus", action="store_true",
                     help="the table's side on the first CPU, the browser on the others (phones are other machines)")
+    ap.add_argument("--own-devices", action="store_true",
+                    help="as --split-cpus, and only one phone draws: the other pages go on as their streams")
     ap.add_argument("--phones", type=int, default=500, help="SSE clients of the many-phones case (0: skip it)")
     ap.add_argument("--phone-tables", type=int, default=10, help="tables the phones are spread over")
     ap.add_argument("--phone-events", type=int, default=200, help="events of the many-phones case")
@@ -389,14 +488,17 @@ def main() -> int:
     args = ap.parse_args()
     if args.samples < 1:
         ap.error("--samples must be at least 1")
+    if args.split_cpus and args.own_devices:
+        ap.error("--own-devices splits the CPUs itself: give one of --split-cpus and --own-devices")
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} is needed for this benchmark (apt install chromium)")
     tmp = Path(tempfile.mkdtemp(prefix="gk-bench-screen-", dir=args.dir))
     print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} "
           f"at the start")
+    mode = " --split-cpus" if args.split_cpus else " --own-devices" if args.own_devices else ""
     print(f"command: python bench/bench_board_to_screen.py --samples {args.samples} --gap-ms {args.gap_ms:g}"
-          f"{' --split-cpus' if args.split_cpus else ''} --phones {args.phones} --phone-tables {args.phone_tables}\n")
+          f"{mode} --phones {args.phones} --phone-tables {args.phone_tables}\n")
     ok = board_to_screen(args, tmp)
     if args.phones > 0:
         print(f"\nmany phones: {args.phones} SSE clients over {args.phone_tables} tables on one panel "
