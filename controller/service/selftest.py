@@ -148,7 +148,7 @@ def publish_report(mqtt: MqttConfig, table: str, report: Mapping[str, Any], *,
         if msg.retain:
             try:
                 body = json.loads(msg.payload)
-            except ValueError:
+            except (ValueError, RecursionError):  # anyone may retain anything here: out of paho's thread, it ends it
                 body = None
             if isinstance(body, dict):
                 current.append(body)

@@ -161,6 +161,28 @@ def test_published_report_keeps_the_rest_of_the_retained_health(mosquitto: Broke
         publish_report(mqtt(f"mqtt://127.0.0.1:{free_port()}"), "st-merge", report)
 
 
+def test_a_report_is_published_over_a_retained_health_nested_too_deep_to_read(mosquitto: Broker) -> None:
+    """Anyone on the broker may retain anything on the health topic: one nested past the JSON parser's
+    limit is dropped, not read, and the report goes out (a RecursionError in paho's thread ended it)."""
+    import paho.mqtt.client as paho
+
+    from controller.service.selftest import publish_report
+    from tests.support.mqtt import Subscriber
+
+    topic = "gravekeeper/st-deep/health"
+    old = paho.Client(paho.CallbackAPIVersion.VERSION2)
+    old.connect(mosquitto.host, mosquitto.port)
+    old.loop_start()
+    old.publish(topic, b"[" * 100_000, qos=1, retain=True).wait_for_publish(5)
+    old.disconnect()
+    old.loop_stop()
+    report = {"schema": "gravekeeper.selftest/1", "ok": True}
+    assert publish_report(mqtt(mosquitto.url), "st-deep", report, timeout=5) == topic
+    with Subscriber(mosquitto.host, mosquitto.port, (topic,)) as sub:
+        health = sub.wait_latest(topic, lambda h: h.get("selftest") is not None)
+    assert health["selftest"] == report and set(health) == {"time", "selftest"}
+
+
 def test_service_checks_report_every_documented_check_even_without_a_broker(tmp_path: Path) -> None:
     """docs/selftest.md lists broker.reachable and broker.auth; a disconnected service must not drop one."""
     from types import SimpleNamespace
