@@ -97,7 +97,7 @@ class FileSessionStore(SessionStore):
             data = json.loads(self._path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested past the parser's limit
             # A damaged file costs the logins, never the panel: people log in and join again.
             log.warning("panel sessions not restored from %s: %s", self._path, exc)
             return

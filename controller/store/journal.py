@@ -705,14 +705,14 @@ class Journal:
                 try:
                     event = {"seq": seq, "table": self.table, "type": etype, "time": at, "data": json.loads(data),
                              "private_to": private_to, "secret": json.loads(secret) if secret else {}}
-                except (ValueError, TypeError) as exc:
+                except (ValueError, TypeError, RecursionError) as exc:  # Recursion: nested too deep
                     raise JournalError(f"journal {self.path}: event {seq} of input {input_id} cannot be read: "
                                        f"{exc}") from None
                 by_input.setdefault(input_id, []).append(event)
             for input_id, kind, at, payload in rows:
                 try:
                     decoded = json.loads(payload)
-                except (ValueError, TypeError) as exc:
+                except (ValueError, TypeError, RecursionError) as exc:
                     raise JournalError(f"journal {self.path}: input {input_id} cannot be read: {exc}") from None
                 yield {"id": input_id, "kind": kind, "time": at, "payload": decoded,
                        "events": by_input.get(input_id, [])}

@@ -367,6 +367,11 @@ def test_an_input_whose_text_was_damaged_names_the_input(tmp_path: Path) -> None
     with (Journal(path, table="t1", create=False) as reader,
           pytest.raises(JournalError, match=r"input 2 cannot be read")):
         list(reader.inputs())
+    with sqlite3.connect(path) as db:  # nested past the JSON parser's limit: a RecursionError, not a ValueError
+        db.execute("UPDATE inputs SET payload = ? WHERE id = 2", ("[" * 100_000,))
+    with (Journal(path, table="t1", create=False) as reader,
+          pytest.raises(JournalError, match=r"input 2 cannot be read")):
+        list(reader.inputs())
 
 
 def test_a_reader_does_not_wait_for_the_writers_lock(tmp_path: Path) -> None:

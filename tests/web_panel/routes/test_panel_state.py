@@ -118,11 +118,14 @@ def test_a_damaged_or_stale_sessions_file_costs_logins_not_the_panel(
     (state / SESSIONS_FILE).write_text("{not json")
     apps.append(make_app(settings, fake, state))
     assert apps[0].test_client().get(f"/t/{fake.table}").status_code == 200
+    (state / SESSIONS_FILE).write_text("[" * 100_000)  # nested past the parser's limit: not a ValueError
+    apps.append(make_app(settings, fake, state))
+    assert apps[1].test_client().get(f"/t/{fake.table}").status_code == 200
     stale = {"sid": "s" * 32, "csrf": "c" * 32, "tokens": {fake.table: token}, "seats": {},
              "last_used": time.time() - SESSION_IDLE_SECONDS - 60}
     (state / SESSIONS_FILE).write_text(json.dumps({"version": 1, "sessions": [stale, {"sid": 3}]}))
     apps.append(make_app(settings, fake, state))
-    assert len(apps[1].extensions["gravekeeper_sessions"]) == 0  # idle too long, and malformed
+    assert len(apps[2].extensions["gravekeeper_sessions"]) == 0  # idle too long, and malformed
 
 
 def test_the_secret_key_is_made_once(tmp_path: Path) -> None:
