@@ -83,6 +83,8 @@ class Action:
         if isinstance(data, (str, bytes)):
             try:
                 data = json.loads(data)
+            except RecursionError:
+                raise MalformedAction("action is not valid JSON: it is nested too deeply") from None
             except ValueError as exc:
                 raise MalformedAction(f"action is not valid JSON: {exc}") from None
         if not isinstance(data, Mapping):
@@ -123,6 +125,8 @@ class Action:
             if tail:
                 try:
                     params = json.loads(tail)
+                except RecursionError:
+                    raise MalformedAction("action params are not valid JSON: they are nested too deeply") from None
                 except ValueError as exc:
                     raise MalformedAction(f"action params are not valid JSON: {exc}") from None
         return cls(kind=head, player=player, params=params)

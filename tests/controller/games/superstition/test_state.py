@@ -128,6 +128,11 @@ def test_malformed_actions_are_refused(raw: str, message: str) -> None:
 def test_malformed_json_text_is_refused_before_it_reaches_the_game() -> None:
     with pytest.raises(MalformedAction, match="not valid JSON"):
         Action.from_json('{"kind": "roll", ')
+    # Nested past the parser's limit: a RecursionError inside, a MalformedAction (a ValueError) outside.
+    with pytest.raises(MalformedAction, match="nested too deeply"):
+        Action.from_json("[" * 100_000)
+    with pytest.raises(MalformedAction, match="nested too deeply"):
+        Action.from_text("roll 0 " + "[" * 100_000)
 
 
 def test_apply_refuses_a_non_action() -> None:
