@@ -34,7 +34,8 @@ machines of their own: it tells the table's own part of the time from the browse
 first CPU (as ``--split-cpus``), and the referee's page and seven of the eight phones, once logged in and
 joined in Chromium, go on as their streams only (each read, with its page's session, by a process on the
 browser's CPUs: the panel serves all nineteen as before, with each seat's sealed view), so that one phone
-page, the first seat's, renders on a CPU that no other page draws on. It measures what one phone at a
+page (``--device``: 1, the first seat's first phone, unless told) renders on a CPU that no other page draws
+on. It measures what one phone at a
 full table would see; it is not the target's own run, where all nine pages draw on one machine.
 
 ``--phones`` also runs the "many phones" case: ``bench_sse.py`` with that many
@@ -76,6 +77,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 TABLE = "bench-screen"
 TOKEN = "bench-screen-token"
 FRAME_MS = 1000 / 60
+PLAYERS = ["Ann", "Bob", "Cy", "Di"]
 PHONES_PER_SEAT = 2
 PHONE = {"width": 390, "height": 844}
 
@@ -324,7 +326,7 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
         receiver = Receiver(port, [topic, state_topic])
         cfg = load_config(None, overrides={
             "simulate": True, "table.id": TABLE, "table.token": TOKEN, "table.game": "terror",
-            "table.players": ["Ann", "Bob", "Cy", "Di"],
+            "table.players": PLAYERS,
             "journal.path": str(tmp / "bench.journal"), "mqtt.url": f"mqtt://127.0.0.1:{port}",
             "referee.mismatch_grace_ms": 0, "panel.enabled": False,
         })
@@ -346,9 +348,10 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
                 if args.own_devices:
                     assert split is not None
                     os.sched_setaffinity(0, split[1])  # the devices' reader stands in for other machines
-                    devices = to_devices([referee, *players[1:]], hport)
+                    drawn = players[args.device - 1]
+                    devices = to_devices([referee, *(p for p in players if p is not drawn)], hport)
                     os.sched_setaffinity(0, split[0])
-                    referee, players = None, players[:1]
+                    referee, players = None, [drawn]
                 reader = SseReader(hport, TABLE)
                 hidden = sum(bool(p.evaluate("document.hidden")) for p in [referee, *players] if p is not None)
                 shift = wall_minus_mono()
@@ -448,8 +451,8 @@ def board_to_screen(args: argparse.Namespace, tmp: Path) -> bool:
     where = "" if split is None else (f"; the table's side on CPU {sorted(split[0])}, the browser on CPUs "
                                       f"{sorted(split[1])}")
     if args.own_devices:
-        print(f"own devices: one player page in Chromium, the referee's page and seven phones as their streams, "
-              f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
+        print(f"own devices: player page {args.device} in Chromium, the referee's page and seven phones as their "
+              f"streams, {hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
     else:
         print(f"referee's page and {len(players)} player pages ({PHONES_PER_SEAT} per seat) in Chromium, "
               f"{hidden} hidden; {args.samples} samples, {args.gap_ms:g} ms apart{where}\n")
@@ -481,6 +484,8 @@ def main() -> int:
                     help="the table's side on the first CPU, the browser on the others (phones are other machines)")
     ap.add_argument("--own-devices", action="store_true",
                     help="as --split-cpus, and only one phone draws: the other pages go on as their streams")
+    ap.add_argument("--device", type=int, default=1, choices=range(1, len(PLAYERS) * PHONES_PER_SEAT + 1),
+                    metavar="N", help="with --own-devices: which phone draws, 1 to 8 (two a seat, in seat order)")
     ap.add_argument("--phones", type=int, default=500, help="SSE clients of the many-phones case (0: skip it)")
     ap.add_argument("--phone-tables", type=int, default=10, help="tables the phones are spread over")
     ap.add_argument("--phone-events", type=int, default=200, help="events of the many-phones case")
@@ -496,7 +501,7 @@ def main() -> int:
     print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} "
           f"at the start")
-    mode = " --split-cpus" if args.split_cpus else " --own-devices" if args.own_devices else ""
+    mode = " --split-cpus" if args.split_cpus else f" --own-devices --device {args.device}" if args.own_devices else ""
     print(f"command: python bench/bench_board_to_screen.py --samples {args.samples} --gap-ms {args.gap_ms:g}"
           f"{mode} --phones {args.phones} --phone-tables {args.phone_tables}\n")
     ok = board_to_screen(args, tmp)

@@ -40,13 +40,13 @@ def test_own_devices_draws_one_phone_and_serves_the_other_pages_streams_with_the
     phone is measured. The many-phones case is the test above's."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_board_to_screen.py"), "--samples", "3", "--warmup", "1",
-         "--gap-ms", "150", "--phones", "0", "--own-devices", "--dir", str(tmp_path)],
+         "--gap-ms", "150", "--phones", "0", "--own-devices", "--device", "6", "--dir", str(tmp_path)],
         capture_output=True, text=True, timeout=300,
     )
     out = proc.stdout
     assert proc.returncode in (0, 1), proc.stderr + out
     assert "the other devices: 16 streams of 8 pages, read with their sessions" in out, out
-    assert "own devices: one player page in Chromium" in out, out
+    assert "own devices: player page 6 in Chromium" in out, out
     rows = [line for line in out.splitlines() if line.startswith("| a player's page showing it (1 pages pooled) | 3 |")]
     assert len(rows) == 1, out
     assert len([line for line in out.splitlines() if line.startswith("| player page ")]) == 1, out
