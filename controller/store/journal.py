@@ -705,7 +705,7 @@ class Journal:
                 try:
                     event = {"seq": seq, "table": self.table, "type": etype, "time": at, "data": json.loads(data),
                              "private_to": private_to, "secret": json.loads(secret) if secret else {}}
-                except (ValueError, TypeError, RecursionError) as exc:  # Recursion: nested too deep
+                except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: nested too deep
                     raise JournalError(f"journal {self.path}: event {seq} of input {input_id} cannot be read: "
                                        f"{exc}") from None
                 by_input.setdefault(input_id, []).append(event)
